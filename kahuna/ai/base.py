@@ -1,0 +1,54 @@
+"""The agent interface: a player view and an RNG in, one legal action out.
+
+An agent never sees a :class:`~kahuna.rules.GameState`: it is handed the acting seat's
+:class:`~kahuna.rules.PlayerView` (hidden cards stripped) and a ``random.Random``; the same view
+and the same seed must give the same action. A turn is a sequence of such choices (card plays,
+then a draw, ``pass`` or ``end``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+from kahuna.rules import Action, PlayerView, determinize
+from kahuna.rules.errors import KahunaError
+
+
+class AgentError(RuntimeError):
+    """An agent could not produce an action (crashed, timed out, answered nonsense).
+
+    The arena and the server treat it as that agent forfeiting the game; the message says why.
+    """
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with a ``name`` and ``choose(view, rng) -> Action``."""
+
+    name: str
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action to play for ``view.seat``, which must be the seat to move."""
+        ...
+
+
+def legal_actions(view: PlayerView) -> list[Action]:
+    """The legal actions of the seat to move, computed from its own view alone.
+
+    Legality depends only on public information and the mover's own hand, so any state consistent
+    with the view gives the same list; a fixed seed keeps this free of chance.
+    """
+    if view.seat is None or view.seat != view.to_move:
+        raise KahunaError("legal actions are asked of the seat to move")
+    return determinize(view, random.Random(0)).legal_actions()
+
+
+class RandomAgent:
+    """Uniform over the legal actions: a baseline, not a level."""
+
+    name = "random"
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        legal = legal_actions(view)
+        return legal[rng.randrange(len(legal))]

@@ -1,0 +1,1 @@
+"""Benchmark commands (``kahuna bench …``): figures printed, never asserted by tests."""

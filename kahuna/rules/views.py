@@ -1,0 +1,280 @@
+"""Player views: what one seat (or a spectator) may know, and determinization from a view.
+
+A :class:`PlayerView` is the only thing that leaves the referee for a seat, a spectator, an AI
+or a log line. It follows the *Hidden information* table of RULES.md:
+
+* public: board, stones, supplies, display, hand sizes, deck size, points, the face-up discards,
+  the number of face-down discards of each seat, and the action history with the opponent's
+  face-down discards written ``-?`` (a deck draw is ``d?`` for everybody anyway);
+* private to the seat: its own hand and its own face-down discards;
+* derived from public information: ``known`` — for each seat, cards that are certainly in its
+  hand because it took them face up from the display and has not played them since. A face-up
+  play of such a card removes it; a face-down discard (which may have been any card) lowers every
+  known count by one, so ``known`` is always a sound lower bound;
+* ``unseen``: per island, how many of its two cards this viewer has not seen in a place it can
+  see now (opponent's unknown hand slots, deck, opponent's face-down discards) — the card
+  tracker.
+
+:func:`determinize` samples a complete :class:`GameState` consistent with a view: the unseen
+cards are dealt uniformly at random (every ordering of the unseen cards equally likely) over the
+hidden slots. It is what a fair AI plays on.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from kahuna.rules.actions import Kind
+from kahuna.rules.board import (
+    BRIDGES_PER_PLAYER,
+    CARDS_PER_ISLAND,
+    LETTERS,
+    LINE_NAMES,
+    LINES,
+    NUM_ISLANDS,
+    STONES_PER_PLAYER,
+    cards_to_str,
+    str_to_cards,
+)
+from kahuna.rules.errors import RecordError
+from kahuna.rules.state import NOBODY, OVER, GameState, Outcome, Variant
+
+HIDDEN_DISCARD = "-?"
+"""How a face-down discard appears in the history of a viewer who did not make it."""
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything ``seat`` may know (``seat`` is ``None`` for a spectator). JSON: :meth:`to_json`."""
+
+    seat: int | None
+    variant: Variant
+    round: int
+    phase: str
+    to_move: int | None
+    bridges: tuple[int, ...]
+    stones: tuple[int, ...]
+    supply_bridges: tuple[int, int]
+    supply_stones: tuple[int, int]
+    hand: tuple[int, ...] | None
+    """The viewer's hand as 12 counts; ``None`` for a spectator."""
+    hand_sizes: tuple[int, int]
+    known: tuple[tuple[int, ...], tuple[int, ...]]
+    display: tuple[int, ...]
+    deck_size: int
+    discard_face_up: tuple[int, ...]
+    face_down_counts: tuple[int, int]
+    own_face_down: tuple[int, ...] | None
+    declined: bool
+    final_turns: int
+    points: tuple[tuple[int, ...], tuple[int, ...]]
+    outcome: Outcome | None
+    history: tuple[str, ...] = field(default=())
+
+    # ----------------------------------------------------------------- derived
+
+    @property
+    def version(self) -> int:
+        """The number of actions played: a game's position in its event log."""
+        return len(self.history)
+
+    def unseen(self) -> list[int]:
+        """Per island, how many of its cards the viewer cannot locate (the card tracker)."""
+        seen = [0] * NUM_ISLANDS
+        for counts in (self.display, self.discard_face_up, self.hand, self.own_face_down):
+            if counts is not None:
+                for c in range(NUM_ISLANDS):
+                    seen[c] += counts[c]
+        for seat in (0, 1):
+            if seat != self.seat:
+                for c in range(NUM_ISLANDS):
+                    seen[c] += self.known[seat][c]
+        return [CARDS_PER_ISLAND - seen[c] for c in range(NUM_ISLANDS)]
+
+    # ----------------------------------------------------------------- JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented view object (docs/views.md); cards as sorted letters."""
+        return {
+            "seat": self.seat,
+            "variant": self.variant.to_json(),
+            "round": self.round,
+            "phase": self.phase,
+            "to_move": self.to_move,
+            "bridges": {LINE_NAMES[i]: (None if o == NOBODY else o) for i, o in enumerate(self.bridges)},
+            "stones": {LETTERS[i]: (None if o == NOBODY else o) for i, o in enumerate(self.stones)},
+            "supply": [
+                {"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)
+            ],
+            "hand": None if self.hand is None else cards_to_str(list(self.hand)),
+            "hand_sizes": list(self.hand_sizes),
+            "known": [cards_to_str(list(k)) for k in self.known],
+            "display": cards_to_str(list(self.display)),
+            "deck_size": self.deck_size,
+            "discard_face_up": cards_to_str(list(self.discard_face_up)),
+            "face_down_counts": list(self.face_down_counts),
+            "own_face_down": None if self.own_face_down is None else cards_to_str(list(self.own_face_down)),
+            "declined": self.declined,
+            "final_turns": self.final_turns,
+            "points": [list(p) for p in self.points],
+            "result": None if self.outcome is None else self.outcome.to_json(),
+            "unseen": {LETTERS[c]: n for c, n in enumerate(self.unseen())},
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PlayerView:
+        """Back from :meth:`to_json` (for external bots and clients); ``RecordError`` if malformed."""
+        try:
+            result = data["result"]
+            hand = data["hand"]
+            own_down = data["own_face_down"]
+            return cls(
+                seat=data["seat"],
+                variant=Variant.from_json(data["variant"]),
+                round=int(data["round"]),
+                phase=str(data["phase"]),
+                to_move=data["to_move"],
+                bridges=tuple(NOBODY if data["bridges"][n] is None else int(data["bridges"][n]) for n in LINE_NAMES),
+                stones=tuple(NOBODY if data["stones"][x] is None else int(data["stones"][x]) for x in LETTERS),
+                supply_bridges=(int(data["supply"][0]["bridges"]), int(data["supply"][1]["bridges"])),
+                supply_stones=(int(data["supply"][0]["stones"]), int(data["supply"][1]["stones"])),
+                hand=None if hand is None else tuple(str_to_cards(hand)),
+                hand_sizes=(int(data["hand_sizes"][0]), int(data["hand_sizes"][1])),
+                known=(tuple(str_to_cards(data["known"][0])), tuple(str_to_cards(data["known"][1]))),
+                display=tuple(str_to_cards(data["display"])),
+                deck_size=int(data["deck_size"]),
+                discard_face_up=tuple(str_to_cards(data["discard_face_up"])),
+                face_down_counts=(int(data["face_down_counts"][0]), int(data["face_down_counts"][1])),
+                own_face_down=None if own_down is None else tuple(str_to_cards(own_down)),
+                declined=bool(data["declined"]),
+                final_turns=int(data["final_turns"]),
+                points=(tuple(data["points"][0]), tuple(data["points"][1])),
+                outcome=None if result is None else Outcome(result["winner"], result["reason"]),
+                history=tuple(data["history"]),
+            )
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            raise RecordError(f"malformed player view: {exc!r}") from None
+
+
+def view_of(state: GameState, seat: int | None) -> PlayerView:
+    """What ``seat`` (0, 1, or ``None`` for a spectator) may know of ``state``."""
+    if seat not in (0, 1, None):
+        raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+    history = tuple(
+        HIDDEN_DISCARD if (action.kind is Kind.DISCARD and actor != seat) else action.token
+        for actor, action in state.history
+    )
+    return PlayerView(
+        seat=seat,
+        variant=state.variant,
+        round=state.round,
+        phase=state.phase,
+        to_move=None if state.phase == OVER else state.to_move,
+        bridges=tuple(state.bridges),
+        stones=tuple(state.stones),
+        supply_bridges=(state.supply_bridges[0], state.supply_bridges[1]),
+        supply_stones=(state.supply_stones[0], state.supply_stones[1]),
+        hand=None if seat is None else tuple(state.hands[seat]),
+        hand_sizes=(state.hand_size[0], state.hand_size[1]),
+        known=(tuple(state.known[0]), tuple(state.known[1])),
+        display=tuple(state.display),
+        deck_size=len(state.deck),
+        discard_face_up=tuple(state.discard_up),
+        face_down_counts=(sum(state.discard_down[0]), sum(state.discard_down[1])),
+        own_face_down=None if seat is None else tuple(state.discard_down[seat]),
+        declined=state.declined,
+        final_turns=state.final_turns,
+        points=(tuple(state.points[0]), tuple(state.points[1])),
+        outcome=state.outcome,
+        history=history,
+    )
+
+
+def hidden_slots(view: PlayerView) -> tuple[list[int], list[int], int]:
+    """For each seat, its hand slots the viewer cannot see, its face-down discards the viewer
+    cannot see, and the deck size: the places :func:`determinize` fills."""
+    hand_slots = [0, 0]
+    down_slots = [0, 0]
+    for seat in (0, 1):
+        if seat != view.seat:
+            hand_slots[seat] = view.hand_sizes[seat] - sum(view.known[seat])
+            down_slots[seat] = view.face_down_counts[seat]
+    return hand_slots, down_slots, view.deck_size
+
+
+def determinize(view: PlayerView, rng: random.Random) -> GameState:
+    """A complete state consistent with ``view``, sampled uniformly with ``rng``.
+
+    The cards the viewer has not located (:meth:`PlayerView.unseen`) are shuffled and dealt to
+    the hidden slots: each unseen hand slot of the other seat(s), their face-down discards, and
+    the deck. The result has no record (``deal`` is ``None``); its future reshuffles draw from
+    ``rng``.
+    """
+    unseen = view.unseen()
+    pool = [c for c in range(NUM_ISLANDS) for _ in range(unseen[c])]
+    hand_slots, down_slots, deck_size = hidden_slots(view)
+    if len(pool) != sum(hand_slots) + sum(down_slots) + deck_size:
+        raise RecordError("inconsistent player view: unseen cards do not fill the hidden places")
+    rng.shuffle(pool)
+    state = GameState.__new__(GameState)
+    state.variant = view.variant
+    state.round = view.round
+    state.phase = view.phase
+    state.to_move = 0 if view.to_move is None else view.to_move
+    state.bridges = list(view.bridges)
+    state.stones = list(view.stones)
+    counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+    for line, owner in enumerate(view.bridges):
+        if owner != NOBODY:
+            a, b = LINES[line]
+            counts[owner][a] += 1
+            counts[owner][b] += 1
+    state.counts = counts
+    state.supply_bridges = list(view.supply_bridges)
+    state.supply_stones = list(view.supply_stones)
+    hands = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+    downs = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+    pos = 0
+    for seat in (0, 1):
+        if seat == view.seat:
+            assert view.hand is not None and view.own_face_down is not None
+            hands[seat] = list(view.hand)
+            downs[seat] = list(view.own_face_down)
+            continue
+        hands[seat] = list(view.known[seat])
+        for c in pool[pos : pos + hand_slots[seat]]:
+            hands[seat][c] += 1
+        pos += hand_slots[seat]
+        for c in pool[pos : pos + down_slots[seat]]:
+            downs[seat][c] += 1
+        pos += down_slots[seat]
+    state.hands = hands
+    state.hand_size = [sum(hands[0]), sum(hands[1])]
+    state.display = list(view.display)
+    state.deck = pool[pos:]
+    state.discard_up = list(view.discard_face_up)
+    state.discard_down = downs
+    state.declined = view.declined
+    state.final_turns = view.final_turns
+    state.points = [list(view.points[0]), list(view.points[1])]
+    state.outcome = view.outcome
+    state.known = [list(view.known[0]), list(view.known[1])]
+    state.history = []
+    state.deal = None
+    state.reshuffles = []
+    state.reshuffle_queue = []
+    state.rng = rng
+    return state
+
+
+def check_view_invariants(view: PlayerView) -> None:
+    """Raise ``RecordError`` if a view's numbers cannot belong to any game (used on input views)."""
+    if sum(view.supply_stones) + sum(1 for s in view.stones if s != NOBODY) != 2 * STONES_PER_PLAYER:
+        raise RecordError("stones on the board and in supply do not add up")
+    if sum(view.supply_bridges) + sum(1 for b in view.bridges if b != NOBODY) != 2 * BRIDGES_PER_PLAYER:
+        raise RecordError("bridges on the board and in supply do not add up")
+    if any(n < 0 for n in view.unseen()):
+        raise RecordError("a card is in more places than it has copies")
