@@ -53,6 +53,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.games} games, {actions} actions in {seconds:.2f} s")
     print(f"{games_per_s:,.0f} games/s, {actions_per_s:,.0f} actions/s, {actions / args.games:.1f} actions/game")
     if args.json:
-        print(json.dumps({"games": args.games, "seconds": round(seconds, 4), "games_per_s": round(games_per_s, 1),
-                          "actions_per_s": round(actions_per_s, 1)}))
+        print(
+            json.dumps(
+                {
+                    "games": args.games,
+                    "seconds": round(seconds, 4),
+                    "games_per_s": round(games_per_s, 1),
+                    "actions_per_s": round(actions_per_s, 1),
+                }
+            )
+        )
     return 0

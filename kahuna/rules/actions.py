@@ -80,9 +80,7 @@ def _make_table() -> list[Action]:
     table: list[Action] = []
     for li, (a, b) in enumerate(LINES):
         for card, other in ((a, b), (b, a)):
-            table.append(
-                Action(len(table), Kind.BUILD, f"{LETTERS[card]}>{LETTERS[other]}", card=card, line=li)
-            )
+            table.append(Action(len(table), Kind.BUILD, f"{LETTERS[card]}>{LETTERS[other]}", card=card, line=li))
     for replace in (False, True):
         for li, (a, b) in enumerate(LINES):
             for pair in ((a, a), (a, b), (b, b)):

@@ -21,9 +21,7 @@ NAMES: Final[tuple[str, ...]] = tuple(i["name"] for i in _DATA["islands"])
 DEGREE: Final[tuple[int, ...]] = tuple(i["lines"] for i in _DATA["islands"])
 CONTROL: Final[tuple[int, ...]] = tuple(i["control"] for i in _DATA["islands"])
 """Bridges a player needs on an island's lines to hold a strict majority."""
-LAYOUT: Final[tuple[tuple[float, float], ...]] = tuple(
-    (i["layout"]["x"], i["layout"]["y"]) for i in _DATA["islands"]
-)
+LAYOUT: Final[tuple[tuple[float, float], ...]] = tuple((i["layout"]["x"], i["layout"]["y"]) for i in _DATA["islands"])
 
 NUM_ISLANDS: Final[int] = len(LETTERS)
 CARDS_PER_ISLAND: Final[int] = _DATA["cards_per_island"]
@@ -47,11 +45,7 @@ ISLAND_LINES: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 """For each island, its lines in alphabetical order of the line names."""
 NEIGHBOURS: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
-    tuple(
-        sorted(
-            ((b if a == island else a), li) for li, (a, b) in enumerate(LINES) if island in (a, b)
-        )
-    )
+    tuple(sorted(((b if a == island else a), li) for li, (a, b) in enumerate(LINES) if island in (a, b)))
     for island in range(NUM_ISLANDS)
 )
 """For each island, ``(neighbour, line)`` pairs sorted by the neighbour's letter."""
@@ -85,4 +79,5 @@ def str_to_cards(text: str) -> list[int]:
 
 def board_data() -> dict[str, Any]:
     """A copy of the packaged board description (for front ends that draw the board)."""
-    return json.loads(json.dumps(_DATA))
+    copy: dict[str, Any] = json.loads(json.dumps(_DATA))
+    return copy

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kahuna.rules.actions import Action
-from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, RecordError
+from kahuna.rules.errors import IllegalActionError, NotationError, RecordError
 from kahuna.rules.state import GameState, Variant
 
 FORMAT = "kahuna-record/1"
@@ -34,6 +33,7 @@ class GameRecord:
 
     deal: str
     actions: list[str] = field(default_factory=list)
+    """Tokens as read; a non-string entry is reported as an illegal action when replayed."""
     reshuffles: list[str] = field(default_factory=list)
     variant: Variant = field(default_factory=Variant)
     players: list[str] | None = None
@@ -58,9 +58,7 @@ class GameRecord:
         if not isinstance(actions, list):
             raise RecordError("'actions' must be a list of tokens")
         players = data.get("players")
-        if players is not None and (
-            not isinstance(players, list) or not all(isinstance(p, str) for p in players)
-        ):
+        if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
             raise RecordError("'players' must be a list of names")
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
@@ -128,20 +126,9 @@ class GameRecord:
             if not isinstance(token, str):
                 raise ReplayError(step, token, "an action token must be a string")
             try:
-                state.apply(token)
+                state.apply(str(token))
             except (IllegalActionError, NotationError) as exc:
                 raise ReplayError(step, token, str(exc)) from None
             except RecordError as exc:
                 raise RecordError(f"step {step}: {token!r}: {exc}") from None
         return state
-
-
-def replay_actions(state: GameState, tokens: list[str] | list[Action]) -> GameState:
-    """Apply a sequence of actions to a copy of ``state`` (a convenience for tests and tools)."""
-    out = state.copy()
-    for step, action in enumerate(tokens):
-        try:
-            out.apply(action)
-        except KahunaError as exc:
-            raise ReplayError(step, str(action), str(exc)) from None
-    return out

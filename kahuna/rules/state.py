@@ -134,10 +134,31 @@ class GameState:
     """
 
     __slots__ = (
-        "variant", "round", "phase", "to_move", "bridges", "stones", "counts", "supply_bridges",
-        "supply_stones", "hands", "hand_size", "display", "deck", "discard_up", "discard_down",
-        "declined", "final_turns", "points", "outcome", "known", "history", "deal",
-        "reshuffles", "reshuffle_queue", "rng",
+        "bridges",
+        "counts",
+        "deal",
+        "deck",
+        "declined",
+        "discard_down",
+        "discard_up",
+        "display",
+        "final_turns",
+        "hand_size",
+        "hands",
+        "history",
+        "known",
+        "outcome",
+        "phase",
+        "points",
+        "reshuffle_queue",
+        "reshuffles",
+        "rng",
+        "round",
+        "stones",
+        "supply_bridges",
+        "supply_stones",
+        "to_move",
+        "variant",
     )  # fmt: skip
 
     variant: Variant
@@ -416,7 +437,7 @@ class GameState:
         reason = self.why_illegal(action)
         if reason is not None:
             raise IllegalActionError(reason)
-        order = self._next_order() if self._ends_round(action) and self.round < ROUNDS else None
+        order = self._next_order() if self.needs_reshuffle(action) else None
         events: list[Event] = []
         seat = self.to_move
         self.history.append((seat, action))
@@ -443,10 +464,15 @@ class GameState:
             self._check_no_bridges(events)
         return events
 
-    def _ends_round(self, action: Action) -> bool:
-        if action.kind is Kind.TAKE_DISPLAY:
-            return not self.deck and sum(self.display) == 1
-        return False
+    def ends_round(self, action: Action) -> bool:
+        """Whether ``action`` takes the last card of the round."""
+        return action.kind is Kind.TAKE_DISPLAY and not self.deck and sum(self.display) == 1
+
+    def needs_reshuffle(self, action: Action) -> bool:
+        """Whether applying ``action`` starts a new round and so consumes a reshuffle order
+        (queued in :attr:`reshuffle_queue`, else drawn from :attr:`rng`): the hook for callers that
+        model chance explicitly, such as the OpenSpiel adapter."""
+        return self.round < ROUNDS and self.ends_round(action)
 
     def _play_card(self, seat: int, card: int) -> None:
         """A card leaves the hand face up: public knowledge of that hand shrinks accordingly."""
@@ -465,11 +491,7 @@ class GameState:
         counts[b] += 1
         events.append(BridgeBuilt(seat, card, line))
         for island in (a, b):
-            if (
-                self.stones[island] == NOBODY
-                and counts[island] >= CONTROL[island]
-                and self.supply_stones[seat] > 0
-            ):
+            if self.stones[island] == NOBODY and counts[island] >= CONTROL[island] and self.supply_stones[seat] > 0:
                 self._claim(seat, island, events)
 
     def _claim(self, seat: int, island: int, events: list[Event]) -> None:
@@ -556,7 +578,8 @@ class GameState:
         assert order is not None  # apply() obtained it before changing anything
         self._reshuffle(order, events)
 
-    def _discard_pile(self) -> list[int]:
+    def discard_pile(self) -> list[int]:
+        """The whole discard pile (face up and face down) as 12 counts: what the next reshuffle orders."""
         up, down0, down1 = self.discard_up, self.discard_down[0], self.discard_down[1]
         return [up[c] + down0[c] + down1[c] for c in range(NUM_ISLANDS)]
 
@@ -566,7 +589,7 @@ class GameState:
         Called before the action that ends the round changes anything, so that a bad or missing
         order leaves the state untouched (taking the last card does not change the pile).
         """
-        pile = self._discard_pile()
+        pile = self.discard_pile()
         if self.reshuffle_queue:
             text = self.reshuffle_queue[0]
             order = _order_to_cards(text, f"reshuffle for round {self.round + 1}")
@@ -645,13 +668,11 @@ class GameState:
             "to_move": None if self.phase == OVER else self.to_move,
             "bridges": {LINE_NAMES[i]: (None if o == NOBODY else o) for i, o in enumerate(self.bridges)},
             "stones": {LETTERS[i]: (None if o == NOBODY else o) for i, o in enumerate(self.stones)},
-            "supply": [
-                {"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)
-            ],
+            "supply": [{"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)],
             "hands": [cards_to_str(self.hands[0]), cards_to_str(self.hands[1])],
             "display": cards_to_str(self.display),
             "deck": "".join(LETTERS[c] for c in reversed(self.deck)),
-            "discard": cards_to_str(self._discard_pile()),
+            "discard": cards_to_str(self.discard_pile()),
             "declined": self.declined,
             "final_turns": self.final_turns,
             "points": [self.points[0][:], self.points[1][:]],

@@ -105,9 +105,7 @@ class PlayerView:
             "to_move": self.to_move,
             "bridges": {LINE_NAMES[i]: (None if o == NOBODY else o) for i, o in enumerate(self.bridges)},
             "stones": {LETTERS[i]: (None if o == NOBODY else o) for i, o in enumerate(self.stones)},
-            "supply": [
-                {"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)
-            ],
+            "supply": [{"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)],
             "hand": None if self.hand is None else cards_to_str(list(self.hand)),
             "hand_sizes": list(self.hand_sizes),
             "known": [cards_to_str(list(k)) for k in self.known],
