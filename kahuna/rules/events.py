@@ -119,11 +119,16 @@ class TurnEnded(Event):
 
 @dataclass(frozen=True, slots=True)
 class RoundScored(Event):
-    """Scoring after a round: the stone counts and the points each seat got for it."""
+    """Scoring: the stone counts and the points each seat got for ``round``.
+
+    Round 3 is scored twice: when its last card is taken (3 points to the leader, provisional)
+    and after the two last turns (``final``: the leader scores the difference instead).
+    """
 
     round: int
     stones: tuple[int, int]
     points: tuple[int, int]
+    final: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,15 @@ class Outcome:
         return {"winner": self.winner, "reason": self.reason}
 
 
+def _counts(text: object) -> list[int]:
+    if not isinstance(text, str):
+        raise RecordError("card multisets are strings of island letters")
+    counts = [0] * NUM_ISLANDS
+    for c in _order_to_cards(text, "cards"):
+        counts[c] += 1
+    return counts
+
+
 def _order_to_cards(order: str, what: str) -> list[int]:
     bad = [ch for ch in order if ch not in LETTERS]
     if bad:
@@ -252,6 +261,80 @@ class GameState:
         self.reshuffle_queue = list(reshuffles)
         self.rng = None
         return self
+
+    @classmethod
+    def from_json(cls, data: object, variant: Variant | None = None) -> GameState:
+        """A state from the omniscient state format of NOTATION.md (``RecordError`` if malformed).
+
+        Used for hand-built positions (tests, puzzles, analysis). The result has no history and
+        no record; reshuffles draw from ``state.rng``, which the caller sets if it needs one.
+        """
+        if not isinstance(data, dict):
+            raise RecordError("a state must be a JSON object")
+        try:
+            self = cls.from_deal(LETTERS + LETTERS, variant)
+            self.deal = None
+            self.round = int(data["round"])
+            self.phase = str(data["phase"])
+            if self.phase not in (PLAY, FINAL, OVER) or not 1 <= self.round <= ROUNDS:
+                raise RecordError(f"bad round/phase {self.round}/{self.phase!r}")
+            to_move = data["to_move"]
+            self.to_move = 0 if to_move is None else int(to_move)
+            bridges = data["bridges"]
+            self.bridges = [NOBODY if bridges[n] is None else int(bridges[n]) for n in LINE_NAMES]
+            stones = data["stones"]
+            self.stones = [NOBODY if stones[x] is None else int(stones[x]) for x in LETTERS]
+            self.supply_bridges = [int(data["supply"][s]["bridges"]) for s in (0, 1)]
+            self.supply_stones = [int(data["supply"][s]["stones"]) for s in (0, 1)]
+            self.hands = [_counts(data["hands"][s]) for s in (0, 1)]
+            self.hand_size = [sum(h) for h in self.hands]
+            self.display = _counts(data["display"])
+            self.deck = _order_to_cards(str(data["deck"]), "deck")[::-1]
+            self.discard_up = _counts(data["discard"])
+            self.discard_down = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+            self.declined = bool(data["declined"])
+            self.final_turns = int(data["final_turns"])
+            self.points = [[int(p) for p in data["points"][s]] for s in (0, 1)]
+            result = data["result"]
+            self.outcome = None if result is None else Outcome(result["winner"], str(result["reason"]))
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            if isinstance(exc, RecordError):
+                raise
+            raise RecordError(f"malformed state: {exc!r}") from None
+        self.counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+        for line, owner in enumerate(self.bridges):
+            if owner not in (NOBODY, 0, 1) or any(o not in (NOBODY, 0, 1) for o in self.stones):
+                raise RecordError("owners must be 0, 1 or null")
+            if owner != NOBODY:
+                for island in LINES[line]:
+                    self.counts[owner][island] += 1
+        problem = self.invariant_violation()
+        if problem:
+            raise RecordError(f"inconsistent state: {problem}")
+        return self
+
+    def invariant_violation(self) -> str | None:
+        """What is impossible about this state (for property tests and input checks), or ``None``."""
+        if self.card_total() != NUM_CARDS:
+            return f"{self.card_total()} cards instead of {NUM_CARDS}"
+        all_cards = [
+            self.hands[0][c] + self.hands[1][c] + self.display[c] + self.discard_pile()[c] + self.deck.count(c)
+            for c in range(NUM_ISLANDS)
+        ]
+        if any(n != CARDS_PER_ISLAND for n in all_cards):
+            return "every island must have exactly two cards"
+        for seat in (0, 1):
+            on_board = self.bridges.count(seat)
+            if on_board + self.supply_bridges[seat] != BRIDGES_PER_PLAYER:
+                return f"seat {seat}: bridges on board and in supply do not make {BRIDGES_PER_PLAYER}"
+            if self.stones.count(seat) + self.supply_stones[seat] != STONES_PER_PLAYER:
+                return f"seat {seat}: stones on board and in supply do not make {STONES_PER_PLAYER}"
+            if self.hand_size[seat] > HAND_LIMIT:
+                return f"seat {seat} holds more than {HAND_LIMIT} cards"
+            for island in range(NUM_ISLANDS):
+                if self.stones[island] == seat and self.counts[seat][island] < CONTROL[island]:
+                    return f"seat {seat} has a stone on {LETTERS[island]} without a majority"
+        return None
 
     def copy(self) -> GameState:
         """An independent copy (the RNG object is shared: search may draw from it)."""
@@ -633,7 +716,7 @@ class GameState:
             leader = 0 if stones[0] > stones[1] else 1
             gained[leader] = abs(stones[0] - stones[1])
         self.points[0][ROUNDS - 1], self.points[1][ROUNDS - 1] = gained
-        events.append(RoundScored(ROUNDS, stones, (gained[0], gained[1])))
+        events.append(RoundScored(ROUNDS, stones, (gained[0], gained[1]), final=True))
         totals = (sum(self.points[0]), sum(self.points[1]))
         if totals[0] != totals[1]:
             self._finish(0 if totals[0] > totals[1] else 1, "points", events)
