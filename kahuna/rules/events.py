@@ -1,5 +1,8 @@
 """What happened when an action was applied, in order: the material of logs and animations.
 
+Events are plain slotted records (not frozen: they are built in the referee's hot path, and
+frozen dataclasses cost three times as much to create); treat them as read-only.
+
 Every event knows who acted and can produce the version a given seat (or a spectator, seat
 ``None``) may see: :meth:`Event.seen_by` hides the card of a deck draw or a face-down discard
 from everyone but its owner. Everything else in an event is public.
@@ -13,7 +16,7 @@ from typing import Any
 from kahuna.rules.board import LETTERS, LINE_NAMES
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
     """Base class; ``type`` names the event in JSON."""
 
@@ -36,7 +39,7 @@ class Event:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BridgeBuilt(Event):
     """``card`` is ``None`` for the bridge a removal puts back at once (variant replace_on_remove)."""
 
@@ -45,7 +48,7 @@ class BridgeBuilt(Event):
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BridgeRemoved(Event):
     """A 2-card removal: ``seat`` removed ``owner``'s bridge on ``line`` with ``cards``."""
 
@@ -55,13 +58,13 @@ class BridgeRemoved(Event):
     cards: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IslandClaimed(Event):
     seat: int
     island: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BridgeReturned(Event):
     """A bridge sent back to ``owner``'s supply by a claim."""
 
@@ -69,13 +72,13 @@ class BridgeReturned(Event):
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StoneLost(Event):
     owner: int
     island: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardDiscarded(Event):
     """A face-down discard; ``card`` is ``None`` for everyone but the discarding seat."""
 
@@ -86,7 +89,7 @@ class CardDiscarded(Event):
         return self if seat == self.seat else replace(self, card=None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardTaken(Event):
     """A card taken from the display (public) or the deck (``card`` hidden from others)."""
 
@@ -98,26 +101,26 @@ class CardTaken(Event):
         return self if self.from_display or seat == self.seat else replace(self, card=None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DisplayRefilled(Event):
     """The top card of the deck turned face up into the display."""
 
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Declined(Event):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnEnded(Event):
     """A final turn closed with ``end``."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundScored(Event):
     """Scoring: the stone counts and the points each seat got for ``round``.
 
@@ -131,7 +134,7 @@ class RoundScored(Event):
     final: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reshuffled(Event):
     """A new round began: the discard pile became the deck; ``display`` is the new display."""
 
@@ -140,14 +143,14 @@ class Reshuffled(Event):
     deck_size: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FinalTurnsBegan(Event):
     """Round 3 is over; each seat has one more turn, without drawing, ``first`` first."""
 
     first: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameOver(Event):
     winner: int | None
     reason: str

@@ -61,6 +61,7 @@ NOBODY = -1
 """Owner value of a free line or an island without a stone."""
 
 _ISLANDS = range(NUM_ISLANDS)
+_BUILD, _REMOVE, _DISCARD, _TAKE_DISPLAY, _END = Kind.BUILD, Kind.REMOVE, Kind.DISCARD, Kind.TAKE_DISPLAY, Kind.END
 _BUILDS = tuple(tuple((line, acts.BUILD[c][line]) for _, line in NEIGHBOURS[c]) for c in _ISLANDS)
 """``_BUILDS[card]``: ``(line, build action)`` for the card's lines, in token order."""
 _ROUND_POINTS = (1, 2, 3)
@@ -143,6 +144,7 @@ class GameState:
     """
 
     __slots__ = (
+        "_legal",
         "bridges",
         "counts",
         "deal",
@@ -204,6 +206,9 @@ class GameState:
     reshuffles: list[str]
     reshuffle_queue: list[str]
     rng: random.Random | None
+    _legal: list[Action] | None
+    """The last answer of :meth:`legal_actions` until the next change: an action found in it
+    needs no further validation in :meth:`apply` (the usual pattern of players and search)."""
 
     # ----------------------------------------------------------------- creation
 
@@ -260,6 +265,7 @@ class GameState:
             raise RecordError("'reshuffles' must be a list of strings")
         self.reshuffle_queue = list(reshuffles)
         self.rng = None
+        self._legal = None
         return self
 
     @classmethod
@@ -364,6 +370,7 @@ class GameState:
         new.reshuffles = self.reshuffles[:]
         new.reshuffle_queue = self.reshuffle_queue[:]
         new.rng = self.rng
+        new._legal = self._legal
         return new
 
     # ----------------------------------------------------------------- queries
@@ -406,6 +413,8 @@ class GameState:
 
     def legal_actions(self) -> list[Action]:
         """Every legal action, sorted by token (NOTATION.md), each token once."""
+        if self._legal is not None:
+            return self._legal[:]
         if self.phase == OVER:
             return []
         seat = self.to_move
@@ -416,11 +425,9 @@ class GameState:
         out = [acts.DISCARD[c] for c in held]
         if self.supply_bridges[seat]:
             if self.variant.no_build_at_enemy_stone:
-                for c in held:
-                    out += [a for line, a in _BUILDS[c] if self._may_build_on(line, seat)]
+                out += [a for c in held for line, a in _BUILDS[c] if self._may_build_on(line, seat)]
             else:
-                for c in held:
-                    out += [a for line, a in _BUILDS[c] if bridges[line] == NOBODY]
+                out += [a for c in held for line, a in _BUILDS[c] if bridges[line] == NOBODY]
         if self.phase == PLAY:
             if self.hand_size[seat] < HAND_LIMIT:
                 if self.deck:
@@ -445,7 +452,8 @@ class GameState:
                         out.append(plain[pair])
                         if extra is not None:
                             out.append(extra[pair])
-        return out
+        self._legal = out
+        return out[:]
 
     def why_illegal(self, action: Action) -> str | None:
         """Why ``action`` may not be applied now, in words; ``None`` when it is legal."""
@@ -517,25 +525,27 @@ class GameState:
         """
         if isinstance(action, str):
             action = acts.parse(action)
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        order = self._next_order() if self.needs_reshuffle(action) else None
+        if self._legal is None or action not in self._legal:
+            reason = self.why_illegal(action)
+            if reason is not None:
+                raise IllegalActionError(reason)
+        kind = action.kind
+        order = self._next_order() if kind is _TAKE_DISPLAY and self.needs_reshuffle(action) else None
         events: list[Event] = []
         seat = self.to_move
+        self._legal = None
         self.history.append((seat, action))
-        kind = action.kind
         round_before = self.round
-        if kind is Kind.BUILD:
+        if kind is _BUILD:
             self._play_card(seat, action.card)
             self.discard_up[action.card] += 1
             self._build(seat, action.line, action.card, events)
-        elif kind is Kind.REMOVE:
+        elif kind is _REMOVE:
             self._remove(seat, action, events)
-        elif kind is Kind.DISCARD:
+        elif kind is _DISCARD:
             self._discard(seat, action.card, events)
             return events
-        elif kind is Kind.END:
+        elif kind is _END:
             self._end_final_turn(seat, events)
             return events
         else:

@@ -265,6 +265,7 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     state.reshuffles = []
     state.reshuffle_queue = []
     state.rng = rng
+    state._legal = None
     return state
 
 

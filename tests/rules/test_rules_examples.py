@@ -68,7 +68,7 @@ def test_cli_final_state_from_stdin() -> None:
 
 def test_cli_illegal_action_exit_1(tmp_path: Path) -> None:
     record = json.loads((EXAMPLES / "standard-points.record.json").read_text())
-    record["actions"] = record["actions"][:5] + ["pass", "pass"]
+    record["actions"] = [*record["actions"][:5], "pass", "pass"]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(record))
     done = _kahuna("replay", str(path), "--trace")
