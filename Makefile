@@ -22,8 +22,8 @@ run: $(VENV)/.core
 	$(BIN)/kahuna serve
 
 lint: $(VENV)/.dev
-	$(BIN)/ruff check kahuna tests examples
-	$(BIN)/ruff format --check kahuna tests examples
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy
