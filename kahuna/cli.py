@@ -9,6 +9,8 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module with add_parser(sub) and run(args), one-line help)
     "replay": ("kahuna.replay", "replay a game record (kahuna-record/1), optionally with a trace"),
+    "play": ("kahuna.tui.play", "play in the terminal against the AI or hot-seat"),
+    "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""
 

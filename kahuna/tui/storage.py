@@ -1,0 +1,93 @@
+"""Where games are saved, and how a saved game becomes a running one again.
+
+The state of a game is its record. Besides deal, reshuffles and actions, ``meta["tui"]`` keeps
+what the terminal needs to go on: the opponent spec, the human seat (``None`` in hot-seat) and
+the seed that every later random choice (AI moves, reshuffles) is derived from, so a resumed
+game plays on exactly as it would have without the interruption.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kahuna.rules import Event, GameRecord, GameState, KahunaError, RecordError
+
+
+@dataclass
+class Setup:
+    """The choices a game was started with."""
+
+    opponent: str
+    """An agent spec, or ``human`` for hot-seat."""
+    human_seat: int | None
+    """The seat of the person at the keyboard against an AI; ``None`` in hot-seat."""
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"opponent": self.opponent, "human_seat": self.human_seat, "seed": self.seed}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> Setup | None:
+        data = meta.get("tui")
+        if not isinstance(data, dict):
+            return None
+        opponent, seat, seed = data.get("opponent"), data.get("human_seat"), data.get("seed")
+        if not isinstance(opponent, str) or seat not in (0, 1, None) or not isinstance(seed, int):
+            raise RecordError("the record's meta.tui is malformed (opponent, human_seat, seed)")
+        return cls(opponent, seat, seed)
+
+
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kahuna"
+
+
+def default_save_path() -> Path:
+    return data_dir() / time.strftime("game-%Y%m%d-%H%M%S.kahuna.json")
+
+
+def reshuffle_rng(seed: int, actions_played: int) -> random.Random:
+    """The RNG for a reshuffle due at a given point of the game: the same whether resumed or not."""
+    return random.Random(f"kahuna-reshuffle:{seed}:{actions_played}")
+
+
+def agent_rng(seed: int, actions_played: int) -> random.Random:
+    """The RNG handed to the AI for its choice at a given point of the game."""
+    return random.Random(f"kahuna-ai:{seed}:{actions_played}")
+
+
+def save(path: Path, state: GameState, players: list[str], setup: Setup) -> None:
+    """Write the record atomically (a crash never leaves half a file)."""
+    meta = {"date": time.strftime("%Y-%m-%d"), "tui": setup.to_json()}
+    text = GameRecord.of(state, players=players, meta=meta).dumps()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def load(path: Path) -> tuple[GameRecord, GameState, list[tuple[int, list[Event]]]]:
+    """The record in ``path``, its current position and each action's seat and events.
+
+    ``KahunaError`` or ``OSError`` explain failures.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not UTF-8 text") from None
+    record = GameRecord.loads(text)
+    state = record.start()
+    log: list[tuple[int, list[Event]]] = []
+    for step, token in enumerate(record.actions):
+        seat = state.to_move
+        try:
+            log.append((seat, state.apply(str(token))))
+        except KahunaError as exc:
+            raise RecordError(f"action {step} ({token!r}): {exc}") from None
+    return record, state, log
