@@ -1,0 +1,79 @@
+// Entry point: loads the board, picks the language and mounts the page for location.pathname.
+
+import { h, fill } from "./dom.js";
+import { initLanguage, setLanguage, language, onLanguageChange, LANGUAGES, t } from "./i18n.js";
+import { setIslandNames } from "./narrate.js";
+import { setLineCounts } from "./cards.js";
+import { mountLobby, mountJoin } from "./lobby.js";
+import { GamePage } from "./game.js";
+import { mountReplay } from "./replay.js";
+import { mountRules } from "./rules.js";
+import { seatsOf } from "./store.js";
+
+function route(path) {
+  const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
+  return { page, arg };
+}
+
+/** The seat tokens for /play/<id>: from the URL fragment, else the ones this browser kept. */
+function tokensFor(gameId) {
+  const fragment = location.hash.slice(1);
+  if (fragment) return fragment.split(",").filter(Boolean);
+  return seatsOf(gameId).map((s) => s.token);
+}
+
+function header(main) {
+  const picker = h(
+    "select",
+    { id: "language", onchange: (e) => setLanguage(e.target.value) },
+    Object.entries(LANGUAGES).map(([code, table]) =>
+      h("option", { value: code, selected: code === language(), text: table["language.name"] }),
+    ),
+  );
+  const bar = h("header", { class: "top" }, [
+    h("a", { href: "#main", class: "skip-link", text: t("nav.skip") }),
+    h("a", { href: "/", class: "brand", "aria-label": t("nav.home") }, [
+      h("span", { class: "brand-mark", "aria-hidden": "true", text: "◆●" }),
+      " Kahuna",
+    ]),
+    h("nav", { "aria-label": t("nav.label") }, [
+      h("a", { href: "/", text: t("nav.lobby") }),
+      h("a", { href: "/rules", text: t("nav.rules") }),
+    ]),
+    h("label", { for: "language", class: "visually-hidden", text: t("nav.language") }),
+    picker,
+  ]);
+  bar.querySelector(".skip-link").addEventListener("click", (e) => {
+    e.preventDefault();
+    main.focus();
+  });
+  return bar;
+}
+
+async function start() {
+  initLanguage();
+  const board = await (await fetch("/static/board.json")).json();
+  setIslandNames(board);
+  setLineCounts(board);
+  const top = document.getElementById("top");
+  const main = document.getElementById("main");
+  const { page, arg } = route(location.pathname);
+  let game = null;
+  const mount = () => {
+    fill(top, [header(main)]);
+    if (page === "") mountLobby(main, board);
+    else if (page === "rules") mountRules(main, board);
+    else if (page === "join") mountJoin(main, arg);
+    else if (page === "replay") mountReplay(main, board, arg);
+    else if (page === "play" || page === "watch") {
+      if (!game) game = new GamePage(main, board, arg, page === "play" ? tokensFor(arg) : []);
+    } else fill(main, [h("p", { class: "message", text: t("game.not_found") })]);
+  };
+  onLanguageChange(() => {
+    if (game) fill(top, [header(main)]);
+    else mount();
+  });
+  mount();
+}
+
+start();

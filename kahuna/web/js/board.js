@@ -1,0 +1,271 @@
+// The archipelago as SVG, drawn from board.json: islands, dotted lines, bridges, stones, and the
+// highlights through which a player picks a line or a bridge. It shows; it never judges legality.
+
+import { s } from "./dom.js";
+import { islandOutline, smoothPath } from "./islands.js";
+import { t, colourName } from "./i18n.js";
+
+const SCALE = 1000;
+const VIEWBOX = "150 262 775 648";
+
+/** A rectangle of width w around the segment (x1,y1)–(x2,y2), as path data: a click target with area. */
+function band(x1, y1, x2, y2, w) {
+  const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+  const [nx, ny] = [(-(y2 - y1) / len) * (w / 2), ((x2 - x1) / len) * (w / 2)];
+  const pt = (x, y) => `${x.toFixed(1)},${y.toFixed(1)}`;
+  return `M${pt(x1 + nx, y1 + ny)}L${pt(x2 + nx, y2 + ny)}L${pt(x2 - nx, y2 - ny)}L${pt(x1 - nx, y1 - ny)}Z`;
+}
+
+function radius(island) {
+  return 27 + 3 * island.lines;
+}
+
+export class BoardView {
+  /**
+   * board: the parsed board.json; onPick(token) is called when a highlighted line or bridge is
+   * chosen, onLine(line) when any other line or bridge is clicked (so the page can say why not).
+   */
+  constructor(board, onPick, onLine = () => {}) {
+    this.board = board;
+    this.onPick = onPick;
+    this.onLine = onLine;
+    this.islands = new Map(board.islands.map((i) => [i.letter, i]));
+    this.bridges = {};
+    this.stones = {};
+    this.picks = new Map();
+    this.element = s("svg", {
+      viewBox: VIEWBOX,
+      class: "board",
+      role: "group",
+      "aria-label": t("board.label"),
+    });
+    // The sea reaches far beyond the view box: a board box wider than the drawing shows sea, not seams.
+    this.element.append(
+      this.defs(),
+      s("rect", { x: -SCALE, y: -SCALE, width: 3 * SCALE, height: 3 * SCALE, fill: "url(#sea)" }),
+    );
+    this.lineLayer = s("g", { class: "lines" });
+    this.islandLayer = s("g", { class: "islands" });
+    this.bridgeLayer = s("g", { class: "bridges" });
+    this.labelLayer = s("g", { class: "labels", "aria-hidden": "true" });
+    this.stoneLayer = s("g", { class: "stones" });
+    this.pickLayer = s("g", { class: "picks" });
+    this.element.append(
+      this.lineLayer,
+      this.islandLayer,
+      this.bridgeLayer,
+      this.labelLayer,
+      this.stoneLayer,
+      this.pickLayer,
+    );
+    this.drawWaves();
+    for (const line of board.lines) this.drawLine(line);
+    for (const island of board.islands) this.drawIsland(island);
+  }
+
+  defs() {
+    return s("defs", {}, [
+      s("radialGradient", { id: "sea", gradientUnits: "userSpaceOnUse", cx: 540, cy: 580, r: 620 }, [
+        s("stop", { offset: "0%", "stop-color": "#3a9cc0" }),
+        s("stop", { offset: "100%", "stop-color": "#1b5f7e" }),
+      ]),
+      s("radialGradient", { id: "land", cx: "45%", cy: "40%", r: "70%" }, [
+        s("stop", { offset: "0%", "stop-color": "#7fb35a" }),
+        s("stop", { offset: "100%", "stop-color": "#4d8a3c" }),
+      ]),
+    ]);
+  }
+
+  centre(letter) {
+    const i = this.islands.get(letter);
+    return [i.layout.x * SCALE, i.layout.y * SCALE];
+  }
+
+  drawWaves() {
+    const waves = s("g", { class: "waves", "aria-hidden": "true" });
+    for (let k = 0; k < 14; k++) {
+      const x = 140 + ((k * 263) % 780);
+      const y = 260 + ((k * 151) % 620);
+      waves.append(s("path", { d: `M${x},${y} q8,-6 16,0 t16,0` }));
+    }
+    this.lineLayer.append(waves);
+  }
+
+  drawLine(line) {
+    const [x1, y1] = this.centre(line[0]);
+    const [x2, y2] = this.centre(line[1]);
+    this.lineLayer.append(
+      s("g", { class: "route-group", dataset: { line }, onclick: () => this.onLine(line) }, [
+        s("line", { x1, y1, x2, y2, class: "route" }),
+        s("path", { d: band(x1, y1, x2, y2, 22), class: "hit" }),
+      ]),
+    );
+  }
+
+  /** Titles in the current language (after a language change). */
+  relabel() {
+    this.element.setAttribute("aria-label", t("board.label"));
+    for (const g of this.islandLayer.querySelectorAll(".island")) {
+      const island = this.islands.get(g.dataset.island);
+      g.querySelector("title").textContent = t("board.island", {
+        name: island.name,
+        letter: island.letter,
+        lines: island.lines,
+      });
+    }
+    this.bridgeLayer.replaceChildren();
+    this.stoneLayer.replaceChildren();
+    for (const [line, owner] of Object.entries({ ...this.bridges })) this.setBridge(line, owner);
+    for (const [island, owner] of Object.entries({ ...this.stones })) this.setStone(island, owner);
+  }
+
+  drawIsland(island) {
+    const [cx, cy] = this.centre(island.letter);
+    const r = radius(island);
+    const outline = islandOutline(island.name, r);
+    const title = t("board.island", { name: island.name, letter: island.letter, lines: island.lines });
+    const g = s("g", { class: "island", dataset: { island: island.letter } }, [
+      s("title", { text: title }),
+      s("path", { class: "shallows", d: smoothPath(outline, cx, cy, 1.22) }),
+      s("path", { class: "beach", d: smoothPath(outline, cx, cy, 1) }),
+      s("path", { class: "land", d: smoothPath(outline, cx, cy, 0.78) }),
+      s("path", { class: "hills", d: smoothPath(outline, cx - r * 0.08, cy - r * 0.1, 0.42) }),
+    ]);
+    this.islandLayer.append(g);
+    this.labelLayer.append(
+      s("text", { class: "island-name", x: cx, y: cy + r + 15, "text-anchor": "middle", text: island.name }),
+    );
+  }
+
+  /** Both ends of the stick on a line, set back from the island centres. */
+  stickEnds(line) {
+    const [ax, ay] = this.centre(line[0]);
+    const [bx, by] = this.centre(line[1]);
+    const len = Math.hypot(bx - ax, by - ay);
+    const [ux, uy] = [(bx - ax) / len, (by - ay) / len];
+    const ra = radius(this.islands.get(line[0])) * 0.62;
+    const rb = radius(this.islands.get(line[1])) * 0.62;
+    return [ax + ux * ra, ay + uy * ra, bx - ux * rb, by - uy * rb];
+  }
+
+  /** Show the board of a player view at once (no animation). */
+  render(view) {
+    for (const [line, owner] of Object.entries(view.bridges)) this.setBridge(line, owner);
+    for (const [island, owner] of Object.entries(view.stones)) this.setStone(island, owner);
+  }
+
+  setBridge(line, owner, animate = "") {
+    const old = this.bridgeLayer.querySelector(`[data-line="${line}"]`);
+    if ((old ? Number(old.dataset.owner) : null) === owner && !animate) return;
+    if (old) old.remove();
+    this.bridges[line] = owner;
+    if (owner === null || owner === undefined) return;
+    const [x1, y1, x2, y2] = this.stickEnds(line);
+    const [mx, my] = [(x1 + x2) / 2, (y1 + y2) / 2];
+    const angle = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
+    const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
+    const mark =
+      owner === 0
+        ? s("rect", { class: "mark", x: mx - 4, y: my - 4, width: 8, height: 8, transform: `rotate(45 ${mx} ${my})` })
+        : s("circle", { class: "mark", cx: mx, cy: my, r: 4 });
+    const g = s(
+      "g",
+      { class: `bridge seat${owner} ${animate}`, dataset: { line, owner }, onclick: () => this.onLine(line) },
+      [
+        s("title", { text: t("board.bridge", { colour: colourName(owner), line: names }) }),
+        s("line", { class: "stick-edge", x1, y1, x2, y2 }),
+        s("line", { class: "stick", x1, y1, x2, y2 }),
+        mark,
+      ],
+    );
+    g.style.transformOrigin = `${mx}px ${my}px`;
+    g.dataset.angle = angle.toFixed(0);
+    this.bridgeLayer.append(g);
+  }
+
+  setStone(letter, owner, animate = "") {
+    const old = this.stoneLayer.querySelector(`[data-island="${letter}"]`);
+    if ((old ? Number(old.dataset.owner) : null) === owner && !animate) return;
+    if (old) old.remove();
+    this.stones[letter] = owner;
+    if (owner === null || owner === undefined) return;
+    const [cx, cy] = this.centre(letter);
+    const mark =
+      owner === 0
+        ? s("rect", { class: "mark", x: cx - 5, y: cy - 5, width: 10, height: 10, transform: `rotate(45 ${cx} ${cy})` })
+        : s("circle", { class: "mark", cx, cy, r: 5.5 });
+    const g = s("g", { class: `stone seat${owner} ${animate}`, dataset: { island: letter, owner } }, [
+      s("title", { text: t("board.stone", { colour: colourName(owner), name: this.islands.get(letter).name }) }),
+      s("circle", { class: "disc", cx, cy, r: 15 }),
+      mark,
+    ]);
+    g.style.transformOrigin = `${cx}px ${cy}px`;
+    this.stoneLayer.append(g);
+  }
+
+  /** Fade a bridge out (returned or removed) before it disappears. */
+  async takeBridge(line, wait) {
+    const old = this.bridgeLayer.querySelector(`[data-line="${line}"]`);
+    if (old) {
+      old.classList.add("leaving");
+      await wait();
+    }
+    this.setBridge(line, null);
+  }
+
+  async takeStone(letter, wait) {
+    const old = this.stoneLayer.querySelector(`[data-island="${letter}"]`);
+    if (old) {
+      old.classList.add("leaving");
+      await wait();
+    }
+    this.setStone(letter, null);
+  }
+
+  /**
+   * Offer choices: picks maps a line name to {token, kind: "build" | "remove"}. Each becomes a
+   * focusable button on the board; clicking (or Enter/Space) calls onPick(token).
+   */
+  offer(picks) {
+    this.pickLayer.replaceChildren();
+    for (const [line, pick] of picks) {
+      const [x1, y1, x2, y2] = pick.kind === "build" ? this.lineEnds(line) : this.stickEnds(line);
+      const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
+      const label = t(pick.kind === "build" ? "board.pick_build" : "board.pick_remove", { line: names });
+      const g = s(
+        "g",
+        {
+          class: `pick ${pick.kind}`,
+          tabindex: 0,
+          role: "button",
+          "aria-label": label,
+          dataset: { line, token: pick.token },
+          onclick: () => this.onPick(pick.token),
+          onkeydown: (e) => {
+            if (e.key === "Enter" || e.key === " ") {
+              e.preventDefault();
+              this.onPick(pick.token);
+            }
+          },
+        },
+        [
+          s("title", { text: label }),
+          s("line", { class: "glow", x1, y1, x2, y2 }),
+          s("path", { class: "hit", d: band(x1, y1, x2, y2, 24) }),
+        ],
+      );
+      this.pickLayer.append(g);
+    }
+  }
+
+  /** The visible part of a line between two islands (for build highlights). */
+  lineEnds(line) {
+    const [ax, ay] = this.centre(line[0]);
+    const [bx, by] = this.centre(line[1]);
+    const len = Math.hypot(bx - ax, by - ay);
+    const [ux, uy] = [(bx - ax) / len, (by - ay) / len];
+    const ra = radius(this.islands.get(line[0])) * 0.75;
+    const rb = radius(this.islands.get(line[1])) * 0.75;
+    return [ax + ux * ra, ay + uy * ra, bx - ux * rb, by - uy * rb];
+  }
+}

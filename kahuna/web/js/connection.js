@@ -1,0 +1,71 @@
+// One WebSocket to a game, for a seat (with its token) or as a spectator. Reconnects on its own
+// and says hello with the last version seen, so the server can send just what was missed.
+
+const PING_MS = 25000;
+
+export class GameConnection {
+  /**
+   * onMessage(msg) gets every server message; onState(state) gets "open", "closed" (reconnecting),
+   * "forbidden" (the token is not a seat of this game) or "gone" (no such game).
+   */
+  constructor(gameId, token, onMessage, onState) {
+    this.gameId = gameId;
+    this.token = token;
+    this.onMessage = onMessage;
+    this.onState = onState;
+    this.version = null;
+    this.nextId = 1;
+    this.retry = 500;
+    this.stopped = false;
+    this.open();
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(this.gameId)}${query}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 500;
+      ws.send(JSON.stringify({ type: "hello", version: this.version }));
+      this.pinger = setInterval(() => this.send({ type: "ping" }), PING_MS);
+      this.onState("open");
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if ((msg.type === "sync" || msg.type === "update") && typeof msg.version === "number") this.version = msg.version;
+      this.onMessage(msg);
+    };
+    ws.onclose = (e) => {
+      clearInterval(this.pinger);
+      if (this.stopped) return;
+      if (e.code === 4403 || e.code === 4404) {
+        this.stopped = true;
+        this.onState(e.code === 4403 ? "forbidden" : "gone");
+        return;
+      }
+      this.onState("closed");
+      setTimeout(() => this.stopped || this.open(), this.retry);
+      this.retry = Math.min(this.retry * 2, 8000);
+    };
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send an action at the version last seen; returns the message id (or null if offline). */
+  act(token) {
+    const id = `a${this.nextId++}`;
+    return this.send({ type: "action", action: token, version: this.version, id }) ? id : null;
+  }
+}

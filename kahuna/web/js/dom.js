@@ -1,0 +1,53 @@
+// Tiny DOM helpers: build elements declaratively without a framework or a build step.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function apply(el, attrs, children) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "text") el.textContent = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of [].concat(children || [])) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** An HTML element: h("button", {class: "x", onclick: f}, ["label"]). */
+export function h(tag, attrs, children) {
+  return apply(document.createElement(tag), attrs, children);
+}
+
+/** An SVG element, same calling convention as h(). */
+export function s(tag, attrs, children) {
+  return apply(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+/** Replace all children of el. */
+export function fill(el, children) {
+  el.replaceChildren();
+  return apply(el, {}, children);
+}
+
+/** Copy text to the clipboard, falling back to selecting it for a manual copy. */
+export async function copyText(text, input) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (input) {
+      input.select();
+      return document.execCommand && document.execCommand("copy");
+    }
+    return false;
+  }
+}
+
+/** Resolves after ms milliseconds. */
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,670 @@
+// The game page: live play (one seat, both seats hot-seat, or watching). It keeps the server's
+// messages in order, animates each action's events step by step, and turns clicks and typed
+// notation into action tokens — offered only when the server's `legal` list contains them.
+
+import { h, fill, copyText, sleep } from "./dom.js";
+import { t, colourName, onLanguageChange } from "./i18n.js";
+import { BoardView } from "./board.js";
+import { GameConnection } from "./connection.js";
+import { cardButton, cardBack } from "./cards.js";
+import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } from "./narrate.js";
+import { whyNot } from "./explain.js";
+import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
+import { preference, setPreference, seatsOf } from "./store.js";
+
+const STEP_MS = { normal: 480, fast: 140, off: 0 };
+
+/** Typed notation in canonical spelling (capital islands, sorted letters), so "e>j" or "xje:je" work too. */
+function tidyNotation(text) {
+  const typed = text.trim();
+  const sorted = (letters) => [...letters.toUpperCase()].sort().join("");
+  if (/^[a-l]>[a-l]$/i.test(typed)) return typed.toUpperCase();
+  const removal = /^x([a-l]{2}):([a-l]{2})(\+?)$/i.exec(typed);
+  if (removal) return `x${sorted(removal[1])}:${sorted(removal[2])}${removal[3]}`;
+  if (/^[-d][a-l]$/i.test(typed)) return typed[0].toLowerCase() + typed[1].toUpperCase();
+  if (/^(pass|end|d\?)$/i.test(typed)) return typed.toLowerCase();
+  return typed;
+}
+
+/** The chosen animation speed; without a choice, "off" for people who ask for reduced motion. */
+function animationSpeed() {
+  const fallback = matchMedia("(prefers-reduced-motion: reduce)").matches ? "off" : "normal";
+  const speed = preference("speed", fallback);
+  return speed in STEP_MS ? speed : fallback;
+}
+
+function redact(ev) {
+  if (ev.type === "card_discarded" || (ev.type === "card_taken" && !ev.from_display)) return { ...ev, card: null };
+  return ev;
+}
+
+export class GamePage {
+  /** tokens: the seat tokens this browser plays with (empty: watch as a spectator). */
+  constructor(root, board, gameId, tokens) {
+    this.root = root;
+    this.gameId = gameId;
+    this.hotseat = tokens.length > 1;
+    this.selected = [];
+    this.pending = null;
+    this.queue = [];
+    this.busy = false;
+    this.log = [];
+    this.curtainFor = null;
+    this.replace = false;
+    this.message = "";
+    this.board = new BoardView(
+      board,
+      (token) => this.play(token),
+      (line) => this.lineClicked(line),
+    );
+    this.build();
+    const list = tokens.length ? tokens : [null];
+    this.conns = list.map((token, i) => {
+      const entry = { seat: null, view: null, legal: [], status: null, players: null, kinds: null, online: null };
+      entry.conn = new GameConnection(
+        gameId,
+        token,
+        (msg) => this.receive(i, msg),
+        (state) => this.connState(state),
+      );
+      return entry;
+    });
+    this.shown = 0;
+    onLanguageChange(() => this.languageChanged());
+    document.addEventListener("keydown", (e) => {
+      const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName);
+      if (e.key === "/" && !typing && !this.notationForm.hidden) {
+        e.preventDefault();
+        this.notation.focus();
+        this.notation.select();
+      }
+    });
+  }
+
+  /** The connection whose view is on screen. */
+  get current() {
+    return this.conns[this.shown];
+  }
+
+  build() {
+    this.boardWrap = h("div", { class: "board-wrap" }, [this.board.element]);
+    this.banner = h("div", { class: "banner", role: "status", "aria-live": "polite" });
+    this.playersBox = h("div", { class: "players-box" });
+    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
+    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title" });
+    this.actionsBox = h("div", { class: "actions" });
+    this.messageBox = h("p", { class: "message", role: "alert", "aria-live": "assertive" });
+    this.notation = h("input", {
+      id: "notation",
+      type: "text",
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-describedby": "notation-help",
+      placeholder: "E>J",
+    });
+    this.notationForm = h(
+      "form",
+      {
+        class: "notation",
+        onsubmit: (e) => {
+          e.preventDefault();
+          const token = tidyNotation(this.notation.value);
+          if (token) this.play(token, true);
+        },
+      },
+      [
+        h("label", { for: "notation", id: "notation-label" }),
+        this.notation,
+        h("button", { type: "submit", class: "btn", id: "notation-submit" }),
+        h("small", { id: "notation-help", class: "hint" }),
+      ],
+    );
+    this.summaryBox = h("div", { class: "summary-box" });
+    this.trackerBox = h("div", { class: "tracker-box" });
+    this.logList = h("ol", { class: "log-list", reversed: true });
+    this.announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
+    this.logBox = h("section", { class: "log", "aria-labelledby": "log-title" }, [
+      h("h2", { id: "log-title" }),
+      this.logList,
+      this.announcer,
+    ]);
+    this.shareBox = h("section", { class: "share" });
+    this.speedSelect = h("select", { id: "speed", onchange: (e) => setPreference("speed", e.target.value) });
+    this.settingsBox = h("div", { class: "settings" }, [
+      h("label", { for: "speed", id: "speed-label" }),
+      this.speedSelect,
+    ]);
+    this.gameElement = h("div", { class: "game" }, [
+      h("div", { class: "table-col" }, [
+        this.banner,
+        this.summaryBox,
+        this.boardWrap,
+        h("div", { class: "card-rows" }, [this.handBox, this.drawBox]),
+        this.actionsBox,
+        this.messageBox,
+      ]),
+      h("aside", { class: "side-col" }, [
+        this.playersBox,
+        this.notationForm,
+        this.trackerBox,
+        this.logBox,
+        this.shareBox,
+        this.settingsBox,
+      ]),
+    ]);
+    fill(this.root, [this.gameElement]);
+    this.staticTexts();
+  }
+
+  staticTexts() {
+    this.root.querySelector("#notation-label").textContent = t("game.notation");
+    this.root.querySelector("#notation-submit").textContent = t("game.notation_submit");
+    this.root.querySelector("#notation-help").textContent = t("game.notation_help");
+    this.root.querySelector("#log-title").textContent = t("log.title");
+    this.root.querySelector("#speed-label").textContent = t("game.speed");
+    const speed = animationSpeed();
+    fill(
+      this.speedSelect,
+      Object.keys(STEP_MS).map((key) =>
+        h("option", { value: key, selected: key === speed, text: t(`game.speed_${key}`) }),
+      ),
+    );
+  }
+
+  languageChanged() {
+    this.staticTexts();
+    this.board.relabel();
+    this.rebuildLog();
+    this.render();
+  }
+
+  connState(state) {
+    if (state === "gone") this.showMessage(t("game.not_found"));
+    else if (state === "forbidden") this.showMessage(t("game.bad_link"));
+    else if (state === "closed") this.showMessage(t("game.reconnecting"));
+    else if (this.message === t("game.reconnecting")) this.showMessage("");
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  receive(index, msg) {
+    const entry = this.conns[index];
+    if (msg.type === "presence") {
+      entry.online = msg.online;
+      if (index === this.shown) this.render();
+      return;
+    }
+    if (msg.type === "pong" || msg.type === "ack") return;
+    if (msg.type === "error") {
+      this.pending = null;
+      if (msg.code === "stale_version") entry.conn.send({ type: "hello", version: entry.conn.version });
+      this.showMessage(msg.message || msg.code);
+      this.render();
+      return;
+    }
+    this.queue.push([index, msg]);
+    if (!this.busy) this.drain();
+  }
+
+  async drain() {
+    this.busy = true;
+    while (this.queue.length) {
+      const [index, msg] = this.queue.shift();
+      const entry = this.conns[index];
+      if (msg.type === "sync") {
+        Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
+        entry.players = msg.players;
+        entry.kinds = msg.kinds;
+        this.chooseShown();
+        if (index === this.shown) {
+          this.board.render(entry.view);
+          this.rebuildLog();
+        }
+      } else if (msg.type === "update") {
+        const animate = index === this.shown && this.queue.length < 6;
+        if (index === this.shown || !this.logHas(msg.version))
+          await this.playUpdate(msg, animate && index === this.shown);
+        Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
+        if (this.pending !== null && this.pending.index === index) this.pending = null;
+        this.chooseShown();
+        if (index === this.shown) this.board.render(this.current.view);
+      }
+      this.render();
+    }
+    this.busy = false;
+    this.render();
+  }
+
+  /** Hot-seat: show the seat to move (the newest view decides); otherwise the only connection. */
+  chooseShown() {
+    if (!this.hotseat) return;
+    const newest = this.conns.reduce((a, b) =>
+      (b.view?.history.length ?? -1) > (a.view?.history.length ?? -1) ? b : a,
+    );
+    const seat = newest.view?.to_move;
+    const index = this.conns.findIndex((c) => c.seat === seat);
+    if (index >= 0 && index !== this.shown) {
+      this.shown = index;
+      this.selected = [];
+      this.curtainFor = seat;
+      this.board.render(this.current.view);
+    }
+  }
+
+  logHas(version) {
+    return this.log.some((item) => item.version === version);
+  }
+
+  async playUpdate(msg, animate) {
+    const step = animate ? STEP_MS[animationSpeed()] : 0;
+    const wait = () => sleep(step);
+    const item = { version: msg.version, seat: msg.seat_acted, lines: [] };
+    if (!this.logHas(msg.version)) this.log.unshift(item);
+    for (const raw of msg.events) {
+      const ev = this.hotseat ? redact(raw) : raw;
+      item.lines.push(ev);
+      this.renderLog();
+      this.announcer.textContent = narrateEvent(ev);
+      if (!step) continue;
+      if (ev.type === "bridge_built") {
+        this.board.setBridge(ev.line, ev.seat, "arriving");
+        await wait();
+      } else if (ev.type === "island_claimed") {
+        this.board.setStone(ev.island, ev.seat, "arriving");
+        await wait();
+      } else if (ev.type === "bridge_returned" || ev.type === "bridge_removed") {
+        await this.board.takeBridge(ev.line, wait);
+      } else if (ev.type === "stone_lost") {
+        await this.board.takeStone(ev.island, wait);
+      }
+    }
+  }
+
+  /** After a sync (first load, reload, reconnect far behind): the log in words from the history. */
+  rebuildLog() {
+    const view = this.current.view;
+    if (!view) return;
+    const known = new Map(this.log.map((item) => [item.version, item]));
+    const seats = seatsOfHistory(view.history);
+    this.log = view.history.map((token, i) => known.get(i + 1) || { version: i + 1, seat: seats[i], token }).reverse();
+    this.renderLog();
+  }
+
+  renderLog() {
+    fill(
+      this.logList,
+      this.log.slice(0, 400).map((item) => {
+        const text = item.lines ? item.lines.map(narrateEvent).join(" ") : narrateToken(item.token, item.seat);
+        return h("li", { class: `log-item seat${item.seat}`, value: item.version }, [
+          h("span", { class: "log-num", text: `${item.version}.` }),
+          h("span", {}, [seatMark(item.seat), " ", text]),
+        ]);
+      }),
+    );
+  }
+
+  // ------------------------------------------------------------------ acting
+
+  get mySeat() {
+    return this.current.seat;
+  }
+
+  isLegal(token) {
+    return this.current.legal.includes(token);
+  }
+
+  /** Play a token if the server lists it as legal, else say why not (in words). */
+  play(token, typed = false) {
+    const view = this.current.view;
+    if (this.pending !== null || this.busy) {
+      this.showMessage(t("hint.wait"));
+      return;
+    }
+    if (!this.isLegal(token)) {
+      this.showMessage(whyNot(view, this.mySeat, token));
+      return;
+    }
+    const id = this.current.conn.act(token);
+    if (id === null) {
+      this.showMessage(t("game.reconnecting"));
+      return;
+    }
+    this.pending = { id, index: this.shown };
+    this.selected = [];
+    if (typed) this.notation.value = "";
+    this.showMessage("");
+    this.render();
+  }
+
+  /** A click on a line or bridge that is not offered: say why it cannot be used like that. */
+  lineClicked(line) {
+    const cards = this.selectedCards();
+    if (this.current.seat === null) return;
+    if (cards.length === 0) {
+      this.showMessage(t("hint.select_first"));
+    } else if (cards.length === 1) {
+      const card = cards[0];
+      if (!line.includes(card))
+        this.showMessage(t("why.card_not_on_line", { card: islandName(card), line: lineWords(line) }));
+      else this.play(`${card}>${line[0] === card ? line[1] : line[0]}`);
+    } else {
+      this.play(`x${line}:${[...cards].sort().join("")}${this.replace ? "+" : ""}`);
+    }
+  }
+
+  selectedCards() {
+    const hand = this.current.view?.hand || "";
+    return this.selected.map((i) => hand[i]).filter(Boolean);
+  }
+
+  toggleCard(index) {
+    const at = this.selected.indexOf(index);
+    if (at >= 0) this.selected.splice(at, 1);
+    else {
+      this.selected.push(index);
+      if (this.selected.length > 2) this.selected.shift();
+    }
+    this.showMessage("");
+    this.render();
+  }
+
+  showMessage(text) {
+    this.message = text;
+    this.messageBox.textContent = text;
+  }
+
+  // ------------------------------------------------------------------ rendering
+
+  render() {
+    const entry = this.current;
+    if (!entry.view) return;
+    const focused = focusKey(document.activeElement, this.gameElement);
+    this.renderView(entry);
+    const again = focused && this.gameElement.querySelector(focused);
+    if (again && again !== document.activeElement) again.focus();
+  }
+
+  renderView(entry) {
+    const view = entry.view;
+    const seat = entry.seat;
+    const mine = seat !== null && view.to_move === seat && !view.result && entry.status !== "waiting";
+    document.title = `${t(mine ? "title.your_turn" : "title.game")} — Kahuna`;
+    // State for scripts and tests: whose turn it is from this page's point of view, and the version.
+    Object.assign(this.gameElement.dataset, {
+      turn: view.result ? "over" : entry.status === "waiting" ? "waiting" : mine ? "mine" : "theirs",
+      version: String(view.history.length),
+      busy: String(this.pending !== null || this.busy),
+    });
+    const banner = h("span", {}, this.bannerContent(entry, mine));
+    // Replace the live banner only when its words change, so screen readers announce changes only.
+    if (banner.textContent !== this.banner.textContent) this.banner.replaceChildren(banner);
+    this.banner.classList.toggle("mine", mine);
+    fill(this.playersBox, playersPanel(view, entry.players, seat, entry.online));
+    fill(this.trackerBox, trackerPanel(view));
+    this.renderSummary(entry);
+    this.renderDraw(view, seat);
+    this.renderHand(view, seat);
+    const picks = this.picksFor(mine);
+    this.renderActions(view, seat, mine, picks);
+    this.renderShare(entry);
+    this.notationForm.hidden = seat === null;
+    this.board.offer(picks);
+  }
+
+  bannerContent(entry, mine) {
+    const view = entry.view;
+    if (entry.status === "waiting") return [t("game.waiting")];
+    const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
+    if (view.result) return [round, " · ", t("game.over")];
+    const who =
+      entry.seat === null || this.hotseat
+        ? t("game.to_move", { who: colourName(view.to_move) })
+        : t(mine ? "game.your_turn" : "game.their_turn", { who: colourName(view.to_move) });
+    const extra = view.declined && mine ? [" · ", t("game.opponent_declined")] : [];
+    return [seatMark(view.to_move), " ", round, " · ", who, ...extra];
+  }
+
+  renderSummary(entry) {
+    const view = entry.view;
+    if (!view.result) {
+      this.summaryBox.replaceChildren();
+      return;
+    }
+    const links = [
+      h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, class: "btn", text: t("summary.replay") }),
+      " ",
+      h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
+    ];
+    fill(this.summaryBox, summaryPanel(view, entry.players, links));
+  }
+
+  renderDraw(view, seat) {
+    const drawing = view.phase === "play" && !view.result;
+    const items = [...view.display].map((letter) => this.drawButton(`d${letter}`, cardButton(letter), seat, drawing));
+    const deck = h("button", { type: "button", class: "card back deck", dataset: { token: "d?" } }, [
+      h("span", { class: "card-back-mark", "aria-hidden": "true", text: "K" }),
+      h("span", { class: "deck-count", text: String(view.deck_size) }),
+    ]);
+    deck.setAttribute("aria-label", t("draw.deck", { n: view.deck_size }));
+    items.push(this.drawButton("d?", deck, seat, drawing));
+    fill(this.drawBox, [
+      h("h2", { id: "draw-title", text: t("draw.title") }),
+      h("div", { class: "draw-row" }, items),
+      h("p", {
+        class: "hint",
+        text: t("draw.discards", {
+          up: view.discard_face_up.length,
+          down: view.face_down_counts[0] + view.face_down_counts[1],
+        }),
+      }),
+    ]);
+  }
+
+  drawButton(token, button, seat, drawing) {
+    const legal = this.isLegal(token) && this.pending === null;
+    button.classList.add("draw");
+    button.setAttribute("aria-disabled", String(!legal));
+    if (!legal && seat !== null) button.title = whyNot(this.current.view, seat, token);
+    button.addEventListener("click", () => (seat === null ? null : this.play(token)));
+    if (!drawing) button.classList.add("inactive");
+    return button;
+  }
+
+  renderHand(view, seat) {
+    if (seat === null) {
+      this.handBox.hidden = true;
+      return;
+    }
+    this.handBox.hidden = false;
+    const hand = view.hand || "";
+    if (this.selected.some((i) => i >= hand.length)) this.selected = [];
+    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
+    const cards = curtain
+      ? [...hand].map(() => cardBack())
+      : [...hand].map((letter, i) =>
+          cardButton(letter, {
+            "aria-pressed": String(this.selected.includes(i)),
+            onclick: () => this.toggleCard(i),
+            dataset: { card: letter, slot: i },
+          }),
+        );
+    const reveal = curtain
+      ? h("button", {
+          type: "button",
+          class: "btn primary reveal",
+          onclick: () => {
+            this.curtainFor = null;
+            this.render();
+          },
+          text: t("hotseat.reveal", { who: colourName(seat) }),
+        })
+      : null;
+    fill(this.handBox, [
+      h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]),
+      curtain ? h("p", { class: "hint", text: t("hotseat.pass_device", { who: colourName(seat) }) }) : null,
+      h("div", { class: "hand-row" }, cards.length ? cards : [h("span", { class: "hint", text: t("hand.empty") })]),
+      reveal,
+    ]);
+  }
+
+  renderActions(view, seat, mine, picks) {
+    if (seat === null || view.result) {
+      this.actionsBox.replaceChildren();
+      return;
+    }
+    const cards = this.selectedCards();
+    const buttons = [];
+    const discardToken = cards.length === 1 ? `-${cards[0]}` : null;
+    buttons.push(
+      this.actionButton(
+        "discard",
+        discardToken,
+        t("act.discard", { card: cards.length === 1 ? islandName(cards[0]) : "…" }),
+        cards.length === 1 ? null : t("hint.discard_select"),
+      ),
+    );
+    if (view.phase === "final") buttons.push(this.actionButton("end", "end", t("act.end"), null));
+    else buttons.push(this.actionButton("pass", "pass", t("act.pass"), null));
+    if (view.variant.replace_on_remove) {
+      buttons.push(
+        h("label", { class: "replace-toggle" }, [
+          h("input", {
+            type: "checkbox",
+            checked: this.replace,
+            onchange: (e) => {
+              this.replace = e.target.checked;
+              this.render();
+            },
+          }),
+          " ",
+          t("act.replace"),
+        ]),
+      );
+    }
+    // The board's lit choices again as plain buttons in words: quick to reach by keyboard and screen reader.
+    const choices = [...picks].map(([line, pick]) =>
+      h("button", {
+        type: "button",
+        class: `btn choice-pick ${pick.kind}`,
+        dataset: { token: pick.token },
+        "aria-label": t(pick.kind === "build" ? "board.pick_build" : "board.pick_remove", { line: lineWords(line) }),
+        onclick: () => this.play(pick.token),
+        text: lineWords(line),
+      }),
+    );
+    fill(this.actionsBox, [
+      choices.length
+        ? h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)
+        : null,
+      h("div", { class: "action-row" }, buttons),
+      h("p", { class: "hint", id: "action-hint", text: this.hint(view, mine, cards) }),
+    ]);
+  }
+
+  actionButton(name, token, label, reasonIfNoToken) {
+    const view = this.current.view;
+    const legal = token !== null && this.isLegal(token) && this.pending === null;
+    const reason = legal ? "" : reasonIfNoToken || whyNot(view, this.current.seat, token);
+    const reasonId = `why-${name}`;
+    return h("span", { class: "action" }, [
+      h("button", {
+        type: "button",
+        class: `btn act-${name}`,
+        "aria-disabled": String(!legal),
+        "aria-describedby": legal ? null : reasonId,
+        onclick: () => (token === null ? this.showMessage(reason) : this.play(token)),
+        text: label,
+      }),
+      legal ? null : h("small", { class: "why", id: reasonId, text: reason }),
+    ]);
+  }
+
+  hint(view, mine, cards) {
+    if (!mine) return this.pending !== null ? t("hint.sending") : "";
+    if (cards.length === 1) {
+      const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`));
+      return lines.length
+        ? t("hint.pick_line", { card: islandName(cards[0]) })
+        : t("hint.no_line", { card: islandName(cards[0]) });
+    }
+    if (cards.length === 2) {
+      return this.removals(cards).length
+        ? t("hint.pick_bridge")
+        : t("hint.no_bridge", { cards: cards.map(islandName).join(" + ") });
+    }
+    return view.phase === "final" ? t("hint.final_turn") : t("hint.turn");
+  }
+
+  removals(cards) {
+    const pair = [...cards].sort().join("");
+    const suffix = this.replace ? "+" : "";
+    return this.current.legal.filter((tok) => tok.startsWith("x") && tok.endsWith(`:${pair}${suffix}`));
+  }
+
+  /** The lines (builds) or bridges (removals) the selected cards may take, from `legal`: line -> pick. */
+  picksFor(mine) {
+    const picks = new Map();
+    const cards = this.selectedCards();
+    if (mine && this.pending === null) {
+      if (cards.length === 1) {
+        for (const tok of this.current.legal) {
+          if (tok.length === 3 && tok.startsWith(`${cards[0]}>`))
+            picks.set([tok[0], tok[2]].sort().join(""), { token: tok, kind: "build" });
+        }
+      } else if (cards.length === 2) {
+        for (const tok of this.removals(cards)) picks.set(tok.slice(1, 3), { token: tok, kind: "remove" });
+      }
+    }
+    return picks;
+  }
+
+  renderShare(entry) {
+    const items = [h("h2", { text: t("share.title") })];
+    const spectator = `${location.origin}/watch/${encodeURIComponent(this.gameId)}`;
+    if (entry.status === "waiting") {
+      const invite = seatsOf(this.gameId).find((s) => s.invite_url)?.invite_url;
+      if (invite) items.push(copyRow("invite", t("share.invite"), location.origin + invite));
+    }
+    items.push(copyRow("spectator", t("share.spectator"), spectator));
+    if (entry.view.result)
+      items.push(
+        h("p", {}, [h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, text: t("summary.replay") })]),
+      );
+    fill(this.shareBox, items);
+  }
+}
+
+/** A selector that finds the "same" control again after a re-render, so keyboard focus survives updates. */
+function focusKey(element, within) {
+  if (!element || !within.contains(element) || element === within) return null;
+  if (element.id) return `#${CSS.escape(element.id)}`;
+  if (element.dataset.slot !== undefined) return `.hand-row [data-slot="${element.dataset.slot}"]`;
+  if (element.dataset.token) {
+    return `${element.tagName.toLowerCase()}.${element.classList[0]}[data-token="${CSS.escape(element.dataset.token)}"]`;
+  }
+  const action = [...element.classList].find((c) => c.startsWith("act-"));
+  return action ? `.${action}` : null;
+}
+
+/** A labelled read-only link with a copy button. */
+export function copyRow(name, label, url) {
+  const input = h("input", { type: "text", readonly: true, value: url, id: `link-${name}`, class: "link-input" });
+  const status = h("span", { class: "copied", role: "status" });
+  return h("div", { class: `copy-row ${name}` }, [
+    h("label", { for: `link-${name}`, text: label }),
+    h("div", { class: "copy-line" }, [
+      input,
+      h("button", {
+        type: "button",
+        id: `copy-${name}`,
+        class: "btn copy",
+        text: t("share.copy"),
+        onclick: async () => {
+          const ok = await copyText(url, input);
+          status.textContent = ok ? t("share.copied") : "";
+        },
+      }),
+      status,
+    ]),
+  ]);
+}

@@ -1,0 +1,264 @@
+// The lobby: start a game (AI, friend by invite link, hot-seat), resume "my games", watch a game.
+
+import { h, fill } from "./dom.js";
+import { t, colourName } from "./i18n.js";
+import { api } from "./api.js";
+import { loadSeats, rememberSeat, preference, setPreference } from "./store.js";
+import { copyRow } from "./game.js";
+import { BoardView } from "./board.js";
+import { outcomeWords } from "./narrate.js";
+
+const LEVELS = ["random", "easy", "medium", "hard", "expert"];
+const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
+
+function radio(name, value, checked, label, help) {
+  const id = `${name}-${value}`;
+  return h("div", { class: "choice" }, [
+    h("input", { type: "radio", name, value, id, checked }),
+    h("label", { for: id }, [h("strong", { text: label }), help ? h("small", { text: help }) : null]),
+  ]);
+}
+
+function select(id, options, chosen) {
+  return h(
+    "select",
+    { id, name: id },
+    options.map(([value, label]) => h("option", { value, selected: value === chosen, text: label })),
+  );
+}
+
+export function mountLobby(root, board) {
+  const result = h("div", { class: "create-result", "aria-live": "polite" });
+  const error = h("p", { class: "message", role: "alert" });
+  const form = h("form", { class: "new-game card-panel", "aria-labelledby": "new-title" }, [
+    h("h2", { id: "new-title", text: t("lobby.new_game") }),
+    h("fieldset", {}, [
+      h("legend", { text: t("lobby.opponent") }),
+      radio("opponent", "ai", true, t("lobby.vs_ai"), t("lobby.vs_ai_help")),
+      radio("opponent", "human", false, t("lobby.vs_friend"), t("lobby.vs_friend_help")),
+      radio("opponent", "hotseat", false, t("lobby.hotseat"), t("lobby.hotseat_help")),
+    ]),
+    h("div", { class: "field level-field" }, [
+      h("label", { for: "level", text: t("lobby.level") }),
+      select(
+        "level",
+        LEVELS.map((l) => [l, t(`level.${l}`)]),
+        preference("level", "easy"),
+      ),
+    ]),
+    h("div", { class: "field" }, [
+      h("label", { for: "seat", text: t("lobby.seat") }),
+      select(
+        "seat",
+        [
+          ["random", t("lobby.seat_random")],
+          ["first", t("lobby.seat_first")],
+          ["second", t("lobby.seat_second")],
+        ],
+        "random",
+      ),
+    ]),
+    h("div", { class: "field" }, [
+      h("label", { for: "name", text: t("lobby.name") }),
+      h("input", {
+        id: "name",
+        name: "name",
+        type: "text",
+        maxlength: 40,
+        autocomplete: "nickname",
+        value: preference("name", ""),
+      }),
+    ]),
+    h("fieldset", { class: "variants" }, [
+      h("legend", { text: t("lobby.variants") }),
+      ...VARIANTS.map((v) =>
+        h("div", { class: "choice" }, [
+          h("input", { type: "checkbox", id: `variant-${v}`, name: "variant", value: v }),
+          h("label", { for: `variant-${v}` }, [
+            h("strong", { text: t(`variant.${v}`) }),
+            h("small", { text: t(`variant.${v}.help`) }),
+          ]),
+        ]),
+      ),
+    ]),
+    h("button", { type: "submit", class: "btn primary", id: "start", text: t("lobby.start") }),
+    error,
+  ]);
+  const levelField = form.querySelector(".level-field");
+  form.addEventListener("change", () => {
+    levelField.hidden = form.elements.opponent.value !== "ai";
+  });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const opponent = form.elements.opponent.value;
+    const name = form.elements.name.value.trim() || t("lobby.default_name");
+    setPreference("name", form.elements.name.value.trim());
+    const options = {
+      opponent,
+      seat: form.elements.seat.value,
+      name,
+      variant: [...form.querySelectorAll("input[name=variant]:checked")].map((i) => i.value),
+    };
+    if (opponent === "ai") {
+      options.level = form.elements.level.value;
+      setPreference("level", options.level);
+    }
+    error.textContent = "";
+    try {
+      const game = await api.createGame(options);
+      started(game, opponent, result);
+    } catch (err) {
+      error.textContent = err.message || t("lobby.offline");
+    }
+  });
+  const mine = h("section", { class: "my-games card-panel", "aria-labelledby": "mine-title" }, [
+    h("h2", { id: "mine-title", text: t("lobby.my_games") }),
+    h("p", { class: "hint", text: t("lobby.loading") }),
+  ]);
+  const watchInput = h("input", { id: "watch-id", type: "text", autocomplete: "off" });
+  const watch = h(
+    "form",
+    {
+      class: "watch card-panel",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const id = watchInput.value.trim().split("/").filter(Boolean).pop();
+        if (id) location.href = `/watch/${encodeURIComponent(id.split("#")[0])}`;
+      },
+    },
+    [
+      h("h2", { text: t("lobby.watch") }),
+      h("label", { for: "watch-id", text: t("lobby.watch_label") }),
+      h("div", { class: "copy-line" }, [
+        watchInput,
+        h("button", { type: "submit", class: "btn", text: t("lobby.watch_go") }),
+      ]),
+    ],
+  );
+  fill(root, [
+    h("div", { class: "lobby" }, [
+      h("section", { class: "intro" }, [
+        h("div", {}, [
+          h("h1", { text: "Kahuna" }),
+          h("p", { class: "tagline", text: t("lobby.tagline") }),
+          h("p", {}, [h("a", { href: "/rules", text: t("lobby.read_rules") })]),
+        ]),
+        h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
+      ]),
+      h("div", { class: "lobby-cols" }, [h("div", {}, [form, result]), h("div", {}, [mine, watch])]),
+    ]),
+  ]);
+  document.title = `${t("title.lobby")} — Kahuna`;
+  listMyGames(mine);
+}
+
+function started(game, opponent, result) {
+  if (opponent === "hotseat") {
+    game.tokens.forEach((token, seat) => rememberSeat({ game_id: game.game_id, seat, token, hotseat: true }));
+    location.href = `/play/${encodeURIComponent(game.game_id)}#${game.tokens.join(",")}`;
+    return;
+  }
+  rememberSeat({ game_id: game.game_id, seat: game.seat, token: game.token, invite_url: game.invite_url || null });
+  if (opponent === "ai") {
+    location.href = game.seat_url;
+    return;
+  }
+  fill(result, [
+    h("section", { class: "card-panel invite" }, [
+      h("h2", { text: t("lobby.invite_title") }),
+      h("p", { text: t("lobby.invite_text", { colour: colourName(game.seat) }) }),
+      copyRow("invite", t("share.invite"), location.origin + game.invite_url),
+      h("p", {}, [
+        h("a", { class: "btn primary", id: "go-to-table", href: game.seat_url, text: t("lobby.go_to_table") }),
+      ]),
+    ]),
+  ]);
+  result.querySelector("input").focus();
+}
+
+async function listMyGames(box) {
+  const seats = loadSeats();
+  const title = box.querySelector("h2");
+  if (!seats.length) {
+    fill(box, [title, h("p", { class: "hint", text: t("lobby.no_games") })]);
+    return;
+  }
+  let games;
+  try {
+    games = await api.myGames(seats.map((s) => s.token));
+  } catch (err) {
+    fill(box, [title, h("p", { class: "message", text: err.message || t("lobby.offline") })]);
+    return;
+  }
+  const byGame = new Map();
+  for (const g of games) {
+    if (!byGame.has(g.game_id)) byGame.set(g.game_id, { ...g, tokens: [] });
+    byGame.get(g.game_id).tokens[g.seat] = g.token;
+  }
+  const items = [...byGame.values()].map((g) => {
+    const tokens = g.tokens.filter(Boolean);
+    const hotseat = tokens.length > 1;
+    const href =
+      g.status === "over"
+        ? `/replay/${encodeURIComponent(g.game_id)}`
+        : `/play/${encodeURIComponent(g.game_id)}#${tokens.join(",")}`;
+    const players = (g.players || []).map((p, seat) => `${colourName(seat)}: ${p ?? t("players.waiting")}`).join(" · ");
+    const state =
+      g.status === "over"
+        ? outcomeWords(g.result?.winner ?? null, g.result?.reason ?? "draw")
+        : g.status === "waiting"
+          ? t("lobby.status_waiting")
+          : !hotseat && g.to_move === g.seat
+            ? t("lobby.status_your_turn")
+            : t("lobby.status_playing");
+    return h("li", { class: `my-game status-${g.status}` }, [
+      h("a", { href, class: "my-game-link", text: g.status === "over" ? t("lobby.replay") : t("lobby.resume") }),
+      h("span", { class: "my-game-players", text: players }),
+      h("small", { class: "my-game-state", text: `${state} · ${t("lobby.actions", { n: g.version })}` }),
+    ]);
+  });
+  fill(box, [
+    title,
+    items.length ? h("ul", { class: "my-game-list" }, items) : h("p", { class: "hint", text: t("lobby.no_games") }),
+  ]);
+}
+
+/** /join/<invite>: take the free seat of a friend's game. */
+export function mountJoin(root, invite) {
+  const error = h("p", { class: "message", role: "alert" });
+  const name = h("input", {
+    id: "name",
+    type: "text",
+    maxlength: 40,
+    value: preference("name", ""),
+    autocomplete: "nickname",
+  });
+  const form = h(
+    "form",
+    {
+      class: "join card-panel",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        setPreference("name", name.value.trim());
+        try {
+          const seat = await api.join(invite, name.value.trim() || t("lobby.default_name"));
+          rememberSeat({ game_id: seat.game_id, seat: seat.seat, token: seat.token });
+          location.href = seat.seat_url;
+        } catch (err) {
+          error.textContent =
+            err.code === "taken" ? t("join.taken") : err.code === "not_found" ? t("join.not_found") : err.message;
+        }
+      },
+    },
+    [
+      h("h1", { text: t("join.title") }),
+      h("p", { text: t("join.text") }),
+      h("div", { class: "field" }, [h("label", { for: "name", text: t("lobby.name") }), name]),
+      h("button", { type: "submit", class: "btn primary", id: "join", text: t("join.button") }),
+      error,
+    ],
+  );
+  fill(root, [h("div", { class: "lobby" }, [form])]);
+  document.title = `${t("join.title")} — Kahuna`;
+  name.focus();
+}

@@ -1,0 +1,122 @@
+// Read-only panels of the game page, each a pure function of a player view: players and
+// points, the opponent's hand, the card tracker and the end-of-game summary.
+
+import { h } from "./dom.js";
+import { t, colourName } from "./i18n.js";
+import { cardBack, cardShown } from "./cards.js";
+import { islandName, outcomeWords } from "./narrate.js";
+
+/** A colour-blind-safe mark for a seat: a diamond for Black, a ring for White. */
+export function seatMark(seat) {
+  return h("span", { class: `seat-mark seat${seat}`, "aria-hidden": "true", text: seat === 0 ? "◆" : "●" });
+}
+
+function stonesOnBoard(view, seat) {
+  return Object.values(view.stones).filter((o) => o === seat).length;
+}
+
+function bridgesOnBoard(view, seat) {
+  return Object.values(view.bridges).filter((o) => o === seat).length;
+}
+
+function total(points) {
+  return points.reduce((a, b) => a + b, 0);
+}
+
+/** The two players: name, colour, points, stones, supply, hand size, known cards. */
+export function playersPanel(view, players, me, online) {
+  const rows = [0, 1].map((seat) => {
+    const name = players?.[seat] ?? t("players.waiting");
+    const you = me === seat ? h("span", { class: "you", text: t("players.you") }) : null;
+    const turn = view.to_move === seat && !view.result;
+    const dot = online
+      ? h("span", {
+          class: `online ${online[seat] ? "on" : "off"}`,
+          title: t(online[seat] ? "players.online" : "players.offline"),
+        })
+      : null;
+    const handCards = [];
+    const known = view.known[seat] || "";
+    if (seat !== me) {
+      for (const c of known) handCards.push(cardShown(c, "mini known"));
+      for (let i = known.length; i < view.hand_sizes[seat]; i++) handCards.push(cardBack("mini"));
+    }
+    return h("div", { class: `player seat${seat} ${turn ? "to-move" : ""}`, dataset: { seat } }, [
+      h("div", { class: "player-head" }, [
+        seatMark(seat),
+        h("strong", { class: "player-colour", text: colourName(seat) }),
+        h("span", { class: "player-name", text: name }),
+        you,
+        dot,
+        turn ? h("span", { class: "turn-flag", text: t("players.to_move") }) : null,
+      ]),
+      h("dl", { class: "player-stats" }, [
+        stat(t("players.points"), total(view.points[seat]), "points"),
+        stat(t("players.stones_on_board"), stonesOnBoard(view, seat), "stones"),
+        stat(t("players.bridges_on_board"), bridgesOnBoard(view, seat), "bridges"),
+        stat(t("players.supply"), t("players.supply_value", view.supply[seat]), "supply"),
+        stat(t("players.hand"), view.hand_sizes[seat], "hand-size"),
+      ]),
+      seat !== me && handCards.length
+        ? h(
+            "div",
+            {
+              class: "opponent-hand",
+              "aria-label": t("players.hand_known", { known: [...known].map(islandName).join(", ") || "—" }),
+            },
+            handCards,
+          )
+        : null,
+    ]);
+  });
+  return h("section", { class: "players", "aria-label": t("players.title") }, rows);
+}
+
+function stat(label, value, key) {
+  return h("div", { class: `stat stat-${key}` }, [h("dt", { text: label }), h("dd", { text: String(value) })]);
+}
+
+/** How many of each island's cards this viewer has not seen: public information only. */
+export function trackerPanel(view) {
+  const cells = Object.entries(view.unseen).map(([letter, n]) =>
+    h(
+      "li",
+      { class: `tracker-cell isl-${letter} unseen${n}`, title: t("tracker.cell", { name: islandName(letter), n }) },
+      [
+        h("span", { class: "tracker-letter", text: letter }),
+        h("span", { class: "tracker-dots", "aria-hidden": "true", text: "●".repeat(n) + "○".repeat(2 - n) }),
+        h("span", { class: "visually-hidden", text: t("tracker.cell", { name: islandName(letter), n }) }),
+      ],
+    ),
+  );
+  return h("section", { class: "tracker", "aria-labelledby": "tracker-title" }, [
+    h("h2", { id: "tracker-title", text: t("tracker.title") }),
+    h("p", { class: "hint", text: t("tracker.hint") }),
+    h("ul", {}, cells),
+  ]);
+}
+
+/** The end of the game: who won, why, and the points of each round. */
+export function summaryPanel(view, players, links) {
+  const result = view.result;
+  const header = h("tr", {}, [
+    h("th", { scope: "col", text: t("summary.player") }),
+    h("th", { scope: "col", text: t("summary.round", { n: 1 }) }),
+    h("th", { scope: "col", text: t("summary.round", { n: 2 }) }),
+    h("th", { scope: "col", text: t("summary.final") }),
+    h("th", { scope: "col", text: t("summary.total") }),
+  ]);
+  const rows = [0, 1].map((seat) =>
+    h("tr", { class: result.winner === seat ? "winner" : "" }, [
+      h("th", { scope: "row" }, [seatMark(seat), ` ${colourName(seat)} — ${players?.[seat] ?? ""}`]),
+      ...view.points[seat].map((p) => h("td", { text: String(p) })),
+      h("td", { class: "total", text: String(total(view.points[seat])) }),
+    ]),
+  );
+  return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, [
+    h("h2", { id: "summary-title", text: t("summary.title") }),
+    h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) }),
+    h("table", {}, [h("thead", {}, header), h("tbody", {}, rows)]),
+    h("p", { class: "summary-links" }, links),
+  ]);
+}

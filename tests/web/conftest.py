@@ -1,0 +1,134 @@
+"""Browser tests: a real ``kahuna serve`` (SQLite in a tmp dir) driven by Debian's Chromium.
+
+Every page opened through ``open_page`` records console errors and uncaught exceptions; the
+test fails at teardown if there were any. ``shot`` saves screenshots to ``artifacts/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)", allow_module_level=True)
+
+OpenPage = Callable[..., Page]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a fresh server with its own database."""
+    data = tmp_path_factory.mktemp("kahuna-web")
+    port = _free_port()
+    log_path = data / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "KAHUNA_DATA": str(data)},
+        )
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/static/board.json", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
+                time.sleep(0.1)
+        yield base
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_context(browser: Browser) -> Iterator[Callable[..., BrowserContext]]:
+    """new_context(width=1280, height=800, locale="en-GB", reduced_motion=False): a fresh profile (own localStorage)."""
+    contexts: list[BrowserContext] = []
+
+    def make(
+        width: int = 1280, height: int = 800, locale: str = "en-GB", reduced_motion: bool = False
+    ) -> BrowserContext:
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            locale=locale,
+            reduced_motion="reduce" if reduced_motion else "no-preference",
+        )
+        context.set_default_timeout(20000)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def open_page(server: str, new_context: Callable[..., BrowserContext]) -> Iterator[OpenPage]:
+    """open_page(path, context=None, **context options) -> Page; the test fails on any JavaScript error."""
+    errors: list[str] = []
+
+    def opener(path: str, context: BrowserContext | None = None, **options: object) -> Page:
+        page = (context or new_context(**options)).new_page()
+        page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+        page.goto(server + path)
+        return page
+
+    yield opener
+    assert not errors, "JavaScript errors:\n" + "\n".join(errors)
+
+
+@pytest.fixture
+def shot() -> Callable[[Page, str], Path]:
+    """shot(page, name): a full-page screenshot kept as a test artefact; prints its path."""
+
+    def take(page: Page, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        print(f"screenshot: {path}")
+        return path
+
+    return take

@@ -1,0 +1,99 @@
+"""Two browsers play each other through an invite link; a reload mid-game restores the view; a spectator watches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+OpenPage = Callable[..., Page]
+"""The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
+
+
+MY_TURN = """() => {
+  const g = document.querySelector('.game');
+  return g && g.dataset.turn === 'mine' && g.dataset.busy === 'false';
+}"""
+
+
+def board_state(page: Page) -> dict[str, list[str]]:
+    """What the board, the hand and the log (its numbered entries) show, to compare two renderings."""
+    bridges = page.eval_on_selector_all(".board .bridge", "els => els.map(e => e.dataset.line + e.dataset.owner)")
+    hand = page.eval_on_selector_all(".hand-row .card", "els => els.map(e => e.dataset.card || '?')")
+    log = page.eval_on_selector_all(".log-list li", "els => els.map(e => e.value)")
+    return {"bridges": sorted(bridges), "hand": hand, "log": log}
+
+
+def build_with_first_card(page: Page) -> str:
+    """Click hand cards until one lights up lines, build on the first; returns the line built."""
+    cards = page.locator(".hand-row button.card")
+    for i in range(cards.count()):
+        cards.nth(i).click()
+        pick = page.locator(".pick.build").first
+        if pick.count():
+            line = pick.get_attribute("data-line") or ""
+            pick.click()
+            expect(page.locator(f'.board .bridge[data-line="{line}"]')).to_have_count(1)
+            page.wait_for_function(MY_TURN)  # the build's animation is over
+            return line
+        cards.nth(i).click()
+    raise AssertionError("no card could build")
+
+
+def test_two_browsers_through_an_invite_link(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Callable[[Page, str], Path]
+) -> None:
+    alice = open_page("/")
+    shot(alice, "lobby-1280x800")
+    alice.get_by_label("Against a friend").check()
+    alice.locator("#seat").select_option("first")
+    alice.locator("#name").fill("Alice")
+    alice.locator("#start").click()
+    invite = alice.locator("#link-invite")
+    expect(invite).to_be_visible()
+    invite_url = invite.input_value()
+    assert "/join/" in invite_url
+    alice.locator("#go-to-table").click()
+    alice.wait_for_url("**/play/**")
+    expect(alice.locator(".banner")).to_contain_text("Waiting for your opponent")
+    expect(alice.locator(".share #link-invite")).to_have_value(invite_url)
+
+    bob = open_page("/" + invite_url.split("/", 3)[3], width=390, height=844)
+    expect(bob.locator("h1")).to_have_text("Join a game")
+    bob.locator("#name").fill("Bob")
+    bob.locator("#join").click()
+    bob.wait_for_url("**/play/**")
+
+    alice.wait_for_function(MY_TURN)
+    expect(alice.locator(".player.seat1 .player-name")).to_have_text("Bob")
+    line = build_with_first_card(alice)
+    alice.locator('.draw[data-token="d?"]').click()
+
+    bob.wait_for_function(MY_TURN)
+    expect(bob.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
+    expect(bob.locator(".log-list")).to_contain_text("Black builds")
+    bob.locator('.draw-row button.card.draw[aria-disabled="false"]').first.click()
+    alice.wait_for_function(MY_TURN)
+    shot(bob, "game-vs-friend-390x844")
+    shot(alice, "game-vs-friend-1280x800")
+
+    game_url = alice.url
+    before = board_state(alice)
+    alice.reload()
+    alice.wait_for_function(MY_TURN)
+    assert alice.url == game_url
+    assert board_state(alice) == before
+
+    alice.goto(game_url.split("/play/")[0] + "/")
+    resume = alice.locator(".my-game-link", has_text="Resume")
+    expect(resume).to_have_count(1)
+    expect(alice.locator(".my-game-state")).to_contain_text("your turn")
+    resume.click()
+    alice.wait_for_function(MY_TURN)
+    assert board_state(alice)["bridges"] == before["bridges"]
+
+    watcher = open_page("/watch/" + game_url.split("/play/")[1].split("#")[0])
+    expect(watcher.locator(f'.board .bridge[data-line="{line}"]')).to_have_count(1)
+    expect(watcher.locator(".hand-area")).to_be_hidden()
+    expect(watcher.locator(".notation")).to_be_hidden()

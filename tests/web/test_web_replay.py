@@ -1,0 +1,95 @@
+"""The replay viewer on a finished game: step, jump, play, and the summary at the end.
+
+The game is finished quickly through the WebSocket protocol (a hot-seat game whose two seats
+play cheap legal actions), then watched in the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+from websockets.sync.client import connect
+
+OpenPage = Callable[..., Page]
+"""The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
+
+
+def create_hotseat_game(server: str) -> dict[str, Any]:
+    body = json.dumps({"opponent": "hotseat", "name": "Replayer"}).encode()
+    request = urllib.request.Request(server + "/api/games", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        game: dict[str, Any] = json.loads(answer.read())
+        return game
+
+
+def finish_game(server: str, game: dict[str, Any], rng: random.Random) -> int:
+    """Play both seats until the game is over: a build when possible, else the first turn end. Returns the version."""
+    ws_base = server.replace("http://", "ws://") + f"/ws/{game['game_id']}?token="
+    latest: list[dict[str, Any]] = [{}, {}]
+    with connect(ws_base + game["tokens"][0]) as black, connect(ws_base + game["tokens"][1]) as white:
+        sockets = [black, white]
+        for sock in sockets:
+            sock.send(json.dumps({"type": "hello", "version": None}))
+        while True:
+            for seat, sock in enumerate(sockets):
+                while True:
+                    msg = json.loads(sock.recv(timeout=10))
+                    if msg["type"] in ("sync", "update"):
+                        latest[seat] = msg
+                        break
+            if latest[0]["version"] != latest[1]["version"]:
+                continue
+            if latest[0]["view"]["result"] is not None:
+                return int(latest[0]["version"])
+            mover = latest[0]["view"]["to_move"]
+            legal: list[str] = latest[mover]["legal"]
+            builds = [token for token in legal if ">" in token]
+            ends = [token for token in legal if token in ("d?", "end") or token.startswith("d")]
+            token = rng.choice(builds) if builds and rng.random() < 0.6 else (ends or legal)[0]
+            sockets[mover].send(
+                json.dumps({"type": "action", "action": token, "version": latest[mover]["version"], "id": "r"})
+            )
+
+
+def test_replay_viewer_steps_jumps_and_plays(
+    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    game = create_hotseat_game(server)
+    last = finish_game(server, game, random.Random(11))
+    assert last > 20
+
+    page = open_page(f"/replay/{game['game_id']}", reduced_motion=True)
+    step = page.locator(".replay-step")
+    expect(step).to_contain_text(f"Action 0 of {last}")
+    expect(page.locator(".board .bridge")).to_have_count(0)
+    page.locator("#replay-next").click()
+    expect(step).to_contain_text(f"Action 1 of {last}")
+    page.keyboard.press("End")
+    expect(step).to_contain_text(f"Action {last} of {last}")
+    expect(page.locator(".summary")).to_be_visible()
+    expect(page.locator(".summary tbody tr")).to_have_count(2)
+    shot(page, "replay-end-1280x800")
+    page.locator(".replay-log .log-jump").nth(9).click()
+    expect(step).to_contain_text(f"Action 10 of {last}")
+    expect(page.locator(".replay-log li.current")).to_have_attribute("data-version", "10")
+    page.locator("#replay-first").click()
+    expect(step).to_contain_text(f"Action 0 of {last}")
+    page.locator("#replay-play").click()
+    expect(step).to_contain_text(f"Action 2 of {last}", timeout=10000)
+    page.locator("#replay-play").click()
+    expect(page.locator("#replay-play")).to_have_attribute("aria-label", "Play")
+
+
+def test_a_running_game_has_no_replay_and_refuses_a_wrong_seat_link(server: str, open_page: OpenPage) -> None:
+    game = create_hotseat_game(server)
+    page = open_page(f"/replay/{game['game_id']}")
+    expect(page.locator(".message")).to_have_text("This game is not over yet: replays open when it ends.")
+    expect(page.locator("a", has_text="Watch it live")).to_have_attribute("href", f"/watch/{game['game_id']}")
+    stranger = open_page(f"/play/{game['game_id']}#not-a-seat-token")
+    expect(stranger.locator(".message")).to_have_text("This link does not hold a seat of this game.")
