@@ -11,11 +11,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("kahuna.replay", "replay a game record (kahuna-record/1), optionally with a trace"),
     "play": ("kahuna.tui.play", "play in the terminal against the AI or hot-seat"),
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
+    "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""
 
 BENCHES: dict[str, str] = {
     "engine": "kahuna.bench.engine",
+    "server": "kahuna.bench.server",
 }
 """``kahuna bench NAME``: modules that define ``add_parser(subparsers)`` for that benchmark."""
 

@@ -1,0 +1,225 @@
+"""``kahuna bench server``: concurrent games of random-action clients over WebSockets on loopback.
+
+Each game is a hotseat game (one HTTP request gives both seat tokens) played by two clients, one
+per seat, each choosing uniformly among the legal tokens it is sent after a think time (``--think``,
+mean 250 ms, drawn uniformly from half to one and a half times the mean so that games do not move
+in step: a brisk player; 0 measures the saturated server, where latency is mostly the queue of the
+other games' moves). Clients play until their game ends or ``--seconds`` have passed. The
+latency of a move is the time from sending the action to receiving its ``ack`` (the action is then
+committed to the database). Without ``--url`` the benchmark starts its own server on a free port
+with a fresh SQLite database in a temporary directory, and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import websockets
+
+from kahuna.progress import Progress
+
+
+@dataclass(frozen=True)
+class Pace:
+    think: float
+    """Seconds a client waits before each move."""
+    seconds: float
+    """How long the clients play."""
+
+
+@dataclass
+class Figures:
+    latencies: list[float] = field(default_factory=list)
+    """Seconds from sending an action to its ack."""
+    errors: int = 0
+    games_over: int = 0
+    server_cpu: float | None = None
+    """CPU seconds the server process used while the games were played (own server on Linux only)."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "server",
+        help="N concurrent random-action games over WebSockets: move round-trip latency and actions/s",
+        description="Play N concurrent games between random-action clients over WebSockets against a "
+        "server (started on a free loopback port unless --url is given) and report the move round-trip "
+        "latency (p50, p99) and actions/s.",
+    )
+    p.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
+    p.add_argument("--url", help="base URL of a running server (default: start one)")
+    p.add_argument("--think", type=float, default=250.0, metavar="MS", help="mean think time per move (default 250)")
+    p.add_argument("--seconds", type=float, default=20.0, help="stop playing after this long (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
+    p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games <= 0:
+        raise SystemExit("kahuna bench server: --games must be positive")
+    if args.think < 0 or args.seconds <= 0:
+        raise SystemExit("kahuna bench server: --think must not be negative and --seconds must be positive")
+    pace = Pace(args.think / 1000, args.seconds)
+    try:
+        if args.url:
+            figures, seconds = asyncio.run(_bench(args.url.rstrip("/"), args.games, pace, args.seed, None))
+        else:
+            with _own_server() as (url, pid):
+                figures, seconds = asyncio.run(_bench(url, args.games, pace, args.seed, pid))
+    except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
+        raise SystemExit(f"kahuna bench server: {exc}") from None
+    report(figures, seconds, args.games, args.json)
+    return 0
+
+
+def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:
+    lat = sorted(figures.latencies)
+    actions = len(lat)
+    p50 = 1000 * lat[len(lat) // 2] if lat else 0.0
+    p99 = 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
+    rate = actions / seconds if seconds > 0 else 0.0
+    print(f"{games} concurrent games ({figures.games_over} played to the end), {actions} actions in {seconds:.2f} s")
+    print(f"move round-trip p50 {p50:.1f} ms, p99 {p99:.1f} ms; {rate:,.0f} actions/s; {figures.errors} errors")
+    cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
+    if cpu_ms is not None:
+        print(f"server CPU {cpu_ms:.2f} ms per action ({figures.server_cpu:.1f} s in all)")
+    if as_json:
+        line: dict[str, float | None] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
+        line["p50_ms"] = round(p50, 2)
+        line.update({"p99_ms": round(p99, 2), "actions_per_s": round(rate, 1), "errors": figures.errors})
+        line["server_cpu_ms_per_action"] = cpu_ms
+        print(json.dumps(line))
+
+
+async def _bench(url: str, games: int, pace: Pace, seed: int, server_pid: int | None) -> tuple[Figures, float]:
+    figures = Figures()
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        created = []
+        for _ in range(games):
+            response = await http.post("/api/games", json={"opponent": "hotseat", "seat": "first", "name": "bench"})
+            response.raise_for_status()
+            created.append(response.json())
+    ws_url = "ws" + url[len("http") :]
+    with Progress(games, "games") as bar:
+        cpu_before = _cpu_seconds(server_pid)
+        start = time.perf_counter()
+        deadline = start + pace.seconds
+        clients = []
+        for i, game in enumerate(created):
+            for seat in (0, 1):
+                rng = random.Random(seed * 1009 + 2 * i + seat)
+                seat_url = f"{ws_url}/ws/{game['game_id']}?token={game['tokens'][seat]}"
+                clients.append(_seat(seat_url, rng, pace.think, deadline, figures, bar))
+        await asyncio.gather(*clients)
+        seconds = time.perf_counter() - start
+    cpu_after = _cpu_seconds(server_pid)
+    if cpu_before is not None and cpu_after is not None:
+        figures.server_cpu = cpu_after - cpu_before
+    return figures, seconds
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process, from /proc (``None`` elsewhere)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _seat(
+    seat_url: str,
+    rng: random.Random,
+    think: float,
+    deadline: float,
+    figures: Figures,
+    bar: Progress,
+) -> None:
+    """One seat's client: answer every position where it is to move with a random legal token."""
+    async with websockets.connect(seat_url, max_size=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "version": None}))
+        sent_at = 0.0
+        while True:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), max(deadline - time.perf_counter(), 0.001))
+            except TimeoutError:
+                return
+            message: dict[str, Any] = json.loads(raw)
+            kind = message["type"]
+            if kind == "ack":
+                figures.latencies.append(time.perf_counter() - sent_at)
+            elif kind == "error":
+                figures.errors += 1
+            elif kind in ("sync", "update"):
+                if message["view"]["result"] is not None:
+                    if message["view"]["seat"] == 0:
+                        figures.games_over += 1
+                        bar.advance()
+                    return
+                if message["legal"]:
+                    if think:  # players are not in step: each think time is drawn around the mean
+                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    if time.perf_counter() >= deadline:
+                        return
+                    action = message["legal"][rng.randrange(len(message["legal"]))]
+                    sent_at = time.perf_counter()
+                    await ws.send(json.dumps({"type": "action", "action": action, "version": message["version"]}))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _own_server() -> Iterator[tuple[str, int]]:
+    """A ``kahuna serve`` process on a free loopback port with a throwaway database."""
+    with tempfile.TemporaryDirectory(prefix="kahuna-bench-") as tmp:
+        port = _free_port()
+        command = [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{tmp}/bench.db"]
+        log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - closed below
+        server = subprocess.Popen(command, stdout=log, stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(url, server)
+            yield url, server.pid
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            log.close()
+
+
+def _wait_until_up(url: str, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with status {server.returncode}")
+        try:
+            httpx.get(f"{url}/api/games/none", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start within 30 s")

@@ -1,0 +1,101 @@
+"""The FastAPI application: API, WebSocket, web pages, and the start-up that resumes every game."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from kahuna.server import api, logs, ws
+from kahuna.server.ai import AiPool
+from kahuna.server.config import Settings
+from kahuna.server.guard import BodyTooLarge, Guard, loggable_path
+from kahuna.server.service import DealProvider, GameService, Rejected
+from kahuna.server.store import open_engine
+from kahuna.server.writer import Writer
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+PAGE_ROUTES = ("/", "/play/{game_id}", "/join/{invite}", "/watch/{game_id}", "/replay/{game_id}", "/rules")
+
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+
+def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
+    """The server app. ``deal_provider`` is for tests only (games with chosen deals); HTTP cannot reach it."""
+    engine = open_engine(settings.db_url)
+    writer = Writer(engine)
+    ai_pool = AiPool(settings.ai_workers)
+    service = GameService(writer, ai_pool, deal_provider)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        writer.start()
+        await ai_pool.warm_up()
+        resumed = await service.resume()
+        logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
+        try:
+            yield
+        finally:
+            service.stop()
+            ai_pool.close()
+            await writer.close()
+            engine.dispose()
+
+    app = FastAPI(
+        title="Kahuna server",
+        description="Play Kahuna against the AI or a friend; the WebSocket protocol is in docs/protocol.md.",
+        lifespan=lifespan,
+    )
+    app.include_router(api.router(service))
+    app.add_exception_handler(Rejected, api.rejected_response)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(Exception, _server_error)
+
+    @app.websocket("/ws/{game_id}")
+    async def game_socket(websocket: WebSocket, game_id: str) -> None:
+        await ws.play(websocket, service, game_id, settings.max_frame)
+
+    async def page() -> FileResponse:
+        index = WEB_DIR / "index.html"
+        if not index.is_file():
+            raise Rejected("not_found", "the web interface is not installed", 404)
+        # no-referrer: a /join/<invite> page must not pass its invite on to anyone it links to
+        return FileResponse(index, headers={"Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"})
+
+    for route in PAGE_ROUTES:
+        app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
+    if WEB_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    app.add_middleware(Guard, max_body=settings.max_body)
+    return app
+
+
+def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request", "type": ""}
+    if first.get("type") == "json_invalid":
+        return JSONResponse({"error": "bad_request", "message": "the body is not valid JSON"}, status_code=400)
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+    message = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+    return JSONResponse({"error": "invalid", "message": message}, status_code=422)
+
+
+def _server_error(request: Request, exc: Exception) -> JSONResponse:
+    logs.event("server_error", path=loggable_path(request.url.path), error=type(exc).__name__)
+    return JSONResponse({"error": "server_error", "message": "the server failed on this request"}, status_code=500)
+
+
+def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    if isinstance(exc.__cause__, BodyTooLarge):
+        return JSONResponse({"error": "too_large", "message": "request body too large"}, status_code=413)
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code)

@@ -1,0 +1,83 @@
+"""The WebSocket messages of docs/protocol.md, built for one recipient from the referee's state.
+
+Everything a recipient gets is derived from its player view and from events redacted for it, and
+nothing else (no game id, token or time stamp), so two games that differ only in cards hidden from
+a recipient give it byte-identical messages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from kahuna.rules import Event, GameState, view_of
+
+WAITING, PLAYING, OVER = "waiting", "playing", "over"
+
+
+def status_of(state: GameState, seats_filled: bool) -> str:
+    if state.is_over:
+        return OVER
+    return PLAYING if seats_filled else WAITING
+
+
+def legal_for(state: GameState, recipient: int | None, status: str) -> list[str]:
+    """The legal tokens if ``recipient`` is the seat to move in a game being played, else none."""
+    if status != PLAYING or recipient is None or recipient != state.to_move:
+        return []
+    return [a.token for a in state.legal_actions()]
+
+
+def sync(
+    state: GameState, recipient: int | None, status: str, players: Sequence[str | None], kinds: Sequence[str]
+) -> dict[str, Any]:
+    view = view_of(state, recipient)
+    return {
+        "type": "sync",
+        "version": view.version,
+        "seat": recipient,
+        "status": status,
+        "players": list(players),
+        "kinds": list(kinds),
+        "view": view.to_json(),
+        "legal": legal_for(state, recipient, status),
+    }
+
+
+def update(
+    state: GameState, seat_acted: int, events: Sequence[Event], recipient: int | None, status: str
+) -> dict[str, Any]:
+    """The update for the action just applied to ``state`` (its last history entry)."""
+    view = view_of(state, recipient)
+    return {
+        "type": "update",
+        "version": view.version,
+        "seat_acted": seat_acted,
+        "action": view.history[-1],
+        "events": [e.seen_by(recipient).to_json() for e in events],
+        "view": view.to_json(),
+        "legal": legal_for(state, recipient, status),
+        "status": status,
+        "result": None if state.outcome is None else state.outcome.to_json(),
+    }
+
+
+def ack(msg_id: str | None, version: int) -> dict[str, Any]:
+    return {"type": "ack", "id": msg_id, "version": version}
+
+
+def error(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": msg_id}
+
+
+def presence(online: Sequence[bool]) -> dict[str, Any]:
+    return {"type": "presence", "online": list(online)}
+
+
+PONG: dict[str, Any] = {"type": "pong"}
+
+
+def encode(message: dict[str, Any]) -> str:
+    """Compact, deterministic JSON text."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,88 @@
+"""``kahuna serve``: run the game server (FastAPI on uvicorn) and print the URL to open."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+import uvicorn
+from sqlalchemy.exc import SQLAlchemyError
+
+from kahuna.server import logs
+from kahuna.server.config import Settings, default_db_url
+
+WS_MAX_SIZE = 1024 * 1024
+"""Frames up to this size get a protocol error; bigger ones close the connection (code 1009)."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "serve",
+        help="run the game server (web UI, HTTP API, WebSocket play) and print the URL to open",
+        description="Run the Kahuna game server: games against the AI or a friend, live or over days, "
+        "with spectators. Games are stored in a database (SQLite under $KAHUNA_DATA, "
+        "$XDG_DATA_HOME/kahuna or ~/.local/share/kahuna by default) and resumed on restart.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (default: SQLite in the data directory)")
+    p.add_argument("--ai-workers", type=int, default=1, metavar="N", help="AI worker processes (default 1)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.ai_workers < 1:
+        print("kahuna serve: --ai-workers must be at least 1", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print("kahuna serve: --port must be between 0 and 65535", file=sys.stderr)
+        return 2
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"kahuna serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    logs.configure()
+    from kahuna.server.app import create_app
+
+    try:
+        db_url = args.db or default_db_url()
+        app = create_app(Settings(db_url=db_url, ai_workers=args.ai_workers))
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)})", flush=True)
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        ws_max_size=WS_MAX_SIZE,
+        ws_per_message_deflate=False,  # small JSON messages: compressing them costs more CPU than it saves
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _safe_url(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine.url import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

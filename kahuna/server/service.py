@@ -1,0 +1,351 @@
+"""The games of a server: create, join, play, watch, resume. The one place that changes a game.
+
+An action is applied to a copy of the state, committed to the database (with any reshuffle order
+it drew), and only then made current, acknowledged and broadcast: a rejected or failed action
+leaves the game exactly as it was, and no acknowledged action can be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from kahuna.rules import Action, GameState, IllegalActionError, KahunaError, Variant, parse, view_of
+from kahuna.server import ai as ai_seats
+from kahuna.server import logs, messages, store
+from kahuna.server.ai import AiPool
+from kahuna.server.live import AI_PREFIX, HUMAN, Client, LiveGame, rebuild
+from kahuna.server.store import ActionRow, StoredGame
+from kahuna.server.tokens import digest, new_game_id, new_secret, random_seed
+from kahuna.server.writer import Writer
+
+DealProvider = Callable[[], str]
+"""Tests only: deals for new games (24 letters), so that two games can differ only in hidden cards."""
+
+SEAT_NAMES = ("Black", "White")
+AI_RETRY_SECONDS = 1.0
+
+
+class Rejected(Exception):
+    """A request the server refuses; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class NewGame:
+    opponent: str
+    level: str
+    variant: tuple[str, ...]
+    seat: str
+    name: str
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def seat_links(game_id: str, seat: int, token: str) -> dict[str, Any]:
+    return {
+        "game_id": game_id,
+        "seat": seat,
+        "token": token,
+        "seat_url": f"/play/{game_id}#{token}",
+        "spectator_url": f"/watch/{game_id}",
+    }
+
+
+def _valid_game_id(game_id: str) -> bool:
+    return 0 < len(game_id) <= 32 and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in game_id)
+
+
+class GameService:
+    def __init__(self, writer: Writer, ai: AiPool, deal_provider: DealProvider | None = None) -> None:
+        self.writer = writer
+        self.ai = ai
+        self.deal_provider = deal_provider
+        self.games: dict[str, LiveGame] = {}
+        self.invites: dict[str, str] = {}
+
+    # ----------------------------------------------------------------- life cycle
+
+    async def resume(self) -> int:
+        """Rebuild every unfinished game from its record and restart pending AI turns."""
+        ids = await self.writer.read(store.unfinished_game_ids)
+        for game_id in ids:
+            await self.get(game_id)
+        for game in self.games.values():
+            self.schedule_ai(game)
+        return len(ids)
+
+    def stop(self) -> None:
+        for game in self.games.values():
+            if game.ai_task is not None:
+                game.ai_task.cancel()
+
+    # ----------------------------------------------------------------- lookup
+
+    async def get(self, game_id: str) -> LiveGame | None:
+        """The game, from memory or rebuilt from the database."""
+        game = self.games.get(game_id)
+        if game is not None or not _valid_game_id(game_id):
+            return game
+        stored = await self.writer.read(lambda conn: store.load_game(conn, game_id))
+        if stored is None:
+            return None
+        game = self.games.get(game_id)  # loaded by a concurrent request meanwhile
+        if game is None:
+            try:
+                game = self.games[game_id] = rebuild(stored)
+            except KahunaError as exc:  # a damaged record must not take the server down
+                logs.event("replay_failed", game_id=game_id, error=type(exc).__name__)
+                return None
+            if game.invite is not None:
+                self.invites[game.invite] = game_id
+        return game
+
+    async def my_games(self, tokens: list[str]) -> list[dict[str, Any]]:
+        by_digest = {digest(t): t for t in tokens}
+        rows = await self.writer.read(lambda conn: store.seats_of_tokens(conn, list(by_digest)))
+        out = []
+        for token_digest, game_id, seat in rows:
+            game = await self.get(game_id)
+            if game is not None:
+                out.append({"game_id": game_id, "seat": seat, "token": by_digest[token_digest], **game.summary()})
+        out.sort(key=lambda g: str(g["updated"]), reverse=True)
+        return out
+
+    # ----------------------------------------------------------------- creating and joining
+
+    async def create(self, spec: NewGame) -> dict[str, Any]:
+        try:
+            variant = Variant.from_names(spec.variant)
+        except KahunaError as exc:
+            raise Rejected("invalid", str(exc), 422) from None
+        if spec.opponent == "ai" and not ai_seats.available(spec.level):
+            raise Rejected("invalid", f"AI level {spec.level!r} is not available on this server", 422)
+        seat = {"first": 0, "second": 1}.get(spec.seat, secrets.randbelow(2))
+        other = 1 - seat
+        tokens: list[str | None] = [None, None]
+        tokens[seat] = new_secret()
+        kinds = [HUMAN, HUMAN]
+        names: list[str | None] = [None, None]
+        names[seat] = spec.name
+        invite = None
+        if spec.opponent == "ai":
+            kinds[other] = AI_PREFIX + spec.level
+            names[other] = f"Kahuna AI ({spec.level})"
+        elif spec.opponent == "hotseat":
+            tokens[other] = new_secret()
+            names[other] = SEAT_NAMES[other] if spec.name != SEAT_NAMES[other] else SEAT_NAMES[seat]
+        else:
+            invite = new_secret()
+        game_id = new_game_id()
+        when = now()
+        stored = StoredGame(
+            game_id=game_id,
+            created=when,
+            updated=when,
+            variant=variant.to_json(),
+            deal=self._deal(),
+            kinds=kinds,
+            names=names,
+            invite=None if invite is None else digest(invite),
+            seat_tokens=[None if t is None else digest(t) for t in tokens],
+            status=messages.PLAYING if all(n is not None for n in names) else messages.WAITING,
+            reshuffles=[],
+            actions=[],
+        )
+        await self.writer.write(lambda conn: store.insert_game(conn, stored))
+        game = rebuild(stored)
+        self.games[game_id] = game
+        if stored.invite is not None:
+            self.invites[stored.invite] = game_id
+        logs.event("game_created", game_id=game_id, kinds=kinds, variant=variant.names, status=game.status)
+        self.schedule_ai(game)
+        token = tokens[seat]
+        assert token is not None
+        out = seat_links(game_id, seat, token)
+        out["invite_url"] = None if invite is None else f"/join/{invite}"
+        out["tokens"] = tokens if spec.opponent == "hotseat" else None
+        return out
+
+    def _deal(self) -> str:
+        if self.deal_provider is not None:
+            return self.deal_provider()
+        deal = GameState.new(random.Random(random_seed())).deal
+        assert deal is not None
+        return deal
+
+    async def join(self, invite: str, name: str) -> dict[str, Any]:
+        invite_digest = digest(invite)
+        game_id = self.invites.get(invite_digest)
+        if game_id is None:
+            game_id = await self.writer.read(lambda conn: store.game_id_of_invite(conn, invite_digest))
+        game = None if game_id is None else await self.get(game_id)
+        if game is None:
+            raise Rejected("not_found", "no game has this invite", 404)
+        async with game.lock:
+            free = [s for s in (0, 1) if game.names[s] is None]
+            if not free:
+                raise Rejected("taken", "this invite has already been used", 409)
+            seat = free[0]
+            token = new_secret()
+            token_digest = digest(token)
+            when = now()
+
+            def write(conn: Connection) -> None:
+                store.insert_seat(conn, game.game_id, seat, token_digest, name, when)
+
+            await self.writer.write(write)
+            game.seat_tokens[seat] = token_digest
+            game.names[seat] = name
+            game.updated = when
+            logs.event("game_joined", game_id=game.game_id, seat=seat)
+            game.broadcast_sync()
+        return seat_links(game.game_id, seat, token)
+
+    # ----------------------------------------------------------------- playing
+
+    async def act(
+        self,
+        game: LiveGame,
+        seat: int | None,
+        action: Action,
+        version: int,
+        actor: Client | None = None,
+        msg_id: str | None = None,
+    ) -> None:
+        """Play ``action`` for ``seat`` if the protocol allows it, else raise ``Rejected``.
+
+        ``actor`` (the connection that sent it) gets the ``ack`` once the action is committed.
+        """
+        if seat is None:
+            raise Rejected("forbidden", "spectators cannot play")
+        async with game.lock:
+            if game.state.is_over:
+                raise Rejected("game_over", "the game is over")
+            if version != game.version:
+                raise Rejected("stale_version", f"you are at version {version}, the game is at version {game.version}")
+            if game.status == messages.WAITING:
+                raise Rejected("not_your_turn", "the game is waiting for its invited opponent")
+            if game.state.to_move != seat:
+                raise Rejected("not_your_turn", f"it is {SEAT_NAMES[game.state.to_move]}'s turn")
+            reason = game.state.why_illegal(action)
+            if reason is not None:
+                raise Rejected("illegal", reason)
+            await self._apply(game, seat, action, actor, msg_id)
+
+    async def _apply(
+        self, game: LiveGame, seat: int, action: Action, actor: Client | None = None, msg_id: str | None = None
+    ) -> None:
+        """Commit, then make current and broadcast (the caller holds the game's lock)."""
+        start = time.perf_counter()
+        before = game.state
+        after = before.copy()
+        try:
+            events = after.apply(action)
+        except IllegalActionError as exc:
+            raise Rejected("illegal", str(exc)) from None
+        row = ActionRow(
+            game_id=game.game_id,
+            seq=len(before.history),
+            seat=seat,
+            token=action.token,
+            new_reshuffles=tuple(enumerate(after.reshuffles))[len(before.reshuffles) :],
+            status=messages.status_of(after, True),
+            result=None if after.outcome is None else after.outcome.to_json(),
+            at=now(),
+        )
+        try:
+            await self.writer.write(row)
+        except Exception:
+            raise Rejected("server_error", "the server could not store the action; nothing changed") from None
+        game.state = after
+        game.updated = row.at
+        if actor is not None:
+            actor.send(messages.ack(msg_id, game.version))
+        game.broadcast_update(seat, events)
+        shown = view_of(after, None).history[-1]
+        ms = round((time.perf_counter() - start) * 1000, 2)
+        logs.event("action", game_id=game.game_id, version=game.version, seat=seat, action=shown, ms=ms)
+        if after.is_over:
+            logs.event("game_over", game_id=game.game_id, result=row.result, version=game.version)
+        self.schedule_ai(game)
+
+    # ----------------------------------------------------------------- AI seats
+
+    def schedule_ai(self, game: LiveGame) -> None:
+        """Start the AI's turn if an AI seat is to move and none is thinking yet."""
+        if game.status != messages.PLAYING or game.ai_spec(game.state.to_move) is None:
+            return
+        if game.ai_task is not None and not game.ai_task.done():
+            return
+        game.ai_task = asyncio.get_running_loop().create_task(self._ai_turns(game))
+
+    async def _ai_turns(self, game: LiveGame) -> None:
+        """Play the AI seat's actions while it is to move (a turn is several actions)."""
+        while game.status == messages.PLAYING:
+            seat = game.state.to_move
+            spec = game.ai_spec(seat)
+            if spec is None:
+                return
+            try:
+                view = view_of(game.state, seat)
+                action = await self._ai_action(game, spec, view.to_json())
+                async with game.lock:
+                    if game.version != view.version:
+                        return
+                    if game.state.why_illegal(action) is not None:
+                        logs.event("ai_error", game_id=game.game_id, seat=seat, error="illegal action")
+                        action = random.Random(random_seed()).choice(game.state.legal_actions())
+                    await self._apply(game, seat, action)
+            except Exception as exc:  # e.g. the database refused the move: try again shortly
+                logs.event("ai_error", game_id=game.game_id, seat=seat, error=type(exc).__name__)
+                await asyncio.sleep(AI_RETRY_SECONDS)
+
+    async def _ai_action(self, game: LiveGame, spec: str, view_json: dict[str, Any]) -> Action:
+        """The agent's choice; a uniformly random legal action if the agent fails (logged)."""
+        start = time.perf_counter()
+        try:
+            token = await self.ai.choose(spec, view_json, random_seed())
+            action = parse(token)
+        except Exception as exc:
+            logs.event("ai_error", game_id=game.game_id, spec=spec, error=type(exc).__name__)
+            return random.Random(random_seed()).choice(game.state.legal_actions())
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        logs.event("ai_move", game_id=game.game_id, spec=spec, ms=ms)
+        return action
+
+    # ----------------------------------------------------------------- connections
+
+    async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
+        """Answer a ``hello``: catch the client up, then register it for live updates."""
+        async with game.lock:
+            for message in game.catch_up(client.seat, version):
+                client.send(message)
+            newly_online = client.seat is not None and not game.online()[client.seat]
+            game.clients.add(client)
+        if newly_online:
+            game.broadcast_presence()
+        else:
+            client.send(messages.presence(game.online()))
+
+    def leave(self, game: LiveGame, client: Client) -> None:
+        if client not in game.clients:
+            return
+        game.clients.discard(client)
+        if client.seat is not None and not game.online()[client.seat]:
+            game.broadcast_presence()

@@ -1,0 +1,226 @@
+"""The database: each game's record (deal, reshuffle orders, one row per action) and its seats.
+
+SQLAlchemy Core over any URL; SQLite (the default) runs in WAL mode with ``synchronous=FULL`` so
+that a committed action survives a crash of the process or of the machine. Every function here
+is synchronous and is called from a worker thread, never from the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine.url import make_url
+
+metadata = MetaData()
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created", String(32), nullable=False),
+    Column("updated", String(32), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("deal", String(24), nullable=False),
+    Column("kind0", String(32), nullable=False),
+    Column("kind1", String(32), nullable=False),
+    Column("name0", String(64)),
+    Column("name1", String(64)),
+    Column("invite", String(64), index=True),
+    Column("status", String(16), nullable=False, index=True),
+    Column("result", Text),
+)
+"""One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
+and ``status`` are written when a player joins and when the game ends, not on every action (the
+last action's time is the game's time)."""
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("seat", Integer, nullable=False),
+)
+"""The digest of each seat token, for ``my-games`` and for binding a token to its seat."""
+
+actions = Table(
+    "actions",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("token", String(16), nullable=False),
+    Column("at", String(32), nullable=False),
+)
+
+reshuffles = Table(
+    "reshuffles",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("cards", String(24), nullable=False),
+)
+
+
+@dataclass
+class StoredGame:
+    """A game as read back from the database: enough to rebuild it by replay."""
+
+    game_id: str
+    created: str
+    updated: str
+    variant: dict[str, bool]
+    deal: str
+    kinds: list[str]
+    names: list[str | None]
+    invite: str | None
+    seat_tokens: list[str | None]
+    status: str
+    reshuffles: list[str]
+    actions: list[str]
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url`` with the tables created; SQLite gets WAL and a busy timeout."""
+    is_sqlite = make_url(url).get_backend_name() == "sqlite"
+    engine = create_engine(url, connect_args={"check_same_thread": False} if is_sqlite else {})
+    if is_sqlite:
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+    metadata.create_all(engine)
+    return engine
+
+
+# ------------------------------------------------------------------ writes (inside one transaction)
+
+
+def insert_game(conn: Connection, game: StoredGame) -> None:
+    conn.execute(
+        games.insert().values(
+            id=game.game_id,
+            created=game.created,
+            updated=game.updated,
+            variant=json.dumps(game.variant),
+            deal=game.deal,
+            kind0=game.kinds[0],
+            kind1=game.kinds[1],
+            name0=game.names[0],
+            name1=game.names[1],
+            invite=game.invite,
+            status=game.status,
+        )
+    )
+    for seat, token in enumerate(game.seat_tokens):
+        if token is not None:
+            conn.execute(seats.insert().values(token=token, game_id=game.game_id, seat=seat))
+
+
+def insert_seat(conn: Connection, game_id: str, seat: int, token: str, name: str, when: str) -> None:
+    """The invited player takes ``seat``: its token and name; the game starts."""
+    conn.execute(seats.insert().values(token=token, game_id=game_id, seat=seat))
+    conn.execute(
+        update(games).where(games.c.id == game_id).values({f"name{seat}": name, "status": "playing", "updated": when})
+    )
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    """One applied action with the reshuffle orders it drew (if it ended a round) and the game's new status."""
+
+    game_id: str
+    seq: int
+    seat: int
+    token: str
+    new_reshuffles: tuple[tuple[int, str], ...]
+    status: str
+    result: dict[str, Any] | None
+    at: str
+
+
+def insert_actions(conn: Connection, rows: list[ActionRow]) -> None:
+    """Several games' actions in one statement (the rows of a group commit)."""
+    conn.execute(
+        actions.insert(),
+        [{"game_id": r.game_id, "seq": r.seq, "seat": r.seat, "token": r.token, "at": r.at} for r in rows],
+    )
+    for row in rows:
+        for idx, cards in row.new_reshuffles:
+            conn.execute(reshuffles.insert().values(game_id=row.game_id, idx=idx, cards=cards))
+        if row.result is not None:
+            conn.execute(
+                update(games)
+                .where(games.c.id == row.game_id)
+                .values(status=row.status, updated=row.at, result=json.dumps(row.result))
+            )
+
+
+# ------------------------------------------------------------------ reads
+
+
+def load_game(conn: Connection, game_id: str) -> StoredGame | None:
+    row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
+    if row is None:
+        return None
+    tokens: list[str | None] = [None, None]
+    for token, seat in conn.execute(select(seats.c.token, seats.c.seat).where(seats.c.game_id == game_id)):
+        tokens[seat] = token
+    shuffles = conn.execute(
+        select(reshuffles.c.cards).where(reshuffles.c.game_id == game_id).order_by(reshuffles.c.idx)
+    ).scalars()
+    played = conn.execute(
+        select(actions.c.token, actions.c.at).where(actions.c.game_id == game_id).order_by(actions.c.seq)
+    ).all()
+    return StoredGame(
+        game_id=row["id"],
+        created=row["created"],
+        updated=max(row["updated"], played[-1][1]) if played else row["updated"],
+        variant=json.loads(row["variant"]),
+        deal=row["deal"],
+        kinds=[row["kind0"], row["kind1"]],
+        names=[row["name0"], row["name1"]],
+        invite=row["invite"],
+        seat_tokens=tokens,
+        status=row["status"],
+        reshuffles=list(shuffles),
+        actions=[token for token, _ in played],
+    )
+
+
+def unfinished_game_ids(conn: Connection) -> list[str]:
+    return list(conn.execute(select(games.c.id).where(games.c.status != "over").order_by(games.c.created)).scalars())
+
+
+def game_id_of_invite(conn: Connection, invite: str) -> str | None:
+    return conn.execute(select(games.c.id).where(games.c.invite == invite)).scalar()
+
+
+def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str, int]]:
+    """``(token digest, game id, seat)`` for each digest that names a seat."""
+    if not tokens:
+        return []
+    rows = conn.execute(select(seats.c.token, seats.c.game_id, seats.c.seat).where(seats.c.token.in_(tokens)))
+    return [(token, game_id, seat) for token, game_id, seat in rows]

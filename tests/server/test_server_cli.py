@@ -1,0 +1,58 @@
+"""``kahuna serve`` defaults and errors, and ``kahuna bench server`` end to end (small)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from server_harness import ROOT, free_port
+
+
+def _kahuna(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kahuna", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_serve_creates_the_default_database_and_prints_the_url(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "KAHUNA_DATA": str(tmp_path / "data")}
+    command = [sys.executable, "-m", "kahuna", "serve", "--port", str(port)]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        first_line = server.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in first_line
+        created = None
+        deadline = time.monotonic() + 30
+        while created is None and time.monotonic() < deadline:
+            try:
+                created = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"opponent": "hotseat"}, timeout=2)
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        assert created is not None and created.status_code == 201
+        assert (tmp_path / "data" / "kahuna.db").is_file()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_serve_explains_what_it_cannot_do(tmp_path: Path) -> None:
+    bad_db = _kahuna("serve", "--port", str(free_port()), "--db", "nonsense://")
+    assert bad_db.returncode == 1 and "cannot open the database" in bad_db.stderr
+    assert "Traceback" not in bad_db.stderr
+    workers = _kahuna("serve", "--ai-workers", "0")
+    assert workers.returncode == 2 and "--ai-workers" in workers.stderr
+
+
+def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
+    result = _kahuna("bench", "server", "--games", "3", "--seconds", "3", "--think", "10", "--json", timeout=90)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["games"] == 3 and figures["errors"] == 0
+    assert figures["actions"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0

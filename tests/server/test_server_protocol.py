@@ -1,0 +1,109 @@
+"""Protocol edges against a real server: every kind of rejected message, and reconnecting."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from server_harness import Conn, Player, Server, connect, play_random, run
+
+from kahuna.rules import ALL_ACTIONS
+
+
+async def _snapshot(server: Server, game_id: str, tokens: list[str]) -> list[dict[str, Any]]:
+    """What each seat and a spectator get on a fresh connection, and the public summary."""
+    out = []
+    for token in [*tokens, None]:
+        conn = await connect(server, game_id, token, hello=False)
+        out.append(await conn.state())
+        await conn.close()
+    out.append(server.get(f"/api/games/{game_id}").json())
+    return out
+
+
+async def _error(conn: Conn) -> dict[str, Any]:
+    return await conn.until(lambda m: m["type"] == "error")
+
+
+def test_rejected_messages_leave_the_game_untouched(server: Server) -> None:
+    created = server.create(opponent="hotseat", seat="first")
+    game_id, tokens = created["game_id"], created["tokens"]
+
+    async def scenario() -> None:
+        seats = {s: await Player.join(server, game_id, tokens[s]) for s in (0, 1)}
+        await play_random(seats, [], random.Random(3), 9)
+        before = await _snapshot(server, game_id, tokens)
+        mover = seats[seats[0].last["view"]["to_move"]]
+        waiter = seats[1 - seats[0].last["view"]["to_move"]]
+        version = mover.version
+        legal = set(mover.last["legal"])
+        illegal = next(a.token for a in ALL_ACTIONS if a.token not in legal)
+        conn = mover.conn
+
+        malformed: list[str | bytes] = [
+            "{not json",
+            "[1, 2]",
+            json.dumps({"type": "shout"}),
+            json.dumps({"type": "action", "action": "pass", "id": "no-version"}),
+            json.dumps({"type": "action", "action": "pass", "version": str(version)}),
+            json.dumps({"type": "action", "action": "pass", "version": True}),
+            json.dumps({"type": "action", "action": "Z>Q", "version": version, "id": "bad-token"}),
+            json.dumps({"type": "action", "action": "pass", "version": version, "pad": "x" * 5000}),
+            b"\x00\x01binary",
+        ]
+        for frame in malformed:
+            await conn.send_raw(frame)
+            assert (await _error(conn))["code"] == "malformed", frame
+        await conn.send(type="action", action=illegal, version=version - 1, id="s")
+        assert await _error(conn) == {
+            "type": "error",
+            "code": "stale_version",
+            "message": f"you are at version {version - 1}, the game is at version {version}",
+            "id": "s",
+        }
+        await waiter.conn.send(type="action", action="pass", version=version, id="t")
+        turn = await _error(waiter.conn)
+        assert turn["code"] == "not_your_turn" and turn["id"] == "t"
+        await conn.send(type="action", action=illegal, version=version, id="i")
+        refused = await _error(conn)
+        assert refused["code"] == "illegal" and refused["message"] and refused["id"] == "i"
+        watcher = await connect(server, game_id)
+        await watcher.send(type="action", action=sorted(legal)[0], version=version)
+        assert (await _error(watcher))["code"] == "forbidden"
+        await conn.send(type="ping")
+        assert (await conn.until(lambda m: m["type"] != "presence")) == {"type": "pong"}
+        assert await _snapshot(server, game_id, tokens) == before
+        ack = await mover.play(sorted(legal)[0], msg_id="ok")
+        assert ack == {"type": "ack", "id": "ok", "version": version + 1}
+
+    run(scenario())
+
+
+def test_reconnect_gets_the_missed_updates_or_a_sync(server: Server) -> None:
+    created = server.create(opponent="hotseat", seat="first")
+    game_id, tokens = created["game_id"], created["tokens"]
+
+    async def scenario() -> None:
+        seats = {s: await Player.join(server, game_id, tokens[s]) for s in (0, 1)}
+        live = {s: await Player.join(server, game_id, tokens[s] if s is not None else None) for s in (1, None)}
+        await play_random(seats, list(live.values()), random.Random(4), 5)
+        left_at = seats[0].version
+        marks = {s: len(p.conn.texts) for s, p in live.items()}
+        await play_random(seats, list(live.values()), random.Random(5), 12)
+        now = seats[0].version
+        for seat, player in live.items():
+            missed = [t for t in player.conn.texts[marks[seat] :] if json.loads(t)["type"] == "update"]
+            assert len(missed) == now - left_at
+            back = await connect(server, game_id, tokens[seat] if seat is not None else None, hello=False)
+            await back.send(type="hello", version=left_at)
+            caught_up = [await back.recv() for _ in missed]
+            assert back.texts == missed  # byte for byte what a connected client got
+            assert [m["version"] for m in caught_up] == list(range(left_at + 1, now + 1))
+            for stale in (None, now, now + 50, -3):
+                await back.send(type="hello", version=stale)
+                sync = await back.until(lambda m: m["type"] != "presence")
+                assert sync["type"] == "sync" and sync["version"] == now
+            await back.close()
+
+    run(scenario())

@@ -1,0 +1,85 @@
+"""The database layer without a server: group commit, failure isolation, and rebuilding by replay."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, text
+
+from kahuna.rules import GameState
+from kahuna.server import store
+from kahuna.server.live import rebuild
+from kahuna.server.store import ActionRow, StoredGame
+from kahuna.server.writer import Writer
+
+
+def _game(game_id: str, deal: str) -> StoredGame:
+    return StoredGame(
+        game_id=game_id,
+        created="2026-11-29T10:00:00Z",
+        updated="2026-11-29T10:00:00Z",
+        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
+        deal=deal,
+        kinds=["human", "human"],
+        names=["A", "B"],
+        invite=None,
+        seat_tokens=["d0-" + game_id, "d1-" + game_id],
+        status="playing",
+        reshuffles=[],
+        actions=[],
+    )
+
+
+def test_concurrent_writes_are_committed_and_a_bad_one_fails_alone(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    rng = random.Random(11)
+    state = GameState.new(rng)
+    assert state.deal is not None
+    played = []
+    while not state.is_over:  # a whole game, with its reshuffles, as the service would store it
+        before = len(state.reshuffles)
+        legal = state.legal_actions()
+        action = legal[rng.randrange(len(legal))]
+        seat = state.to_move
+        state.apply(action)
+        new = tuple(enumerate(state.reshuffles))[before:]
+        result = None if state.outcome is None else state.outcome.to_json()
+        status = "over" if state.is_over else "playing"
+        played.append(ActionRow("g1", len(played), seat, action.token, new, status, result, "2026-11-29T10:00:01Z"))
+
+    def broken(conn: Connection) -> None:
+        conn.execute(text("INSERT INTO no_such_table VALUES (1)"))
+
+    async def scenario() -> list[BaseException | None]:
+        writer = Writer(engine)
+        writer.start()
+        await writer.write(lambda conn: store.insert_game(conn, _game("g1", state.deal or "")))
+        writes = [writer.write(row) for row in played]
+        outcomes = await asyncio.gather(*writes, writer.write(broken), return_exceptions=True)
+        await writer.close()
+        return list(outcomes)
+
+    outcomes = asyncio.run(scenario())
+    assert outcomes[:-1] == [None] * len(played)
+    assert isinstance(outcomes[-1], RuntimeError)
+    with engine.connect() as conn:
+        stored = store.load_game(conn, "g1")
+        assert store.unfinished_game_ids(conn) == []
+        assert store.seats_of_tokens(conn, ["d1-g1", "unknown"]) == [("d1-g1", "g1", 1)]
+    assert stored is not None and stored.status == "over"
+    assert stored.actions == [a.token for _, a in state.history]
+    assert stored.reshuffles == state.reshuffles
+    rebuilt = rebuild(stored)
+    assert rebuilt.state.to_json() == state.to_json()
+    assert rebuilt.state.rng is not None
+
+
+def test_a_record_that_does_not_replay_is_refused(tmp_path: Path) -> None:
+    deal = GameState.new(random.Random(12)).deal or ""
+    broken = _game("g2", deal)
+    broken.actions = ["end"]  # not legal as the first action
+    with pytest.raises(ValueError):
+        rebuild(broken)
