@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import cast
+from typing import TypeVar, cast
 
 from kahuna.ai.base import Agent
 
 FACTORIES: dict[str, str] = {
     # name: "module:function", the function taking the OPTIONS text (possibly "") -> Agent
     "random": "kahuna.ai.registry:_random",
+    "greedy": "kahuna.ai.registry:_greedy",
+    "ismcts": "kahuna.ai.registry:_ismcts",
+    "easy": "kahuna.ai.levels:easy",
+    "medium": "kahuna.ai.levels:medium",
+    "hard": "kahuna.ai.levels:hard",
+    "expert": "kahuna.ai.levels:expert",
+    "cmd": "kahuna.ai.external:make",
+    "openspiel-ismcts": "kahuna.ai.openspiel_agent:make",
 }
+
+
+T = TypeVar("T", int, float, bool)
 
 
 class SpecError(ValueError):
@@ -42,6 +53,13 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, object]:
     return out
 
 
+def option(options: dict[str, object], key: str, default: T) -> T:
+    """A parsed option, or ``default`` when absent (its type is the one declared to :func:`parse_options`)."""
+    value = options.get(key, default)
+    assert isinstance(value, type(default))
+    return value
+
+
 def make_agent(spec: str) -> Agent:
     """The agent a spec names; ``SpecError`` (a ``ValueError``) with the known names otherwise."""
     name, _, options = spec.partition(":")
@@ -59,3 +77,31 @@ def _random(options: str) -> Agent:
 
     parse_options(options, {})
     return RandomAgent()
+
+
+def _greedy(options: str) -> Agent:
+    from kahuna.ai.greedy import GreedyAgent
+
+    opts = parse_options(options, {"beam": int, "depth": int, "noise": float})
+    beam, depth, noise = option(opts, "beam", 4), option(opts, "depth", 5), option(opts, "noise", 0.0)
+    if beam < 1 or depth < 0 or not 0.0 <= noise <= 1.0:
+        raise SpecError("greedy needs beam >= 1, depth >= 0 and 0 <= noise <= 1")
+    return GreedyAgent(beam=beam, depth=depth, noise=noise, name="greedy" + (f":{options}" if options else ""))
+
+
+def _ismcts(options: str) -> Agent:
+    from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
+
+    opts = parse_options(options, {"iterations": int, "seconds": float, "c": float, "playout": int, "workers": int})
+    config = SearchConfig(
+        iterations=option(opts, "iterations", 1000),
+        seconds=option(opts, "seconds", 0.0),
+        exploration=option(opts, "c", 0.7),
+        playout_turns=option(opts, "playout", 2),
+    )
+    workers = option(opts, "workers", 1)
+    if config.iterations < 1 or config.seconds < 0 or config.exploration < 0 or config.playout_turns < 0:
+        raise SpecError("ismcts needs iterations >= 1, seconds >= 0, c >= 0 and playout >= 0")
+    if not 1 <= workers <= 64:
+        raise SpecError("ismcts needs 1 <= workers <= 64")
+    return IsmctsAgent(config, workers=workers, name="ismcts" + (f":{options}" if options else ""))

@@ -1,0 +1,127 @@
+"""The arena's schedule and tallies: round robin, deals played twice with seats swapped, workers.
+
+Every game is a self-contained :class:`GameTask` (agent specs, seeds, seat order), so games run
+in any process and in any order and still give the same results for the same seed. Agents are
+built from their specs inside the process that plays, once per game, and closed after it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from kahuna.ai.base import Agent
+from kahuna.ai.match import GameResult, agent_rng, deal_rng, play_game
+from kahuna.ai.registry import make_agent
+from kahuna.rules import GameState
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One arena game: ``specs[0]`` is the pairing's first agent, seated second when ``swapped``."""
+
+    pairing: int
+    game: int
+    specs: tuple[str, str]
+    seed: int
+    deal: int
+    swapped: bool
+    keep_record: bool
+
+
+@dataclass
+class GameOutcome:
+    task: GameTask
+    result: GameResult
+
+    @property
+    def first_seat(self) -> int:
+        """The seat the pairing's first agent played."""
+        return 1 if self.task.swapped else 0
+
+
+@dataclass
+class PairingTally:
+    """Wins, losses and draws of the pairing's first agent, and the forfeits seen."""
+
+    labels: tuple[str, str]
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    forfeits: list[str] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    def add(self, outcome: GameOutcome) -> None:
+        winner = outcome.result.winner
+        if winner is None:
+            self.draws += 1
+        elif winner == outcome.first_seat:
+            self.wins += 1
+        else:
+            self.losses += 1
+        if outcome.result.forfeit:
+            loser = self.labels[0] if winner != outcome.first_seat else self.labels[1]
+            self.forfeits.append(f"game {outcome.task.game + 1}: {loser} ({outcome.result.forfeit})")
+
+
+def unique_labels(specs: list[str]) -> list[str]:
+    """The specs as result labels; a repeated spec gets ``#2``, ``#3``… so that keys stay distinct."""
+    seen: dict[str, int] = {}
+    labels = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return labels
+
+
+def schedule(specs: list[str], games: int, seed: int, keep_record: bool) -> list[GameTask]:
+    """``games`` games for every pair of agents: deal ``k`` is played as games ``2k`` and ``2k+1``,
+    the second with seats swapped (an odd count plays its last deal once)."""
+    tasks = []
+    for pairing, (i, j) in enumerate(itertools.combinations(range(len(specs)), 2)):
+        for game in range(games):
+            tasks.append(GameTask(pairing, game, (specs[i], specs[j]), seed, game // 2, bool(game % 2), keep_record))
+    return tasks
+
+
+def play_task(task: GameTask) -> GameOutcome:
+    """Play one scheduled game (in whatever process runs it)."""
+    first = make_agent(task.specs[0])
+    second = make_agent(task.specs[1])
+    agents: tuple[Agent, Agent] = (second, first) if task.swapped else (first, second)
+    specs = [agents[0].name, agents[1].name]
+    try:
+        state = GameState.new(deal_rng(task.seed, task.deal))
+        rngs = (agent_rng(task.seed, task.deal, task.swapped, 0), agent_rng(task.seed, task.deal, task.swapped, 1))
+        meta: dict[str, object] = {
+            "arena": {"seed": task.seed, "deal": task.deal, "swapped": task.swapped, "game": task.game + 1},
+            "specs": list(task.specs[::-1] if task.swapped else task.specs),
+        }
+        result = play_game(agents, state, rngs, players=specs, meta=meta, keep_record=task.keep_record)
+    finally:
+        for agent in (first, second):
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
+    return GameOutcome(task, result)
+
+
+def run_tasks(tasks: list[GameTask], jobs: int) -> Iterator[GameOutcome]:
+    """Play the tasks, ``jobs`` processes at a time, yielding outcomes as games finish."""
+    if jobs <= 1:
+        for task in tasks:
+            yield play_task(task)
+        return
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [pool.submit(play_task, task) for task in tasks]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
