@@ -22,15 +22,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import websockets
 
 from kahuna.progress import Progress
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,24 @@ def run(args: argparse.Namespace) -> int:
     pace = Pace(args.think / 1000, args.seconds)
     try:
         if args.url:
-            figures, seconds = asyncio.run(_bench(args.url.rstrip("/"), args.games, pace, args.seed, None))
+            figures, seconds = _run_loop(_bench(args.url.rstrip("/"), args.games, pace, args.seed, None))
         else:
             with _own_server() as (url, pid):
-                figures, seconds = asyncio.run(_bench(url, args.games, pace, args.seed, pid))
+                figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, pid))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
     report(figures, seconds, args.games, args.json)
     return 0
+
+
+def _run_loop(main: Coroutine[Any, Any, T]) -> T:
+    """Run the clients on uvloop when it is installed (uvicorn's server uses it too): the clients
+    share the machine with the server, and their own overhead would otherwise show up as latency."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:

@@ -59,6 +59,13 @@ class Action:
     """The two cards of a removal, sorted."""
     replace: bool = False
     """A removal that puts the remover's bridge on the freed line at once (variant)."""
+    public_token: str = ""
+    """The token as seats other than the actor see it: ``-?`` for a face-down discard."""
+
+    def __post_init__(self) -> None:
+        if not self.public_token:
+            hidden = self.kind is Kind.DISCARD
+            object.__setattr__(self, "public_token", "-?" if hidden else self.token)
 
     @property
     def ends_turn(self) -> bool:

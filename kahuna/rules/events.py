@@ -10,7 +10,7 @@ from everyone but its owner. Everything else in an event is public.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from kahuna.rules.board import LETTERS, LINE_NAMES
@@ -27,7 +27,8 @@ class Event:
     def to_json(self) -> dict[str, Any]:
         """A JSON object: ``{"type": ..., fields...}`` with cards and lines as letters."""
         out: dict[str, Any] = {"type": _TYPE_NAMES[type(self)]}
-        for key, value in asdict(self).items():
+        for key in _FIELD_NAMES[type(self)]:
+            value = getattr(self, key)
             if key in ("card", "island"):
                 out[key] = None if value is None else LETTERS[value]
             elif key == "cards":
@@ -35,7 +36,7 @@ class Event:
             elif key == "line":
                 out[key] = LINE_NAMES[value]
             else:
-                out[key] = value
+                out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
 
@@ -172,3 +173,5 @@ _TYPE_NAMES: dict[type, str] = {
     FinalTurnsBegan: "final_turns_began",
     GameOver: "game_over",
 }
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in _TYPE_NAMES}

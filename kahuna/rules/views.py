@@ -26,7 +26,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from kahuna.rules.actions import Kind
 from kahuna.rules.board import (
     BRIDGES_PER_PLAYER,
     CARDS_PER_ISLAND,
@@ -40,9 +39,6 @@ from kahuna.rules.board import (
 )
 from kahuna.rules.errors import RecordError
 from kahuna.rules.state import NOBODY, OVER, GameState, Outcome, Variant
-
-HIDDEN_DISCARD = "-?"
-"""How a face-down discard appears in the history of a viewer who did not make it."""
 
 
 @dataclass(frozen=True)
@@ -161,10 +157,7 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
     """What ``seat`` (0, 1, or ``None`` for a spectator) may know of ``state``."""
     if seat not in (0, 1, None):
         raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
-    history = tuple(
-        HIDDEN_DISCARD if (action.kind is Kind.DISCARD and actor != seat) else action.token
-        for actor, action in state.history
-    )
+    history = tuple(action.token if actor == seat else action.public_token for actor, action in state.history)
     return PlayerView(
         seat=seat,
         variant=state.variant,

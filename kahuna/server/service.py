@@ -278,7 +278,7 @@ class GameService:
         if actor is not None:
             actor.send(messages.ack(msg_id, game.version))
         game.broadcast_update(seat, events)
-        shown = view_of(after, None).history[-1]
+        shown = action.public_token
         ms = round((time.perf_counter() - start) * 1000, 2)
         logs.event("action", game_id=game.game_id, version=game.version, seat=seat, action=shown, ms=ms)
         if after.is_over:

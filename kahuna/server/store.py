@@ -107,6 +107,9 @@ def open_engine(url: str) -> Engine:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=FULL")
+            # Checkpoints run in the writer's background thread (writer.py), not inside a commit
+            # that players are waiting for: a checkpoint fsyncs the whole database file.
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.execute("PRAGMA busy_timeout=5000")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()

@@ -4,7 +4,9 @@ A write is an :class:`~kahuna.server.store.ActionRow` or a function of a SQLAlch
 :meth:`Writer.write` returns once the transaction holding it is committed. Writes that arrive
 while a commit is in flight are committed together in the next one (the action rows in one
 statement), so hundreds of concurrent games cost one ``fsync`` per batch rather than one per
-move, and the event loop never waits on the disk.
+move, and the event loop never waits on the disk. For SQLite, WAL checkpoints (which copy the log
+into the database file and fsync it) run every few seconds on a thread and connection of their
+own, so that no player's commit waits for one.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ Write = Callable[[Connection], None] | ActionRow
 T = TypeVar("T")
 
 MAX_BATCH = 512
+CHECKPOINT_EVERY = 2.0
+"""Seconds between WAL checkpoints (SQLite only)."""
 
 
 class Writer:
@@ -36,9 +40,25 @@ class Writer:
         self._task: asyncio.Task[None] | None = None
         self._conn: Connection | None = None
         """The writer thread's own connection, kept open (a pool checkout per commit costs more)."""
+        self._checkpoints: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run())
+        if self.engine.dialect.name == "sqlite":
+            self._checkpoints = loop.create_task(self._checkpoint_loop())
+
+    async def _checkpoint_loop(self) -> None:
+        while True:
+            await asyncio.sleep(CHECKPOINT_EVERY)
+            try:
+                await asyncio.to_thread(self._checkpoint, "PASSIVE")
+            except Exception as exc:  # a failed checkpoint is retried next time; the WAL keeps the data
+                logs.event("db_checkpoint_error", error=type(exc).__name__)
+
+    def _checkpoint(self, mode: str) -> None:
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
 
     async def write(self, fn: Write) -> None:
         """Commit ``fn`` (a row, or a function run in the transaction); raises if the commit failed."""
@@ -97,12 +117,15 @@ class Writer:
         """Commit what is queued, then stop."""
         while not self._queue.empty():
             await asyncio.sleep(0.01)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._checkpoints):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         self._thread.submit(self._close_connection).result()
         self._thread.shutdown(wait=True)
+        if self.engine.dialect.name == "sqlite":
+            self._checkpoint("TRUNCATE")
 
     def _close_connection(self) -> None:
         if self._conn is not None:
