@@ -49,7 +49,7 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, object]:
         try:
             out[key] = kind(value.strip()) if kind is not bool else value.strip().lower() in ("1", "true", "yes")
         except ValueError:
-            raise SpecError(f"option {key} needs a {kind.__name__}, not {value!r}") from None
+            raise SpecError(f"option {key} needs a value of type {kind.__name__}, not {value!r}") from None
     return out
 
 

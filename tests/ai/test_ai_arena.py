@@ -100,7 +100,7 @@ def test_an_agent_error_loses_that_game_and_the_arena_goes_on(
         (["arena", "greedy"], "at least two"),
         (["arena", "greedy", "nobody"], "unknown agent"),
         (["arena", "greedy", "random", "--games", "0"], "--games"),
-        (["arena", "ismcts:iterations=x", "random"], "needs a int"),
+        (["arena", "ismcts:iterations=x", "random"], "needs a value of type int"),
     ],
 )
 def test_user_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
