@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from kahuna.ai.base import Agent
 from kahuna.ai.match import GameResult, agent_rng, deal_rng, play_game
 from kahuna.ai.registry import make_agent
-from kahuna.rules import GameState
+from kahuna.rules import GameState, Variant
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class GameTask:
     deal: int
     swapped: bool
     keep_record: bool
+    variant: tuple[str, ...] = ()
+    """Names of the optional rules the game is played with."""
 
 
 @dataclass
@@ -79,13 +81,17 @@ def unique_labels(specs: list[str]) -> list[str]:
     return labels
 
 
-def schedule(specs: list[str], games: int, seed: int, keep_record: bool) -> list[GameTask]:
+def schedule(
+    specs: list[str], games: int, seed: int, keep_record: bool, variant: tuple[str, ...] = ()
+) -> list[GameTask]:
     """``games`` games for every pair of agents: deal ``k`` is played as games ``2k`` and ``2k+1``,
     the second with seats swapped (an odd count plays its last deal once)."""
     tasks = []
     for pairing, (i, j) in enumerate(itertools.combinations(range(len(specs)), 2)):
         for game in range(games):
-            tasks.append(GameTask(pairing, game, (specs[i], specs[j]), seed, game // 2, bool(game % 2), keep_record))
+            tasks.append(
+                GameTask(pairing, game, (specs[i], specs[j]), seed, game // 2, bool(game % 2), keep_record, variant)
+            )
     return tasks
 
 
@@ -96,7 +102,7 @@ def play_task(task: GameTask) -> GameOutcome:
     agents: tuple[Agent, Agent] = (second, first) if task.swapped else (first, second)
     specs = [agents[0].name, agents[1].name]
     try:
-        state = GameState.new(deal_rng(task.seed, task.deal))
+        state = GameState.new(deal_rng(task.seed, task.deal), Variant.from_names(task.variant))
         rngs = (agent_rng(task.seed, task.deal, task.swapped, 0), agent_rng(task.seed, task.deal, task.swapped, 1))
         meta: dict[str, object] = {
             "arena": {"seed": task.seed, "deal": task.deal, "swapped": task.swapped, "game": task.game + 1},

@@ -17,6 +17,7 @@ from kahuna.ai.arena import GameOutcome, PairingTally, run_tasks, schedule, uniq
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.stats import elo_difference, elo_ladder, percentile, score_rate, wilson_interval
 from kahuna.progress import Progress
+from kahuna.rules import Variant
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,6 +35,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--jobs", type=int, default=1, help="games played at once in worker processes (0: all cores)")
     p.add_argument("--json", action="store_true", help="end with one JSON line of the tallies")
     p.add_argument("--records", metavar="DIR", help="write every game as a kahuna-record/1 file into DIR")
+    p.add_argument(
+        "--variant",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="play with optional rules: no_build_at_enemy_stone, replace_on_remove",
+    )
     p.set_defaults(func=run)
 
 
@@ -58,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
         close = getattr(agent, "close", None)
         if callable(close):
             close()
+    try:
+        variant = tuple(Variant.from_names(args.variant).names)
+    except ValueError as exc:
+        return _fail(str(exc))
     records = Path(args.records) if args.records else None
     if records is not None:
         try:
@@ -66,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"cannot create {records}: {exc.strerror}")
     jobs = args.jobs or os.cpu_count() or 1
     labels = unique_labels(specs)
-    tasks = schedule(specs, args.games, args.seed, records is not None)
+    tasks = schedule(specs, args.games, args.seed, records is not None, variant)
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     tallies = [PairingTally((labels[i], labels[j])) for i, j in pairs]
     turn_times: dict[str, list[float]] = {label: [] for label in labels}

@@ -46,6 +46,15 @@ def test_two_agents_json_and_records(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert first.players == second.players[::-1]
 
 
+def test_variant_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["arena", "greedy", "random", "--games", "2", "--variant", "replace_on_remove", "--records", str(tmp_path)]
+    assert main(argv) == 0
+    for path in sorted(tmp_path.iterdir()):
+        record = GameRecord.loads(path.read_text(encoding="utf-8"))
+        assert record.variant.names == ["replace_on_remove"]
+        assert record.replay().outcome is not None
+
+
 def test_round_robin_has_a_pairing_per_pair_and_a_ladder(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "random", "greedy", "random", "--games", "2", "--json", "--jobs", "2"]) == 0
     out = capsys.readouterr().out
@@ -101,6 +110,7 @@ def test_an_agent_error_loses_that_game_and_the_arena_goes_on(
         (["arena", "greedy", "nobody"], "unknown agent"),
         (["arena", "greedy", "random", "--games", "0"], "--games"),
         (["arena", "ismcts:iterations=x", "random"], "needs a value of type int"),
+        (["arena", "greedy", "random", "--variant", "bogus"], "unknown variant"),
     ],
 )
 def test_user_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
