@@ -149,7 +149,8 @@ class GameService:
             names[other] = f"Kahuna AI ({spec.level})"
         elif spec.opponent == "hotseat":
             tokens[other] = new_secret()
-            names[other] = SEAT_NAMES[other] if spec.name != SEAT_NAMES[other] else SEAT_NAMES[seat]
+            # The panels already say Black/White; a second name that differs from the first reads best.
+            names[other] = "Player 2" if spec.name != "Player 2" else "Player 1"
         else:
             invite = new_secret()
         game_id = new_game_id()
