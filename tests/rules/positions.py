@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from kahuna.rules import GameState, Variant
@@ -62,3 +63,15 @@ def tokens(state: GameState) -> list[str]:
 
 def event_types(events: list[Any]) -> list[str]:
     return [e.to_json()["type"] for e in events]
+
+
+def random_game(seed: int, steps: int, variant: Variant | None = None) -> GameState:
+    """A game dealt from ``seed`` after up to ``steps`` uniformly random legal actions."""
+    rng = random.Random(seed)
+    state = GameState.new(random.Random(seed + 1), variant)
+    for _ in range(steps):
+        if state.is_over:
+            break
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state

@@ -8,22 +8,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import random_game
 
 from kahuna.rules import ALL_ACTIONS, GameRecord, GameState, Variant, parse, view_of
 from kahuna.rules.board import BRIDGES_PER_PLAYER, CONTROL, LINES, NUM_CARDS, STONES_PER_PLAYER
 
 variants = st.builds(Variant, st.booleans(), st.booleans())
-
-
-def _play(seed: int, variant: Variant, steps: int) -> GameState:
-    rng = random.Random(seed)
-    state = GameState.new(random.Random(seed + 1), variant)
-    for _ in range(steps):
-        if state.is_over:
-            break
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-    return state
 
 
 def _check_invariants(state: GameState) -> None:
@@ -66,7 +56,7 @@ def test_invariants_hold_and_legal_means_applicable(seed: int, variant: Variant)
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**9), variant=variants, steps=st.integers(0, 200))
 def test_record_round_trip_rebuilds_identical_state(seed: int, variant: Variant, steps: int) -> None:
-    state = _play(seed, variant, steps)
+    state = random_game(seed, steps, variant)
     record = GameRecord.of(state, players=["a", "b"], meta={"seed": seed})
     text = record.dumps()
     again = GameRecord.loads(text)
@@ -90,7 +80,7 @@ def test_notation_round_trip_for_every_action() -> None:
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10**9), steps=st.integers(0, 150))
 def test_failed_actions_leave_the_state_unchanged(seed: int, steps: int) -> None:
-    state = _play(seed, Variant(), steps)
+    state = random_game(seed, steps)
     before = state.to_json()
     history = list(state.history)
     legal = set(state.legal_actions())
@@ -107,7 +97,7 @@ def test_failed_actions_leave_the_state_unchanged(seed: int, steps: int) -> None
 
 
 def test_copy_is_independent() -> None:
-    state = _play(3, Variant(), 40)
+    state = random_game(3, 40)
     twin = state.copy()
     legal = twin.legal_actions()
     twin.apply(legal[-1])

@@ -8,21 +8,11 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import random_game
 
 from kahuna.rules import GameState, PlayerView, Variant, determinize, view_of
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
 from kahuna.rules.views import hidden_slots
-
-
-def _play(seed: int, steps: int) -> GameState:
-    rng = random.Random(seed)
-    state = GameState.new(random.Random(seed + 7))
-    for _ in range(steps):
-        if state.is_over:
-            break
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-    return state
 
 
 def _without_history(view: PlayerView) -> dict[str, object]:
@@ -53,7 +43,7 @@ def _swap_hidden(state: GameState, viewer: int) -> GameState | None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**9), steps=st.integers(0, 160))
 def test_views_do_not_depend_on_hidden_cards(seed: int, steps: int) -> None:
-    state = _play(seed, steps)
+    state = random_game(seed, steps)
     for viewer in (0, 1):
         twin = _swap_hidden(state, viewer)
         if twin is None:
@@ -66,7 +56,7 @@ def test_views_do_not_depend_on_hidden_cards(seed: int, steps: int) -> None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**9), steps=st.integers(0, 160), sample_seed=st.integers(0, 10**6))
 def test_determinization_is_consistent_with_the_view(seed: int, steps: int, sample_seed: int) -> None:
-    state = _play(seed, steps)
+    state = random_game(seed, steps)
     for viewer in (0, 1, None):
         view = view_of(state, viewer)
         sample = determinize(view, random.Random(sample_seed))
@@ -79,7 +69,7 @@ def test_determinization_is_consistent_with_the_view(seed: int, steps: int, samp
 
 
 def test_view_json_round_trip_and_redacted_history() -> None:
-    state = _play(11, 90)
+    state = random_game(11, 90)
     for viewer in (0, 1, None):
         view = view_of(state, viewer)
         data = json.loads(json.dumps(view.to_json()))
@@ -98,7 +88,7 @@ def test_view_json_round_trip_and_redacted_history() -> None:
 
 
 def test_view_json_never_holds_hidden_cards() -> None:
-    state = _play(5, 30)
+    state = random_game(5, 30)
     opponent_hand = state.to_json()["hands"][1]
     view = view_of(state, 0).to_json()
     assert "deck" not in view and "hands" not in view
