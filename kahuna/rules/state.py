@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from kahuna.rules import actions as acts
@@ -61,7 +62,9 @@ NOBODY = -1
 """Owner value of a free line or an island without a stone."""
 
 _ISLANDS = range(NUM_ISLANDS)
-_BUILD, _REMOVE, _DISCARD, _TAKE_DISPLAY, _END = Kind.BUILD, Kind.REMOVE, Kind.DISCARD, Kind.TAKE_DISPLAY, Kind.END
+# Module-level names for the kinds: cheaper than attribute look-ups on the enum in the hot paths.
+_BUILD, _REMOVE, _DISCARD, _END = Kind.BUILD, Kind.REMOVE, Kind.DISCARD, Kind.END
+_TAKE_DISPLAY, _TAKE_DECK, _PASS = Kind.TAKE_DISPLAY, Kind.TAKE_DECK, Kind.PASS
 _BUILDS = tuple(tuple((line, acts.BUILD[c][line]) for _, line in NEIGHBOURS[c]) for c in _ISLANDS)
 """``_BUILDS[card]``: ``(line, build action)`` for the card's lines, in token order."""
 _ROUND_POINTS = (1, 2, 3)
@@ -420,9 +423,9 @@ class GameState:
         seat = self.to_move
         hand = self.hands[seat]
         bridges = self.bridges
-        held = [c for c in _ISLANDS if hand[c]]
+        held = list(compress(_ISLANDS, hand))
         # Token order: "-X" < "X>Y" < "d?" < "dX" < "end" < "pass" < "xXY:.." (plain sort order).
-        out = [acts.DISCARD[c] for c in held]
+        out = list(compress(acts.DISCARD, hand))
         if self.supply_bridges[seat]:
             if self.variant.no_build_at_enemy_stone:
                 out += [a for c in held for line, a in _BUILDS[c] if self._may_build_on(line, seat)]
@@ -432,14 +435,13 @@ class GameState:
             if self.hand_size[seat] < HAND_LIMIT:
                 if self.deck:
                     out.append(acts.TAKE_DECK)
-                display = self.display
-                out += [acts.TAKE_DISPLAY[c] for c in _ISLANDS if display[c]]
+                out += compress(acts.TAKE_DISPLAY, self.display)
             if not self.declined:
                 out.append(acts.PASS)
         else:
             out.append(acts.END)
-        if self.hand_size[seat] >= 2:
-            other = 1 - seat
+        other = 1 - seat
+        if self.hand_size[seat] >= 2 and self.supply_bridges[other] < BRIDGES_PER_PLAYER:
             lines = sorted({line for c in held for line in ISLAND_LINES[c] if bridges[line] == other})
             replace = self.variant.replace_on_remove and self.supply_bridges[seat] > 0
             for line in lines:
@@ -631,13 +633,13 @@ class GameState:
         events.append(CardDiscarded(seat, card))
 
     def _end_play_turn(self, seat: int, action: Action, order: list[int] | None, events: list[Event]) -> None:
-        if action.kind is Kind.PASS:
+        if action.kind is _PASS:
             self.declined = True
             events.append(Declined(seat))
             self.to_move = 1 - seat
             return
         self.declined = False
-        if action.kind is Kind.TAKE_DECK:
+        if action.kind is _TAKE_DECK:
             card = self.deck.pop()
             events.append(CardTaken(seat, card, False))
         else:
