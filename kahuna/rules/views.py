@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kahuna.rules.board import (
@@ -78,6 +79,11 @@ class PlayerView:
 
     def unseen(self) -> list[int]:
         """Per island, how many of its cards the viewer cannot locate (the card tracker)."""
+        return list(self._unseen)
+
+    @cached_property
+    def _unseen(self) -> tuple[int, ...]:
+        # Computed once per view: search samples many determinizations of the same view.
         seen = [0] * NUM_ISLANDS
         for counts in (self.display, self.discard_face_up, self.hand, self.own_face_down):
             if counts is not None:
@@ -87,7 +93,7 @@ class PlayerView:
             if seat != self.seat:
                 for c in range(NUM_ISLANDS):
                     seen[c] += self.known[seat][c]
-        return [CARDS_PER_ISLAND - seen[c] for c in range(NUM_ISLANDS)]
+        return tuple(CARDS_PER_ISLAND - seen[c] for c in range(NUM_ISLANDS))
 
     # ----------------------------------------------------------------- JSON
 
