@@ -17,7 +17,7 @@ from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, 
 from kahuna.rules.events import Event
 from kahuna.rules.record import GameRecord, ReplayError
 from kahuna.rules.state import FINAL, NOBODY, OVER, PLAY, GameState, Outcome, Variant
-from kahuna.rules.views import PlayerView, determinize, view_of
+from kahuna.rules.views import PlayerView, determinize, legal_actions_of, view_of
 
 __all__ = [
     "ALL_ACTIONS",
@@ -41,6 +41,7 @@ __all__ = [
     "Variant",
     "action_at",
     "determinize",
+    "legal_actions_of",
     "parse",
     "view_of",
 ]

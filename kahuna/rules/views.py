@@ -38,7 +38,8 @@ from kahuna.rules.board import (
     cards_to_str,
     str_to_cards,
 )
-from kahuna.rules.errors import RecordError
+from kahuna.rules.actions import Action
+from kahuna.rules.errors import KahunaError, RecordError
 from kahuna.rules.state import NOBODY, OVER, GameState, Outcome, Variant
 
 
@@ -266,6 +267,17 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     state.rng = rng
     state._legal = None
     return state
+
+
+def legal_actions_of(view: PlayerView) -> list[Action]:
+    """The legal actions of the seat to move, computed from its own view alone.
+
+    Legality depends only on public information and the mover's own hand, so any state consistent
+    with the view gives the same list; a fixed seed keeps this free of chance.
+    """
+    if view.seat is None or view.seat != view.to_move:
+        raise KahunaError("legal actions are asked of the seat to move")
+    return determinize(view, random.Random(0)).legal_actions()
 
 
 def check_view_invariants(view: PlayerView) -> None:
