@@ -32,6 +32,11 @@ HAND_LIMIT: Final[int] = 5
 DISPLAY_SIZE: Final[int] = 3
 HAND_SIZE_AT_START: Final[int] = 3
 ROUNDS: Final[int] = 3
+ROUND_POINTS: Final[tuple[int, int]] = (1, 2)
+"""Points for the leader in stones when the last card of round 1 and of round 2 is taken. Round 3
+gives none then: the final scoring after the two last turns scores it (the stone difference)."""
+SEAT_NAMES: Final[tuple[str, str]] = ("Black", "White")
+"""Seat 0 moves first and plays Black; seat 1 plays White (the English names; UIs translate)."""
 
 LINE_NAMES: Final[tuple[str, ...]] = tuple(_DATA["lines"])
 LINES: Final[tuple[tuple[int, int], ...]] = tuple(
@@ -56,12 +61,6 @@ def island_index(letter: str) -> int:
     if len(letter) != 1 or letter not in LETTERS:
         raise ValueError(f"no island {letter!r} (islands are {LETTERS[0]}–{LETTERS[-1]})")
     return LETTERS.index(letter)
-
-
-def line_name(a: int, b: int) -> str:
-    """The notation name of the line between two islands (letters sorted)."""
-    x, y = sorted((a, b))
-    return LETTERS[x] + LETTERS[y]
 
 
 def cards_to_str(counts: list[int]) -> str:
