@@ -11,8 +11,7 @@ from __future__ import annotations
 import random
 from typing import Protocol, runtime_checkable
 
-from kahuna.rules import Action, PlayerView, determinize
-from kahuna.rules.errors import KahunaError
+from kahuna.rules import Action, PlayerView, legal_actions_of
 
 
 class AgentError(RuntimeError):
@@ -33,22 +32,11 @@ class Agent(Protocol):
         ...
 
 
-def legal_actions(view: PlayerView) -> list[Action]:
-    """The legal actions of the seat to move, computed from its own view alone.
-
-    Legality depends only on public information and the mover's own hand, so any state consistent
-    with the view gives the same list; a fixed seed keeps this free of chance.
-    """
-    if view.seat is None or view.seat != view.to_move:
-        raise KahunaError("legal actions are asked of the seat to move")
-    return determinize(view, random.Random(0)).legal_actions()
-
-
 class RandomAgent:
     """Uniform over the legal actions: a baseline, not a level."""
 
     name = "random"
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions(view)
+        legal = legal_actions_of(view)
         return legal[rng.randrange(len(legal))]

@@ -23,8 +23,8 @@ import threading
 from collections import deque
 from typing import IO, Any, Never
 
-from kahuna.ai.base import AgentError, legal_actions
-from kahuna.rules import Action, PlayerView
+from kahuna.ai.base import AgentError
+from kahuna.rules import Action, PlayerView, legal_actions_of
 from kahuna.rules.actions import BY_TOKEN
 
 PROTOCOL = "kahuna-bot/1"
@@ -67,7 +67,7 @@ class ExternalAgent:
         self._stderr_reader: threading.Thread | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions(view)
+        legal = legal_actions_of(view)
         tokens = [a.token for a in legal]
         if self._process is None:
             self._start(view)

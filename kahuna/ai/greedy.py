@@ -16,9 +16,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from kahuna.ai.base import legal_actions
 from kahuna.ai.heuristic import CardBelief, score
-from kahuna.rules import Action, GameState, Kind, PlayerView, determinize
+from kahuna.rules import Action, GameState, Kind, PlayerView, determinize, legal_actions_of
 from kahuna.rules.board import HAND_LIMIT
 
 Evaluate = Callable[[GameState], float]
@@ -35,7 +34,7 @@ class GreedyAgent:
         self.name = name
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions(view)
+        legal = legal_actions_of(view)
         if len(legal) == 1:
             return legal[0]
         assert view.seat is not None

@@ -25,9 +25,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from kahuna.ai.base import legal_actions
 from kahuna.ai.heuristic import CardBelief, win_probability
-from kahuna.rules import NOBODY, Action, GameState, Kind, PlayerView, action_at, determinize
+from kahuna.rules import NOBODY, Action, GameState, Kind, PlayerView, action_at, determinize, legal_actions_of
 from kahuna.rules.board import CONTROL, HAND_LIMIT, LINES
 
 
@@ -180,7 +179,7 @@ class IsmctsAgent:
         self._pool: ProcessPoolExecutor | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions(view)
+        legal = legal_actions_of(view)
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]

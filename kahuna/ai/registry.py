@@ -3,12 +3,17 @@
 A spec is ``NAME`` or ``NAME:OPTIONS``; what OPTIONS means is up to the agent's factory (most use
 ``key=value,key=value``, see :func:`parse_options`; ``cmd:PROGRAM ARGS`` takes a command line).
 Factories are named by ``module:function`` so that nothing heavy is imported until it is used.
+
+The built-in agents are in :data:`FACTORIES`. Other packages add agents through the
+``kahuna.agents`` entry-point group (name = the spec's NAME, value = ``module:function``); this
+is how :mod:`kahuna.envs` contributes ``openspiel-ismcts`` without ``kahuna.ai`` depending on it.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import TypeVar, cast
 
 from kahuna.ai.base import Agent
@@ -23,8 +28,10 @@ FACTORIES: dict[str, str] = {
     "hard": "kahuna.ai.levels:hard",
     "expert": "kahuna.ai.levels:expert",
     "cmd": "kahuna.ai.external:make",
-    "openspiel-ismcts": "kahuna.ai.openspiel_agent:make",
 }
+
+ENTRY_POINT_GROUP = "kahuna.agents"
+"""Entry-point group through which installed packages add agent names (``pyproject.toml``)."""
 
 
 T = TypeVar("T", int, float, bool)
@@ -63,13 +70,22 @@ def option(options: dict[str, object], key: str, default: T) -> T:
 def make_agent(spec: str) -> Agent:
     """The agent a spec names; ``SpecError`` (a ``ValueError``) with the known names otherwise."""
     name, _, options = spec.partition(":")
-    target = FACTORIES.get(name.strip())
-    if target is None:
-        known = ", ".join(sorted(FACTORIES))
-        raise SpecError(f"unknown agent {name!r} (known: {known})")
-    module, _, func = target.partition(":")
-    factory = cast(Callable[[str], Agent], getattr(importlib.import_module(module), func))
-    return factory(options)
+    return _factory(name.strip())(options)
+
+
+def agent_names() -> list[str]:
+    """Every agent name a spec may start with: the built-in ones and those of entry points."""
+    return sorted(set(FACTORIES) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def _factory(name: str) -> Callable[[str], Agent]:
+    target = FACTORIES.get(name)
+    if target is not None:
+        module, _, func = target.partition(":")
+        return cast(Callable[[str], Agent], getattr(importlib.import_module(module), func))
+    for ep in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        return cast(Callable[[str], Agent], ep.load())
+    raise SpecError(f"unknown agent {name!r} (known: {', '.join(agent_names())})")
 
 
 def _random(options: str) -> Agent:

@@ -6,7 +6,10 @@ Install with ``pip install -e '.[rl]'``. Each adapter is its own module, importe
 * :mod:`kahuna.envs.observation` — a player view as a fixed-size vector;
 * :mod:`kahuna.envs.pettingzoo` — ``env(**options)``, a PettingZoo AEC environment;
 * :mod:`kahuna.envs.gymnasium` — ``KahunaEnv``, one seat against a built-in agent;
-* :mod:`kahuna.envs.openspiel` — registers ``python_kahuna`` with pyspiel.
+* :mod:`kahuna.envs.openspiel` — registers ``python_kahuna`` with pyspiel;
+* :mod:`kahuna.envs.openspiel_agent` — OpenSpiel's ISMCTS bot as the ``openspiel-ismcts`` agent.
+
+``kahuna.envs`` may use :mod:`kahuna.ai` (opponents, the registry), never the other way round.
 
 ``docs/research.md`` documents the codec and the observation layout.
 """

@@ -13,8 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from kahuna.ai.base import legal_actions
-from kahuna.rules import NUM_ACTIONS, Action, GameState, PlayerView, action_at, parse
+from kahuna.rules import NUM_ACTIONS, Action, GameState, PlayerView, action_at, legal_actions_of, parse
 
 __all__ = ["NUM_ACTIONS", "decode", "encode", "legal_indices", "mask_of", "view_mask"]
 
@@ -44,4 +43,4 @@ def legal_indices(state: GameState) -> list[int]:
 
 def view_mask(view: PlayerView) -> npt.NDArray[np.int8]:
     """The legal-action mask of the seat to move, computed from its player view alone."""
-    return mask_of(legal_actions(view))
+    return mask_of(legal_actions_of(view))

@@ -7,10 +7,9 @@ import random
 
 import pytest
 
-from kahuna.ai import legal_actions
 from kahuna.ai.base import Agent
 from kahuna.ai.registry import SpecError, make_agent
-from kahuna.rules import GameState, view_of
+from kahuna.rules import GameState, legal_actions_of, view_of
 from kahuna.rules.board import NUM_ISLANDS
 
 CHEAP_SPECS = [
@@ -96,7 +95,7 @@ def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
     checked = 0
     for state in positions(8, 10):
         seat = state.to_move
-        if len(legal_actions(view_of(state, seat))) < 2:
+        if len(legal_actions_of(view_of(state, seat))) < 2:
             continue
         other_world = reshuffle_hidden(state, seat, rng)
         if other_world is None:

@@ -11,8 +11,8 @@ import pytest
 from open_spiel.python.algorithms import ismcts, mcts
 
 from kahuna.ai.arena import GameTask, play_task
-from kahuna.ai.openspiel_agent import OpenSpielIsmctsAgent
 from kahuna.envs.openspiel import GAME_NAME, KahunaState, log_from_view
+from kahuna.envs.openspiel_agent import OpenSpielIsmctsAgent
 from kahuna.rules import GameState, view_of
 
 

@@ -5,6 +5,9 @@ unchanged (UCT, c = 2, a fresh world sample per simulation, most-visited move). 
 evaluation is ours: one uniformly random playout to the end of the game, like OpenSpiel's
 ``RandomRolloutEvaluator`` but run on the referee directly, which is about six times faster than
 stepping through pyspiel. The bot is given the seat's view only (:func:`state_from_view`).
+
+It lives in ``kahuna.envs`` because it wraps another library's agent; the ``kahuna.agents`` entry
+point in ``pyproject.toml`` names :func:`make` so that the agent registry finds it by name.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ import numpy.typing as npt
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from kahuna.ai.base import legal_actions
+from kahuna.ai.registry import SpecError, parse_options
 from kahuna.envs.codec import decode
 from kahuna.envs.openspiel import GAME_NAME, KahunaGame, KahunaState, log_from_view, state_from_view
-from kahuna.rules import Action, GameState, PlayerView, Variant
+from kahuna.rules import Action, GameState, PlayerView, Variant, legal_actions_of
 from kahuna.rules.board import LETTERS
 
 
@@ -72,7 +75,7 @@ class OpenSpielIsmctsAgent:
         self._games: dict[Variant, KahunaGame] = {}
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions(view)
+        legal = legal_actions_of(view)
         if len(legal) == 1:
             return legal[0]
         game = self._game(view.variant)
@@ -97,9 +100,7 @@ class OpenSpielIsmctsAgent:
 
 
 def make(options: str) -> OpenSpielIsmctsAgent:
-    """Registry factory for ``openspiel-ismcts:simulations=N,c=C``."""
-    from kahuna.ai.registry import SpecError, parse_options
-
+    """Registry factory for ``openspiel-ismcts:simulations=N,c=C`` (the ``kahuna.agents`` entry point)."""
     opts = parse_options(options, {"simulations": int, "c": float})
     simulations, uct_c = opts.get("simulations", 200), opts.get("c", 2.0)
     assert isinstance(simulations, int) and isinstance(uct_c, float)
