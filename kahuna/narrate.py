@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kahuna.rules.board import LETTERS, LINES, NAMES
+from kahuna.rules.board import LETTERS, LINES, NAMES, SEAT_NAMES
 from kahuna.rules.events import (
     BridgeBuilt,
     BridgeRemoved,
@@ -29,9 +29,6 @@ from kahuna.rules.events import (
     StoneLost,
     TurnEnded,
 )
-
-SEAT_NAMES: tuple[str, str] = ("Black", "White")
-"""Seat 0 moves first and plays Black; seat 1 plays White."""
 
 
 def line_words(line: int, first: int | None = None) -> str:

@@ -26,11 +26,11 @@ from typing import IO, Any, Never
 from kahuna.ai.base import AgentError
 from kahuna.rules import Action, PlayerView, legal_actions_of
 from kahuna.rules.actions import BY_TOKEN
+from kahuna.rules.board import SEAT_NAMES
 
 PROTOCOL = "kahuna-bot/1"
 DEFAULT_TIMEOUT = 10.0
 """Seconds a bot may think about one move."""
-_COLOURS = ("Black", "White")
 _EOF = None
 
 
@@ -121,7 +121,7 @@ class ExternalAgent:
         self._stderr_reader.start()
         seat = view.seat if view.seat is not None else 0
         self._send(
-            {"type": "hello", "protocol": PROTOCOL, "seat": seat, "colour": _COLOURS[seat], "timeout": self.timeout}
+            {"type": "hello", "protocol": PROTOCOL, "seat": seat, "colour": SEAT_NAMES[seat], "timeout": self.timeout}
         )
 
     def _send(self, message: dict[str, Any]) -> None:

@@ -10,19 +10,23 @@ from __future__ import annotations
 from kahuna.ai.base import Agent
 from kahuna.ai.registry import SpecError, make_agent, parse_options
 
-LEVELS: dict[str, str] = {
+LEVEL_SPECS: dict[str, str] = {
     "easy": "greedy:noise=0.3",
     "medium": "greedy",
     "hard": "ismcts:iterations=250",
     "expert": "ismcts:iterations=1500",
 }
-"""Level name → the agent spec it stands for."""
+"""Level name → the agent spec it stands for, weakest first."""
+
+LEVELS: tuple[str, ...] = tuple(LEVEL_SPECS)
+"""The level names, weakest first: the one list that the terminal game, the server and the lobby
+offer (the server adds the ``random`` baseline)."""
 
 
 def level(name: str, options: str) -> Agent:
     """The agent of a level (levels take no options), named after the level."""
     parse_options(options, {})
-    spec = LEVELS.get(name)
+    spec = LEVEL_SPECS.get(name)
     if spec is None:
         raise SpecError(f"unknown level {name!r} (levels: {', '.join(LEVELS)})")
     agent = make_agent(spec)

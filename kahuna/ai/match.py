@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from kahuna.ai.base import Agent, AgentError
 from kahuna.rules import Action, GameRecord, GameState, IllegalActionError, view_of
-
-SEAT_COLOURS = ("Black", "White")
+from kahuna.rules.board import SEAT_NAMES
 
 FORFEIT = "forfeit"
 """The ``reason`` of a game lost by an agent error."""
@@ -80,7 +79,7 @@ def play_game(
         loser, why = forfeit
         winner: int | None = 1 - loser
         reason = FORFEIT
-        message: str | None = f"{SEAT_COLOURS[loser]} forfeits: {why}"
+        message: str | None = f"{SEAT_NAMES[loser]} forfeits: {why}"
     else:
         assert state.outcome is not None
         winner, reason, message = state.outcome.winner, state.outcome.reason, None

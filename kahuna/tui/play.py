@@ -13,9 +13,11 @@ import zlib
 from pathlib import Path
 
 from kahuna.ai.base import Agent, AgentError
-from kahuna.ai.registry import FACTORIES, make_agent
-from kahuna.narrate import SEAT_NAMES, narrate_for
+from kahuna.ai.levels import LEVELS
+from kahuna.ai.registry import make_agent
+from kahuna.narrate import narrate_for
 from kahuna.rules import Action, GameState, KahunaError, Variant, view_of
+from kahuna.rules.board import SEAT_NAMES
 from kahuna.rules.events import Event
 from kahuna.tui import storage
 from kahuna.tui.commands import grouped, interpret
@@ -39,10 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--vs",
         metavar="OPPONENT",
-        help=f"easy, medium, hard, expert, any agent spec, or human (hot-seat); default {DEFAULT_LEVEL}",
+        help=f"{', '.join(LEVELS)}, any agent spec, or human (hot-seat); default {DEFAULT_LEVEL}",
     )
     p.add_argument(
-        "--seat", choices=("first", "second", "random"), default=None, help="first plays Black (default random)"
+        "--seat",
+        choices=("first", "second", "random"),
+        default=None,
+        help=f"first plays {SEAT_NAMES[0]} (default random)",
     )
     p.add_argument("--seed", type=int, help="seed of the deal, the seat draw and the AI (default: random)")
     p.add_argument(
@@ -70,10 +75,8 @@ class UserError(Exception):
 
 
 def _opponent(spec: str | None) -> str:
-    """The requested opponent; the default level falls back to ``random`` until it exists."""
-    if spec is not None:
-        return spec
-    return DEFAULT_LEVEL if DEFAULT_LEVEL in FACTORIES else "random"
+    """The requested opponent, or the default level."""
+    return DEFAULT_LEVEL if spec is None else spec
 
 
 def _agent(spec: str) -> Agent | None:
@@ -135,8 +138,6 @@ def run(args: argparse.Namespace) -> int:
     game = Game(state, setup, agent, terminal, path, max(0.0, args.ai_delay))
     for seat, events in log:
         game.remember(seat, events)
-    if args.vs is None and setup.opponent != DEFAULT_LEVEL and not args.resume:
-        game.message.append(f"The {DEFAULT_LEVEL} AI is not available yet: you play against {setup.opponent}.")
     return game.play()
 
 
@@ -157,7 +158,7 @@ class Game:
         self.current: TurnLog | None = None
         self.message: list[str] = []
         if agent is None:
-            self.players = ["Black player", "White player"]
+            self.players = [f"{name} player" for name in SEAT_NAMES]
         else:
             self.players = ["human", "human"]
             self.players[1 - min(self.humans)] = f"AI ({setup.opponent})"

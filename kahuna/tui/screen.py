@@ -11,9 +11,8 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from kahuna.narrate import SEAT_NAMES
 from kahuna.rules import PlayerView
-from kahuna.rules.board import BRIDGES_PER_PLAYER, NAMES, NUM_ISLANDS, STONES_PER_PLAYER
+from kahuna.rules.board import BRIDGES_PER_PLAYER, NAMES, NUM_ISLANDS, SEAT_NAMES, STONES_PER_PLAYER
 from kahuna.rules.state import FINAL, OVER
 from kahuna.tui.board import MIN_HEIGHT, draw_board
 from kahuna.tui.style import BRIDGE_GLYPHS, FREE_GLYPH, STONE_GLYPHS, Style
@@ -98,7 +97,8 @@ def panel(frame: Frame, style: Style) -> list[str]:
     out.append(f"{'bridges':<10}  {bridges[0]:>7}  {bridges[1]:>7}")
     out.append(f"{'in supply':<10}  {_supply(view, 0):>7}  {_supply(view, 1):>7}")
     out.append(f"{'points':<10}  {_points(view, 0):>7}  {_points(view, 1):>7}")
-    out.append(f"{BRIDGE_GLYPHS[0]}{STONE_GLYPHS[0]} Black {BRIDGE_GLYPHS[1]}{STONE_GLYPHS[1]} White {FREE_GLYPH} free")
+    legend = (f"{BRIDGE_GLYPHS[s]}{STONE_GLYPHS[s]} {SEAT_NAMES[s]}" for s in (0, 1))
+    out.append(" ".join([*legend, f"{FREE_GLYPH} free"]))
     return out
 
 

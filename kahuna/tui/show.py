@@ -10,8 +10,9 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from kahuna.narrate import SEAT_NAMES, narrate_for
+from kahuna.narrate import narrate_for
 from kahuna.rules import GameState, KahunaError, view_of
+from kahuna.rules.board import SEAT_NAMES
 from kahuna.rules.events import Event
 from kahuna.tui import storage
 from kahuna.tui.screen import Frame, render

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from kahuna.ai.base import Agent
+from kahuna.ai.levels import LEVELS
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.rules import GameState, legal_actions_of, view_of
 from kahuna.rules.board import NUM_ISLANDS
@@ -110,7 +111,8 @@ def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
 
 
 def test_levels_are_named_and_picklable() -> None:
-    for level in ("easy", "medium", "hard", "expert"):
+    assert LEVELS == ("easy", "medium", "hard", "expert")  # weakest first: clients list them in this order
+    for level in LEVELS:
         agent = make_agent(level)
         assert agent.name == level
         assert pickle.loads(pickle.dumps(agent)).name == level
