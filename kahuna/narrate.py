@@ -154,8 +154,6 @@ def _round_words(ev: Event, names: Sequence[str]) -> str:
     """Scoring, new rounds, the last turns and the end of the game."""
     if isinstance(ev, RoundScored):
         counts = f"stones {names[0]} {ev.stones[0]}, {names[1]} {ev.stones[1]}"
-        if ev.round == 3 and not ev.final:
-            return f"Round 3 is over ({counts})"
         scorer = next((s for s in (0, 1) if ev.points[s]), None)
         score = "nobody scores" if scorer is None else f"{names[scorer]} scores {plural(ev.points[scorer], 'point')}"
         what = "Final scoring" if ev.final else f"Round {ev.round} is over"

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         final = record.replay(trace if args.trace else None)
     except ReplayError as exc:
         out.flush()
-        print(f"kahuna replay: illegal action at step {exc.step}: {exc.token!r}: {exc.reason}", file=sys.stderr)
+        print(f"kahuna replay: illegal action at step {exc.step}: {exc.token!r}: {exc.message}", file=sys.stderr)
         return 1
     except RecordError as exc:
         out.flush()

@@ -74,7 +74,7 @@ def plan_turn(state: GameState, legal: list[Action], evaluate: Evaluate, beam: i
     frontier: list[tuple[float, GameState, Action]] = []
     for action in legal:
         child = state.copy()
-        child.apply(action)
+        child.apply_unchecked(action)
         if action.ends_turn or child.to_move != seat or child.is_over:
             note(action, evaluate(child))
         else:
@@ -90,7 +90,7 @@ def plan_turn(state: GameState, legal: list[Action], evaluate: Evaluate, beam: i
         for _, position, first in frontier:
             for action in card_plays(position, position.legal_actions()):
                 child = position.copy()
-                child.apply(action)
+                child.apply_unchecked(action)
                 if child.is_over:
                     note(first, evaluate(child))
                 else:
@@ -110,12 +110,12 @@ def _close(state: GameState, evaluate: Evaluate) -> float:
         values = []
         for discard in (a for a in legal if a.kind is Kind.DISCARD):
             child = state.copy()
-            child.apply(discard)
+            child.apply_unchecked(discard)
             values.append(_close(child, evaluate))
         return max(values, default=-float("inf"))
     value = -float("inf")
     for action in endings:
         child = state.copy()
-        child.apply(action)
+        child.apply_unchecked(action)
         value = max(value, evaluate(child))
     return value

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from kahuna.rules import NOBODY, OVER, GameState, PlayerView
+from kahuna.rules import NOBODY, GameState, Phase, PlayerView
 from kahuna.rules.board import (
     BRIDGES_PER_PLAYER,
     CONTROL,
@@ -92,7 +92,7 @@ def _at_least(k: int, good: int, pool: int, draws: int) -> float:
 
 def score(state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief]) -> float:
     """How good ``state`` is for ``seat``, in points (see the module docstring)."""
-    if state.phase == OVER:
+    if state.phase is Phase.OVER:
         assert state.outcome is not None
         winner = state.outcome.winner
         return 0.0 if winner is None else (WIN_SCORE if winner == seat else -WIN_SCORE)
@@ -102,7 +102,7 @@ def score(state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief]) -
 
 def win_probability(state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief]) -> float:
     """The score squashed to (0, 1): how MCTS reads a position it stops playing out."""
-    if state.phase == OVER:
+    if state.phase is Phase.OVER:
         assert state.outcome is not None
         winner = state.outcome.winner
         return 0.5 if winner is None else float(winner == seat)

@@ -88,7 +88,7 @@ def _iterate(root: Node, state: GameState, rng: random.Random, config: SearchCon
             child = Node()
             child.available = 1
             node.children[action.index] = child
-            state.apply(action)
+            state.apply_unchecked(action)
             path.append((child, mover))
             break
         best_value = -1.0
@@ -98,7 +98,7 @@ def _iterate(root: Node, state: GameState, rng: random.Random, config: SearchCon
             value = child.reward / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
             if value > best_value:
                 best_value, best_action = value, action
-        state.apply(best_action)
+        state.apply_unchecked(best_action)
         node = node.children[best_action.index]
         path.append((node, mover))
     result = _playout(state, rng, config.playout_turns)
@@ -120,7 +120,7 @@ def _playout(state: GameState, rng: random.Random, turns: int) -> float:
     ended = 0
     while not state.is_over and ended < turns:
         action = playout_action(state, rng)
-        state.apply(action)
+        state.apply_unchecked(action)
         if action.ends_turn:
             ended += 1
     beliefs = (CardBelief.exact(state.hands[0]), CardBelief.exact(state.hands[1]))

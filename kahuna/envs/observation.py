@@ -13,7 +13,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from kahuna.rules import FINAL, PlayerView
+from kahuna.rules import Phase, PlayerView
 from kahuna.rules.board import (
     BRIDGES_PER_PLAYER,
     CARDS_PER_ISLAND,
@@ -106,7 +106,7 @@ def encode_view(view: PlayerView) -> npt.NDArray[np.float32]:
         ),
     )
     put("round", [1.0 if view.round == r + 1 else 0.0 for r in range(ROUNDS)])
-    put("final_phase", (1.0 if view.phase == FINAL else 0.0,))
+    put("final_phase", (1.0 if view.phase is Phase.FINAL else 0.0,))
     put("final_turns", (view.final_turns / 2,))
     put("declined", (1.0 if view.declined else 0.0,))
     put("my_points", [p / m for p, m in zip(view.points[me], MAX_POINTS, strict=True)])

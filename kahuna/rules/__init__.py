@@ -15,17 +15,15 @@ This package does no I/O. Typical use::
 from kahuna.rules.actions import ALL_ACTIONS, NUM_ACTIONS, Action, Kind, action_at, parse
 from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, RecordError
 from kahuna.rules.events import Event
+from kahuna.rules.reasons import Reason
 from kahuna.rules.record import GameRecord, ReplayError
-from kahuna.rules.state import FINAL, NOBODY, OVER, PLAY, GameState, Outcome, Variant
+from kahuna.rules.state import NOBODY, GameState, Outcome, Phase, Variant
 from kahuna.rules.views import PlayerView, determinize, legal_actions_of, view_of
 
 __all__ = [
     "ALL_ACTIONS",
-    "FINAL",
     "NOBODY",
     "NUM_ACTIONS",
-    "OVER",
-    "PLAY",
     "Action",
     "Event",
     "GameRecord",
@@ -35,7 +33,9 @@ __all__ = [
     "Kind",
     "NotationError",
     "Outcome",
+    "Phase",
     "PlayerView",
+    "Reason",
     "RecordError",
     "ReplayError",
     "Variant",

@@ -125,8 +125,9 @@ class TurnEnded(Event):
 class RoundScored(Event):
     """Scoring: the stone counts and the points each seat got for ``round``.
 
-    Round 3 is scored twice: when its last card is taken (3 points to the leader, provisional)
-    and after the two last turns (``final``: the leader scores the difference instead).
+    Rounds 1 and 2 are scored when their last card is taken (1 and 2 points to the leader in
+    stones); round 3 only once, at the final scoring after the two last turns (``final``: the
+    leader scores the difference).
     """
 
     round: int

@@ -11,19 +11,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kahuna.rules.errors import IllegalActionError, NotationError, RecordError
+from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, RecordError
+from kahuna.rules.reasons import Reason
 from kahuna.rules.state import GameState, Variant
 
 FORMAT = "kahuna-record/1"
 
 
-class ReplayError(IllegalActionError):
-    """An action of a record that cannot be applied: names the step (0-based) and the token."""
+class ReplayError(KahunaError):
+    """An action of a record that cannot be applied: names the step (0-based), the token and why.
 
-    def __init__(self, step: int, token: object, reason: str) -> None:
-        super().__init__(f"step {step}: {token!r}: {reason}")
+    ``reason`` is the referee's :class:`~kahuna.rules.reasons.Reason` for an illegal action and
+    ``None`` for a token that is not an action at all; ``message`` is the sentence in both cases.
+    """
+
+    def __init__(self, step: int, token: object, message: str, reason: Reason | None = None) -> None:
+        super().__init__(f"step {step}: {token!r}: {message}")
         self.step = step
         self.token = token
+        self.message = message
         self.reason = reason
 
 
@@ -116,7 +122,7 @@ class GameRecord:
     def replay(self, before_each: Callable[[int, GameState], None] | None = None) -> GameState:
         """Apply every action; ``before_each(step, state)`` sees the state before each one.
 
-        Raises ``ReplayError`` (an ``IllegalActionError``) for an action that cannot be applied
+        Raises ``ReplayError`` for an action that cannot be applied
         and ``RecordError`` for a malformed record (including a missing or wrong reshuffle).
         """
         state = self.start()
@@ -127,7 +133,9 @@ class GameRecord:
                 raise ReplayError(step, token, "an action token must be a string")
             try:
                 state.apply(str(token))
-            except (IllegalActionError, NotationError) as exc:
+            except IllegalActionError as exc:
+                raise ReplayError(step, token, str(exc), exc.reason) from None
+            except NotationError as exc:
                 raise ReplayError(step, token, str(exc)) from None
             except RecordError as exc:
                 raise RecordError(f"step {step}: {token!r}: {exc}") from None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import compress
 from typing import Any
 
@@ -34,6 +35,7 @@ from kahuna.rules.board import (
     NUM_CARDS,
     NUM_ISLANDS,
     NUM_LINES,
+    ROUND_POINTS,
     ROUNDS,
     STONES_PER_PLAYER,
     cards_to_str,
@@ -56,8 +58,21 @@ from kahuna.rules.events import (
     StoneLost,
     TurnEnded,
 )
+from kahuna.rules.reasons import Reason
 
-PLAY, FINAL, OVER = "play", "final", "over"
+
+class Phase(StrEnum):
+    """Where a game stands: its rounds (``play``), the two last turns (``final``), or ``over``.
+
+    A ``StrEnum``, so a phase is written as its value in JSON and compares equal to it.
+    """
+
+    PLAY = "play"
+    FINAL = "final"
+    OVER = "over"
+
+
+_PLAY, _FINAL, _OVER = Phase.PLAY, Phase.FINAL, Phase.OVER
 NOBODY = -1
 """Owner value of a free line or an island without a stone."""
 
@@ -67,9 +82,6 @@ _BUILD, _REMOVE, _DISCARD, _END = Kind.BUILD, Kind.REMOVE, Kind.DISCARD, Kind.EN
 _TAKE_DISPLAY, _TAKE_DECK, _PASS = Kind.TAKE_DISPLAY, Kind.TAKE_DECK, Kind.PASS
 _BUILDS = tuple(tuple((line, acts.BUILD[c][line]) for _, line in NEIGHBOURS[c]) for c in _ISLANDS)
 """``_BUILDS[card]``: ``(line, build action)`` for the card's lines, in token order."""
-_ROUND_POINTS = (1, 2, 3)
-"""Points for the leader in stones when a round's last card is taken. Round 3's 3 points are
-provisional: the final scoring replaces them by the difference (as the reference traces show)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +133,79 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "reason": self.reason}
 
+    @classmethod
+    def from_json(cls, data: object) -> Outcome:
+        """From a state document's ``result``; ``RecordError`` for an unknown winner or reason."""
+        if not isinstance(data, dict) or set(data) != {"winner", "reason"}:
+            raise RecordError('\'result\' must be null or {"winner", "reason"}')
+        winner, reason = data["winner"], data["reason"]
+        if winner not in (0, 1, None) or isinstance(winner, bool) or reason not in OUTCOME_REASONS:
+            raise RecordError(f"bad result {data!r} (reasons: {', '.join(OUTCOME_REASONS)})")
+        if (winner is None) != (reason in ("draw", "aborted")):
+            raise RecordError(f"bad result {data!r}: only a draw or an aborted game has no winner")
+        return cls(winner, reason)
+
+
+OUTCOME_REASONS = ("points", "final-scoring", "bridges", "draw", "no-bridges")
+"""How a game can end on the board (NOTATION.md, *result*)."""
+
 
 def _counts(text: object) -> list[int]:
     if not isinstance(text, str):
         raise RecordError("card multisets are strings of island letters")
+    return _tally(_order_to_cards(text, "cards"))
+
+
+def _tally(cards: list[int]) -> list[int]:
+    """12 counts of a list of cards."""
     counts = [0] * NUM_ISLANDS
-    for c in _order_to_cards(text, "cards"):
+    for c in cards:
         counts[c] += 1
     return counts
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RecordError(f"expected a whole number, not {value!r}")
+    return value
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise RecordError(f"expected true or false, not {value!r}")
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise RecordError(f"expected a string, not {value!r}")
+    return value
+
+
+def _owner(value: object) -> int:
+    if value is None:
+        return NOBODY
+    if not isinstance(value, int) or isinstance(value, bool) or value not in (0, 1):
+        raise RecordError(f"an owner is 0, 1 or null, not {value!r}")
+    return value
+
+
+_COMPLETE_KEYS = ("variant", "face_down", "known", "history", "deal", "reshuffles")
+"""What :meth:`GameState.to_json` adds with ``complete=True``."""
+
+
+def _history_from_json(data: object) -> list[tuple[int, Action]]:
+    if not isinstance(data, list):
+        raise RecordError("'history' must be a list of [seat, token] pairs")
+    history: list[tuple[int, Action]] = []
+    for entry in data:
+        if not isinstance(entry, list) or len(entry) != 2 or entry[0] not in (0, 1) or isinstance(entry[0], bool):
+            raise RecordError(f"'history' entries are [seat, token] pairs, not {entry!r}")
+        try:
+            history.append((int(entry[0]), acts.parse(entry[1])))
+        except ValueError as exc:
+            raise RecordError(f"'history': {exc}") from None
+    return history
 
 
 def _order_to_cards(order: str, what: str) -> list[int]:
@@ -141,13 +218,18 @@ def _order_to_cards(order: str, what: str) -> list[int]:
 class GameState:
     """A whole game of Kahuna as the referee sees it (every card included).
 
-    Create one with :meth:`new` (random deal) or :meth:`from_deal`; ask :meth:`legal_actions`;
-    change it only with :meth:`apply`, which validates, returns the events and leaves the state
-    untouched when it raises. :meth:`to_json` gives the state format of NOTATION.md.
+    Create one with :meth:`new` (random deal), :meth:`from_deal` or :meth:`from_json`; ask
+    :meth:`legal_actions`; change it with :meth:`apply`, which validates against the state as it
+    is now, returns the events and leaves the state untouched when it raises. Search, which only
+    ever applies actions it just took from :meth:`legal_actions`, may use
+    :meth:`apply_unchecked` instead; nothing that takes actions from a client does.
+    :meth:`to_json` gives the state format of NOTATION.md.
+
+    Every state is built by :meth:`__init__`, which derives the bookkeeping (bridge counts per
+    island, supplies, hand sizes) from the primary fields, so no constructor can get them wrong.
     """
 
     __slots__ = (
-        "_legal",
         "bridges",
         "counts",
         "deal",
@@ -177,19 +259,22 @@ class GameState:
 
     variant: Variant
     round: int
-    phase: str
+    phase: Phase
     to_move: int
     bridges: list[int]
     """Owner seat of each line, or ``NOBODY``."""
     stones: list[int]
     """Owner seat of the stone on each island, or ``NOBODY``."""
     counts: list[list[int]]
-    """``counts[seat][island]``: the seat's bridges on the island's lines (kept incrementally)."""
+    """``counts[seat][island]``: the seat's bridges on the island's lines (derived, kept incrementally)."""
     supply_bridges: list[int]
+    """Derived: ``BRIDGES_PER_PLAYER`` minus the seat's bridges on the board, kept incrementally."""
     supply_stones: list[int]
+    """Derived: ``STONES_PER_PLAYER`` minus the seat's stones on the board, kept incrementally."""
     hands: list[list[int]]
     """``hands[seat][card]``: how many cards of each island the seat holds."""
     hand_size: list[int]
+    """Derived: the number of cards in each hand, kept incrementally."""
     display: list[int]
     deck: list[int]
     """The deck with its top card *last* (so that drawing is ``pop()``)."""
@@ -209,11 +294,70 @@ class GameState:
     reshuffles: list[str]
     reshuffle_queue: list[str]
     rng: random.Random | None
-    _legal: list[Action] | None
-    """The last answer of :meth:`legal_actions` until the next change: an action found in it
-    needs no further validation in :meth:`apply` (the usual pattern of players and search)."""
 
     # ----------------------------------------------------------------- creation
+
+    def __init__(
+        self,
+        *,
+        variant: Variant,
+        round: int,
+        phase: Phase,
+        to_move: int,
+        bridges: list[int],
+        stones: list[int],
+        hands: list[list[int]],
+        display: list[int],
+        deck: list[int],
+        discard_up: list[int],
+        discard_down: list[list[int]],
+        declined: bool,
+        final_turns: int,
+        points: list[list[int]],
+        outcome: Outcome | None,
+        known: list[list[int]],
+        history: list[tuple[int, Action]],
+        deal: str | None,
+        reshuffles: list[str],
+        reshuffle_queue: list[str],
+        rng: random.Random | None,
+    ) -> None:
+        """The one constructor: takes the primary fields (and owns the lists passed in) and
+        derives ``counts``, ``supply_bridges``, ``supply_stones`` and ``hand_size`` from them.
+
+        It checks nothing: :meth:`from_json` checks its input with :meth:`invariant_violation`.
+        """
+        self.variant = variant
+        self.round = round
+        self.phase = phase
+        self.to_move = to_move
+        self.bridges = bridges
+        self.stones = stones
+        counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
+        for line, owner in enumerate(bridges):
+            if owner >= 0:
+                a, b = LINES[line]
+                counts[owner][a] += 1
+                counts[owner][b] += 1
+        self.counts = counts
+        self.supply_bridges = [BRIDGES_PER_PLAYER - bridges.count(0), BRIDGES_PER_PLAYER - bridges.count(1)]
+        self.supply_stones = [STONES_PER_PLAYER - stones.count(0), STONES_PER_PLAYER - stones.count(1)]
+        self.hands = hands
+        self.hand_size = [sum(hands[0]), sum(hands[1])]
+        self.display = display
+        self.deck = deck
+        self.discard_up = discard_up
+        self.discard_down = discard_down
+        self.declined = declined
+        self.final_turns = final_turns
+        self.points = points
+        self.outcome = outcome
+        self.known = known
+        self.history = history
+        self.deal = deal
+        self.reshuffles = reshuffles
+        self.reshuffle_queue = reshuffle_queue
+        self.rng = rng
 
     @classmethod
     def new(cls, rng: random.Random, variant: Variant | None = None) -> GameState:
@@ -234,96 +378,150 @@ class GameState:
         cards = _order_to_cards(deal, "deal")
         if len(cards) != NUM_CARDS or any(cards.count(c) != CARDS_PER_ISLAND for c in range(NUM_ISLANDS)):
             raise RecordError(f"deal {deal!r} must hold every island letter exactly twice")
-        self = cls.__new__(cls)
-        self.variant = variant or Variant()
-        self.round = 1
-        self.phase = PLAY
-        self.to_move = 0
-        self.bridges = [NOBODY] * NUM_LINES
-        self.stones = [NOBODY] * NUM_ISLANDS
-        self.counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-        self.supply_bridges = [BRIDGES_PER_PLAYER, BRIDGES_PER_PLAYER]
-        self.supply_stones = [STONES_PER_PLAYER, STONES_PER_PLAYER]
-        self.hands = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-        start = HAND_SIZE_AT_START
-        for seat in (0, 1):
-            for c in cards[seat * start : (seat + 1) * start]:
-                self.hands[seat][c] += 1
-        self.hand_size = [start, start]
-        self.display = [0] * NUM_ISLANDS
-        for c in cards[2 * start : 2 * start + DISPLAY_SIZE]:
-            self.display[c] += 1
-        self.deck = cards[2 * start + DISPLAY_SIZE :][::-1]
-        self.discard_up = [0] * NUM_ISLANDS
-        self.discard_down = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-        self.declined = False
-        self.final_turns = 0
-        self.points = [[0] * ROUNDS, [0] * ROUNDS]
-        self.outcome = None
-        self.known = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-        self.history = []
-        self.deal = deal
-        self.reshuffles = []
         if not isinstance(reshuffles, list | tuple) or not all(isinstance(r, str) for r in reshuffles):
             raise RecordError("'reshuffles' must be a list of strings")
-        self.reshuffle_queue = list(reshuffles)
-        self.rng = None
-        self._legal = None
-        return self
+        start = HAND_SIZE_AT_START
+        return cls(
+            variant=variant or Variant(),
+            round=1,
+            phase=_PLAY,
+            to_move=0,
+            bridges=[NOBODY] * NUM_LINES,
+            stones=[NOBODY] * NUM_ISLANDS,
+            hands=[_tally(cards[:start]), _tally(cards[start : 2 * start])],
+            display=_tally(cards[2 * start : 2 * start + DISPLAY_SIZE]),
+            deck=cards[2 * start + DISPLAY_SIZE :][::-1],
+            discard_up=[0] * NUM_ISLANDS,
+            discard_down=[[0] * NUM_ISLANDS, [0] * NUM_ISLANDS],
+            declined=False,
+            final_turns=0,
+            points=[[0] * ROUNDS, [0] * ROUNDS],
+            outcome=None,
+            known=[[0] * NUM_ISLANDS, [0] * NUM_ISLANDS],
+            history=[],
+            deal=deal,
+            reshuffles=[],
+            reshuffle_queue=list(reshuffles),
+            rng=None,
+        )
+
+    def copy(self) -> GameState:
+        """An independent copy (the RNG object is shared: search may draw from it)."""
+        return GameState(
+            variant=self.variant,
+            round=self.round,
+            phase=self.phase,
+            to_move=self.to_move,
+            bridges=self.bridges[:],
+            stones=self.stones[:],
+            hands=[self.hands[0][:], self.hands[1][:]],
+            display=self.display[:],
+            deck=self.deck[:],
+            discard_up=self.discard_up[:],
+            discard_down=[self.discard_down[0][:], self.discard_down[1][:]],
+            declined=self.declined,
+            final_turns=self.final_turns,
+            points=[self.points[0][:], self.points[1][:]],
+            outcome=self.outcome,
+            known=[self.known[0][:], self.known[1][:]],
+            history=self.history[:],
+            deal=self.deal,
+            reshuffles=self.reshuffles[:],
+            reshuffle_queue=self.reshuffle_queue[:],
+            rng=self.rng,
+        )
 
     @classmethod
-    def from_json(cls, data: object, variant: Variant | None = None) -> GameState:
-        """A state from the omniscient state format of NOTATION.md (``RecordError`` if malformed).
+    def from_json(cls, data: object) -> GameState:
+        """A state from its complete document, :meth:`to_json` with ``complete=True``.
 
-        Used for hand-built positions (tests, puzzles, analysis). The result has no history and
-        no record; reshuffles draw from ``state.rng``, which the caller sets if it needs one.
+        The result gives exactly the views of the state that wrote the document, for both seats
+        and spectators. The plain state document of NOTATION.md (as in traces) is refused: it does
+        not say which discards are face down, which cards are known to be in a hand, or the
+        history, all of which the views show. A malformed or impossible document is a
+        ``RecordError`` saying what is wrong. Reshuffles of the rebuilt state draw from
+        ``state.rng``, which the caller sets if it needs one.
         """
         if not isinstance(data, dict):
             raise RecordError("a state must be a JSON object")
+        missing = [key for key in _COMPLETE_KEYS if key not in data]
+        if missing:
+            raise RecordError(
+                f"the state document lacks {', '.join(map(repr, missing))}: without them the views of "
+                "a rebuilt state could differ from the original (write it with to_json(complete=True))"
+            )
         try:
-            self = cls.from_deal(LETTERS + LETTERS, variant)
-            self.deal = None
-            self.round = int(data["round"])
-            self.phase = str(data["phase"])
-            if self.phase not in (PLAY, FINAL, OVER) or not 1 <= self.round <= ROUNDS:
-                raise RecordError(f"bad round/phase {self.round}/{self.phase!r}")
-            to_move = data["to_move"]
-            self.to_move = 0 if to_move is None else int(to_move)
-            bridges = data["bridges"]
-            self.bridges = [NOBODY if bridges[n] is None else int(bridges[n]) for n in LINE_NAMES]
-            stones = data["stones"]
-            self.stones = [NOBODY if stones[x] is None else int(stones[x]) for x in LETTERS]
-            self.supply_bridges = [int(data["supply"][s]["bridges"]) for s in (0, 1)]
-            self.supply_stones = [int(data["supply"][s]["stones"]) for s in (0, 1)]
-            self.hands = [_counts(data["hands"][s]) for s in (0, 1)]
-            self.hand_size = [sum(h) for h in self.hands]
-            self.display = _counts(data["display"])
-            self.deck = _order_to_cards(str(data["deck"]), "deck")[::-1]
-            self.discard_up = _counts(data["discard"])
-            self.discard_down = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-            self.declined = bool(data["declined"])
-            self.final_turns = int(data["final_turns"])
-            self.points = [[int(p) for p in data["points"][s]] for s in (0, 1)]
+            phase = Phase(data["phase"])
+            variant = Variant.from_json(data["variant"])
+            history = _history_from_json(data["history"])
+            down = data["face_down"]
+            discard = _counts(data["discard"])
+            discard_down = [_counts(down[0]), _counts(down[1])]
+            discard_up = [discard[c] - discard_down[0][c] - discard_down[1][c] for c in _ISLANDS]
+            if min(discard_up) < 0:
+                raise RecordError("'face_down' holds cards that are not in 'discard'")
             result = data["result"]
-            self.outcome = None if result is None else Outcome(result["winner"], str(result["reason"]))
-        except (KeyError, TypeError, IndexError, ValueError) as exc:
-            if isinstance(exc, RecordError):
-                raise
+            to_move = data["to_move"]
+            reshuffles = data["reshuffles"]
+            if not isinstance(reshuffles, list) or not all(isinstance(r, str) for r in reshuffles):
+                raise RecordError("'reshuffles' must be a list of strings")
+            deal = data["deal"]
+            if deal is not None and not isinstance(deal, str):
+                raise RecordError("'deal' must be a string or null")
+            state = cls(
+                variant=variant,
+                round=_int(data["round"]),
+                phase=phase,
+                to_move=0 if to_move is None else _int(to_move),
+                bridges=[_owner(data["bridges"][n]) for n in LINE_NAMES],
+                stones=[_owner(data["stones"][x]) for x in LETTERS],
+                hands=[_counts(data["hands"][0]), _counts(data["hands"][1])],
+                display=_counts(data["display"]),
+                deck=_order_to_cards(_str(data["deck"]), "deck")[::-1],
+                discard_up=discard_up,
+                discard_down=discard_down,
+                declined=_bool(data["declined"]),
+                final_turns=_int(data["final_turns"]),
+                points=[[_int(p) for p in data["points"][s]] for s in (0, 1)],
+                outcome=None if result is None else Outcome.from_json(result),
+                known=[_counts(data["known"][0]), _counts(data["known"][1])],
+                history=history,
+                deal=deal,
+                reshuffles=list(reshuffles),
+                reshuffle_queue=[],
+                rng=None,
+            )
+            supply = [
+                {"bridges": _int(data["supply"][s]["bridges"]), "stones": _int(data["supply"][s]["stones"])}
+                for s in (0, 1)
+            ]
+        except RecordError:
+            raise
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
             raise RecordError(f"malformed state: {exc!r}") from None
-        self.counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-        for line, owner in enumerate(self.bridges):
-            if owner not in (NOBODY, 0, 1) or any(o not in (NOBODY, 0, 1) for o in self.stones):
-                raise RecordError("owners must be 0, 1 or null")
-            if owner != NOBODY:
-                for island in LINES[line]:
-                    self.counts[owner][island] += 1
-        problem = self.invariant_violation()
+        if to_move is None and phase is not _OVER:
+            raise RecordError("'to_move' is null only when the game is over")
+        if supply != state.to_json()["supply"]:
+            raise RecordError("'supply' does not match the bridges and stones on the board")
+        problem = state.invariant_violation()
         if problem:
             raise RecordError(f"inconsistent state: {problem}")
-        return self
+        return state
 
     def invariant_violation(self) -> str | None:
-        """What is impossible about this state (for property tests and input checks), or ``None``."""
+        """What is impossible about this state, or ``None``: every invariant the referee keeps.
+
+        Used by the property tests after every action and by :meth:`from_json` on its input.
+        """
+        if self.round not in range(1, ROUNDS + 1) or not isinstance(self.phase, Phase):
+            return f"bad round/phase {self.round}/{self.phase!r}"
+        if self.to_move not in (0, 1):
+            return f"to_move must be 0 or 1, not {self.to_move!r}"
+        if any(o not in (NOBODY, 0, 1) for o in self.bridges) or any(o not in (NOBODY, 0, 1) for o in self.stones):
+            return "owners must be 0, 1 or nobody"
+        piles = (*self.hands, self.display, self.discard_up, *self.discard_down, *self.known)
+        if any(len(p) != NUM_ISLANDS or min(p) < 0 for p in piles) or any(c not in _ISLANDS for c in self.deck):
+            return "card counts must be 12 non-negative numbers and the deck island indices"
         if self.card_total() != NUM_CARDS:
             return f"{self.card_total()} cards instead of {NUM_CARDS}"
         all_cards = [
@@ -332,55 +530,57 @@ class GameState:
         ]
         if any(n != CARDS_PER_ISLAND for n in all_cards):
             return "every island must have exactly two cards"
+        if self.phase is _PLAY and (not self.deck and not any(self.display)):
+            return "a round is running with no card left to take"
+        if self.phase is _PLAY and (self.final_turns or self.outcome is not None):
+            return "final turns or a result while the rounds are being played"
+        if self.phase is _FINAL and (self.round != ROUNDS or self.final_turns not in (1, 2) or self.declined):
+            return "the last turns come after round 3 (1 or 2 of them, nobody declines)"
+        if self.phase is _FINAL and (self.deck or any(self.display) or self.outcome is not None):
+            return "cards to take or a result during the last turns"
+        if (self.phase is _OVER) != (self.outcome is not None):
+            return "a result exactly when the game is over"
         for seat in (0, 1):
-            on_board = self.bridges.count(seat)
-            if on_board + self.supply_bridges[seat] != BRIDGES_PER_PLAYER:
+            other = 1 - seat
+            if self.supply_bridges[seat] != BRIDGES_PER_PLAYER - self.bridges.count(seat) or not (
+                0 <= self.supply_bridges[seat] <= BRIDGES_PER_PLAYER
+            ):
                 return f"seat {seat}: bridges on board and in supply do not make {BRIDGES_PER_PLAYER}"
-            if self.stones.count(seat) + self.supply_stones[seat] != STONES_PER_PLAYER:
+            if self.supply_stones[seat] != STONES_PER_PLAYER - self.stones.count(seat) or not (
+                0 <= self.supply_stones[seat] <= STONES_PER_PLAYER
+            ):
                 return f"seat {seat}: stones on board and in supply do not make {STONES_PER_PLAYER}"
+            if self.hand_size[seat] != sum(self.hands[seat]):
+                return f"seat {seat}: the hand size is not the number of cards in the hand"
             if self.hand_size[seat] > HAND_LIMIT:
                 return f"seat {seat} holds more than {HAND_LIMIT} cards"
-            for island in range(NUM_ISLANDS):
+            if any(self.known[seat][c] > self.hands[seat][c] for c in _ISLANDS):
+                return f"seat {seat}: more cards known to be in the hand than it holds"
+            recount = [0] * NUM_ISLANDS
+            for line, owner in enumerate(self.bridges):
+                if owner == seat:
+                    for island in LINES[line]:
+                        recount[island] += 1
+            if recount != self.counts[seat]:
+                return f"seat {seat}: the bridge counts per island do not match the board"
+            for island in _ISLANDS:
                 if self.stones[island] == seat and self.counts[seat][island] < CONTROL[island]:
                     return f"seat {seat} has a stone on {LETTERS[island]} without a majority"
+            if len(self.points[seat]) != ROUNDS:
+                return f"seat {seat}: points must have {ROUNDS} entries"
+            for r, gained in enumerate(self.points[seat][: ROUNDS - 1]):
+                scored = r + 1 < self.round or self.phase is not _PLAY
+                if gained not in ((0, ROUND_POINTS[r]) if scored else (0,)) or (gained and self.points[other][r]):
+                    return f"seat {seat}: {gained} points for round {r + 1}"
+            if self.points[seat][ROUNDS - 1] and (self.phase is not _OVER or self.points[other][ROUNDS - 1]):
+                return f"seat {seat}: round 3 points before the final scoring"
         return None
-
-    def copy(self) -> GameState:
-        """An independent copy (the RNG object is shared: search may draw from it)."""
-        new = GameState.__new__(GameState)
-        new.variant = self.variant
-        new.round = self.round
-        new.phase = self.phase
-        new.to_move = self.to_move
-        new.bridges = self.bridges[:]
-        new.stones = self.stones[:]
-        new.counts = [self.counts[0][:], self.counts[1][:]]
-        new.supply_bridges = self.supply_bridges[:]
-        new.supply_stones = self.supply_stones[:]
-        new.hands = [self.hands[0][:], self.hands[1][:]]
-        new.hand_size = self.hand_size[:]
-        new.display = self.display[:]
-        new.deck = self.deck[:]
-        new.discard_up = self.discard_up[:]
-        new.discard_down = [self.discard_down[0][:], self.discard_down[1][:]]
-        new.declined = self.declined
-        new.final_turns = self.final_turns
-        new.points = [self.points[0][:], self.points[1][:]]
-        new.outcome = self.outcome
-        new.known = [self.known[0][:], self.known[1][:]]
-        new.history = self.history[:]
-        new.deal = self.deal
-        new.reshuffles = self.reshuffles[:]
-        new.reshuffle_queue = self.reshuffle_queue[:]
-        new.rng = self.rng
-        new._legal = self._legal
-        return new
 
     # ----------------------------------------------------------------- queries
 
     @property
     def is_over(self) -> bool:
-        return self.phase == OVER
+        return self.phase is _OVER
 
     @property
     def deck_size(self) -> int:
@@ -416,9 +616,7 @@ class GameState:
 
     def legal_actions(self) -> list[Action]:
         """Every legal action, sorted by token (NOTATION.md), each token once."""
-        if self._legal is not None:
-            return self._legal[:]
-        if self.phase == OVER:
+        if self.phase is _OVER:
             return []
         seat = self.to_move
         hand = self.hands[seat]
@@ -431,7 +629,7 @@ class GameState:
                 out += [a for c in held for line, a in _BUILDS[c] if self._may_build_on(line, seat)]
             else:
                 out += [a for c in held for line, a in _BUILDS[c] if bridges[line] == NOBODY]
-        if self.phase == PLAY:
+        if self.phase is _PLAY:
             if self.hand_size[seat] < HAND_LIMIT:
                 if self.deck:
                     out.append(acts.TAKE_DECK)
@@ -454,64 +652,58 @@ class GameState:
                         out.append(plain[pair])
                         if extra is not None:
                             out.append(extra[pair])
-        self._legal = out
-        return out[:]
+        return out
 
-    def why_illegal(self, action: Action) -> str | None:
-        """Why ``action`` may not be applied now, in words; ``None`` when it is legal."""
-        if self.phase == OVER:
-            return "the game is over"
+    def why_illegal(self, action: Action) -> Reason | None:
+        """Why ``action`` may not be applied now (a code, parameters and a sentence); ``None`` when
+        it is legal. It agrees with :meth:`legal_actions` on every action (a property test)."""
+        if self.phase is _OVER:
+            return Reason.of("game_over")
         seat = self.to_move
         hand = self.hands[seat]
         kind = action.kind
-        if kind is Kind.BUILD:
-            line = LINE_NAMES[action.line]
+        if kind is _BUILD:
             if not hand[action.card]:
-                return f"you hold no {LETTERS[action.card]} card"
+                return Reason.of("no_card", card=LETTERS[action.card])
             if not self.supply_bridges[seat]:
-                return "you have no bridge left in your supply"
+                return Reason.of("no_bridge_left")
             if self.bridges[action.line] != NOBODY:
-                return f"line {line} is occupied"
+                return Reason.of("line_occupied", line=LINE_NAMES[action.line])
             if not self._may_build_on(action.line, seat):
-                return f"line {line} touches an opposing stone (variant no_build_at_enemy_stone)"
+                return Reason.of("enemy_stone", line=LINE_NAMES[action.line])
             return None
-        if kind is Kind.REMOVE:
+        if kind is _REMOVE:
             line = LINE_NAMES[action.line]
             owner = self.bridges[action.line]
             if owner == NOBODY:
-                return f"line {line} has no bridge to remove"
+                return Reason.of("line_empty", line=line)
             if owner == seat:
-                return f"the bridge on {line} is your own"
-            need = [0] * NUM_ISLANDS
-            for c in action.cards:
-                need[c] += 1
+                return Reason.of("own_bridge", line=line)
             for c in set(action.cards):
-                if hand[c] < need[c]:
-                    n = need[c]
-                    return f"you hold {'no' if not hand[c] else 'only one'} {LETTERS[c]} card" + (
-                        "" if n == 1 else f" (the removal needs {n})"
-                    )
+                needed = action.cards.count(c)
+                if hand[c] < needed:
+                    return Reason.of("cards_missing", card=LETTERS[c], held=hand[c], needed=needed)
             if action.replace:
                 if not self.variant.replace_on_remove:
-                    return "removal with replacement ('+') is only allowed with variant replace_on_remove"
+                    return Reason.of("replace_not_allowed")
                 if not self.supply_bridges[seat]:
-                    return "you have no bridge left in your supply to put on the freed line"
+                    return Reason.of("no_bridge_to_replace")
                 if not self._may_replace(action.line, seat):
-                    return f"line {line} would touch an opposing stone (variant no_build_at_enemy_stone)"
+                    return Reason.of("replace_at_enemy_stone", line=line)
             return None
-        if kind is Kind.DISCARD:
-            return None if hand[action.card] else f"you hold no {LETTERS[action.card]} card"
-        if kind is Kind.END:
-            return None if self.phase == FINAL else "'end' is only for the two last turns after round 3"
-        if self.phase == FINAL:
-            return "in the last turns after round 3 nobody draws: end the turn with 'end'"
-        if kind is Kind.PASS:
-            return "you may not decline: your opponent declined last turn" if self.declined else None
+        if kind is _DISCARD:
+            return None if hand[action.card] else Reason.of("no_card", card=LETTERS[action.card])
+        if kind is _END:
+            return None if self.phase is _FINAL else Reason.of("end_only_in_final")
+        if self.phase is _FINAL:
+            return Reason.of("no_draw_in_final")
+        if kind is _PASS:
+            return Reason.of("declined_twice") if self.declined else None
         if self.hand_size[seat] >= HAND_LIMIT:
-            return f"you hold {HAND_LIMIT} cards: discard one before taking a card"
-        if kind is Kind.TAKE_DECK:
-            return None if self.deck else "the deck is empty"
-        return None if self.display[action.card] else f"no {LETTERS[action.card]} card in the display"
+            return Reason.of("hand_full", limit=HAND_LIMIT)
+        if kind is _TAKE_DECK:
+            return None if self.deck else Reason.of("deck_empty")
+        return None if self.display[action.card] else Reason.of("not_in_display", card=LETTERS[action.card])
 
     def is_legal(self, action: Action) -> bool:
         return self.why_illegal(action) is None
@@ -521,21 +713,26 @@ class GameState:
     def apply(self, action: Action | str) -> list[Event]:
         """Apply one action (object or token) for the seat to move and return its events in order.
 
+        The action is checked against the state as it is now, whatever happened to it before.
         Raises ``NotationError`` for an unknown token, ``IllegalActionError`` (with the reason)
         for an illegal action, and ``RecordError`` when a reshuffle is due but no order is queued
         and the state has no RNG; in every case the state is unchanged.
         """
         if isinstance(action, str):
             action = acts.parse(action)
-        if self._legal is None or action not in self._legal:
-            reason = self.why_illegal(action)
-            if reason is not None:
-                raise IllegalActionError(reason)
+        reason = self.why_illegal(action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        return self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> list[Event]:
+        """:meth:`apply` without the legality check, for search: only for an action just taken
+        from :meth:`legal_actions` of this very state (anything else may corrupt the state).
+        Client-facing code (server, terminal, records) always uses :meth:`apply`."""
         kind = action.kind
         order = self._next_order() if kind is _TAKE_DISPLAY and self.needs_reshuffle(action) else None
         events: list[Event] = []
         seat = self.to_move
-        self._legal = None
         self.history.append((seat, action))
         round_before = self.round
         if kind is _BUILD:
@@ -555,7 +752,7 @@ class GameState:
             if self.round == round_before:
                 return events
         # Only bridges moving or a new round can bring the early end (checked from round 2 on).
-        if self.round >= 2 and self.phase != OVER:
+        if self.round >= 2 and self.phase is not _OVER:
             self._check_no_bridges(events)
         return events
 
@@ -658,18 +855,20 @@ class GameState:
             self._end_round(order, events)
 
     def _end_round(self, order: list[int] | None, events: list[Event]) -> None:
+        """The last card of a round was taken: rounds 1 and 2 are scored now; round 3 only at
+        the final scoring after the two last turns (RULES.md, *Scoring*)."""
+        if self.round == ROUNDS:
+            self.phase = _FINAL
+            self.final_turns = 2
+            events.append(FinalTurnsBegan(self.to_move))
+            return
         stones = (self.stones_on_board(0), self.stones_on_board(1))
         gained = [0, 0]
         if stones[0] != stones[1]:
             leader = 0 if stones[0] > stones[1] else 1
-            gained[leader] = _ROUND_POINTS[self.round - 1]
+            gained[leader] = ROUND_POINTS[self.round - 1]
             self.points[leader][self.round - 1] = gained[leader]
         events.append(RoundScored(self.round, stones, (gained[0], gained[1])))
-        if self.round == ROUNDS:
-            self.phase = FINAL
-            self.final_turns = 2
-            events.append(FinalTurnsBegan(self.to_move))
-            return
         assert order is not None  # apply() obtained it before changing anything
         self._reshuffle(order, events)
 
@@ -747,7 +946,7 @@ class GameState:
             self._finish(0 if b0 else 1, "no-bridges", events)
 
     def _finish(self, winner: int | None, reason: str, events: list[Event]) -> None:
-        self.phase = OVER
+        self.phase = _OVER
         self.final_turns = 0
         self.declined = False
         self.outcome = Outcome(winner, reason)
@@ -755,12 +954,18 @@ class GameState:
 
     # ----------------------------------------------------------------- output
 
-    def to_json(self) -> dict[str, Any]:
-        """The omniscient state document of NOTATION.md (every hidden card included)."""
-        return {
+    def to_json(self, complete: bool = False) -> dict[str, Any]:
+        """The omniscient state document of NOTATION.md (every hidden card included).
+
+        With ``complete``, also what the views need and the plain document leaves out (the
+        project's extension, docs/NOTATION.md): ``variant``, ``face_down`` (each seat's face-down
+        discards), ``known``, ``history`` (``[seat, token]`` pairs), ``deal`` and ``reshuffles``;
+        :meth:`from_json` rebuilds exactly this state from it.
+        """
+        doc: dict[str, Any] = {
             "round": self.round,
-            "phase": self.phase,
-            "to_move": None if self.phase == OVER else self.to_move,
+            "phase": self.phase.value,
+            "to_move": None if self.phase is _OVER else self.to_move,
             "bridges": {LINE_NAMES[i]: (None if o == NOBODY else o) for i, o in enumerate(self.bridges)},
             "stones": {LETTERS[i]: (None if o == NOBODY else o) for i, o in enumerate(self.stones)},
             "supply": [{"bridges": self.supply_bridges[s], "stones": self.supply_stones[s]} for s in (0, 1)],
@@ -773,6 +978,14 @@ class GameState:
             "points": [self.points[0][:], self.points[1][:]],
             "result": None if self.outcome is None else self.outcome.to_json(),
         }
+        if complete:
+            doc["variant"] = self.variant.to_json()
+            doc["face_down"] = [cards_to_str(self.discard_down[0]), cards_to_str(self.discard_down[1])]
+            doc["known"] = [cards_to_str(self.known[0]), cards_to_str(self.known[1])]
+            doc["history"] = [[seat, action.token] for seat, action in self.history]
+            doc["deal"] = self.deal
+            doc["reshuffles"] = list(self.reshuffles)
+        return doc
 
     def card_total(self) -> int:
         """All cards in hands, display, deck and discard pile: always 24 (an invariant for tests)."""
@@ -789,4 +1002,4 @@ class GameState:
         return f"<GameState round={self.round} phase={self.phase} to_move={self.to_move} actions={len(self.history)}>"
 
 
-__all__ = ["FINAL", "NOBODY", "OVER", "PLAY", "GameState", "Outcome", "Variant"]
+__all__ = ["NOBODY", "GameState", "Outcome", "Phase", "Variant"]

@@ -27,20 +27,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kahuna.rules.actions import Action
 from kahuna.rules.board import (
-    BRIDGES_PER_PLAYER,
     CARDS_PER_ISLAND,
     LETTERS,
     LINE_NAMES,
-    LINES,
     NUM_ISLANDS,
-    STONES_PER_PLAYER,
     cards_to_str,
     str_to_cards,
 )
-from kahuna.rules.actions import Action
 from kahuna.rules.errors import KahunaError, RecordError
-from kahuna.rules.state import NOBODY, OVER, GameState, Outcome, Variant
+from kahuna.rules.state import NOBODY, GameState, Outcome, Phase, Variant
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ class PlayerView:
     seat: int | None
     variant: Variant
     round: int
-    phase: str
+    phase: Phase
     to_move: int | None
     bridges: tuple[int, ...]
     stones: tuple[int, ...]
@@ -104,7 +101,7 @@ class PlayerView:
             "seat": self.seat,
             "variant": self.variant.to_json(),
             "round": self.round,
-            "phase": self.phase,
+            "phase": self.phase.value,
             "to_move": self.to_move,
             "bridges": {LINE_NAMES[i]: (None if o == NOBODY else o) for i, o in enumerate(self.bridges)},
             "stones": {LETTERS[i]: (None if o == NOBODY else o) for i, o in enumerate(self.stones)},
@@ -136,7 +133,7 @@ class PlayerView:
                 seat=data["seat"],
                 variant=Variant.from_json(data["variant"]),
                 round=int(data["round"]),
-                phase=str(data["phase"]),
+                phase=Phase(data["phase"]),
                 to_move=data["to_move"],
                 bridges=tuple(NOBODY if data["bridges"][n] is None else int(data["bridges"][n]) for n in LINE_NAMES),
                 stones=tuple(NOBODY if data["stones"][x] is None else int(data["stones"][x]) for x in LETTERS),
@@ -170,7 +167,7 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
         variant=state.variant,
         round=state.round,
         phase=state.phase,
-        to_move=None if state.phase == OVER else state.to_move,
+        to_move=None if state.phase is Phase.OVER else state.to_move,
         bridges=tuple(state.bridges),
         stones=tuple(state.stones),
         supply_bridges=(state.supply_bridges[0], state.supply_bridges[1]),
@@ -217,22 +214,6 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     if len(pool) != sum(hand_slots) + sum(down_slots) + deck_size:
         raise RecordError("inconsistent player view: unseen cards do not fill the hidden places")
     rng.shuffle(pool)
-    state = GameState.__new__(GameState)
-    state.variant = view.variant
-    state.round = view.round
-    state.phase = view.phase
-    state.to_move = 0 if view.to_move is None else view.to_move
-    state.bridges = list(view.bridges)
-    state.stones = list(view.stones)
-    counts = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
-    for line, owner in enumerate(view.bridges):
-        if owner != NOBODY:
-            a, b = LINES[line]
-            counts[owner][a] += 1
-            counts[owner][b] += 1
-    state.counts = counts
-    state.supply_bridges = list(view.supply_bridges)
-    state.supply_stones = list(view.supply_stones)
     hands = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
     downs = [[0] * NUM_ISLANDS, [0] * NUM_ISLANDS]
     pos = 0
@@ -249,24 +230,29 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
         for c in pool[pos : pos + down_slots[seat]]:
             downs[seat][c] += 1
         pos += down_slots[seat]
-    state.hands = hands
-    state.hand_size = [sum(hands[0]), sum(hands[1])]
-    state.display = list(view.display)
-    state.deck = pool[pos:]
-    state.discard_up = list(view.discard_face_up)
-    state.discard_down = downs
-    state.declined = view.declined
-    state.final_turns = view.final_turns
-    state.points = [list(view.points[0]), list(view.points[1])]
-    state.outcome = view.outcome
-    state.known = [list(view.known[0]), list(view.known[1])]
-    state.history = []
-    state.deal = None
-    state.reshuffles = []
-    state.reshuffle_queue = []
-    state.rng = rng
-    state._legal = None
-    return state
+    return GameState(
+        variant=view.variant,
+        round=view.round,
+        phase=view.phase,
+        to_move=0 if view.to_move is None else view.to_move,
+        bridges=list(view.bridges),
+        stones=list(view.stones),
+        hands=hands,
+        display=list(view.display),
+        deck=pool[pos:],
+        discard_up=list(view.discard_face_up),
+        discard_down=downs,
+        declined=view.declined,
+        final_turns=view.final_turns,
+        points=[list(view.points[0]), list(view.points[1])],
+        outcome=view.outcome,
+        known=[list(view.known[0]), list(view.known[1])],
+        history=[],
+        deal=None,
+        reshuffles=[],
+        reshuffle_queue=[],
+        rng=rng,
+    )
 
 
 def legal_actions_of(view: PlayerView) -> list[Action]:
@@ -278,13 +264,3 @@ def legal_actions_of(view: PlayerView) -> list[Action]:
     if view.seat is None or view.seat != view.to_move:
         raise KahunaError("legal actions are asked of the seat to move")
     return determinize(view, random.Random(0)).legal_actions()
-
-
-def check_view_invariants(view: PlayerView) -> None:
-    """Raise ``RecordError`` if a view's numbers cannot belong to any game (used on input views)."""
-    if sum(view.supply_stones) + sum(1 for s in view.stones if s != NOBODY) != 2 * STONES_PER_PLAYER:
-        raise RecordError("stones on the board and in supply do not add up")
-    if sum(view.supply_bridges) + sum(1 for b in view.bridges if b != NOBODY) != 2 * BRIDGES_PER_PLAYER:
-        raise RecordError("bridges on the board and in supply do not add up")
-    if any(n < 0 for n in view.unseen()):
-        raise RecordError("a card is in more places than it has copies")

@@ -246,7 +246,7 @@ class GameService:
                 raise Rejected("not_your_turn", f"it is {SEAT_NAMES[game.state.to_move]}'s turn")
             reason = game.state.why_illegal(action)
             if reason is not None:
-                raise Rejected("illegal", reason)
+                raise Rejected("illegal", reason.message)
             await self._apply(game, seat, action, actor, msg_id)
 
     async def _apply(

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kahuna.rules import Action
+from kahuna.rules import Action, Reason
 from kahuna.rules.actions import BY_TOKEN, Kind
 from kahuna.rules.board import LETTERS, LINE_INDEX, NAMES
 
@@ -162,7 +162,7 @@ def _build(words: list[str], text: str) -> list[str] | str:
     return [f"{ends[0]}>{ends[1]}"]
 
 
-def interpret(text: str, legal: Sequence[Action], why_illegal: Callable[[Action], str | None]) -> Parsed:
+def interpret(text: str, legal: Sequence[Action], why_illegal: Callable[[Action], Reason | None]) -> Parsed:
     """Turn typed text into a legal action, a command, or one line saying why not and what works."""
     command = COMMANDS.get(text.strip().lower())
     if command is not None:
@@ -179,7 +179,7 @@ def interpret(text: str, legal: Sequence[Action], why_illegal: Callable[[Action]
         return Parsed(error=f"which one? {' or '.join(playable)} — type it as shown")
     if not tokens:
         return Parsed(error=f"{text.strip()!r} is not understood: {EXAMPLES}")
-    reasons = {t: why_illegal(BY_TOKEN[t]) or "not possible now" for t in tokens}
+    reasons = {t: str(why_illegal(BY_TOKEN[t]) or "not possible now") for t in tokens}
     return Parsed(error=_refusal(BY_TOKEN[tokens[0]], reasons, legal))
 
 

@@ -11,9 +11,8 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from kahuna.rules import PlayerView
+from kahuna.rules import Phase, PlayerView
 from kahuna.rules.board import BRIDGES_PER_PLAYER, NAMES, NUM_ISLANDS, SEAT_NAMES, STONES_PER_PLAYER
-from kahuna.rules.state import FINAL, OVER
 from kahuna.tui.board import MIN_HEIGHT, draw_board
 from kahuna.tui.style import BRIDGE_GLYPHS, FREE_GLYPH, STONE_GLYPHS, Style
 
@@ -52,12 +51,12 @@ class Frame:
 
 def header(view: PlayerView) -> str:
     """Round, points and whose turn, in one short line (the full outcome is told in words)."""
-    if view.phase == OVER and view.outcome is not None:
+    if view.phase is Phase.OVER and view.outcome is not None:
         winner = view.outcome.winner
         state = "game over: a draw" if winner is None else f"game over: {SEAT_NAMES[winner]} wins"
     else:
         mover = SEAT_NAMES[view.to_move or 0]
-        if view.phase == FINAL:
+        if view.phase is Phase.FINAL:
             state = f"last turns, no drawing · {mover} to move"
         else:
             state = f"{mover} to move" + (" · may not pass" if view.declined else "")

@@ -53,8 +53,14 @@ def position(
         "final_turns": final_turns,
         "points": points or [[0, 0, 0], [0, 0, 0]],
         "result": None,
+        "variant": (variant or Variant()).to_json(),
+        "face_down": ["", ""],
+        "known": ["", ""],
+        "history": [],
+        "deal": None,
+        "reshuffles": [],
     }
-    return GameState.from_json(data, variant)
+    return GameState.from_json(data)
 
 
 def tokens(state: GameState) -> list[str]:

@@ -117,22 +117,50 @@ def _final(bridges: dict[str, int], stones: dict[str, int], points: list[list[in
 
 
 def test_final_turns_without_drawing_then_final_scoring_difference() -> None:
-    s = _final({"AB": 0, "AD": 0, "EJ": 1}, {"A": 0}, [[0, 2, 3], [1, 0, 0]])
+    s = _final({"AB": 0, "AD": 0, "EJ": 1}, {"A": 0}, [[0, 2, 0], [1, 0, 0]])
     s.apply("end")
     assert s.to_move == 1 and s.final_turns == 1
     events = s.apply("end")
     assert s.outcome is not None and (s.outcome.winner, s.outcome.reason) == (0, "points")
-    assert s.points == [[0, 2, 1], [1, 0, 0]]  # the provisional 3 becomes the difference
+    assert s.points == [[0, 2, 1], [1, 0, 0]]  # round 3 is scored once: the stone difference
     assert event_types(events) == ["turn_ended", "round_scored", "game_over"]
 
 
+def test_no_points_when_round_three_ends_only_at_the_final_scoring() -> None:
+    """Taking round 3's last card scores nothing (all four sources): the last turns begin, and
+    an early end during them leaves round 3 unscored."""
+    s = position(
+        bridges={"AB": 0, "AD": 0, "EJ": 1}, stones={"A": 0}, hands=("E", "K"), display="C", deck="",
+        round=3, points=[[0, 2, 0], [1, 0, 0]],
+    )  # fmt: skip
+    events = s.apply("dC")
+    assert event_types(events) == ["card_taken", "final_turns_began"]
+    assert s.phase == "final" and s.points == [[0, 2, 0], [1, 0, 0]]
+    s.apply("end")  # White's last turn (no cards), then Black's
+    events = s.apply("end")
+    assert [e.to_json() for e in events if e.to_json()["type"] == "round_scored"] == [
+        {"type": "round_scored", "round": 3, "stones": [1, 0], "points": [1, 0], "final": True}
+    ]
+
+
+def test_early_end_in_the_last_turns_gives_no_round_three_points() -> None:
+    s = position(
+        bridges={"AB": 0, "EJ": 1}, hands=("EJ", ""), display="C", deck="", round=3, points=[[0, 0, 0], [1, 0, 0]]
+    )
+    s.apply("dC")  # Black takes round 3's last card: the last turns begin with White's
+    s.apply("end")
+    s.apply("xEJ:EJ")  # Black removes White's only bridge: the game ends early
+    assert s.outcome is not None and s.outcome.reason == "no-bridges"
+    assert s.points == [[0, 0, 0], [1, 0, 0]] and s.to_json()["points"][0][2] == 0
+
+
 def test_tie_break_final_scoring() -> None:
-    s = _final({"AB": 0, "AD": 0, "EJ": 1}, {"A": 0}, [[0, 0, 3], [0, 2, 0]])
+    s = _final({"AB": 0, "AD": 0, "EJ": 1}, {"A": 0}, [[0, 0, 0], [0, 2, 0]])
     s.apply("end")
     s.apply("end")
     assert s.points == [[0, 0, 1], [0, 2, 0]]  # totals 1 and 2: White on points
     assert s.outcome is not None and s.outcome.reason == "points" and s.outcome.winner == 1
-    s = _final({"AB": 0, "AD": 0, "AH": 0, "DH": 0, "DE": 0, "EJ": 1}, {"A": 0, "D": 0}, [[0, 0, 3], [0, 2, 0]])
+    s = _final({"AB": 0, "AD": 0, "AH": 0, "DH": 0, "DE": 0, "EJ": 1}, {"A": 0, "D": 0}, [[0, 0, 0], [0, 2, 0]])
     s.apply("end")
     s.apply("end")
     assert s.points == [[0, 0, 2], [0, 2, 0]]
@@ -140,11 +168,11 @@ def test_tie_break_final_scoring() -> None:
 
 
 def test_tie_break_bridges_and_draw() -> None:
-    s = _final({"AB": 0, "EJ": 1, "KL": 1}, {}, [[1, 0, 0], [1, 0, 0]])
+    s = _final({"AB": 0, "EJ": 1, "KL": 1}, {}, [[0, 0, 0], [0, 0, 0]])
     s.apply("end")
     s.apply("end")
     assert s.outcome is not None and (s.outcome.winner, s.outcome.reason) == (1, "bridges")
-    s = _final({"AB": 0, "EJ": 1}, {}, [[1, 0, 0], [1, 0, 0]])
+    s = _final({"AB": 0, "EJ": 1}, {}, [[0, 0, 0], [0, 0, 0]])
     s.apply("end")
     s.apply("end")
     assert s.outcome is not None and (s.outcome.winner, s.outcome.reason) == (None, "draw")

@@ -75,7 +75,6 @@ export function narrateEvent(ev) {
 
 function scoreWords(ev) {
   const counts = t("ev.stone_counts", { black: ev.stones[0], white: ev.stones[1] });
-  if (ev.round === 3 && !ev.final) return t("ev.round3_over", { counts });
   const scorer = [0, 1].find((seat) => ev.points[seat] > 0);
   const score =
     scorer === undefined

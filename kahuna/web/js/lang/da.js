@@ -174,7 +174,6 @@ export default {
   "ev.declined": "{who} undlader at trække.",
   "ev.turn_ended": "{who} afslutter sin sidste tur.",
   "ev.stone_counts": "brikker: Sort {black}, Hvid {white}",
-  "ev.round3_over": "Runde 3 er slut ({counts}).",
   "ev.nobody_scores": "ingen får point",
   "ev.scores_one": "{who} får 1 point",
   "ev.scores": "{who} får {points} point",

@@ -175,7 +175,6 @@ export default {
   "ev.declined": "{who} verzichtet aufs Nachziehen.",
   "ev.turn_ended": "{who} beendet den letzten Zug.",
   "ev.stone_counts": "Steine: Schwarz {black}, Weiß {white}",
-  "ev.round3_over": "Runde 3 ist vorbei ({counts}).",
   "ev.nobody_scores": "niemand punktet",
   "ev.scores_one": "{who} erhält 1 Punkt",
   "ev.scores": "{who} erhält {points} Punkte",

@@ -174,7 +174,6 @@ export default {
   "ev.declined": "{who} declines to draw.",
   "ev.turn_ended": "{who} ends the last turn.",
   "ev.stone_counts": "stones: Black {black}, White {white}",
-  "ev.round3_over": "Round 3 is over ({counts}).",
   "ev.nobody_scores": "nobody scores",
   "ev.scores_one": "{who} scores 1 point",
   "ev.scores": "{who} scores {points} points",

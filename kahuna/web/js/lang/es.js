@@ -174,7 +174,6 @@ export default {
   "ev.declined": "{who} decide no robar.",
   "ev.turn_ended": "{who} termina su último turno.",
   "ev.stone_counts": "piedras: Negro {black}, Blanco {white}",
-  "ev.round3_over": "La ronda 3 ha terminado ({counts}).",
   "ev.nobody_scores": "nadie puntúa",
   "ev.scores_one": "{who} gana 1 punto",
   "ev.scores": "{who} gana {points} puntos",

@@ -175,7 +175,6 @@ export default {
   "ev.declined": "{who} neemt geen kaart.",
   "ev.turn_ended": "{who} beëindigt de laatste beurt.",
   "ev.stone_counts": "stenen: Zwart {black}, Wit {white}",
-  "ev.round3_over": "Ronde 3 is voorbij ({counts}).",
   "ev.nobody_scores": "niemand scoort",
   "ev.scores_one": "{who} krijgt 1 punt",
   "ev.scores": "{who} krijgt {points} punten",
