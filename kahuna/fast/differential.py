@@ -1,0 +1,123 @@
+"""The differential test of the compiled core against the referee: random games through both.
+
+Every game is dealt from ``random.Random(2 * seed)`` (each core then draws its reshuffles from its own
+copy of that generator) and played by uniformly random choices; before
+every action both cores must list the same legal actions in the same order, and after it both
+must hold the same state (every field of :mod:`kahuna.fast.layout`, hidden cards included). With
+``heuristic=True`` the search heuristic is compared too, bit for bit. The referee is the truth:
+a difference is a bug of the compiled core.
+
+``python -m kahuna.fast.differential --games 100000`` is the long run (docs/engine.md); the test
+suite runs a shorter one (tests/fast).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+from kahuna.ai.heuristic import CardBelief, win_probability
+from kahuna.fast.layout import fields_of
+from kahuna.fast.state import FastState
+from kahuna.rules import GameState, Variant
+
+VARIANTS: tuple[tuple[str, ...], ...] = ((), ("no_build_at_enemy_stone",), ("replace_on_remove",),
+                                         ("no_build_at_enemy_stone", "replace_on_remove"))  # fmt: skip
+"""Every combination of the optional rules."""
+
+
+@dataclass
+class Tally:
+    """What a differential run compared."""
+
+    games: int = 0
+    actions: int = 0
+    heuristics: int = 0
+    by_variant: dict[str, int] = field(default_factory=dict)
+
+
+class Mismatch(AssertionError):
+    """The compiled core and the referee disagree (the message says where)."""
+
+
+def play_both(seed: int, variant: Variant, tally: Tally, heuristic: bool = False) -> None:
+    """One random game through both cores, compared before and after every action."""
+    deal_rng = random.Random(2 * seed)
+    rng = random.Random(2 * seed + 1)  # the choices
+    ref = GameState.new(deal_rng, variant)
+    fast = FastState.from_state(ref)
+    fast.rng = random.Random()
+    fast.rng.setstate(deal_rng.getstate())  # the same reshuffles, each core drawing its own
+    step = 0
+    while True:
+        legal = ref.legal_actions()
+        fast_legal = fast.legal_indices()
+        if bytes(a.index for a in legal) != fast_legal:
+            raise Mismatch(f"seed {seed} {variant.names} step {step}: legal actions differ")
+        if heuristic:
+            beliefs = (CardBelief.exact(ref.hands[0]), CardBelief.exact(ref.hands[1]))
+            if win_probability(ref, 0, beliefs) != fast.heuristic():
+                raise Mismatch(f"seed {seed} {variant.names} step {step}: heuristic differs")
+            tally.heuristics += 1
+        if not legal:
+            break
+        action = legal[rng.randrange(len(legal))]
+        ref.apply(action)
+        fast.apply(action)
+        if fields_of(ref) != fast.fields():
+            raise Mismatch(f"seed {seed} {variant.names} step {step}: state differs after {action.token}")
+        step += 1
+    tally.games += 1
+    tally.actions += step
+    name = "+".join(variant.names) or "standard"
+    tally.by_variant[name] = tally.by_variant.get(name, 0) + 1
+
+
+def run(games: int, seed: int = 0, heuristic_every: int = 0) -> Tally:
+    """``games`` games spread evenly over the variants; every ``heuristic_every``-th game also
+    compares the heuristic (0: never)."""
+    tally = Tally()
+    for game in range(games):
+        variant = Variant.from_names(list(VARIANTS[game % len(VARIANTS)]))
+        check = heuristic_every > 0 and game % heuristic_every == 0
+        play_both(seed * 1_000_003 + game, variant, tally, check)
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m kahuna.fast.differential",
+        description="Play random games through the referee and the compiled core and compare them "
+        "after every action (all variants in turn).",
+    )
+    parser.add_argument("--games", type=int, default=100_000, help="number of games (default 100000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--heuristic-every", type=int, default=10, help="compare the heuristic every Nth game")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        tally = run(args.games, args.seed, args.heuristic_every)
+    except Mismatch as exc:
+        print(f"MISMATCH: {exc}", file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "games": tally.games,
+                "actions": tally.actions,
+                "heuristics": tally.heuristics,
+                "by_variant": tally.by_variant,
+                "seconds": round(seconds, 1),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+""":class:`FastState`: a game on the compiled core, with the referee's interface where it matters.
+
+It plays the same game as :class:`~kahuna.rules.GameState` (same deal, same reshuffles from the
+same queue or RNG, same legal actions in the same order, same state document) at C speed. Words
+stay with the referee: an illegal action is explained by asking the referee about the same
+position, so error messages are the referee's own. Events, views and records stay Python-only:
+players, the server and the UI use the referee.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from kahuna.fast import core_module
+from kahuna.fast.layout import PHASES, fields_of, outcome_of, referee_state, state_json
+from kahuna.rules import (
+    ALL_ACTIONS,
+    Action,
+    GameRecord,
+    GameState,
+    IllegalActionError,
+    NotationError,
+    Outcome,
+    RecordError,
+    ReplayError,
+    Variant,
+    parse,
+)
+from kahuna.rules.board import LETTERS, NUM_ISLANDS, cards_to_str
+
+
+def _order_cards(text: str, what: str) -> list[int]:
+    bad = [ch for ch in text if ch not in LETTERS]
+    if bad:
+        raise RecordError(f"{what} {text!r} holds {bad[0]!r}, which is not an island letter")
+    return [LETTERS.index(ch) for ch in text]
+
+
+class FastState:
+    """A whole game held by the compiled core (see the module docstring)."""
+
+    __slots__ = ("_s", "reshuffle_queue", "reshuffles", "rng", "variant")
+
+    def __init__(self, core_state: Any, variant: Variant, reshuffles: list[str] | tuple[str, ...] = ()) -> None:
+        self._s = core_state
+        self.variant = variant
+        self.reshuffle_queue = list(reshuffles)
+        self.reshuffles: list[str] = []
+        self.rng: random.Random | None = None
+
+    # ----------------------------------------------------------------- creation
+
+    @classmethod
+    def from_state(cls, state: GameState) -> FastState:
+        """The same position as a referee state (its RNG and reshuffle queue shared as copies)."""
+        fast = cls(core_module().State(fields_of(state)), state.variant, state.reshuffle_queue)
+        fast.rng = state.rng
+        return fast
+
+    @classmethod
+    def from_deal(
+        cls, deal: str, variant: Variant | None = None, reshuffles: list[str] | tuple[str, ...] = ()
+    ) -> FastState:
+        """The start of a game with a given deal and reshuffle orders (checked by the referee)."""
+        return cls.from_state(GameState.from_deal(deal, variant, reshuffles))
+
+    @classmethod
+    def new(cls, rng: random.Random, variant: Variant | None = None) -> FastState:
+        """A fresh game dealt with ``rng`` exactly as ``GameState.new(rng)`` deals it."""
+        return cls.from_state(GameState.new(rng, variant))
+
+    def copy(self) -> FastState:
+        twin = FastState(self._s.copy(), self.variant, self.reshuffle_queue)
+        twin.reshuffles = self.reshuffles[:]
+        twin.rng = self.rng
+        return twin
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self._s.phase]
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self._s.phase == 2)
+
+    @property
+    def to_move(self) -> int:
+        return int(self._s.to_move)
+
+    @property
+    def round(self) -> int:
+        return int(self._s.round)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return outcome_of(self.fields())
+
+    def fields(self) -> list[int]:
+        """The flat fields (kahuna.fast.layout), equal to ``fields_of`` of the referee's state."""
+        fields: list[int] = self._s.fields()
+        return fields
+
+    def legal_indices(self) -> bytes:
+        """The legal actions' indices in token order (one byte each)."""
+        legal: bytes = self._s.legal()
+        return legal
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action, sorted by token, as ``GameState.legal_actions``."""
+        return [ALL_ACTIONS[i] for i in self._s.legal()]
+
+    def to_json(self) -> dict[str, Any]:
+        return state_json(self.fields())
+
+    def referee_state(self) -> GameState:
+        """The position as a referee state, to ask the referee why an action is refused (no
+        history and no record: the compiled core keeps neither)."""
+        return referee_state(self.fields(), self.variant)
+
+    def heuristic(self) -> float:
+        """Seat 0's win probability by the search heuristic with both hands known (exact beliefs)."""
+        value: float = self._s.heuristic()
+        return value
+
+    # ----------------------------------------------------------------- applying
+
+    def apply(self, action: Action | str) -> None:
+        """Apply one action for the seat to move; the referee's exceptions, state unchanged on error."""
+        if isinstance(action, str):
+            action = parse(action)
+        index = action.index
+        if index not in self._s.legal():
+            reason = self.referee_state().why_illegal(action)
+            if reason is None:
+                raise RuntimeError(f"the compiled core refuses {action.token}, which the referee allows")
+            raise IllegalActionError(reason)
+        if self._s.needs_reshuffle(index):
+            order = self._next_order()
+            self._s.apply(index, order)
+            if self.reshuffle_queue:
+                self.reshuffle_queue.pop(0)
+            self.reshuffles.append("".join(LETTERS[c] for c in order))
+        else:
+            self._s.apply(index)
+
+    def _next_order(self) -> list[int]:
+        """The coming reshuffle order, from the queue (checked) or the RNG, as the referee draws it."""
+        pile: list[int] = self._s.pile()
+        coming = self.round + 1
+        if self.reshuffle_queue:
+            text = self.reshuffle_queue[0]
+            order = _order_cards(text, f"reshuffle for round {coming}")
+            counts = [0] * NUM_ISLANDS
+            for c in order:
+                counts[c] += 1
+            if counts != pile:
+                pile_text = cards_to_str(pile)
+                raise RecordError(
+                    f"reshuffle for round {coming} {text!r} is not an ordering of the discard pile {pile_text!r}"
+                )
+            return order
+        if self.rng is None:
+            raise RecordError(f"a reshuffle order is needed for round {coming}")
+        order = [c for c in range(NUM_ISLANDS) for _ in range(pile[c])]
+        self.rng.shuffle(order)
+        return order
+
+
+def replay(record: GameRecord, before_each: Callable[[int, FastState], None] | None = None) -> FastState:
+    """``GameRecord.replay`` on the compiled core: the same errors for the same records."""
+    state = FastState.from_deal(record.deal, record.variant, record.reshuffles)
+    for step, token in enumerate(record.actions):
+        if before_each is not None:
+            before_each(step, state)
+        if not isinstance(token, str):
+            raise ReplayError(step, token, "an action token must be a string")
+        try:
+            state.apply(str(token))
+        except (IllegalActionError, NotationError) as exc:
+            raise ReplayError(step, token, str(exc)) from None
+        except RecordError as exc:
+            raise RecordError(f"step {step}: {token!r}: {exc}") from None
+    return state
+
+
+__all__ = ["FastState", "replay"]

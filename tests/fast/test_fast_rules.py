@@ -1,0 +1,153 @@
+"""The compiled rules equal the referee: differential games in every variant, the worked examples,
+the golden counts, record replays, refusals and the random generator."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kahuna.fast import core_module
+from kahuna.fast.differential import VARIANTS, Tally, play_both
+from kahuna.fast.layout import LAYOUT, fields_of
+from kahuna.fast.state import FastState, replay
+from kahuna.rules import ALL_ACTIONS, GameRecord, GameState, IllegalActionError, RecordError, ReplayError, Variant
+from kahuna.rules.actions import tokens
+
+pytestmark = pytest.mark.needs_core
+
+EXAMPLES = Path(__file__).parent.parent / "rules" / "examples"
+NAMES = sorted(p.name.removesuffix(".record.json") for p in EXAMPLES.glob("*.record.json"))
+GOLDEN = Path(__file__).parent.parent / "rules" / "golden_counts.json"
+
+DIFFERENTIAL_GAMES = 2_000
+"""Per variant in the suite (8,000 games, ~15 s); `python -m kahuna.fast.differential` runs 100,000."""
+
+
+def test_layout_is_the_c_layout() -> None:
+    assert tuple(core_module().fields_layout()) == LAYOUT
+
+
+def test_random_generator_is_cpythons() -> None:
+    for seed in (0, 1, 7, 2**32 - 1, 2**32, 2**64 - 1, 1_000_003 * 12345):
+        randoms, belows, shuffled = core_module().mt_check(seed, 200, 37)
+        rng = random.Random(seed)
+        assert randoms == [rng.random() for _ in range(200)]
+        assert belows == [rng.randrange(37) for _ in range(200)]
+        cards = [c for c in range(12) for _ in range(2)]
+        rng.shuffle(cards)
+        assert shuffled == cards
+
+
+@pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
+def test_differential_random_games(names: tuple[str, ...]) -> None:
+    tally = Tally()
+    variant = Variant.from_names(list(names))
+    for game in range(DIFFERENTIAL_GAMES):
+        play_both(1000 * len(names) + game, variant, tally, heuristic=game % 20 == 0)
+    assert tally.games == DIFFERENTIAL_GAMES and tally.actions > 100 * DIFFERENTIAL_GAMES
+
+
+def test_same_seed_same_game_with_the_rng_reshuffles() -> None:
+    """GameState.new and FastState.new with equal seeds draw the same deal and reshuffles."""
+    for seed in range(60):
+        ref, fast = GameState.new(random.Random(seed)), FastState.new(random.Random(seed))
+        choices = random.Random(-seed)
+        while not ref.is_over:
+            legal = ref.legal_actions()
+            assert fast.legal_actions() == legal
+            action = legal[choices.randrange(len(legal))]
+            ref.apply(action)
+            fast.apply(action)
+        assert fast.to_json() == ref.to_json() and fast.reshuffles == ref.reshuffles
+        assert fast.outcome == ref.outcome
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_worked_examples_trace(name: str) -> None:
+    record = GameRecord.loads((EXAMPLES / f"{name}.record.json").read_text())
+    expected = [json.loads(line) for line in (EXAMPLES / f"{name}.trace.jsonl").read_text().splitlines()]
+    lines: list[dict[str, object]] = []
+
+    def before(step: int, state: FastState) -> None:
+        lines.append({"step": step, "legal": tokens(state.legal_actions()), "state": state.to_json()})
+
+    final = replay(record, before)
+    lines.append({"final": final.to_json()})
+    assert lines == expected
+
+
+def test_golden_legal_action_counts() -> None:
+    golden = json.loads(GOLDEN.read_text())
+    for seed, expected in golden.items():
+        state = FastState.new(random.Random(int(seed)), Variant.from_names(expected["variant"]))
+        counts: list[int] = []
+        i = 0
+        while not state.is_over:
+            legal = state.legal_actions()
+            counts.append(len(legal))
+            state.apply(legal[(7 * i) % len(legal)])
+            i += 1
+        assert counts == expected["counts"]
+        assert state.outcome is not None and state.outcome.to_json() == expected["result"]
+
+
+def test_replay_of_recorded_games_and_errors() -> None:
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = GameState.new(rng, Variant.from_names(list(VARIANTS[seed % 4])))
+        while not state.is_over:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        record = GameRecord.of(state)
+        assert replay(record).to_json() == state.to_json()
+        bad = GameRecord.of(state)
+        bad.actions[5] = "pass" if bad.actions[5] != "pass" else "d?"
+        try:
+            bad.replay()
+        except ReplayError as exc:
+            with pytest.raises(ReplayError) as fast_exc:
+                replay(bad)
+            assert str(fast_exc.value) == str(exc)
+        if record.reshuffles:
+            broken = GameRecord.of(state)
+            broken.reshuffles[0] = broken.reshuffles[0][::-1] + "A"
+            with pytest.raises(RecordError) as ref_exc:
+                broken.replay()
+            with pytest.raises(RecordError) as fast_exc2:
+                replay(broken)
+            assert str(fast_exc2.value) == str(ref_exc.value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**9), steps=st.integers(0, 150))
+def test_refusals_leave_the_state_unchanged_and_say_why(seed: int, steps: int) -> None:
+    rng = random.Random(seed)
+    ref = GameState.new(rng)
+    for _ in range(steps):
+        legal = ref.legal_actions()
+        if not legal:
+            break
+        ref.apply(legal[rng.randrange(len(legal))])
+    fast = FastState.from_state(ref)
+    before = fast.fields()
+    allowed = set(ref.legal_actions())
+    for action in ALL_ACTIONS:
+        if action in allowed:
+            continue
+        with pytest.raises(IllegalActionError) as exc:
+            fast.apply(action)
+        assert str(exc.value) == str(ref.why_illegal(action))
+        assert fast.fields() == before
+    assert fields_of(ref) == before
+
+
+def test_copy_is_independent() -> None:
+    state = FastState.new(random.Random(3))
+    twin = state.copy()
+    twin.apply(twin.legal_actions()[-1])
+    assert twin.fields() != state.fields()
