@@ -1,0 +1,98 @@
+"""ISMCTS on the compiled core: the agent of :mod:`kahuna.ai.ismcts` with its search in C.
+
+For the same view, settings and seed it plays exactly the action the Python agent plays (the
+root visit counts are equal, see :mod:`kahuna.fast.search`), many times faster; with ``workers``
+> 1 the independent trees run in threads, since the C search releases the GIL.
+:func:`ismcts_agent` is how specs get an ISMCTS agent: the compiled one when the core is built
+and ``KAHUNA_CORE`` is not ``python``.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
+from kahuna.ai.registry import SpecError, option, parse_options
+from kahuna.fast import core_module, selected_core
+from kahuna.fast.search import search
+from kahuna.rules import Action, PlayerView, action_at, legal_actions_of
+
+
+class FastIsmctsAgent:
+    """ISMCTS over determinizations, searched by the compiled core (same choices as IsmctsAgent)."""
+
+    def __init__(self, config: SearchConfig, workers: int = 1, name: str = "fast-ismcts") -> None:
+        core_module()  # fail now, not at the first move, when the extension is missing
+        self.config = config
+        self.workers = max(1, workers)
+        self.name = name
+        self.last_iterations = 0
+        """Iterations made by the last search (all workers together): for tests and benchmarks."""
+        self._pool: ThreadPoolExecutor | None = None
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        legal = legal_actions_of(view)
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        seeds = [rng.getrandbits(64) for _ in range(self.workers)]
+        if self.workers == 1:
+            results = [search(view, self.config, seeds[0])]
+        else:
+            share = SearchConfig(
+                iterations=-(-self.config.iterations // self.workers),
+                seconds=self.config.seconds,
+                exploration=self.config.exploration,
+                playout_turns=self.config.playout_turns,
+            )
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers)
+            results = list(self._pool.map(search, [view] * self.workers, [share] * self.workers, seeds))
+        visits: dict[int, int] = {}
+        for counts, _ in results:
+            for index, n in counts.items():
+                visits[index] = visits.get(index, 0) + n
+        self.last_iterations = sum(done for _, done in results)
+        best = max(visits, key=lambda i: (visits[i], -i))
+        return action_at(best)
+
+    def close(self) -> None:
+        """Stop the worker threads, if any were started."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_pool"] = None
+        return state
+
+
+def ismcts_agent(config: SearchConfig, workers: int, name: str) -> IsmctsAgent | FastIsmctsAgent:
+    """The ISMCTS agent for a spec: compiled when the core is built and selected (and the settings
+    are within the compiled search's bounds), else Python."""
+    bounded = config.iterations <= 10_000_000 and config.seconds <= 3600
+    bounded = bounded and config.exploration <= 100 and config.playout_turns <= 1000
+    if bounded and selected_core() == "fast":
+        return FastIsmctsAgent(config, workers=workers, name=name)
+    return IsmctsAgent(config, workers=workers, name=name)
+
+
+def make(options: str) -> FastIsmctsAgent:
+    """``fast-ismcts[:iterations=1000,seconds=0,c=0.7,playout=2,workers=1]``: always the compiled
+    search (an error without the extension), whatever ``KAHUNA_CORE`` says."""
+    opts = parse_options(options, {"iterations": int, "seconds": float, "c": float, "playout": int, "workers": int})
+    config = SearchConfig(
+        iterations=option(opts, "iterations", 1000),
+        seconds=option(opts, "seconds", 0.0),
+        exploration=option(opts, "c", 0.7),
+        playout_turns=option(opts, "playout", 2),
+    )
+    workers = option(opts, "workers", 1)
+    if not 1 <= config.iterations <= 10_000_000 or not 0 <= config.seconds <= 3600:
+        raise SpecError("fast-ismcts needs 1 <= iterations <= 10000000 and 0 <= seconds <= 3600")
+    if not 0 <= config.exploration <= 100 or not 0 <= config.playout_turns <= 1000 or not 1 <= workers <= 64:
+        raise SpecError("fast-ismcts needs 0 <= c <= 100, 0 <= playout <= 1000 and 1 <= workers <= 64")
+    return FastIsmctsAgent(config, workers=workers, name="fast-ismcts" + (f":{options}" if options else ""))

@@ -1,0 +1,90 @@
+"""The compiled ISMCTS equals the Python one: same root visits for the same view, settings and
+seed, in every phase and variant; the agents choose the same actions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kahuna.ai.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
+from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
+from kahuna.ai.ismcts import search as python_search
+from kahuna.ai.registry import SpecError
+from kahuna.fast.differential import VARIANTS
+from kahuna.fast.search import search as fast_search
+from kahuna.rules import GameState, Phase, PlayerView, Variant, view_of
+
+pytestmark = pytest.mark.needs_core
+
+
+def _views(count: int, seed: int) -> list[PlayerView]:
+    """Views of the seat to move along random games, early and late, in every variant."""
+    views: list[PlayerView] = []
+    rng = random.Random(seed)
+    game = 0
+    while len(views) < count:
+        state = GameState.new(random.Random(seed + game), Variant.from_names(list(VARIANTS[game % 4])))
+        stop = rng.randrange(0, 260)
+        steps = 0
+        while not state.is_over and steps < stop:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+        if not state.is_over:
+            views.append(view_of(state, state.to_move))
+        game += 1
+    return views
+
+
+def test_root_visits_equal_python() -> None:
+    views = _views(24, 5)
+    assert any(v.phase is Phase.FINAL for v in views) or any(v.round == 3 for v in views)
+    for i, view in enumerate(views):
+        config = SearchConfig(iterations=120, exploration=0.5 + 0.1 * (i % 4), playout_turns=i % 4)
+        assert fast_search(view, config, 1000 + i) == python_search(view, config, 1000 + i)
+
+
+def test_final_turn_views_equal_python() -> None:
+    found = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        state = GameState.new(rng)
+        while not state.is_over and state.phase is not Phase.FINAL:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if state.phase is Phase.FINAL:
+            view = view_of(state, state.to_move)
+            config = SearchConfig(iterations=80)
+            assert fast_search(view, config, seed) == python_search(view, config, seed)
+            found += 1
+            if found == 5:
+                return
+    pytest.fail("no game reached the final turns")
+
+
+def test_agents_choose_alike_with_workers() -> None:
+    config = SearchConfig(iterations=60)
+    for workers in (1, 2):
+        ours, theirs = FastIsmctsAgent(config, workers), IsmctsAgent(config, workers)
+        try:
+            for view in _views(4, 77):
+                assert ours.choose(view, random.Random(9)) is theirs.choose(view, random.Random(9))
+                assert ours.last_iterations == theirs.last_iterations
+        finally:
+            ours.close()
+            theirs.close()
+
+
+def test_seconds_budget_and_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = _views(1, 3)[0]
+    visits, done = fast_search(view, SearchConfig(seconds=0.05), 1)
+    assert done > 10 and sum(visits.values()) == done
+    monkeypatch.setenv("KAHUNA_CORE", "python")
+    assert isinstance(ismcts_agent(SearchConfig(), 1, "x"), IsmctsAgent)
+    monkeypatch.setenv("KAHUNA_CORE", "fast")
+    assert isinstance(ismcts_agent(SearchConfig(), 1, "x"), FastIsmctsAgent)
+    assert isinstance(ismcts_agent(SearchConfig(exploration=1000.0), 1, "x"), IsmctsAgent)
+    assert make("iterations=5,workers=2").workers == 2
+    with pytest.raises(SpecError):
+        make("iterations=0")
