@@ -11,7 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kahuna.rules import Event, GameState, view_of
+from kahuna.rules import Event, GameState, parse, view_of
+from kahuna.rules.board import LETTERS, NUM_ISLANDS
 
 WAITING, PLAYING, OVER = "waiting", "playing", "over"
 
@@ -29,6 +30,25 @@ def legal_for(state: GameState, recipient: int | None, status: str) -> list[str]
     return [a.token for a in state.legal_actions()]
 
 
+def why_not_for(state: GameState, recipient: int | None, status: str) -> dict[str, dict[str, str | int]]:
+    """For the seat to move: the refusals (reason code and parameters) of the actions the browser
+    shows as buttons — declining or ending the turn, drawing from the deck or a display card, and
+    discarding each card of the hand — when they are not legal, so that every disabled button can
+    say why without the client knowing any rule. Only public information and the recipient's own
+    hand go into them."""
+    if status != PLAYING or recipient is None or recipient != state.to_move:
+        return {}
+    shown = [f"d{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.display[c]]
+    held = [f"-{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.hands[recipient][c]]
+    candidates = ["pass", "end", "d?", *shown, *held]
+    out: dict[str, dict[str, str | int]] = {}
+    for token in candidates:
+        reason = state.why_illegal(parse(token))
+        if reason is not None:
+            out[token] = reason.to_json()
+    return out
+
+
 def sync(
     state: GameState, recipient: int | None, status: str, players: Sequence[str | None], kinds: Sequence[str]
 ) -> dict[str, Any]:
@@ -42,6 +62,7 @@ def sync(
         "kinds": list(kinds),
         "view": view.to_json(),
         "legal": legal_for(state, recipient, status),
+        "why_not": why_not_for(state, recipient, status),
     }
 
 
@@ -58,6 +79,7 @@ def update(
         "events": [e.seen_by(recipient).to_json() for e in events],
         "view": view.to_json(),
         "legal": legal_for(state, recipient, status),
+        "why_not": why_not_for(state, recipient, status),
         "status": status,
         "result": None if state.outcome is None else state.outcome.to_json(),
     }

@@ -8,7 +8,7 @@ import { BoardView } from "./board.js";
 import { GameConnection } from "./connection.js";
 import { cardButton, cardBack } from "./cards.js";
 import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } from "./narrate.js";
-import { whyNot } from "./explain.js";
+import { reasonText } from "./reasons.js";
 import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
 import { preference, setPreference, seatsOf } from "./store.js";
 
@@ -46,6 +46,7 @@ export class GamePage {
     this.hotseat = tokens.length > 1;
     this.selected = [];
     this.pending = null;
+    this.lastToken = null;
     this.queue = [];
     this.busy = false;
     this.log = [];
@@ -60,7 +61,7 @@ export class GamePage {
     this.build();
     const list = tokens.length ? tokens : [null];
     this.conns = list.map((token, i) => {
-      const entry = { seat: null, view: null, legal: [], status: null, players: null, kinds: null, online: null };
+      const entry = { seat: null, view: null, legal: [], whyNot: {}, status: null, players: null, kinds: null, online: null };
       entry.conn = new GameConnection(
         gameId,
         token,
@@ -198,7 +199,7 @@ export class GamePage {
     if (msg.type === "error") {
       this.pending = null;
       if (msg.code === "stale_version") entry.conn.send({ type: "hello", version: entry.conn.version });
-      this.showMessage(msg.message || msg.code);
+      this.showMessage(this.errorText(msg));
       this.render();
       return;
     }
@@ -213,6 +214,7 @@ export class GamePage {
       const entry = this.conns[index];
       if (msg.type === "sync") {
         Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
+        entry.whyNot = msg.why_not || {};
         entry.players = msg.players;
         entry.kinds = msg.kinds;
         this.chooseShown();
@@ -225,6 +227,7 @@ export class GamePage {
         if (index === this.shown || !this.logHas(msg.version))
           await this.playUpdate(msg, animate && index === this.shown);
         Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
+        entry.whyNot = msg.why_not || {};
         if (this.pending !== null && this.pending.index === index) this.pending = null;
         this.chooseShown();
         if (index === this.shown) this.board.render(this.current.view);
@@ -313,17 +316,51 @@ export class GamePage {
     return this.current.legal.includes(token);
   }
 
-  /** Play a token if the server lists it as legal, else say why not (in words). */
+  /**
+   * Why `token` cannot be played now, when that is known without asking the referee: the game's
+   * status (loading, over, spectating, the other seat's turn) or the server's `why_not` for the
+   * buttons on screen; null otherwise.
+   */
+  knownRefusal(token) {
+    const entry = this.current;
+    const view = entry.view;
+    if (!view) return t("why.loading");
+    if (view.result) return t("why.game_over");
+    if (entry.seat === null || entry.seat === undefined) return t("why.spectator");
+    if (view.to_move !== entry.seat) return t("why.not_your_turn", { who: colourName(view.to_move) });
+    const reason = entry.whyNot[token];
+    return reason ? reasonText(reason) : null;
+  }
+
+  /** The refusal of a button's token, in words (a generic sentence if the server gave none). */
+  whyNot(token) {
+    return this.knownRefusal(token) || t("why.not_now");
+  }
+
+  /** An error message of the server in words: a refusal of the referee is translated from its code. */
+  errorText(msg) {
+    if (msg.reason) return reasonText(msg.reason);
+    if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
+    return msg.message || msg.code;
+  }
+
+  /**
+   * Play a token. One the server lists as legal is sent; for any other, the known refusal is
+   * shown, or the token is sent anyway so that the referee says why (the browser decides nothing).
+   */
   play(token, typed = false) {
-    const view = this.current.view;
     if (this.pending !== null || this.busy) {
       this.showMessage(t("hint.wait"));
       return;
     }
     if (!this.isLegal(token)) {
-      this.showMessage(whyNot(view, this.mySeat, token));
-      return;
+      const refusal = this.knownRefusal(token);
+      if (refusal) {
+        this.showMessage(refusal);
+        return;
+      }
     }
+    this.lastToken = token;
     const id = this.current.conn.act(token);
     if (id === null) {
       this.showMessage(t("game.reconnecting"));
@@ -464,7 +501,7 @@ export class GamePage {
     const legal = this.isLegal(token) && this.pending === null;
     button.classList.add("draw");
     button.setAttribute("aria-disabled", String(!legal));
-    if (!legal && seat !== null) button.title = whyNot(this.current.view, seat, token);
+    if (!legal && seat !== null) button.title = this.whyNot(token);
     button.addEventListener("click", () => (seat === null ? null : this.play(token)));
     if (!drawing) button.classList.add("inactive");
     return button;
@@ -562,9 +599,8 @@ export class GamePage {
   }
 
   actionButton(name, token, label, reasonIfNoToken) {
-    const view = this.current.view;
     const legal = token !== null && this.isLegal(token) && this.pending === null;
-    const reason = legal ? "" : reasonIfNoToken || whyNot(view, this.current.seat, token);
+    const reason = legal ? "" : reasonIfNoToken || this.whyNot(token);
     const reasonId = `why-${name}`;
     return h("span", { class: "action" }, [
       h("button", {
