@@ -1,4 +1,8 @@
-"""The FastAPI application: API, WebSocket, web pages, and the start-up that resumes every game."""
+"""The FastAPI application: API, WebSocket, web pages, and the start-up that resumes every game.
+
+The interactive API pages (Swagger UI) are not served: they load scripts from a CDN onto the
+origin whose pages keep seat tokens. The OpenAPI description is at ``/openapi.json``.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +19,14 @@ from starlette.exceptions import HTTPException
 from kahuna.server import api, logs, ws
 from kahuna.server.ai import AiPool
 from kahuna.server.config import Settings
-from kahuna.server.guard import BodyTooLarge, Guard, loggable_path
+from kahuna.server.guard import BodyRefused, Guard, loggable_path
 from kahuna.server.service import DealProvider, GameService, Rejected
-from kahuna.server.store import open_engine
+from kahuna.server.store import check_writable, open_engine
 from kahuna.server.writer import Writer
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+BOARD_JSON = Path(__file__).resolve().parent.parent / "rules" / "board.json"
+"""The board the referee plays on, served to the browser as ``/static/board.json`` (one file, no copy)."""
 PAGE_ROUTES = ("/", "/play/{game_id}", "/join/{invite}", "/watch/{game_id}", "/replay/{game_id}", "/rules")
 
 _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -29,9 +35,11 @@ _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
     """The server app. ``deal_provider`` is for tests only (games with chosen deals); HTTP cannot reach it."""
     engine = open_engine(settings.db_url)
+    check_writable(engine)
     writer = Writer(engine)
     ai_pool = AiPool(settings.ai_workers)
-    service = GameService(writer, ai_pool, deal_provider)
+    limits = settings.limits
+    service = GameService(writer, ai_pool, deal_provider, idle_game_seconds=limits.idle_game_seconds)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -51,8 +59,10 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         title="Kahuna server",
         description="Play Kahuna against the AI or a friend; the WebSocket protocol is in docs/protocol.md.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
-    app.include_router(api.router(service))
+    app.include_router(api.router(service, api.Quotas(limits)))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
@@ -60,7 +70,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
 
     @app.websocket("/ws/{game_id}")
     async def game_socket(websocket: WebSocket, game_id: str) -> None:
-        await ws.play(websocket, service, game_id, settings.max_frame)
+        await ws.play(websocket, service, game_id, settings.max_frame, limits)
+
+    @app.get("/static/board.json", include_in_schema=False)
+    async def board() -> FileResponse:
+        return FileResponse(BOARD_JSON, media_type="application/json", headers={"Cache-Control": "no-cache"})
 
     async def page() -> FileResponse:
         index = WEB_DIR / "index.html"
@@ -73,7 +87,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
     if WEB_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
-    app.add_middleware(Guard, max_body=settings.max_body)
+    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout)
     return app
 
 
@@ -95,7 +109,8 @@ def _server_error(request: Request, exc: Exception) -> JSONResponse:
 
 def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    if isinstance(exc.__cause__, BodyTooLarge):
-        return JSONResponse({"error": "too_large", "message": "request body too large"}, status_code=413)
+    if isinstance(exc.__cause__, BodyRefused):
+        refused = exc.__cause__
+        return JSONResponse({"error": refused.code, "message": refused.message}, status_code=refused.status)
     code = _HTTP_CODES.get(exc.status_code, "error")
     return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code)

@@ -1,9 +1,10 @@
-"""Where the server keeps its data and how it is configured."""
+"""Where the server keeps its data, how it is configured, and the limits that bound each client."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -25,6 +26,68 @@ def default_db_url() -> str:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """What one client (one IP address, or one connection) may cost the server.
+
+    Every field can be set with ``kahuna serve --limit NAME=VALUE``; docs/server.md lists them with
+    the reasons for their defaults. Rates are token buckets: ``*_burst`` requests at once, then
+    ``*_per_minute`` (or ``*_per_second``) on average.
+    """
+
+    games_per_minute: float = 20
+    games_burst: int = 60
+    """Game creation per IP address (an honest player creates a few games an hour)."""
+    joins_per_minute: float = 30
+    joins_burst: int = 30
+    """Invite redemptions per IP address (wrong invites included)."""
+    reads_per_second: float = 20
+    reads_burst: int = 100
+    """Other API requests per IP address (summaries, my games, records, replays)."""
+    replays_per_minute: float = 60
+    replays_burst: int = 20
+    """Replays and full records per IP address: the biggest answers."""
+    messages_per_second: float = 20
+    messages_burst: int = 60
+    """WebSocket messages per connection (a browser sends one per click and a ping every 25 s)."""
+    max_connections: int = 2000
+    """Open TCP connections in all (HTTP and WebSocket); more are closed at once."""
+    max_connections_per_ip: int = 100
+    """Open TCP connections per IP address."""
+    header_timeout: float = 10.0
+    """Seconds a client has to send a request's headers (silent or trickling connections are closed)."""
+    body_timeout: float = 10.0
+    """Seconds a client has to send a request's body once its headers are in."""
+    hello_timeout: float = 10.0
+    """Seconds a WebSocket has to send its first ``hello``."""
+    ws_idle_timeout: float = 120.0
+    """Seconds a WebSocket may stay silent (the browser pings every 25 s)."""
+    idle_game_seconds: float = 300.0
+    """A game nobody has used for this long (no connection, no AI turn) leaves memory; it is
+    loaded from the database again when asked for."""
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    def replace(self, assignments: list[str]) -> Limits:
+        """These limits with ``NAME=VALUE`` assignments applied; ``ValueError`` names a bad one."""
+        types = {f.name: f.type for f in dataclasses.fields(self)}
+        changes: dict[str, float | int] = {}
+        for assignment in assignments:
+            name, sep, text = assignment.partition("=")
+            if not sep or name not in types:
+                raise ValueError(f"unknown limit {name!r} (limits: {', '.join(types)})")
+            try:
+                value: float | int = int(text) if types[name] == "int" else float(text)
+            except ValueError:
+                raise ValueError(f"limit {name} needs a number, not {text!r}") from None
+            if value <= 0:
+                raise ValueError(f"limit {name} must be positive")
+            changes[name] = value
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
 class Settings:
     """What ``create_app`` needs; ``kahuna serve`` fills it from the command line."""
 
@@ -34,3 +97,4 @@ class Settings:
     """Largest HTTP request body accepted (bytes)."""
     max_frame: int = 4 * 1024
     """Largest WebSocket text frame answered normally (bytes); bigger ones get a ``malformed`` error."""
+    limits: Limits = field(default_factory=Limits)

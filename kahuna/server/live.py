@@ -2,23 +2,32 @@
 
 The database holds the record; a :class:`LiveGame` is rebuilt from it by replay (:func:`rebuild`).
 Only :class:`~kahuna.server.service.GameService` changes a game, under :attr:`LiveGame.lock`.
+
+What a reconnecting client or a replay request asks for is computed once and kept (the encoded
+``sync`` of each kind of recipient, its recent updates, a finished game's replay), and what has to
+be computed by replaying the record runs in a worker thread: a request costs what it sends, and
+no flood of requests holds up the event loop that every other game shares.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import random
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from kahuna.rules import Event, GameRecord, GameState, Variant, view_of
+from kahuna.rules import Action, Event, GameRecord, GameState, Variant, view_of
 from kahuna.server import messages
 from kahuna.server.store import StoredGame
 from kahuna.server.tokens import digest, random_seed
 
-MAX_CATCH_UP = 256
-"""A reconnecting client further behind than this gets a ``sync`` instead of the missed updates."""
+MAX_CATCH_UP = 64
+"""A reconnecting client further behind than this gets a ``sync`` instead of the missed updates
+(also the number of recent updates kept per kind of recipient once one has been asked for)."""
 
 HUMAN = "human"
 AI_PREFIX = "ai:"
@@ -39,6 +48,17 @@ class Client:
         self.seat = seat
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.stopped = False
+        self.queued = 0
+        """Messages put in the outbox so far."""
+        self.sent = 0
+        """Messages written to the socket so far (the sender counts them)."""
+        self.answered_at = 0
+        """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
+        ``hello`` is refused (its answer would only pile up behind the first one)."""
+
+    def busy(self) -> bool:
+        """Whether the answer to the previous ``hello`` is still being sent."""
+        return self.sent < self.answered_at
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(messages.encode(message))
@@ -49,12 +69,67 @@ class Client:
         if self.outbox.qsize() >= MAX_BACKLOG:
             self.stop()
         else:
+            self.queued += 1
             self.outbox.put_nowait(text)
 
     def stop(self) -> None:
         if not self.stopped:
             self.stopped = True
             self.outbox.put_nowait(None)
+
+
+class RecentUpdates:
+    """The last :data:`MAX_CATCH_UP` encoded updates for one kind of recipient, newest last."""
+
+    def __init__(self, texts: list[str], last: int) -> None:
+        self.texts: deque[str] = deque(texts[-MAX_CATCH_UP:], maxlen=MAX_CATCH_UP)
+        self.last = last
+        """The version of the newest update held."""
+
+    def add(self, version: int, text: str) -> None:
+        if version != self.last + 1:
+            self.texts.clear()
+        self.texts.append(text)
+        self.last = version
+
+    def since(self, since: int, current: int) -> list[str] | None:
+        """The updates of versions ``since + 1 .. current``, if all of them are held."""
+        first = self.last - len(self.texts) + 1
+        if self.last != current or since + 1 < first:
+            return None
+        return list(self.texts)[since + 1 - first :]
+
+
+def encode_updates(
+    deal: str,
+    variant: Variant,
+    reshuffles: list[str],
+    history: list[tuple[int, Action]],
+    recipient: int | None,
+    since: int,
+) -> list[str]:
+    """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them (replays the record;
+    runs in a worker thread on a snapshot of the game, never on the live state)."""
+    replay = GameState.from_deal(deal, variant, reshuffles)
+    out = []
+    for index, (actor, action) in enumerate(history):
+        events = replay.apply(action)
+        if index >= since:
+            update = messages.update(replay, actor, events, recipient, messages.status_of(replay, True))
+            out.append(messages.encode(update))
+    return out
+
+
+def replay_steps(deal: str, variant: Variant, reshuffles: list[str], history: list[tuple[int, Action]]) -> bytes:
+    """The steps of a finished game as a spectator saw them, as JSON (see ``GET .../replay``)."""
+    replay = GameState.from_deal(deal, variant, reshuffles)
+    start = view_of(replay, None).to_json()
+    steps: list[dict[str, Any]] = [{"version": 0, "seat_acted": None, "action": None, "events": [], "view": start}]
+    for actor, action in history:
+        events = replay.apply(action)
+        update = messages.update(replay, actor, events, None, messages.status_of(replay, True))
+        steps.append({key: update[key] for key in ("version", "seat_acted", "action", "events", "view")})
+    return json.dumps(steps, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 @dataclass(eq=False)
@@ -71,6 +146,15 @@ class LiveGame:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     ai_task: asyncio.Task[None] | None = None
+    owner: str = ""
+    """Who created it (an IP address), for AI fairness; a game loaded from the database is its own owner."""
+    pins: int = 0
+    """Connections and requests using the game right now: a pinned game is never evicted."""
+    used: float = field(default_factory=time.monotonic)
+    """When it was last used (monotonic seconds)."""
+    _syncs: dict[int | None, tuple[tuple[int, str], str]] = field(default_factory=dict)
+    _recent: dict[int | None, RecentUpdates] = field(default_factory=dict)
+    _replay: bytes | None = None
 
     # ----------------------------------------------------------------- seats
 
@@ -100,8 +184,21 @@ class LiveGame:
 
     # ----------------------------------------------------------------- messages
 
-    def sync_for(self, seat: int | None) -> dict[str, Any]:
-        return messages.sync(self.state, seat, self.status, self.names, self.kinds)
+    def idle(self, now: float, after: float) -> bool:
+        """Whether the game may leave memory: unused for ``after`` seconds and nothing going on."""
+        thinking = self.ai_task is not None and not self.ai_task.done()
+        return (
+            not self.pins and not self.clients and not thinking and not self.lock.locked() and now - self.used > after
+        )
+
+    def sync_text(self, seat: int | None) -> str:
+        """The encoded ``sync`` for ``seat``, computed once per version and status."""
+        key = (self.version, self.status)
+        cached = self._syncs.get(seat)
+        if cached is None or cached[0] != key:
+            text = messages.encode(messages.sync(self.state, seat, key[1], self.names, self.kinds))
+            self._syncs[seat] = cached = (key, text)
+        return cached[1]
 
     def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
         """The update of the action just applied, redacted once per kind of recipient."""
@@ -113,30 +210,43 @@ class LiveGame:
                     messages.update(self.state, seat_acted, events, client.seat, status)
                 )
             client.send_text(texts[client.seat])
+        for seat, recent in list(self._recent.items()):
+            if seat not in texts:
+                texts[seat] = messages.encode(messages.update(self.state, seat_acted, events, seat, status))
+            recent.add(self.version, texts[seat])
 
     def broadcast_sync(self) -> None:
         for client in self.clients:
-            client.send(self.sync_for(client.seat))
+            client.send_text(self.sync_text(client.seat))
 
     def broadcast_presence(self) -> None:
         text = messages.encode(messages.presence(self.online()))
         for client in self.clients:
             client.send_text(text)
 
-    def catch_up(self, seat: int | None, since: int | None) -> list[dict[str, Any]]:
-        """What a client last at version ``since`` needs: the missed updates, or a sync."""
+    async def catch_up(self, seat: int | None, since: int | None) -> list[str]:
+        """What a client last at version ``since`` needs: the missed updates, or a sync (the caller
+        holds the lock, so no update is applied meanwhile)."""
         current = self.version
         if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP:
-            return [self.sync_for(seat)]
-        replay = GameState.from_deal(self.deal, self.state.variant, self.state.reshuffles)
-        played = self.state.history
-        for _, action in played[:since]:
-            replay.apply(action)
-        out = []
-        for actor, action in played[since:]:
-            events = replay.apply(action)
-            out.append(messages.update(replay, actor, events, seat, messages.status_of(replay, True)))
-        return out
+            return [self.sync_text(seat)]
+        recent = self._recent.get(seat)
+        texts = None if recent is None else recent.since(since, current)
+        if texts is None:
+            start = max(0, current - MAX_CATCH_UP)
+            snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
+            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start)
+            self._recent[seat] = recent = RecentUpdates(encoded, current)
+            texts = recent.since(since, current)
+            assert texts is not None
+        return texts
+
+    async def replay_json(self) -> bytes:
+        """A finished game's replay steps as JSON, computed once (in a worker thread)."""
+        if self._replay is None:
+            snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
+            self._replay = await asyncio.to_thread(replay_steps, *snapshot)
+        return self._replay
 
     # ----------------------------------------------------------------- records
 
@@ -150,17 +260,6 @@ class LiveGame:
         meta = {"game_id": self.game_id, "kinds": list(self.kinds), "created": self.created, "ended": self.updated}
         players = [name or "" for name in self.names]
         return GameRecord.of(self.state, players=players, meta=meta).to_json()
-
-    def replay_steps(self) -> list[dict[str, Any]]:
-        """The spectator's view before any action and after each one, with what it saw happen."""
-        replay = GameState.from_deal(self.deal, self.state.variant, self.state.reshuffles)
-        start = view_of(replay, None).to_json()
-        steps: list[dict[str, Any]] = [{"version": 0, "seat_acted": None, "action": None, "events": [], "view": start}]
-        for actor, action in self.state.history:
-            events = replay.apply(action)
-            update = messages.update(replay, actor, events, None, messages.status_of(replay, True))
-            steps.append({key: update[key] for key in ("version", "seat_acted", "action", "events", "view")})
-        return steps
 
     def public_record(self) -> dict[str, Any]:
         return {

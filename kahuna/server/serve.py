@@ -10,7 +10,7 @@ import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
 from kahuna.server import logs
-from kahuna.server.config import Settings, default_db_url
+from kahuna.server.config import Limits, Settings, default_db_url
 
 WS_MAX_SIZE = 1024 * 1024
 """Frames up to this size get a protocol error; bigger ones close the connection (code 1009)."""
@@ -28,6 +28,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--ai-workers", type=int, default=1, metavar="N", help="AI worker processes (default 1)")
+    p.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one of the per-client limits (repeatable; names and defaults in docs/server.md: "
+        + ", ".join(Limits.names())
+        + ")",
+    )
     p.set_defaults(func=run)
 
 
@@ -39,16 +48,22 @@ def run(args: argparse.Namespace) -> int:
         print("kahuna serve: --port must be between 0 and 65535", file=sys.stderr)
         return 2
     try:
+        limits = Limits().replace(args.limit)
+    except ValueError as exc:
+        print(f"kahuna serve: --limit: {exc}", file=sys.stderr)
+        return 2
+    try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
         print(f"kahuna serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     logs.configure()
     from kahuna.server.app import create_app
+    from kahuna.server.conns import protocol_class
 
     try:
         db_url = args.db or default_db_url()
-        app = create_app(Settings(db_url=db_url, ai_workers=args.ai_workers))
+        app = create_app(Settings(db_url=db_url, ai_workers=args.ai_workers, limits=limits))
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -59,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         app,
         log_config=None,
         access_log=False,
+        http=protocol_class(limits),
         ws_max_size=WS_MAX_SIZE,
         ws_per_message_deflate=False,  # small JSON messages: compressing them costs more CPU than it saves
         lifespan="on",

@@ -3,6 +3,11 @@
 An action is applied to a copy of the state, committed to the database (with any reshuffle order
 it drew), and only then made current, acknowledged and broadcast: a rejected or failed action
 leaves the game exactly as it was, and no acknowledged action can be lost.
+
+Games live in memory only while they are used: one nobody has touched for ``idle_game_seconds``
+leaves memory and is loaded from the database again when asked for. A game whose stored record
+cannot be loaded is quarantined (logged once with its id, answered ``410 damaged``) and every other
+game is served as usual.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from kahuna.rules import Action, GameState, IllegalActionError, KahunaError, Variant, parse, view_of
+from kahuna.rules import Action, GameState, IllegalActionError, KahunaError, Reason, Variant, parse, view_of
+from kahuna.rules.board import SEAT_NAMES
 from kahuna.server import ai as ai_seats
 from kahuna.server import logs, messages, store
 from kahuna.server.ai import AiPool
@@ -30,18 +36,26 @@ from kahuna.server.writer import Writer
 DealProvider = Callable[[], str]
 """Tests only: deals for new games (24 letters), so that two games can differ only in hidden cards."""
 
-SEAT_NAMES = ("Black", "White")
 AI_RETRY_SECONDS = 1.0
+SWEEP_EVERY = 5.0
+"""Seconds between two looks for idle games to drop from memory."""
 
 
 class Rejected(Exception):
-    """A request the server refuses; ``code`` is the protocol's error code."""
+    """A request the server refuses; ``code`` is the protocol's error code, ``extra`` more fields of
+    the error (``reason`` of an illegal action, ``retry_after`` of a rate limit)."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, **extra: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.extra = extra
+
+
+def illegal(reason: Reason) -> Rejected:
+    """The refusal of an illegal action, with its machine-readable reason (docs/protocol.md)."""
+    return Rejected("illegal", reason.message, reason=reason.to_json())
 
 
 @dataclass(frozen=True)
@@ -72,46 +86,92 @@ def _valid_game_id(game_id: str) -> bool:
 
 
 class GameService:
-    def __init__(self, writer: Writer, ai: AiPool, deal_provider: DealProvider | None = None) -> None:
+    def __init__(
+        self, writer: Writer, ai: AiPool, deal_provider: DealProvider | None = None, idle_game_seconds: float = 300.0
+    ) -> None:
         self.writer = writer
         self.ai = ai
         self.deal_provider = deal_provider
+        self.idle_game_seconds = idle_game_seconds
         self.games: dict[str, LiveGame] = {}
         self.invites: dict[str, str] = {}
+        self.damaged: set[str] = set()
+        """Ids of games whose stored record cannot be loaded (quarantined until restart)."""
+        self._sweeper: asyncio.Task[None] | None = None
 
     # ----------------------------------------------------------------- life cycle
 
     async def resume(self) -> int:
-        """Rebuild every unfinished game from its record and restart pending AI turns."""
-        ids = await self.writer.read(store.unfinished_game_ids)
+        """Rebuild every unfinished game from its record and restart pending AI turns; start the
+        sweeper that drops idle games from memory. Damaged games are quarantined, not fatal."""
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        try:
+            ids = await self.writer.read(store.unfinished_game_ids)
+        except Exception as exc:  # a damaged index: serve what can be loaded, game by game
+            logs.event("resume_failed", error=type(exc).__name__)
+            return 0
+        resumed = 0
         for game_id in ids:
-            await self.get(game_id)
-        for game in self.games.values():
-            self.schedule_ai(game)
-        return len(ids)
+            try:
+                game = await self.get(game_id)
+            except Rejected:
+                continue
+            if game is not None:
+                resumed += 1
+                self.schedule_ai(game)
+        return resumed
 
     def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for game in self.games.values():
             if game.ai_task is not None:
                 game.ai_task.cancel()
 
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(min(SWEEP_EVERY, self.idle_game_seconds))
+            self.evict_idle()
+
+    def evict_idle(self) -> int:
+        """Drop the games nobody uses from memory (their record is in the database)."""
+        now_ = time.monotonic()
+        idle = [game for game in self.games.values() if game.idle(now_, self.idle_game_seconds)]
+        for game in idle:
+            del self.games[game.game_id]
+            if game.invite is not None:
+                self.invites.pop(game.invite, None)
+        if idle:
+            logs.event("games_evicted", count=len(idle), in_memory=len(self.games))
+        return len(idle)
+
     # ----------------------------------------------------------------- lookup
 
     async def get(self, game_id: str) -> LiveGame | None:
-        """The game, from memory or rebuilt from the database."""
+        """The game, from memory or rebuilt from the database; ``Rejected`` (410) if it is damaged."""
         game = self.games.get(game_id)
-        if game is not None or not _valid_game_id(game_id):
-            return game
-        stored = await self.writer.read(lambda conn: store.load_game(conn, game_id))
-        if stored is None:
-            return None
+        if game is None and _valid_game_id(game_id):
+            game = await self._load(game_id)
+        if game is not None:
+            game.used = time.monotonic()
+        return game
+
+    async def _load(self, game_id: str) -> LiveGame | None:
+        if game_id in self.damaged:
+            raise _damaged(game_id)
+        try:
+            stored = await self.writer.read(lambda conn: store.load_game(conn, game_id))
+            if stored is None:
+                return None
+            rebuilt = rebuild(stored)
+        except Exception as exc:  # a damaged row or page must cost this game only, not the server
+            self.damaged.add(game_id)
+            logs.event("game_quarantined", game_id=game_id, error=type(exc).__name__)
+            raise _damaged(game_id) from None
         game = self.games.get(game_id)  # loaded by a concurrent request meanwhile
         if game is None:
-            try:
-                game = self.games[game_id] = rebuild(stored)
-            except KahunaError as exc:  # a damaged record must not take the server down
-                logs.event("replay_failed", game_id=game_id, error=type(exc).__name__)
-                return None
+            game = self.games[game_id] = rebuilt
+            game.owner = game_id
             if game.invite is not None:
                 self.invites[game.invite] = game_id
         return game
@@ -121,7 +181,10 @@ class GameService:
         rows = await self.writer.read(lambda conn: store.seats_of_tokens(conn, list(by_digest)))
         out = []
         for token_digest, game_id, seat in rows:
-            game = await self.get(game_id)
+            try:
+                game = await self.get(game_id)
+            except Rejected:  # damaged: left out, as an unknown token is
+                continue
             if game is not None:
                 out.append({"game_id": game_id, "seat": seat, "token": by_digest[token_digest], **game.summary()})
         out.sort(key=lambda g: str(g["updated"]), reverse=True)
@@ -129,7 +192,7 @@ class GameService:
 
     # ----------------------------------------------------------------- creating and joining
 
-    async def create(self, spec: NewGame) -> dict[str, Any]:
+    async def create(self, spec: NewGame, owner: str = "") -> dict[str, Any]:
         try:
             variant = Variant.from_names(spec.variant)
         except KahunaError as exc:
@@ -171,6 +234,7 @@ class GameService:
         )
         await self.writer.write(lambda conn: store.insert_game(conn, stored))
         game = rebuild(stored)
+        game.owner = owner or game_id
         self.games[game_id] = game
         if stored.invite is not None:
             self.invites[stored.invite] = game_id
@@ -244,9 +308,6 @@ class GameService:
                 raise Rejected("not_your_turn", "the game is waiting for its invited opponent")
             if game.state.to_move != seat:
                 raise Rejected("not_your_turn", f"it is {SEAT_NAMES[game.state.to_move]}'s turn")
-            reason = game.state.why_illegal(action)
-            if reason is not None:
-                raise Rejected("illegal", reason.message)
             await self._apply(game, seat, action, actor, msg_id)
 
     async def _apply(
@@ -259,7 +320,7 @@ class GameService:
         try:
             events = after.apply(action)
         except IllegalActionError as exc:
-            raise Rejected("illegal", str(exc)) from None
+            raise illegal(exc.reason) from None
         row = ActionRow(
             game_id=game.game_id,
             seq=len(before.history),
@@ -321,7 +382,7 @@ class GameService:
         """The agent's choice; a uniformly random legal action if the agent fails (logged)."""
         start = time.perf_counter()
         try:
-            token = await self.ai.choose(spec, view_json, random_seed())
+            token = await self.ai.choose(spec, view_json, random_seed(), game.owner)
             action = parse(token)
         except Exception as exc:
             logs.event("ai_error", game_id=game.game_id, spec=spec, error=type(exc).__name__)
@@ -335,8 +396,9 @@ class GameService:
     async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
         """Answer a ``hello``: catch the client up, then register it for live updates."""
         async with game.lock:
-            for message in game.catch_up(client.seat, version):
-                client.send(message)
+            for text in await game.catch_up(client.seat, version):
+                client.send_text(text)
+            client.answered_at = client.queued
             newly_online = client.seat is not None and not game.online()[client.seat]
             game.clients.add(client)
         if newly_online:
@@ -350,3 +412,7 @@ class GameService:
         game.clients.discard(client)
         if client.seat is not None and not game.online()[client.seat]:
             game.broadcast_presence()
+
+
+def _damaged(game_id: str) -> Rejected:
+    return Rejected("damaged", f"game {game_id!r} cannot be loaded: its stored record is damaged", 410)

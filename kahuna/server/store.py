@@ -118,6 +118,16 @@ def open_engine(url: str) -> Engine:
     return engine
 
 
+def check_writable(engine: Engine) -> None:
+    """Raise (a SQLAlchemy error) now if the database cannot be written, rather than at the first move."""
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":  # rewrites the header page: needs a writable file and directory
+            version = int(conn.exec_driver_sql("PRAGMA user_version").scalar() or 0)
+            conn.exec_driver_sql(f"PRAGMA user_version = {version}")
+        else:
+            conn.execute(update(games).where(games.c.id == "").values(status="over"))
+
+
 # ------------------------------------------------------------------ writes (inside one transaction)
 
 

@@ -3,6 +3,13 @@
 Every frame is validated before it reaches the game; anything wrong is answered with an ``error``
 message and the connection stays open. Outgoing messages go through the client's queue, drained
 by a sender task, so a slow client never holds up a game.
+
+The seat token comes in the first ``hello`` (``{"type": "hello", "version": V, "token": T}``), so
+that it never appears in a URL that a proxy might log; the old ``?token=`` query parameter is still
+accepted for one release and logged as deprecated. A connection may send at most
+``messages_burst`` messages at once and ``messages_per_second`` on average, must say ``hello``
+within ``hello_timeout`` and is closed after ``ws_idle_timeout`` of silence; a ``hello`` that
+arrives while the previous one is still being answered is refused.
 """
 
 from __future__ import annotations
@@ -10,14 +17,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Annotated, Literal
+import time
+from typing import Annotated, Any, Literal
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
 from kahuna.rules import NotationError, parse
 from kahuna.server import logs, messages
+from kahuna.server.config import Limits
 from kahuna.server.live import Client, LiveGame
+from kahuna.server.ratelimit import Bucket
 from kahuna.server.service import GameService, Rejected
 
 MsgId = Annotated[str, StringConstraints(max_length=64)]
@@ -27,6 +37,7 @@ class Hello(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
     type: Literal["hello"]
     version: StrictInt | None = None
+    token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
 
 
 class ActionMessage(BaseModel):
@@ -48,6 +59,7 @@ Incoming = TypeAdapter[Hello | ActionMessage | Ping](
 """What a client may send."""
 
 CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_SLOW = 4403, 4404, 1013
+CLOSE_IDLE, CLOSE_DAMAGED = 4408, 4410
 
 
 def _describe(error: ValidationError) -> str:
@@ -72,71 +84,150 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
         if text is None:
             break
         await websocket.send_text(text)
+        client.sent += 1
     with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
         await websocket.close(CLOSE_TOO_SLOW)
 
 
-async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int) -> None:
-    """Serve one connection until the client leaves."""
+class Connection:
+    """The state of one WebSocket: its game, its client (seat, outbox) and its message budget."""
+
+    def __init__(self, websocket: WebSocket, service: GameService, game: LiveGame, limits: Limits) -> None:
+        self.websocket = websocket
+        self.service = service
+        self.game = game
+        self.client = Client(None)
+        self.bucket = Bucket(limits.messages_per_second, limits.messages_burst)
+        self.greeted = False
+        """Whether a ``hello`` was answered (the seat is fixed from then on)."""
+
+
+async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits) -> None:
+    """Serve one connection until the client leaves, falls silent, or falls too far behind."""
     await websocket.accept()
-    game = await service.get(game_id)
+    try:
+        game = await service.get(game_id)
+    except Rejected as exc:  # quarantined: its record is damaged
+        await _refuse(websocket, exc.code, exc.message, CLOSE_DAMAGED)
+        return
     if game is None:
-        await websocket.send_text(messages.encode(messages.error("not_found", "no such game")))
-        await websocket.close(CLOSE_NOT_FOUND)
+        await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
+    conn = Connection(websocket, service, game, limits)
     token = websocket.query_params.get("token") or None
-    seat = None if token is None else game.seat_of_token(token)
-    if token is not None and seat is None:
-        await websocket.send_text(messages.encode(messages.error("forbidden", "this token is not a seat of this game")))
-        await websocket.close(CLOSE_FORBIDDEN)
-        return
-    client = Client(seat)
-    sender = asyncio.create_task(_send_loop(websocket, client))
-    logs.event("ws_open", game_id=game.game_id, seat=seat)
+    if token is not None:  # deprecated: the token belongs in the first hello
+        logs.event("ws_token_in_query", game_id=game.game_id, deprecated=True)
+        if not await _authenticate(conn, token):
+            return
+    game.pins += 1
+    sender = asyncio.create_task(_send_loop(websocket, conn.client))
+    logs.event("ws_open", game_id=game.game_id)
     try:
         while True:
-            frame = await websocket.receive()
+            timeout = limits.ws_idle_timeout if conn.greeted else limits.hello_timeout
+            try:
+                frame = await asyncio.wait_for(websocket.receive(), timeout)
+            except TimeoutError:
+                logs.event("ws_timeout", game_id=game.game_id, greeted=conn.greeted)
+                conn.client.send(messages.error("timeout", f"nothing received for {timeout:g} s"))
+                conn.client.stop()
+                await asyncio.wait_for(sender, 5)  # sends what is queued, then closes
+                return
             if frame["type"] == "websocket.disconnect":
                 break
             try:
-                await _handle(service, game, client, frame.get("text"), max_frame)
+                if not await _handle(conn, frame.get("text"), max_frame):
+                    break
             except Exception as exc:  # a bug must cost one message, not the connection
                 logs.event("ws_error", game_id=game.game_id, error=type(exc).__name__)
-                client.send(messages.error("server_error", "the server failed on this message; nothing changed"))
-    except WebSocketDisconnect:
+                conn.client.send(messages.error("server_error", "the server failed on this message; nothing changed"))
+    except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
-        service.leave(game, client)
-        client.stop()
+        game.pins -= 1
+        game.used = time.monotonic()
+        service.leave(game, conn.client)
+        conn.client.stop()
         sender.cancel()
-        logs.event("ws_close", game_id=game.game_id, seat=seat)
+        logs.event("ws_close", game_id=game.game_id, seat=conn.client.seat)
 
 
-async def _handle(service: GameService, game: LiveGame, client: Client, text: str | None, max_frame: int) -> None:
-    if text is None:
-        client.send(messages.error("malformed", "send JSON in text frames"))
-        return
-    if len(text) > max_frame or len(text.encode("utf-8", "surrogatepass")) > max_frame:
-        client.send(messages.error("malformed", f"message over {max_frame} bytes"))
-        return
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+        await websocket.send_text(messages.encode(messages.error(code, message)))
+        await websocket.close(close_code)
+
+
+async def _authenticate(conn: Connection, token: str) -> bool:
+    """Bind the connection to the token's seat; a token of no seat of this game closes it (4403)."""
+    seat = conn.game.seat_of_token(token)
+    if seat is None:
+        await _refuse(conn.websocket, "forbidden", "this token is not a seat of this game", CLOSE_FORBIDDEN)
+        return False
+    conn.client.seat = seat
+    return True
+
+
+def _parse(text: str) -> Any:
+    """The JSON value of a frame; ``ValueError`` for anything that is not plain, printable JSON."""
     try:
         data = json.loads(text)
+        # Lone surrogates ("\ud800") decode but cannot be sent back: refuse them like any bad frame.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError, UnicodeEncodeError):
+        raise ValueError("not JSON") from None
+    return data
+
+
+async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
+    """Answer one frame; ``False`` when the connection must end (a bad token in ``hello``)."""
+    client = conn.client
+    wait = conn.bucket.take()
+    if wait:
+        client.send({**messages.error("rate_limited", "too many messages"), "retry_after": round(wait, 3)})
+        return True
+    if text is None:
+        client.send(messages.error("malformed", "send JSON in text frames"))
+        return True
+    if len(text) > max_frame or len(text.encode("utf-8", "surrogatepass")) > max_frame:
+        client.send(messages.error("malformed", f"message over {max_frame} bytes"))
+        return True
+    try:
+        data = _parse(text)
     except ValueError:
         client.send(messages.error("malformed", "not JSON"))
-        return
+        return True
     try:
         message = Incoming.validate_python(data)
     except ValidationError as exc:
         client.send(messages.error("malformed", _describe(exc), _message_id(data)))
-        return
+        return True
     if isinstance(message, Ping):
         client.send(messages.PONG)
     elif isinstance(message, Hello):
-        await service.hello(game, client, message.version)
-    elif client not in game.clients:
+        return await _hello(conn, message)
+    elif client not in conn.game.clients:
         client.send(messages.error("malformed", "send hello first", message.id))
     else:
-        await _act(service, game, client, message)
+        await _act(conn.service, conn.game, client, message)
+    return True
+
+
+async def _hello(conn: Connection, message: Hello) -> bool:
+    client = conn.client
+    if client.busy():
+        client.send({**messages.error("rate_limited", "the previous hello is still being answered"), "retry_after": 1})
+        return True
+    if message.token is not None:
+        if not conn.greeted and client.seat is None:
+            if not await _authenticate(conn, message.token):
+                return False
+        elif conn.game.seat_of_token(message.token) != client.seat:
+            client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
+            return True
+    conn.greeted = True
+    await conn.service.hello(conn.game, client, message.version)
+    return True
 
 
 async def _act(service: GameService, game: LiveGame, client: Client, message: ActionMessage) -> None:
@@ -149,4 +240,4 @@ async def _act(service: GameService, game: LiveGame, client: Client, message: Ac
         await service.act(game, client.seat, action, message.version, actor=client, msg_id=message.id)
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
-        client.send(messages.error(exc.code, exc.message, message.id))
+        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})

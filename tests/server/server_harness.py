@@ -110,9 +110,11 @@ class Server:
 class Conn:
     """A WebSocket client speaking docs/protocol.md; ``texts`` keeps every frame received, raw."""
 
-    def __init__(self, ws: Any) -> None:
+    def __init__(self, ws: Any, token: str | None = None) -> None:
         self.ws = ws
         self.texts: list[str] = []
+        self.token = token
+        """The seat token, sent with the first ``hello``."""
 
     async def send(self, **message: Any) -> None:
         await self.ws.send(json.dumps(message))
@@ -134,18 +136,27 @@ class Conn:
 
     async def state(self) -> dict[str, Any]:
         """Ask for a full sync (hello at the current version) and return it."""
-        await self.send(type="hello", version=None)
+        await self.hello(None)
         return await self.until(lambda m: m["type"] == "sync")
+
+    async def hello(self, version: int | None) -> None:
+        """Say hello (with the seat token, on the first one)."""
+        token, self.token = self.token, None
+        await self.send(type="hello", version=version, **({} if token is None else {"token": token}))
 
     async def close(self) -> None:
         await self.ws.close()
 
 
-async def connect(server: Server, game_id: str, token: str | None = None, hello: bool = True) -> Conn:
-    query = "" if token is None else f"?token={token}"
-    conn = Conn(await websockets.connect(f"{server.ws_url}/ws/{game_id}{query}", max_size=None))
+async def connect(
+    server: Server, game_id: str, token: str | None = None, hello: bool = True, local: str | None = None
+) -> Conn:
+    """A WebSocket to the game (from the loopback address ``local``, e.g. ``127.0.0.7``, if given);
+    ``token`` goes in the first ``hello``, sent here unless ``hello`` is false."""
+    extra = {} if local is None else {"local_addr": (local, 0)}
+    conn = Conn(await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=None, **extra), token)
     if hello:
-        await conn.send(type="hello", version=None)
+        await conn.hello(None)
         await conn.until(lambda m: m["type"] == "sync")
     return conn
 
@@ -164,7 +175,7 @@ class Player:
     @classmethod
     async def join(cls, server: Server, game_id: str, token: str | None = None) -> Player:
         conn = await connect(server, game_id, token, hello=False)
-        await conn.send(type="hello", version=None)
+        await conn.hello(None)
         return cls(conn, await conn.until(lambda m: m["type"] == "sync"))
 
     @property

@@ -73,7 +73,7 @@ def test_bad_requests_get_json_errors(server: Server) -> None:
     assert server.get("/api/nothing-here").json()["error"] == "not_found"
 
 
-def test_openapi_is_served(server: Server) -> None:
-    assert server.get("/docs").status_code == 200
+def test_openapi_is_served_without_third_party_pages(server: Server) -> None:
+    assert server.get("/docs").status_code == 404  # Swagger UI loaded scripts from a CDN onto this origin
     paths = server.get("/openapi.json").json()["paths"]
     assert {"/api/games", "/api/join/{invite}", "/api/my-games", "/api/games/{game_id}/record"} <= set(paths)

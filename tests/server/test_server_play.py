@@ -102,10 +102,12 @@ def test_spectator_cannot_act_and_bad_tokens_are_refused(server: Server) -> None
         error = await watcher.until(lambda m: m["type"] == "error")
         assert error["code"] == "forbidden" and error["id"] == "w"
         intruder = await connect(server, game_id, token="not-a-token", hello=False)
+        await intruder.hello(None)
         refused = await intruder.recv()
         assert refused["code"] == "forbidden"
         other = server.create(opponent="hotseat")
         wrong_game = await connect(server, game_id, token=other["token"], hello=False)
+        await wrong_game.hello(None)
         assert (await wrong_game.recv())["code"] == "forbidden"
         nowhere = await connect(server, "no-such-game", hello=False)
         assert (await nowhere.recv())["code"] == "not_found"

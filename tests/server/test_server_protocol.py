@@ -96,7 +96,7 @@ def test_reconnect_gets_the_missed_updates_or_a_sync(server: Server) -> None:
             missed = [t for t in player.conn.texts[marks[seat] :] if json.loads(t)["type"] == "update"]
             assert len(missed) == now - left_at
             back = await connect(server, game_id, tokens[seat] if seat is not None else None, hello=False)
-            await back.send(type="hello", version=left_at)
+            await back.hello(left_at)
             caught_up = [await back.recv() for _ in missed]
             assert back.texts == missed  # byte for byte what a connected client got
             assert [m["version"] for m in caught_up] == list(range(left_at + 1, now + 1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +14,10 @@ from kahuna.rules.board import board_data
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 
-WEB = Path(__file__).resolve().parents[2] / "kahuna" / "web"
 
-
-def test_shipped_board_json_is_the_rules_board() -> None:
-    assert json.loads((WEB / "board.json").read_text(encoding="utf-8")) == board_data()
+def test_served_board_json_is_the_rules_board(server: str) -> None:
+    with urllib.request.urlopen(server + "/static/board.json", timeout=10) as response:
+        assert json.loads(response.read()) == board_data()
 
 
 def test_board_has_twelve_distinct_islands_and_every_line(open_page: OpenPage) -> None:

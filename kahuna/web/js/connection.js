@@ -22,12 +22,15 @@ export class GameConnection {
 
   open() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(this.gameId)}${query}`);
+    // The URL names only the game: the seat token goes in the first message, never in a URL that
+    // a proxy might log.
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(this.gameId)}`);
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 500;
-      ws.send(JSON.stringify({ type: "hello", version: this.version }));
+      const hello = { type: "hello", version: this.version };
+      if (this.token) hello.token = this.token;
+      ws.send(JSON.stringify(hello));
       this.pinger = setInterval(() => this.send({ type: "ping" }), PING_MS);
       this.onState("open");
     };
