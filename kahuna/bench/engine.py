@@ -1,4 +1,10 @@
-"""``kahuna bench engine``: how fast the referee plays complete random games on one core."""
+"""``kahuna bench engine``: how fast each core plays complete random games and searches, on one core.
+
+``--core python`` measures the referee, ``--core fast`` the compiled core (kahuna.fast), ``--core
+both`` the two side by side in one run. Both cores play the very same games for the same seed
+(the compiled core uses CPython's generator), so the action counts must agree: the output says so.
+``--search N`` adds ISMCTS iterations per second, N iterations from each of a fixed set of views.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,19 @@ import argparse
 import json
 import random
 import time
+from typing import Any
 
 from kahuna.progress import Progress
-from kahuna.rules import GameState
+from kahuna.rules import GameState, PlayerView, view_of
+
+CHUNK = 500
+"""Games per call into the compiled core (the progress bar advances between calls)."""
+SEARCH_VIEWS = 8
+"""Views the search benchmark searches from (early, middle and late positions of seeded games)."""
 
 
 def play_random_games(games: int, seed: int, progress: Progress | None = None) -> tuple[int, float]:
-    """Play ``games`` games choosing every action uniformly among the legal ones.
+    """Play ``games`` games on the referee choosing every action uniformly among the legal ones.
 
     Returns the number of actions applied and the seconds spent.
     """
@@ -30,37 +42,139 @@ def play_random_games(games: int, seed: int, progress: Progress | None = None) -
     return actions, time.perf_counter() - start
 
 
+def play_random_games_fast(games: int, seed: int, progress: Progress | None = None) -> tuple[int, float]:
+    """The same games as :func:`play_random_games`, each played wholly inside the compiled core."""
+    from kahuna.fast import core_module
+
+    core = core_module()
+    actions = 0
+    start = time.perf_counter()
+    for first in range(0, games, CHUNK):
+        seeds = [seed * 1_000_003 + game for game in range(first, min(games, first + CHUNK))]
+        done, _ = core.random_games(seeds, False, False)
+        actions += done
+        if progress is not None:
+            progress.advance(len(seeds))
+    return actions, time.perf_counter() - start
+
+
+def search_views(seed: int) -> list[PlayerView]:
+    """Positions to search from: the seat to move after 10, 60 and 110 random actions of seeded games."""
+    views: list[PlayerView] = []
+    game = 0
+    while len(views) < SEARCH_VIEWS:
+        rng = random.Random(seed * 7919 + game)
+        state = GameState.new(rng)
+        stop = (10, 60, 110)[game % 3]
+        for _ in range(stop):
+            if state.is_over:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if not state.is_over:
+            views.append(view_of(state, state.to_move))
+        game += 1
+    return views
+
+
+def search_speed(core: str, iterations: int, seed: int) -> tuple[int, float]:
+    """ISMCTS (default settings but ``iterations``) from every view of :func:`search_views`;
+    returns the iterations made and the seconds spent."""
+    from kahuna.ai.ismcts import SearchConfig
+    from kahuna.ai.ismcts import search as python_search
+
+    if core == "fast":
+        from kahuna.fast.search import search
+    else:
+        search = python_search
+    config = SearchConfig(iterations=iterations)
+    done = 0
+    start = time.perf_counter()
+    for i, view in enumerate(search_views(seed)):
+        done += search(view, config, seed + i)[1]
+    return done, time.perf_counter() - start
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "engine",
         help="play N uniformly random complete games and report games/s and actions/s",
         description="Play N complete games in which every action is drawn uniformly from the legal "
-        "actions (one core), and report games/s and actions/s.",
+        "actions (one core), and report games/s and actions/s; with --core both, on the referee and "
+        "on the compiled core side by side; with --search, ISMCTS iterations/s as well.",
     )
     p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and choices (default 0)")
+    p.add_argument(
+        "--core",
+        choices=("python", "fast", "both", "auto"),
+        default=None,
+        help="python (the referee), fast (the compiled core), both, or auto (default: KAHUNA_CORE, else auto)",
+    )
+    p.add_argument(
+        "--search",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"also measure ISMCTS: N iterations from each of {SEARCH_VIEWS} positions (default 0: no search)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     p.set_defaults(func=run)
 
 
+def _cores(requested: str | None) -> list[str]:
+    from kahuna.fast import selected_core
+
+    if requested == "both":
+        selected_core("fast")  # an error without the extension
+        return ["python", "fast"]
+    return [selected_core(requested)]
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.games <= 0:
-        raise SystemExit("kahuna bench engine: --games must be positive")
-    with Progress(args.games, "games") as bar:
-        actions, seconds = play_random_games(args.games, args.seed, bar)
-    games_per_s = args.games / seconds
-    actions_per_s = actions / seconds
-    print(f"{args.games} games, {actions} actions in {seconds:.2f} s")
-    print(f"{games_per_s:,.0f} games/s, {actions_per_s:,.0f} actions/s, {actions / args.games:.1f} actions/game")
+    if args.games <= 0 or args.search < 0 or not 0 <= args.seed < 2**40:
+        raise SystemExit("kahuna bench engine: --games must be positive, --search >= 0, 0 <= --seed < 2**40")
+    try:
+        cores = _cores(args.core)
+    except (RuntimeError, ValueError) as exc:
+        raise SystemExit(f"kahuna bench engine: {exc}") from None
+    figures: dict[str, dict[str, Any]] = {}
+    for core in cores:
+        play = play_random_games_fast if core == "fast" else play_random_games
+        with Progress(args.games, f"games ({core})") as bar:
+            actions, seconds = play(args.games, args.seed, bar)
+        games_per_s = args.games / seconds
+        actions_per_s = actions / seconds
+        print(f"[{core}] {args.games} games, {actions} actions in {seconds:.2f} s")
+        per_game = actions / args.games
+        print(f"[{core}] {games_per_s:,.0f} games/s, {actions_per_s:,.0f} actions/s, {per_game:.1f} actions/game")
+        entry: dict[str, Any] = {
+            "games": args.games,
+            "actions": actions,
+            "seconds": round(seconds, 4),
+            "games_per_s": round(games_per_s, 1),
+            "actions_per_s": round(actions_per_s, 1),
+        }
+        if args.search:
+            done, search_seconds = search_speed(core, args.search, args.seed)
+            entry["search_iterations"] = done
+            entry["search_iterations_per_s"] = round(done / search_seconds, 1)
+            rate = done / search_seconds
+            print(f"[{core}] ISMCTS: {done} iterations in {search_seconds:.2f} s, {rate:,.0f} iterations/s")
+        figures[core] = entry
+    if len(figures) == 2:
+        py, fa = figures["python"], figures["fast"]
+        same = py["actions"] == fa["actions"]
+        print(f"same games on both cores: {'yes' if same else 'NO'} ({py['actions']} vs {fa['actions']} actions)")
+        print(f"fast / python: {fa['games_per_s'] / py['games_per_s']:.1f}x games/s", end="")
+        if args.search:
+            ratio = fa["search_iterations_per_s"] / py["search_iterations_per_s"]
+            print(f", {ratio:.1f}x ISMCTS iterations/s")
+        else:
+            print()
+        if not same:
+            return 1
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "games": args.games,
-                    "seconds": round(seconds, 4),
-                    "games_per_s": round(games_per_s, 1),
-                    "actions_per_s": round(actions_per_s, 1),
-                }
-            )
-        )
+        out: dict[str, Any] = figures[cores[0]] if len(cores) == 1 else {"cores": figures}
+        print(json.dumps(out))
     return 0

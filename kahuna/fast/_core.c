@@ -59,6 +59,7 @@ static int8_t CONTROL[NI], DEGREE[NI];
 static int8_t ISLAND_LINES[NI][8];   /* lines of an island in line order */
 static int8_t ISLAND_NLINES[NI];
 static int8_t NB_OTHER[NI][8], NB_LINE[NI][8]; /* neighbours sorted by letter, with the line */
+static uint32_t CARD_LINES[NI];                 /* bit l: line l touches the island */
 
 /* ------------------------------------------------------------------ CPython's MT19937 */
 
@@ -168,6 +169,7 @@ typedef struct {
     int8_t discard_up[NI], discard_down[2][NI], points[2][ROUNDS], known[2][NI];
     /* derived, kept up to date */
     int8_t counts[2][NI], hand_size[2];
+    uint32_t owned[2]; /* bit l: the seat has a bridge on line l */
 } KState;
 
 /* The flat field layout shared with Python (kahuna/fast/layout.py reads FIELDS). */
@@ -189,11 +191,13 @@ static const struct {
 
 static void derive(KState *s) {
     memset(s->counts, 0, sizeof s->counts);
+    s->owned[0] = s->owned[1] = 0;
     for (int l = 0; l < NL; l++) {
         int o = s->bridges[l];
         if (o == 0 || o == 1) {
             s->counts[o][LINE_A[l]]++;
             s->counts[o][LINE_B[l]]++;
+            s->owned[o] |= 1U << l;
         }
     }
     for (int p = 0; p < 2; p++) {
@@ -294,14 +298,20 @@ static int legal_actions(const KState *s, uint8_t *out) {
     if (s->phase == OVER) return 0;
     int seat = s->to_move, other = 1 - seat;
     const int8_t *hand = s->hands[seat];
+    uint32_t touched = 0; /* lines touching an island of a held card */
     for (int c = 0; c < NI; c++)
-        if (hand[c]) out[n++] = (uint8_t)(DISCARD_BASE + c);
+        if (hand[c]) {
+            out[n++] = (uint8_t)(DISCARD_BASE + c);
+            touched |= CARD_LINES[c];
+        }
     if (s->supply_bridges[seat]) {
+        uint32_t taken = s->owned[0] | s->owned[1];
         for (int c = 0; c < NI; c++) {
-            if (!hand[c]) continue;
+            if (!hand[c] || !(CARD_LINES[c] & ~taken)) continue;
             for (int k = 0; k < ISLAND_NLINES[c]; k++) {
                 int line = NB_LINE[c][k];
-                if (may_build_on(s, line, seat)) out[n++] = (uint8_t)build_index(c, line);
+                if (!(taken >> line & 1U) && (!s->v_nbes || may_build_on(s, line, seat)))
+                    out[n++] = (uint8_t)build_index(c, line);
             }
         }
     }
@@ -315,19 +325,26 @@ static int legal_actions(const KState *s, uint8_t *out) {
     } else {
         out[n++] = A_END;
     }
-    if (s->hand_size[seat] >= 2 && s->supply_bridges[other] < BRIDGES) {
+    uint32_t targets = touched & s->owned[other];
+    if (s->hand_size[seat] >= 2 && targets) {
         int replace = s->v_ror && s->supply_bridges[seat] > 0;
-        for (int line = 0; line < NL; line++) {
-            if (s->bridges[line] != other) continue;
-            int a = LINE_A[line], b = LINE_B[line];
-            int na = hand[a], nb = hand[b];
-            if (!na && !nb) continue;
+        while (targets) {
+            int line = __builtin_ctz(targets);
+            targets &= targets - 1;
+            int na = hand[LINE_A[line]], nb = hand[LINE_B[line]];
             int extra = replace && may_replace(s, line, seat);
-            int ok[3] = {na >= 2, na && nb, nb >= 2};
-            for (int pair = 0; pair < 3; pair++) {
-                if (!ok[pair]) continue;
-                out[n++] = (uint8_t)(REMOVE_BASE + 3 * line + pair);
-                if (extra) out[n++] = (uint8_t)(REPLACE_BASE + 3 * line + pair);
+            int base = REMOVE_BASE + 3 * line, rbase = REPLACE_BASE + 3 * line;
+            if (na >= 2) {
+                out[n++] = (uint8_t)base;
+                if (extra) out[n++] = (uint8_t)rbase;
+            }
+            if (na && nb) {
+                out[n++] = (uint8_t)(base + 1);
+                if (extra) out[n++] = (uint8_t)(rbase + 1);
+            }
+            if (nb >= 2) {
+                out[n++] = (uint8_t)(base + 2);
+                if (extra) out[n++] = (uint8_t)(rbase + 2);
             }
         }
     }
@@ -373,6 +390,7 @@ static void play_card(KState *s, int seat, int card) {
 
 static void take_bridge_away(KState *s, int owner, int line) {
     s->bridges[line] = NOBODY;
+    s->owned[owner] &= ~(1U << line);
     s->supply_bridges[owner]++;
     int ends[2] = {LINE_A[line], LINE_B[line]};
     for (int k = 0; k < 2; k++) {
@@ -397,6 +415,7 @@ static void claim(KState *s, int seat, int island) {
 
 static void build(KState *s, int seat, int line) {
     s->bridges[line] = (int8_t)seat;
+    s->owned[seat] |= 1U << line;
     s->supply_bridges[seat]--;
     int ends[2] = {LINE_A[line], LINE_B[line]};
     s->counts[seat][ends[0]]++;
@@ -1093,9 +1112,12 @@ static PyObject *configure(PyObject *mod, PyObject *args) {
             return NULL;
         }
     memset(ISLAND_NLINES, 0, sizeof ISLAND_NLINES);
+    memset(CARD_LINES, 0, sizeof CARD_LINES);
     for (int l = 0; l < NL; l++) {
         LINE_A[l] = flat[2 * l];
         LINE_B[l] = flat[2 * l + 1];
+        CARD_LINES[LINE_A[l]] |= 1U << l;
+        CARD_LINES[LINE_B[l]] |= 1U << l;
         int ends[2] = {LINE_A[l], LINE_B[l]};
         for (int k = 0; k < 2; k++) ISLAND_LINES[ends[k]][ISLAND_NLINES[ends[k]]++] = (int8_t)l;
     }
