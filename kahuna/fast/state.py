@@ -180,7 +180,9 @@ def replay(record: GameRecord, before_each: Callable[[int, FastState], None] | N
             raise ReplayError(step, token, "an action token must be a string")
         try:
             state.apply(str(token))
-        except (IllegalActionError, NotationError) as exc:
+        except IllegalActionError as exc:
+            raise ReplayError(step, token, str(exc), exc.reason) from None
+        except NotationError as exc:
             raise ReplayError(step, token, str(exc)) from None
         except RecordError as exc:
             raise RecordError(f"step {step}: {token!r}: {exc}") from None
