@@ -17,7 +17,7 @@ from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, 
 from kahuna.rules.events import Event
 from kahuna.rules.reasons import Reason
 from kahuna.rules.record import GameRecord, ReplayError
-from kahuna.rules.state import NOBODY, GameState, Outcome, Phase, Variant
+from kahuna.rules.state import NOBODY, GameState, Outcome, Phase, Termination, Variant
 from kahuna.rules.views import PlayerView, determinize, legal_actions_of, view_of
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "Reason",
     "RecordError",
     "ReplayError",
+    "Termination",
     "Variant",
     "action_at",
     "determinize",

@@ -13,7 +13,7 @@ from typing import Any
 
 from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, RecordError
 from kahuna.rules.reasons import Reason
-from kahuna.rules.state import GameState, Variant
+from kahuna.rules.state import GameState, Termination, Variant
 
 FORMAT = "kahuna-record/1"
 
@@ -44,6 +44,8 @@ class GameRecord:
     variant: Variant = field(default_factory=Variant)
     players: list[str] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    termination: Termination | None = None
+    """How the game ended off the board (resign, timeout, aborted), applied after the actions."""
 
     # ----------------------------------------------------------------- JSON
 
@@ -71,7 +73,9 @@ class GameRecord:
             raise RecordError("'meta' must be an object")
         variant = Variant.from_json(data.get("variant"))
         GameState.from_deal(deal, variant)  # validates the deal
-        return cls(deal, list(actions), list(reshuffles), variant, players, dict(meta))
+        ended = data.get("termination")
+        termination = None if ended is None else Termination.from_json(ended)
+        return cls(deal, list(actions), list(reshuffles), variant, players, dict(meta), termination)
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:
@@ -94,6 +98,8 @@ class GameRecord:
             out["players"] = list(self.players)
         if self.meta:
             out["meta"] = dict(self.meta)
+        if self.termination is not None:
+            out["termination"] = self.termination.to_json()
         return out
 
     def dumps(self) -> str:
@@ -111,6 +117,7 @@ class GameRecord:
             variant=state.variant,
             players=players,
             meta=dict(meta or {}),
+            termination=state.termination,
         )
 
     # ----------------------------------------------------------------- replay
@@ -139,4 +146,8 @@ class GameRecord:
                 raise ReplayError(step, token, str(exc)) from None
             except RecordError as exc:
                 raise RecordError(f"step {step}: {token!r}: {exc}") from None
+        if self.termination is not None:
+            if state.is_over:
+                raise RecordError("'termination' is given, but the actions already ended the game")
+            state.terminate(self.termination)
         return state

@@ -125,17 +125,21 @@ class Variant:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: ``winner`` is a seat or ``None`` for a draw; ``reason`` as in NOTATION.md."""
+    """How a game ended: ``winner`` is a seat or ``None`` for a draw or an aborted game; ``reason``
+    as in NOTATION.md; ``seat``, for a game ended off the board (:class:`Termination`), the seat
+    that resigned, ran out of time or aborted (not part of the ``result`` JSON)."""
 
     winner: int | None
     reason: str
+    seat: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "reason": self.reason}
 
     @classmethod
-    def from_json(cls, data: object) -> Outcome:
-        """From a state document's ``result``; ``RecordError`` for an unknown winner or reason."""
+    def from_json(cls, data: object, termination: object = None) -> Outcome:
+        """From a state document's ``result`` (and the complete document's ``termination``);
+        ``RecordError`` for an unknown winner or reason, or the two disagreeing."""
         if not isinstance(data, dict) or set(data) != {"winner", "reason"}:
             raise RecordError('\'result\' must be null or {"winner", "reason"}')
         winner, reason = data["winner"], data["reason"]
@@ -143,11 +147,47 @@ class Outcome:
             raise RecordError(f"bad result {data!r} (reasons: {', '.join(OUTCOME_REASONS)})")
         if (winner is None) != (reason in ("draw", "aborted")):
             raise RecordError(f"bad result {data!r}: only a draw or an aborted game has no winner")
-        return cls(winner, reason)
+        ended = None if termination is None else Termination.from_json(termination)
+        if (ended is None) != (reason not in TERMINATION_REASONS) or (
+            ended is not None and (ended.reason, ended.winner) != (reason, winner)
+        ):
+            raise RecordError(f"result {data!r} and termination {termination!r} disagree")
+        return cls(winner, reason, None if ended is None else ended.seat)
 
 
-OUTCOME_REASONS = ("points", "final-scoring", "bridges", "draw", "no-bridges")
-"""How a game can end on the board (NOTATION.md, *result*)."""
+TERMINATION_REASONS = ("resign", "timeout", "aborted")
+"""How a game can end off the board (a record's ``termination``)."""
+OUTCOME_REASONS = ("points", "final-scoring", "bridges", "draw", "no-bridges", *TERMINATION_REASONS)
+"""How a game can end (NOTATION.md, *result*)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Termination:
+    """A game ended off the board: ``seat`` resigned or ran out of time (the other seat wins), or
+    aborted the game before it really began (nobody wins). NOTATION.md, *termination*."""
+
+    reason: str
+    seat: int
+
+    def __post_init__(self) -> None:
+        if self.reason not in TERMINATION_REASONS:
+            raise RecordError(f"unknown termination reason {self.reason!r} (known: {', '.join(TERMINATION_REASONS)})")
+        if not isinstance(self.seat, int) or isinstance(self.seat, bool) or self.seat not in (0, 1):
+            raise RecordError(f"the termination seat must be 0 or 1, not {self.seat!r}")
+
+    @property
+    def winner(self) -> int | None:
+        return None if self.reason == "aborted" else 1 - self.seat
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "seat": self.seat}
+
+    @classmethod
+    def from_json(cls, data: object) -> Termination:
+        """From a record's ``termination`` object; ``RecordError`` when malformed."""
+        if not isinstance(data, dict) or set(data) != {"reason", "seat"}:
+            raise RecordError('\'termination\' must be {"reason": ..., "seat": 0 or 1}')
+        return cls(data["reason"], data["seat"])
 
 
 def _counts(text: object) -> list[int]:
@@ -190,7 +230,7 @@ def _owner(value: object) -> int:
     return value
 
 
-_COMPLETE_KEYS = ("variant", "face_down", "known", "history", "deal", "reshuffles")
+_COMPLETE_KEYS = ("variant", "face_down", "known", "history", "deal", "reshuffles", "termination")
 """What :meth:`GameState.to_json` adds with ``complete=True``."""
 
 
@@ -483,7 +523,7 @@ class GameState:
                 declined=_bool(data["declined"]),
                 final_turns=_int(data["final_turns"]),
                 points=[[_int(p) for p in data["points"][s]] for s in (0, 1)],
-                outcome=None if result is None else Outcome.from_json(result),
+                outcome=None if result is None else Outcome.from_json(result, data["termination"]),
                 known=[_counts(data["known"][0]), _counts(data["known"][1])],
                 history=history,
                 deal=deal,
@@ -945,12 +985,29 @@ class GameState:
         if (b0 == 0) != (b1 == 0):
             self._finish(0 if b0 else 1, "no-bridges", events)
 
-    def _finish(self, winner: int | None, reason: str, events: list[Event]) -> None:
+    def _finish(self, winner: int | None, reason: str, events: list[Event], seat: int | None = None) -> None:
         self.phase = _OVER
         self.final_turns = 0
         self.declined = False
-        self.outcome = Outcome(winner, reason)
+        self.outcome = Outcome(winner, reason, seat)
         events.append(GameOver(winner, reason))
+
+    def terminate(self, termination: Termination) -> list[Event]:
+        """End the game off the board (resignation, timeout, abort): the board, cards and points
+        stay as they are. ``IllegalActionError`` (code ``game_over``) if the game is already over."""
+        if self.phase is _OVER:
+            raise IllegalActionError(Reason.of("game_over"))
+        events: list[Event] = []
+        self._finish(termination.winner, termination.reason, events, termination.seat)
+        return events
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the game ended off the board, or ``None``."""
+        outcome = self.outcome
+        if outcome is None or outcome.seat is None:
+            return None
+        return Termination(outcome.reason, outcome.seat)
 
     # ----------------------------------------------------------------- output
 
@@ -985,6 +1042,8 @@ class GameState:
             doc["history"] = [[seat, action.token] for seat, action in self.history]
             doc["deal"] = self.deal
             doc["reshuffles"] = list(self.reshuffles)
+            termination = self.termination
+            doc["termination"] = None if termination is None else termination.to_json()
         return doc
 
     def card_total(self) -> int:
@@ -1002,4 +1061,4 @@ class GameState:
         return f"<GameState round={self.round} phase={self.phase} to_move={self.to_move} actions={len(self.history)}>"
 
 
-__all__ = ["NOBODY", "GameState", "Outcome", "Phase", "Variant"]
+__all__ = ["NOBODY", "GameState", "Outcome", "Phase", "Termination", "Variant"]

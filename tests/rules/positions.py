@@ -59,6 +59,7 @@ def position(
         "history": [],
         "deal": None,
         "reshuffles": [],
+        "termination": None,
     }
     return GameState.from_json(data)
 

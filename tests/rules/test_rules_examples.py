@@ -66,6 +66,19 @@ def test_cli_final_state_from_stdin() -> None:
     assert json.loads(done.stdout) == expected
 
 
+def test_cli_replays_a_termination(tmp_path: Path) -> None:
+    record = json.loads((EXAMPLES / "standard-points.record.json").read_text())
+    record["actions"] = record["actions"][:40]
+    record["termination"] = {"reason": "resign", "seat": 1}
+    path = tmp_path / "resigned.json"
+    path.write_text(json.dumps(record))
+    done = _kahuna("replay", str(path))
+    assert done.returncode == 0, done.stderr
+    final = json.loads(done.stdout)
+    assert final["result"] == {"winner": 0, "reason": "resign"} and final["phase"] == "over"
+    assert final["to_move"] is None
+
+
 def test_cli_illegal_action_exit_1(tmp_path: Path) -> None:
     record = json.loads((EXAMPLES / "standard-points.record.json").read_text())
     record["actions"] = [*record["actions"][:5], "pass", "pass"]
@@ -88,6 +101,9 @@ def test_cli_illegal_action_exit_1(tmp_path: Path) -> None:
         (lambda r: r.update(reshuffles=["ABC", "DEF"]), "not an ordering"),
         (lambda r: r.update(variant={"no_such_rule": True}), "unknown variant"),
         (lambda r: r.update(actions="E>J"), "list of tokens"),
+        (lambda r: r.update(termination={"reason": "surrender", "seat": 0}), "unknown termination reason"),
+        (lambda r: r.update(termination={"reason": "resign", "seat": 2}), "seat must be 0 or 1"),
+        (lambda r: r.update(termination={"reason": "timeout", "seat": 1}), "already ended the game"),
     ],
 )
 def test_cli_malformed_record_exit_2(tmp_path: Path, mutate: object, message: str) -> None:

@@ -88,7 +88,7 @@ def test_state_json_round_trips_or_refuses(seed: int, variant: Variant, steps: i
     seed=st.integers(0, 10**6),
     key=st.sampled_from(["round", "phase", "to_move", "bridges", "stones", "supply", "hands", "display", "deck",
                          "discard", "declined", "final_turns", "points", "result", "variant", "face_down", "known",
-                         "history", "deal", "reshuffles"]),
+                         "history", "deal", "reshuffles", "termination"]),
     value=st.one_of(st.none(), st.booleans(), st.integers(-3, 30), st.text(max_size=6),
                     st.lists(st.integers(-1, 2), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(-1, 2))),
 )  # fmt: skip

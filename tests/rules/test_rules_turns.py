@@ -7,7 +7,7 @@ import random
 import pytest
 from positions import event_types, position, tokens
 
-from kahuna.rules import GameState, IllegalActionError, NotationError, RecordError, Variant
+from kahuna.rules import GameRecord, GameState, IllegalActionError, NotationError, RecordError, Termination, Variant
 
 
 def test_taking_from_display_refills_from_deck_and_ends_turn() -> None:
@@ -241,3 +241,47 @@ def test_bad_input_gets_clear_errors_and_changes_nothing() -> None:
         s.apply(f"-{missing}")
     assert s.to_json() == before
     assert issubclass(IllegalActionError, ValueError) and issubclass(NotationError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("reason", "seat", "winner"), [("resign", 0, 1), ("timeout", 1, 0), ("aborted", 1, None)]
+)  # fmt: skip
+def test_a_record_termination_ends_the_game_off_the_board(reason: str, seat: int, winner: int | None) -> None:
+    state = GameState.new(random.Random(11))
+    for _ in range(5):
+        state.apply(state.legal_actions()[0])
+    before = state.to_json()
+    events = state.terminate(Termination(reason, seat))
+    assert [e.to_json() for e in events] == [{"type": "game_over", "winner": winner, "reason": reason}]
+    after = state.to_json()
+    assert after["result"] == {"winner": winner, "reason": reason} and after["to_move"] is None
+    assert after["phase"] == "over" and after["points"] == before["points"] and after["hands"] == before["hands"]
+    record = GameRecord.of(state)
+    assert record.to_json()["termination"] == {"reason": reason, "seat": seat}
+    again = GameRecord.loads(record.dumps()).replay()
+    assert again.to_json() == after and again.termination == Termination(reason, seat)
+    assert GameState.from_json(state.to_json(complete=True)).to_json(complete=True) == state.to_json(complete=True)
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        state.terminate(Termination("resign", 1 - seat))
+
+
+@pytest.mark.parametrize(
+    "termination",
+    [{"reason": "surrender", "seat": 0}, {"reason": "resign", "seat": 2}, {"reason": "resign", "seat": True},
+     {"reason": "resign"}, "resign", {"reason": "resign", "seat": 0, "extra": 1}],
+)  # fmt: skip
+def test_malformed_terminations_are_record_errors(termination: object) -> None:
+    data = GameRecord.of(GameState.new(random.Random(3))).to_json()
+    data["termination"] = termination
+    with pytest.raises(RecordError):
+        GameRecord.from_json(data)
+
+
+def test_a_termination_after_the_game_ended_on_the_board_is_malformed() -> None:
+    state = GameState.new(random.Random(5))
+    while not state.is_over:
+        state.apply(state.legal_actions()[-1])
+    data = GameRecord.of(state).to_json()
+    data["termination"] = {"reason": "resign", "seat": 0}
+    with pytest.raises(RecordError, match="already ended"):
+        GameRecord.from_json(data).replay()
