@@ -8,14 +8,16 @@ built from their specs inside the process that plays, once per game, and closed 
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from kahuna.ai.base import Agent
+from kahuna.ai.base import Agent, AgentError
 from kahuna.ai.match import GameResult, agent_rng, deal_rng, play_game
 from kahuna.ai.registry import make_agent
-from kahuna.rules import GameState, Variant
+from kahuna.ai.stats import paired_interval
+from kahuna.rules import Action, GameState, PlayerView, Variant
 
 
 @dataclass(frozen=True)
@@ -37,28 +39,45 @@ class GameTask:
 class GameOutcome:
     task: GameTask
     result: GameResult
+    notes: list[str] = field(default_factory=list)
+    """What went wrong around the game without deciding it (an agent that failed to close)."""
 
     @property
     def first_seat(self) -> int:
         """The seat the pairing's first agent played."""
         return 1 if self.task.swapped else 0
 
+    @property
+    def first_score(self) -> float:
+        """The pairing's first agent's score in this game: 1 a win, ½ a draw, 0 a loss."""
+        winner = self.result.winner
+        return 0.5 if winner is None else float(winner == self.first_seat)
+
 
 @dataclass
 class PairingTally:
-    """Wins, losses and draws of the pairing's first agent, and the forfeits seen."""
+    """Wins, losses and draws of the pairing's first agent, its score per deal, and the forfeits seen."""
 
     labels: tuple[str, str]
     wins: int = 0
     losses: int = 0
     draws: int = 0
     forfeits: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deal_scores: dict[int, list[float]] = field(default_factory=dict)
+    """Deal number → the first agent's score in each game of that deal (two, seats swapped)."""
 
     @property
     def games(self) -> int:
         return self.wins + self.losses + self.draws
 
+    def interval(self) -> tuple[float, float]:
+        """95 % interval of the first agent's score rate, with each deal's two games as one unit."""
+        pair_scores = [sum(scores) / len(scores) for scores in self.deal_scores.values()]
+        return paired_interval(pair_scores, self.games)
+
     def add(self, outcome: GameOutcome) -> None:
+        self.deal_scores.setdefault(outcome.task.deal, []).append(outcome.first_score)
         winner = outcome.result.winner
         if winner is None:
             self.draws += 1
@@ -69,6 +88,7 @@ class PairingTally:
         if outcome.result.forfeit:
             loser = self.labels[0] if winner != outcome.first_seat else self.labels[1]
             self.forfeits.append(f"game {outcome.task.game + 1}: {loser} ({outcome.result.forfeit})")
+        self.notes.extend(f"game {outcome.task.game + 1}: {note}" for note in outcome.notes)
 
 
 def unique_labels(specs: list[str]) -> list[str]:
@@ -96,11 +116,17 @@ def schedule(
 
 
 def play_task(task: GameTask) -> GameOutcome:
-    """Play one scheduled game (in whatever process runs it)."""
-    first = make_agent(task.specs[0])
-    second = make_agent(task.specs[1])
+    """Play one scheduled game (in whatever process runs it).
+
+    Whatever an agent raises — while being built, choosing or closing — stays inside this game:
+    an agent that cannot be built or cannot choose forfeits it, one that fails to close leaves a
+    note; the arena goes on with the next game.
+    """
+    first = _build(task.specs[0])
+    second = _build(task.specs[1])
     agents: tuple[Agent, Agent] = (second, first) if task.swapped else (first, second)
     specs = [agents[0].name, agents[1].name]
+    notes: list[str] = []
     try:
         state = GameState.new(deal_rng(task.seed, task.deal), Variant.from_names(task.variant))
         rngs = (agent_rng(task.seed, task.deal, task.swapped, 0), agent_rng(task.seed, task.deal, task.swapped, 1))
@@ -113,8 +139,29 @@ def play_task(task: GameTask) -> GameOutcome:
         for agent in (first, second):
             close = getattr(agent, "close", None)
             if callable(close):
-                close()
-    return GameOutcome(task, result)
+                try:
+                    close()
+                except Exception as exc:
+                    notes.append(f"{agent.name} failed to close: {type(exc).__name__}: {exc}")
+    return GameOutcome(task, result, notes)
+
+
+class _Unbuilt:
+    """Stands in for an agent whose spec failed to build in this process: it forfeits the game."""
+
+    def __init__(self, spec: str, error: Exception) -> None:
+        self.name = spec
+        self.error = error
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        raise AgentError(f"could not be built: {type(self.error).__name__}: {self.error}")
+
+
+def _build(spec: str) -> Agent:
+    try:
+        return make_agent(spec)
+    except Exception as exc:
+        return _Unbuilt(spec, exc)
 
 
 def run_tasks(tasks: list[GameTask], jobs: int) -> Iterator[GameOutcome]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kahuna.ai.arena import GameOutcome, PairingTally, run_tasks, schedule, unique_labels
 from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.stats import elo_difference, elo_ladder, percentile, score_rate, wilson_interval
+from kahuna.ai.stats import elo_difference, elo_ladder, percentile, score_rate
 from kahuna.progress import Progress
 from kahuna.rules import Variant
 
@@ -65,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
         close = getattr(agent, "close", None)
         if callable(close):
-            close()
+            try:
+                close()
+            except Exception as exc:
+                print(f"kahuna arena: note: {spec} failed to close: {type(exc).__name__}: {exc}", file=sys.stderr)
     try:
         variant = tuple(Variant.from_names(args.variant).names)
     except ValueError as exc:
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             if records is not None:
                 _write_record(records, outcome)
             bar.advance()
-    _print_report(args.games, labels, pairs, tallies, turn_times)
+    _print_report(labels, pairs, tallies, turn_times)
     if args.json:
         print(json.dumps(_summary(args.games, tallies)))
     return 0
@@ -110,7 +113,6 @@ def _write_record(directory: Path, outcome: GameOutcome) -> None:
 
 
 def _print_report(
-    games: int,
     labels: list[str],
     pairs: list[tuple[int, int]],
     tallies: list[PairingTally],
@@ -119,18 +121,21 @@ def _print_report(
     width = max(len(label) for label in labels)
     for tally in tallies:
         a, b = tally.labels
-        print(f"\n{a} vs {b}: {tally.games} games ({(games + 1) // 2} deals, each with seats swapped)")
-        print(f"  {'agent':<{width}}  wins losses draws   score  95% interval      Elo diff")
-        rows = ((a, tally.wins, tally.losses), (b, tally.losses, tally.wins))
-        for label, won, lost in rows:
+        print(f"\n{a} vs {b}: {tally.games} games ({len(tally.deal_scores)} deals, each with seats swapped)")
+        print(f"  {'agent':<{width}}  wins losses draws   score  95% interval*     Elo diff")
+        low, high = tally.interval()
+        rows = ((a, tally.wins, tally.losses, low, high), (b, tally.losses, tally.wins, 1 - high, 1 - low))
+        for label, won, lost, lo, hi in rows:
             rate = score_rate(won, lost, tally.draws)
-            low, high = wilson_interval(rate, tally.games)
             print(
                 f"  {label:<{width}}  {won:4d} {lost:6d} {tally.draws:5d}  {rate:6.1%}  "
-                f"[{low:6.1%}, {high:6.1%}]  {elo_difference(rate):+8.0f}"
+                f"[{lo:6.1%}, {hi:6.1%}]  {elo_difference(rate):+8.0f}"
             )
         for line in tally.forfeits:
             print(f"  forfeit, {line}")
+        for line in tally.notes:
+            print(f"  note, {line}")
+    print("\n* over deals: the two seat-swapped games of a deal count as one pair (docs/ai.md)")
     if len(labels) > 2:
         results = {pair: (t.wins, t.losses, t.draws) for pair, t in zip(pairs, tallies, strict=True)}
         ladder = elo_ladder(len(labels), results)
@@ -152,14 +157,30 @@ def _summary(games: int, tallies: list[PairingTally]) -> dict[str, object]:
 
     def one(tally: PairingTally) -> dict[str, object]:
         a, b = tally.labels
+        low, high = tally.interval()
         return {
             "games": tally.games,
+            "deals": len(tally.deal_scores),
             "agents": {
-                a: {"wins": tally.wins, "losses": tally.losses, "draws": tally.draws},
-                b: {"wins": tally.losses, "losses": tally.wins, "draws": tally.draws},
+                a: {
+                    "wins": tally.wins,
+                    "losses": tally.losses,
+                    "draws": tally.draws,
+                    "interval95": _rounded(low, high),
+                },
+                b: {
+                    "wins": tally.losses,
+                    "losses": tally.wins,
+                    "draws": tally.draws,
+                    "interval95": _rounded(1 - high, 1 - low),
+                },
             },
         }
 
     if len(tallies) == 1:
         return one(tallies[0])
     return {"games": games, "pairings": [one(t) for t in tallies]}
+
+
+def _rounded(low: float, high: float) -> list[float]:
+    return [round(low, 4), round(high, 4)]

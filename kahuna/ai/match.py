@@ -1,8 +1,10 @@
 """One game between two agents, as the arena plays it: views in, actions out, forfeits caught.
 
-Each seat only ever gets its own :func:`view_of`. An agent that raises :class:`AgentError` or
-answers an illegal action forfeits: the game stops there and the other seat wins. The result
-carries the game record and the time each seat spent per turn.
+Each seat only ever gets its own :func:`view_of`. An agent that raises any exception (an
+:class:`AgentError` says why in words; anything else is a crash, named by its type) or answers
+something that is not a legal action forfeits: the game stops there and the other seat wins, and
+whoever plays many games (the arena) carries on with the next. The result carries the game record
+and the time each seat spent per turn.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def play_game(
             action = agents[seat].choose(view_of(state, seat), rngs[seat])
         except AgentError as exc:
             forfeit = (seat, str(exc) or type(exc).__name__)
+            break
+        except Exception as exc:  # a bug in the agent costs it this game, not the whole run
+            forfeit = (seat, f"crashed: {type(exc).__name__}: {exc}" if str(exc) else f"crashed: {type(exc).__name__}")
             break
         if not isinstance(action, Action):
             forfeit = (seat, f"answered {action!r}, which is not an action")

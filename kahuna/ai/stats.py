@@ -1,4 +1,4 @@
-"""Arena statistics: score rate with a 95 % interval, Elo differences, an Elo ladder, percentiles.
+"""Arena statistics: score rate with a 95 % interval over deals, Elo differences, an Elo ladder, percentiles.
 
 A draw counts as half a win throughout, as in chess ratings.
 """
@@ -17,13 +17,33 @@ def score_rate(wins: int, losses: int, draws: int) -> float:
     return (wins + 0.5 * draws) / games if games else 0.5
 
 
-def wilson_interval(rate: float, games: int) -> tuple[float, float]:
-    """95 % Wilson score interval of a rate observed over ``games`` games (sound at 0 % and 100 %)."""
-    if games <= 0:
+def paired_interval(pair_scores: list[float], games: int) -> tuple[float, float]:
+    """95 % interval of the score rate when games come in seat-swapped pairs of one deal.
+
+    ``pair_scores`` holds one score in [0, 1] per deal (the mean of its games; a deal played once
+    counts with its one game), ``games`` the number of games behind them. The two games of a deal
+    are not independent (a deal that suits one agent's play helps it in both seats), so the
+    spread is measured between deals: the Wilson interval with the effective number of games
+    ``n_eff = rate(1 - rate) / var``, ``var`` the sample variance of the deal scores over their
+    count. ``n_eff`` is kept between the number of deals (the most variance scores in [0, 1] can
+    have) and the number of games (no more precision than independent games, even when the seat
+    swap cancels luck and the deals vary less), so the interval is never narrower than the
+    per-game Wilson interval; with no spread at all it equals it.
+    """
+    pairs = len(pair_scores)
+    if pairs == 0 or games <= 0:
         return 0.0, 1.0
+    rate = sum(pair_scores) / pairs
+    spread = sum((x - rate) ** 2 for x in pair_scores) / (pairs - 1) if pairs > 1 else 0.0
+    n_eff = float(games) if spread == 0 else max(float(pairs), min(float(games), rate * (1 - rate) * pairs / spread))
+    return _wilson(rate, n_eff)
+
+
+def _wilson(rate: float, n: float) -> tuple[float, float]:
+    """Wilson score interval for ``n`` (possibly effective, fractional) trials; sound at 0 % and 100 %."""
     z2 = Z95 * Z95
-    centre = (rate + z2 / (2 * games)) / (1 + z2 / games)
-    half = Z95 * math.sqrt(rate * (1 - rate) / games + z2 / (4 * games * games)) / (1 + z2 / games)
+    centre = (rate + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 

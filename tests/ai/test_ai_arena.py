@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from kahuna.ai import AgentError
+from kahuna.ai.arena import GameOutcome, GameTask, PairingTally
 from kahuna.ai.base import Agent, RandomAgent
+from kahuna.ai.match import GameResult
 from kahuna.ai.registry import FACTORIES
-from kahuna.ai.stats import elo_difference, elo_ladder, percentile, wilson_interval
+from kahuna.ai.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.cli import main
 from kahuna.rules import Action, GameRecord, PlayerView
 
@@ -32,7 +34,10 @@ def test_two_agents_json_and_records(tmp_path: Path, capsys: pytest.CaptureFixtu
     agents = summary["agents"]
     assert isinstance(agents, dict) and set(agents) == {"greedy", "random"}
     assert agents["greedy"]["wins"] == agents["random"]["losses"]
-    assert sum(agents["greedy"].values()) == 4
+    assert sum(agents["greedy"][k] for k in ("wins", "losses", "draws")) == 4
+    assert summary["deals"] == 2
+    low, high = agents["greedy"]["interval95"]
+    assert [round(1 - high, 4), round(1 - low, 4)] == agents["random"]["interval95"]
     assert "95% interval" in out and "time per turn" in out
     files = sorted(records.iterdir())
     assert len(files) == 4
@@ -99,8 +104,68 @@ def test_an_agent_error_loses_that_game_and_the_arena_goes_on(
     out = capsys.readouterr().out
     agents = last_json(out)["agents"]
     assert isinstance(agents, dict)
-    assert agents["crashy"] == {"wins": 0, "losses": 4, "draws": 0}
+    assert isinstance(agents["crashy"], dict)
+    assert {k: agents["crashy"][k] for k in ("wins", "losses", "draws")} == {"wins": 0, "losses": 4, "draws": 0}
     assert out.count("forfeits: bot stopped answering") == 4
+
+
+class BuggyOnThirdMove:
+    """An agent with a bug: its third move divides by zero, and closing it fails too."""
+
+    name = "buggy"
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        self.moves += 1
+        _ = 1 // (3 - self.moves)  # the bug: at the third move
+        return RandomAgent().choose(view, rng)
+
+    def close(self) -> None:
+        raise OSError("disk gone")
+
+
+def buggy(options: str) -> Agent:
+    return BuggyOnThirdMove()
+
+
+BUILT = {"count": 0}
+
+
+def builds_once(options: str) -> Agent:
+    """Builds for the arena's check of the specs, then fails: an agent that breaks in the worker."""
+    BUILT["count"] += 1
+    if BUILT["count"] > 1:
+        raise ImportError("no module named 'gone'")
+    return RandomAgent()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_any_agent_exception_costs_that_game_only(
+    jobs: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(FACTORIES, "buggy", f"{__name__}:buggy")
+    assert main(["arena", "random", "buggy", "--games", "4", "--json", "--jobs", jobs]) == 0
+    out = capsys.readouterr().out
+    agents = last_json(out)["agents"]
+    assert isinstance(agents, dict) and isinstance(agents["random"], dict)
+    assert agents["random"]["wins"] == 4
+    assert out.count("(White forfeits: crashed: ZeroDivisionError: integer division or modulo by zero)") == 2
+    assert out.count("(Black forfeits: crashed: ZeroDivisionError") == 2
+    assert out.count("note, game ") == 4 and "buggy failed to close: OSError: disk gone" in out
+
+
+def test_an_agent_that_cannot_be_built_forfeits(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(FACTORIES, "flaky", f"{__name__}:builds_once")
+    monkeypatch.setitem(BUILT, "count", 0)
+    assert main(["arena", "flaky", "random", "--games", "2", "--json"]) == 0
+    out = capsys.readouterr().out
+    agents = last_json(out)["agents"]
+    assert isinstance(agents, dict) and isinstance(agents["random"], dict) and agents["random"]["wins"] == 2
+    assert out.count("forfeits: could not be built: ImportError: no module named 'gone'") == 2
 
 
 @pytest.mark.parametrize(
@@ -119,10 +184,37 @@ def test_user_errors_are_one_line(argv: list[str], message: str, capsys: pytest.
     assert message in err and err.count("\n") == 1
 
 
+def test_paired_interval() -> None:
+    # Every deal split 1-1: no spread between deals, so the Wilson interval of 100 independent games.
+    low, high = paired_interval([0.5] * 50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    # 100 % over 5 deals: Wilson over the 10 games, sound at the edge.
+    low, high = paired_interval([1.0] * 5, 10)
+    assert high == pytest.approx(1.0) and low == pytest.approx(0.7225, abs=1e-4)
+    # Each deal won twice by one agent or the other: the two games of a deal say one thing, so the
+    # interval is that of 50 independent units (Wilson over 50), not of 100 games.
+    low, high = paired_interval([1.0] * 25 + [0.0] * 25, 100)
+    assert low == pytest.approx(0.3664, abs=1e-4) and high == pytest.approx(0.6336, abs=1e-4)
+    # In between: some deals split, more won twice by one side: 61.25 effective games.
+    mixed = paired_interval([1.0] * 20 + [0.5] * 10 + [0.0] * 20, 100)
+    assert mixed[0] == pytest.approx(0.3785, abs=1e-4) and mixed[1] == pytest.approx(0.6215, abs=1e-4)
+    assert paired_interval([], 0) == (0.0, 1.0)
+
+
+def test_the_tally_pairs_the_two_games_of_a_deal() -> None:
+    tally = PairingTally(("a", "b"))
+    for deal in range(20):
+        for swapped in (False, True):
+            task = GameTask(0, 2 * deal + swapped, ("a", "b"), 0, deal, swapped, False)
+            first_seat = 1 if swapped else 0
+            winner = first_seat if deal % 2 == 0 else 1 - first_seat  # a wins both games of even deals
+            tally.add(GameOutcome(task, GameResult(winner, "points", 1)))
+    assert (tally.wins, tally.losses, tally.games, len(tally.deal_scores)) == (20, 20, 40, 20)
+    assert tally.interval() == paired_interval([1.0, 0.0] * 10, 40)
+    assert tally.interval()[1] - tally.interval()[0] > 0.3  # 20 units: wider than 40 games would give
+
+
 def test_statistics() -> None:
-    low, high = wilson_interval(0.5, 100)
-    assert 0.40 < low < 0.41 and 0.59 < high < 0.60
-    assert wilson_interval(1.0, 10)[1] == pytest.approx(1.0) and wilson_interval(1.0, 10)[0] > 0.65
     assert round(elo_difference(0.75)) == 191
     assert elo_difference(1.0) == 800 and elo_difference(0.0) == -800
     ladder = elo_ladder(3, {(0, 1): (10, 30, 0), (0, 2): (2, 38, 0), (1, 2): (10, 30, 0)})
