@@ -3,7 +3,9 @@
 ``--core python`` measures the referee, ``--core fast`` the compiled core (kahuna.fast), ``--core
 both`` the two side by side in one run. Both cores play the very same games for the same seed
 (the compiled core uses CPython's generator), so the action counts must agree: the output says so.
-``--search N`` adds ISMCTS iterations per second, N iterations from each of a fixed set of views.
+``--search N`` adds ISMCTS iterations per second, N iterations from each of a fixed set of views;
+``--vector N`` the steps per second of the vectorised environment (kahuna.envs.vector) with N games,
+random legal actions chosen by numpy, observations and masks included.
 """
 
 from __future__ import annotations
@@ -95,6 +97,25 @@ def search_speed(core: str, iterations: int, seed: int) -> tuple[int, float]:
     return done, time.perf_counter() - start
 
 
+VECTOR_STEPS = 200
+"""Steps of the vectorised environment per measurement (after one warm-up step)."""
+
+
+def vector_speed(core: str, envs: int, seed: int) -> tuple[int, float]:
+    """Steps of ``envs`` games at once with random legal actions; returns game-steps and seconds."""
+    import numpy as np
+
+    from kahuna.envs.vector import VectorKahuna
+
+    env = VectorKahuna(envs, seed=seed, core=core)
+    rng = np.random.default_rng(seed)
+    env.step(env.random_actions(rng))
+    start = time.perf_counter()
+    for _ in range(VECTOR_STEPS):
+        env.step(env.random_actions(rng))
+    return envs * VECTOR_STEPS, time.perf_counter() - start
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "engine",
@@ -118,6 +139,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         metavar="N",
         help=f"also measure ISMCTS: N iterations from each of {SEARCH_VIEWS} positions (default 0: no search)",
     )
+    p.add_argument(
+        "--vector",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"also measure the vectorised environment: {VECTOR_STEPS} steps of N games at once (default 0: no)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     p.set_defaults(func=run)
 
@@ -132,8 +160,10 @@ def _cores(requested: str | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games <= 0 or args.search < 0 or not 0 <= args.seed < 2**40:
-        raise SystemExit("kahuna bench engine: --games must be positive, --search >= 0, 0 <= --seed < 2**40")
+    if args.games <= 0 or args.search < 0 or not 0 <= args.vector <= 65_536 or not 0 <= args.seed < 2**40:
+        raise SystemExit(
+            "kahuna bench engine: --games must be positive, --search >= 0, 0 <= --vector <= 65536, 0 <= --seed < 2**40"
+        )
     try:
         cores = _cores(args.core)
     except (RuntimeError, ValueError) as exc:
@@ -161,6 +191,12 @@ def run(args: argparse.Namespace) -> int:
             entry["search_iterations_per_s"] = round(done / search_seconds, 1)
             rate = done / search_seconds
             print(f"[{core}] ISMCTS: {done} iterations in {search_seconds:.2f} s, {rate:,.0f} iterations/s")
+        if args.vector:
+            steps, vector_seconds = vector_speed(core, args.vector, args.seed)
+            entry["vector_envs"] = args.vector
+            entry["vector_steps_per_s"] = round(steps / vector_seconds, 1)
+            rate = steps / vector_seconds
+            print(f"[{core}] vectorised env: {args.vector} games x {VECTOR_STEPS} steps, {rate:,.0f} steps/s")
         figures[core] = entry
     if len(figures) == 2:
         py, fa = figures["python"], figures["fast"]
@@ -169,9 +205,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"fast / python: {fa['games_per_s'] / py['games_per_s']:.1f}x games/s", end="")
         if args.search:
             ratio = fa["search_iterations_per_s"] / py["search_iterations_per_s"]
-            print(f", {ratio:.1f}x ISMCTS iterations/s")
-        else:
-            print()
+            print(f", {ratio:.1f}x ISMCTS iterations/s", end="")
+        if args.vector:
+            print(f", {fa['vector_steps_per_s'] / py['vector_steps_per_s']:.1f}x vectorised env steps/s", end="")
+        print()
         if not same:
             return 1
     if args.json:
