@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "moves": "legal",
     "rules": "rules",
     "quit": "quit",
+    "resign": "resign",
     "exit": "quit",
     "q": "quit",
 }

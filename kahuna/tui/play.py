@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import random
+import time
 import zlib
 from pathlib import Path
 
 from kahuna.ai.base import Agent, AgentError
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.registry import make_agent
+from kahuna.ai.timed import QUICK_LEVEL, agent_on_clock
+from kahuna.clock import Clock, ClockError, TimeControl, format_seconds
 from kahuna.narrate import narrate_for
-from kahuna.rules import Action, GameState, KahunaError, Variant, view_of
+from kahuna.rules import Action, GameState, KahunaError, Termination, Variant, view_of
 from kahuna.rules.board import SEAT_NAMES
 from kahuna.rules.events import Event
 from kahuna.tui import storage
@@ -65,6 +68,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="where to keep the record (default: a new file under $XDG_DATA_HOME/kahuna or ~/.local/share/kahuna)",
     )
     p.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE")
+    p.add_argument(
+        "--clock",
+        metavar="CLOCK",
+        help="play on a clock: MINUTES+SECONDS per player and increment per turn (5+3), or DAYS d per turn "
+        "(2d); whoever runs out of time loses. The clock pauses while the game is saved and closed",
+    )
     p.add_argument("--ai-delay", type=float, default=0.8, metavar="SECONDS", help="pause after each AI action")
     p.add_argument("--no-color", action="store_true", help="no colour (also when NO_COLOR is set or not a terminal)")
     p.set_defaults(func=run)
@@ -99,7 +108,11 @@ def _new_game(args: argparse.Namespace) -> tuple[GameState, Setup, list[TurnLog]
     if opponent != HUMAN:
         choice = args.seat or "random"
         seat = {"first": 0, "second": 1}.get(choice, random.Random(f"kahuna-seat:{seed}").randrange(2))
-    return GameState.new(random.Random(seed), variant), Setup(opponent, seat, seed), []
+    try:
+        clock = None if args.clock is None else Clock.new(TimeControl.parse(args.clock))
+    except ClockError as exc:
+        raise UserError(f"--clock: {exc}") from None
+    return GameState.new(random.Random(seed), variant), Setup(opponent, seat, seed, clock), []
 
 
 def _resumed_game(args: argparse.Namespace) -> tuple[GameState, Setup, list[TurnLog]]:
@@ -135,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
     if state.is_over:
         terminal.say(f"That game is over. Watch it with: kahuna show {path}")
         return 0
+    if args.resume and args.clock is not None and setup.clock is None:
+        terminal.error("kahuna play: --clock: a game cannot be put on a clock once it has begun")
+        return 2
     game = Game(state, setup, agent, terminal, path, max(0.0, args.ai_delay))
     for seat, events in log:
         game.remember(seat, events)
@@ -150,6 +166,8 @@ class Game:
         self.state = state
         self.setup = setup
         self.agent = agent
+        self.clock = setup.clock
+        self.quick = None if agent is None or self.clock is None else make_agent(QUICK_LEVEL)
         self.terminal = terminal
         self.path = path
         self.delay = delay
@@ -169,6 +187,8 @@ class Game:
         try:
             self.save()
             self.message.insert(0, f"The game is saved to {self.path} after every action. Type help for how to play.")
+            if self.clock is not None:
+                self.clock.start(self.state.to_move, time.time())
             while not self.state.is_over:
                 seat = self.state.to_move
                 if seat in self.humans:
@@ -186,6 +206,8 @@ class Game:
         return 0
 
     def leave(self, what: str, status: int = 0) -> int:
+        if self.clock is not None:  # paused: the time left is saved with the game
+            self.clock.stop(time.time())
         self.save()
         self.terminal.say(f"\n{what} to {self.path}")
         self.terminal.say(f"Continue with: kahuna play --resume {self.path}")
@@ -204,13 +226,33 @@ class Game:
     # ----------------------------------------------------------------- turns
 
     def apply(self, action: Action) -> None:
-        """Apply for the seat to move, keeping reshuffles reproducible from the seed."""
+        """Apply for the seat to move, keeping reshuffles reproducible from the seed; on a clock,
+        a seat whose time has run out loses instead, and the end of a turn passes the clock on."""
         state = self.state
+        seat = state.to_move
+        now = time.time()
+        if self.clock is not None and self.clock.flagged(now) == seat:
+            self.end_off_board(Termination("timeout", seat))
+            return
         if state.needs_reshuffle(action):
             state.rng = storage.reshuffle_rng(self.setup.seed, len(state.history))
-        seat = state.to_move
         self.remember(seat, state.apply(action))
+        if self.clock is not None:
+            if state.is_over:
+                self.clock.stop(now)
+            elif action.ends_turn:
+                self.clock.turn_ended(seat, now)
         self.save()
+
+    def end_off_board(self, termination: Termination) -> None:
+        """Resignation or a timeout: the game ends as it stands."""
+        if self.clock is not None:
+            self.clock.stop(time.time())
+        self.remember(termination.seat, self.state.terminate(termination))
+        self.save()
+
+    def seconds_left(self, seat: int) -> float | None:
+        return None if self.clock is None else self.clock.left(seat, time.time())
 
     def remember(self, seat: int, events: list[Event]) -> None:
         """Keep the events of the current and the previous turn, for the words under the map."""
@@ -224,16 +266,34 @@ class Game:
         ``EOFError`` (end of input) and ``KeyboardInterrupt`` go up to :meth:`play`, which saves.
         """
         if len(self.humans) == 2:
-            self.hand_over(seat)
+            try:
+                self.hand_over(seat)
+            except TimeoutError:
+                self.end_off_board(Termination("timeout", seat))
+                return True
         while self.state.to_move == seat and not self.state.is_over:
             self.show(seat, self.message)
             self.message = []
-            text = self.terminal.ask(f"{SEAT_NAMES[seat]}> ")
+            try:
+                text = self.terminal.ask(f"{SEAT_NAMES[seat]}> ", self.seconds_left(seat))
+            except TimeoutError:
+                self.end_off_board(Termination("timeout", seat))
+                break
             parsed = interpret(text, self.state.legal_actions(), self.state.why_illegal)
             if parsed.action is not None:
                 self.apply(parsed.action)
             elif parsed.command == "quit":
                 return False
+            elif parsed.command == "resign":
+                try:
+                    answer = self.terminal.ask("Resign this game? Type yes to resign: ", self.seconds_left(seat))
+                except TimeoutError:
+                    self.end_off_board(Termination("timeout", seat))
+                    break
+                if answer.strip().lower() == "yes":
+                    self.end_off_board(Termination("resign", seat))
+                else:
+                    self.message = ["You play on."]
             elif parsed.command == "legal":
                 self.message = ["You can now:", *grouped(self.state.legal_actions())]
             elif parsed.command == "help":
@@ -249,14 +309,18 @@ class Game:
         if self.current is None or self.current[0] != seat:
             self.show(min(self.humans), [f"{SEAT_NAMES[seat]} ({self.setup.opponent}) is thinking…"])
         view = view_of(self.state, seat)
-        action = self.agent.choose(view, storage.agent_rng(self.setup.seed, len(self.state.history)))
+        agent = self.agent if self.quick is None else agent_on_clock(self.agent, self.quick, self.seconds_left(seat))
+        action = agent.choose(view, storage.agent_rng(self.setup.seed, len(self.state.history)))
         reason = self.state.why_illegal(action)
         if reason is not None:
             raise AgentError(f"{self.agent.name} chose {action.token}: {reason}")
+        if self.clock is not None:  # on a clock the pause is the AI's time, not the next player's
+            self.terminal.pause(self.delay)
         self.apply(action)
         if not self.state.is_over:
             self.show(min(self.humans), [f"{SEAT_NAMES[seat]} ({self.setup.opponent}) is playing…"])
-            self.terminal.pause(self.delay)
+            if self.clock is None:
+                self.terminal.pause(self.delay)
 
     def hand_over(self, seat: int) -> None:
         """Hot-seat: a blank screen between turns, so nobody sees the other's hand."""
@@ -269,7 +333,7 @@ class Game:
                 f"  {other}'s hand is hidden. {SEAT_NAMES[seat]}, press Enter when you are ready.",
             ]
         )
-        self.terminal.ask("  > ")
+        self.terminal.ask("  > ", self.seconds_left(seat))
 
     def page(self, lines: list[str]) -> None:
         self.terminal.show(lines)
@@ -293,7 +357,19 @@ class Game:
             out.append(f"{label} ({SEAT_NAMES[seat]}): {narrate_for(events, viewer)}")
         return out
 
+    def clock_line(self) -> list[str]:
+        """``Clock 5+3 · Black 4:52 (running) · White 5:00``, or nothing in an untimed game."""
+        if self.clock is None:
+            return []
+        now = time.time()
+        running = self.clock.running
+        shown = [
+            f"{SEAT_NAMES[s]} {format_seconds(self.clock.left(s, now))}{' (running)' if running == s else ''}"
+            for s in (0, 1)
+        ]
+        return [f"Clock {self.clock.control.describe()} · " + " · ".join(shown)]
+
     def show(self, viewer: int | None, message: list[str]) -> None:
         cols, rows = self.terminal.size()
-        frame = Frame(view_of(self.state, viewer), words=self.words(viewer), message=message)
+        frame = Frame(view_of(self.state, viewer), words=self.words(viewer), message=self.clock_line() + message)
         self.terminal.show(render(frame, cols, rows, self.terminal.style))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kahuna.clock import Clock, ClockError
 from kahuna.rules import Event, GameRecord, GameState, KahunaError, RecordError
 
 
@@ -27,9 +28,14 @@ class Setup:
     human_seat: int | None
     """The seat of the person at the keyboard against an AI; ``None`` in hot-seat."""
     seed: int
+    clock: Clock | None = None
+    """The game's clock, paused while the game is not being played (saved with its time left)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"opponent": self.opponent, "human_seat": self.human_seat, "seed": self.seed}
+        out: dict[str, Any] = {"opponent": self.opponent, "human_seat": self.human_seat, "seed": self.seed}
+        if self.clock is not None:
+            out["clock"] = self.clock.to_store()
+        return out
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any]) -> Setup | None:
@@ -39,7 +45,12 @@ class Setup:
         opponent, seat, seed = data.get("opponent"), data.get("human_seat"), data.get("seed")
         if not isinstance(opponent, str) or seat not in (0, 1, None) or not isinstance(seed, int):
             raise RecordError("the record's meta.tui is malformed (opponent, human_seat, seed)")
-        return cls(opponent, seat, seed)
+        stored = data.get("clock")
+        try:
+            clock = None if stored is None else Clock.from_store(stored)
+        except (ClockError, KeyError, TypeError, ValueError):
+            raise RecordError("the record's meta.tui.clock is malformed") from None
+        return cls(opponent, seat, seed, clock)
 
 
 def data_dir() -> Path:
@@ -90,4 +101,8 @@ def load(path: Path) -> tuple[GameRecord, GameState, list[tuple[int, list[Event]
             log.append((seat, state.apply(str(token))))
         except KahunaError as exc:
             raise RecordError(f"action {step} ({token!r}): {exc}") from None
+    if record.termination is not None:
+        if state.is_over:
+            raise RecordError("'termination' is given, but the actions already ended the game")
+        log.append((record.termination.seat, state.terminate(record.termination)))
     return record, state, log

@@ -6,6 +6,7 @@ hot-seat turns); into a pipe or file, frames are simply written one after anothe
 
 from __future__ import annotations
 
+import select
 import shutil
 import sys
 import time
@@ -42,10 +43,22 @@ class Terminal:
         """A one-line complaint about the command line or a file, on standard error."""
         print(text, file=sys.stderr)
 
-    def ask(self, prompt: str) -> str:
-        """One line of input; ``EOFError`` on end of input, ``KeyboardInterrupt`` on Ctrl-C."""
+    def ask(self, prompt: str, timeout: float | None = None) -> str:
+        """One line of input; ``EOFError`` on end of input, ``KeyboardInterrupt`` on Ctrl-C, and
+        ``TimeoutError`` when ``timeout`` seconds pass with no complete line (a clock ran out)."""
+        if timeout is None:
+            self.out.flush()
+            return input(prompt)
+        self.out.write(prompt)
         self.out.flush()
-        return input(prompt)
+        ready, _, _ = select.select([sys.stdin], [], [], max(0.0, timeout))
+        if not ready:
+            self.out.write("\n")
+            raise TimeoutError
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
 
     def pause(self, seconds: float) -> None:
         if seconds > 0:

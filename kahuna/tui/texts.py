@@ -6,7 +6,7 @@ HELP: list[str] = [
     "Build: E J, elai jojo or E>J (an ELAI card, bridge ELAI–JOJO).",
     "Remove: remove EJ with E J. Discard face down: discard K.",
     "End the turn: draw, draw E (the face-up ELAI), pass, end (last turns).",
-    "Also: legal (what you can do now), rules, quit (saves the game).",
+    "Also: legal (what you can do now), rules, resign, quit (saves the game).",
 ]
 
 RULES: list[str] = [
