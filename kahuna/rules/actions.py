@@ -107,7 +107,6 @@ ALL_ACTIONS: Final[tuple[Action, ...]] = tuple(_make_table())
 NUM_ACTIONS: Final[int] = len(ALL_ACTIONS)
 BY_TOKEN: Final[dict[str, Action]] = {a.token: a for a in ALL_ACTIONS}
 
-BUILD_BASE: Final[int] = 0
 REMOVE_BASE: Final[int] = 2 * NUM_LINES
 REPLACE_BASE: Final[int] = REMOVE_BASE + 3 * NUM_LINES
 DISCARD_BASE: Final[int] = REPLACE_BASE + 3 * NUM_LINES
