@@ -1,10 +1,22 @@
 # The two commands of the project: `make run` and `make test`. Both bootstrap .venv from scratch.
+# `make check` is the contributors' inner loop: lint, type checks, and the rules and AI tests
+# without those marked slow.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test lint typecheck pytest clean
+# Test folders that mypy --strict checks as well as the package (the others join once annotated).
+TYPED_TESTS := tests/ai tests/envs tests/tui tests/web
+# Test folders whose modules import a helper beside them by its plain name (tui_pty_driver).
+TEST_HELPERS := tests/tui
+# The tests make check runs.
+CHECK_TESTS := tests/rules tests/ai
+
+empty :=
+space := $(empty) $(empty)
+
+.PHONY: run test check lint typecheck pytest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +39,15 @@ lint: $(VENV)/.dev
 
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy
+	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
 pytest: $(VENV)/.dev
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
+
+check: lint typecheck
+	$(BIN)/pytest -q -m "not slow" $(CHECK_TESTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -9,6 +9,7 @@ so an integer means the same action everywhere.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -23,8 +24,8 @@ def encode(action: Action | str) -> int:
     return (parse(action) if isinstance(action, str) else action).index
 
 
-def decode(index: int) -> Action:
-    """The action with that integer (``NotationError`` when outside 0–242)."""
+def decode(index: SupportsIndex) -> Action:
+    """The action with that integer (``NotationError`` when outside 0–242); numpy integers too."""
     return action_at(int(index))
 
 

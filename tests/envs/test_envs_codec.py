@@ -5,12 +5,18 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+# The rl extra: skipped without it, required in CI (tests/envs/conftest.py).
+pytest.importorskip("numpy")
+
+import numpy as np
 
 from kahuna.envs.codec import NUM_ACTIONS, decode, encode, legal_indices, mask_of, view_mask
 from kahuna.envs.observation import LAYOUT, OBS_SIZE, OFFSETS, encode_view
 from kahuna.rules import ALL_ACTIONS, GameState, NotationError, Variant, determinize, view_of
+
+pytestmark = pytest.mark.rl
 
 RESEARCH_DOC = Path(__file__).resolve().parents[2] / "docs" / "research.md"
 

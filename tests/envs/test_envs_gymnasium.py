@@ -6,12 +6,19 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
+# The rl extra: skipped without it, required in CI (tests/envs/conftest.py).
+pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")
+
 import gymnasium
 import numpy as np
-import pytest
 from gymnasium.utils.env_checker import check_env
 
 from kahuna.envs.gymnasium import ENV_ID, KahunaEnv
+
+pytestmark = pytest.mark.rl
 
 
 def test_passes_the_gymnasium_env_checker() -> None:

@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
+# The rl extra: skipped without it, required in CI (tests/envs/conftest.py).
+pytest.importorskip("numpy")
+pytest.importorskip("pyspiel")
+
 import numpy as np
 import pyspiel
-import pytest
 from open_spiel.python.algorithms import ismcts, mcts
 
 from kahuna.ai.arena import GameTask, play_task
 from kahuna.envs.openspiel import GAME_NAME, KahunaState, log_from_view
 from kahuna.envs.openspiel_agent import OpenSpielIsmctsAgent
 from kahuna.rules import GameState, view_of
+
+pytestmark = pytest.mark.rl
 
 
 def deal(state: KahunaState, rng: np.random.RandomState) -> None:
@@ -27,7 +34,7 @@ def deal(state: KahunaState, rng: np.random.RandomState) -> None:
 def to_round_two(seed: int) -> KahunaState:
     """A game played at random until just after the first reshuffle."""
     game = pyspiel.load_game(GAME_NAME)
-    state = game.new_initial_state()
+    state: KahunaState = game.new_initial_state()
     rng = np.random.RandomState(seed)
     deal(state, rng)
     while state.game_state is not None and state.game_state.round == 1:
@@ -70,7 +77,8 @@ def test_information_state_shows_own_draws_and_hides_the_opponents_cards() -> No
     state = to_round_two(seed=3)
     engine = state.game_state
     assert engine is not None
-    own, theirs = [], []
+    own: list[tuple[str, str]] = []
+    theirs: list[tuple[str, str]] = []
     for player in (0, 1):
         text = state.information_state_string(player)
         assert f'"hand":"{engine.to_json()["hands"][player]}"' in text

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
+
+# The rl extra: skipped without it, required in CI (tests/envs/conftest.py).
+pytest.importorskip("numpy")
+pytest.importorskip("pettingzoo")
+
+import numpy as np
 from pettingzoo.test import api_test, seed_test
 
 from kahuna.envs.pettingzoo import AGENTS, env, raw_env
+
+pytestmark = pytest.mark.rl
 
 
 def play_out(game: raw_env, seed: int) -> tuple[list[int], dict[str, float]]:

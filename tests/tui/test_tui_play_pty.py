@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pexpect
+import pytest
 from tui_pty_driver import PROMPT, choose, friendly, legal_tokens, spawn
 
 from kahuna.rules import GameRecord, view_of
@@ -20,6 +21,7 @@ def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+@pytest.mark.slow
 def test_whole_game_against_random_by_typed_commands(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     child = spawn(

@@ -29,6 +29,16 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder drives the browser: mark it ``browser`` (``-m "not browser"``)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+
+
 if not os.path.exists(CHROMIUM):
     # A developer without Chromium still gets the rest of the suite; CI must run these tests.
     if os.environ.get("CI"):
