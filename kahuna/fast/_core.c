@@ -140,6 +140,7 @@ static double mt_random(MT *r) {
 
 /* Random._randbelow_with_getrandbits(n) for 1 <= n < 2**31. */
 static int mt_below(MT *r, int n) {
+    if (n <= 0) return 0; /* never asked by the rules; a guard against undefined shifts */
     int k = 0;
     while ((n >> k) != 0) k++;
     uint32_t v;
@@ -225,6 +226,7 @@ static const char *check_state(const KState *s) {
     if (s->reason < 0 || s->reason >= R_COUNT) return "bad result reason";
     if (s->winner < -1 || s->winner > 1) return "winner must be -1, 0 or 1";
     if (s->phase == FINAL && s->round != ROUNDS) return "the final turns come after round 3";
+    if ((s->phase == FINAL) != (s->final_turns > 0)) return "final_turns is 1 or 2 exactly in the final turns";
     for (int l = 0; l < NL; l++)
         if (s->bridges[l] < -1 || s->bridges[l] > 1) return "bridge owners must be -1, 0 or 1";
     for (int i = 0; i < NI; i++)
@@ -240,6 +242,9 @@ static const char *check_state(const KState *s) {
             return "deck entries beyond deck_len must be 0";
         }
     }
+    int takeable = s->deck_len;
+    for (int c = 0; c < NI; c++) takeable += s->display[c] > 0;
+    if (s->phase == PLAY && !takeable) return "a round in play has cards to take";
     for (int c = 0; c < NI; c++) {
         int parts[8] = {s->hands[0][c], s->hands[1][c], s->display[c], s->discard_up[c],
                         s->discard_down[0][c], s->discard_down[1][c], s->known[0][c], s->known[1][c]};
@@ -724,6 +729,7 @@ static int playout_action(const KState *s, MT *rng) {
             endings[ne++] = (uint8_t)a;
         }
     }
+    if (!n) return -1;
     double roll = mt_random(rng);
     if (nb && roll < 0.45) return builds[mt_below(rng, nb)];
     if (nr && roll < 0.5) return removals[mt_below(rng, nr)];
@@ -740,6 +746,7 @@ static double playout(KState *s, MT *rng, int turns) {
     int ended = 0;
     while (s->phase != OVER && ended < turns) {
         int a = playout_action(s, rng);
+        if (a < 0) break;
         apply_rng(s, a, rng);
         if (action_kind_ends_turn(a)) ended++;
     }
@@ -753,7 +760,7 @@ static int tree_actions(const KState *s, uint8_t *out) {
     int full = s->hand_size[s->to_move] >= HAND_LIMIT;
     for (int i = 0; i < n; i++)
         if (!(legal[i] >= DISCARD_BASE && legal[i] < TAKE_DISPLAY_BASE) || full) out[k++] = legal[i];
-    if (!k) {
+    if (!k && n > 0) {
         memcpy(out, legal, (size_t)n);
         k = n;
     }
@@ -841,6 +848,7 @@ static int iterate(Tree *t, const View *v, MT *rng, double c, int playout_turns)
     while (s.phase != OVER) {
         int mover = s.to_move;
         int n = tree_actions(&s, legal);
+        if (!n) break; /* impossible in a real game; checked inputs never get here */
         int untried[MAX_LEGAL], nu = 0;
         for (int i = 0; i < n; i++) {
             kids[i] = find_child(t, node, legal[i]);
@@ -1319,8 +1327,14 @@ static PyObject *search(PyObject *mod, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "view fields must leave the hidden cards out");
             return NULL;
         }
-        unseen[cc] = PER_ISLAND - (b->display[cc] + b->discard_up[cc] + b->hands[seat][cc] +
-                                   b->discard_down[seat][cc] + b->known[other][cc]);
+        int parts[5] = {b->display[cc], b->discard_up[cc], b->hands[seat][cc], b->discard_down[seat][cc],
+                        b->known[other][cc]};
+        for (int k = 0; k < 5; k++)
+            if (parts[k] < 0 || parts[k] > PER_ISLAND) {
+                PyErr_SetString(PyExc_ValueError, "card counts must be 0-2");
+                return NULL;
+            }
+        unseen[cc] = PER_ISLAND - (parts[0] + parts[1] + parts[2] + parts[3] + parts[4]);
         if (unseen[cc] < 0) {
             PyErr_SetString(PyExc_ValueError, "a card is in more places than it has copies");
             return NULL;

@@ -1,0 +1,78 @@
+"""The extension never crashes on bad input (fuzzed in process, and under AddressSanitizer and
+UndefinedBehaviorSanitizer in a fresh build) and does not grow over many games."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from kahuna.fast import core_module
+from kahuna.fast.fuzz import fuzz, memory
+
+pytestmark = pytest.mark.needs_core
+
+SOURCE = Path(__file__).parent.parent.parent / "kahuna" / "fast" / "_core.c"
+
+
+def test_fuzz_in_process() -> None:
+    tally = fuzz(core_module(), rounds=150, seed=1)
+    assert tally["accepted"] > 1000 and tally["refused"] > 1000
+
+
+def _sanitizer_libraries() -> list[str]:
+    libraries = []
+    for name in ("libasan.so", "libubsan.so"):
+        found = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()
+        if not os.path.isabs(found):
+            return []
+        libraries.append(found)
+    return libraries
+
+
+@pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None, reason="needs gcc on Linux")
+def test_fuzz_under_address_sanitizer(tmp_path: Path) -> None:
+    libraries = _sanitizer_libraries()
+    if not libraries:
+        pytest.skip("gcc has no AddressSanitizer runtime here")
+    built = tmp_path / "_core_asan.so"
+    include = sysconfig.get_paths()["include"]
+    flags = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+    subprocess.run(
+        [
+            "gcc",
+            *flags,
+            "-ffp-contract=off",
+            "-std=c99",
+            "-fPIC",
+            "-shared",
+            f"-I{include}",
+            str(SOURCE),
+            "-o",
+            str(built),
+        ],
+        check=True,
+        timeout=120,
+    )
+    env = dict(os.environ, LD_PRELOAD=" ".join(libraries), ASAN_OPTIONS="detect_leaks=0:abort_on_error=1")
+    done = subprocess.run(
+        [sys.executable, "-m", "kahuna.fast.fuzz", "--rounds", "400", "--seed", "2", "--so", str(built)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "fuzz: 400 rounds" in done.stdout
+    assert "ERROR: AddressSanitizer" not in done.stderr and "runtime error" not in done.stderr
+
+
+def test_memory_does_not_grow() -> None:
+    """100,000 games here; `python -m kahuna.fast.fuzz --memory 1000000` is the million-game run."""
+    after_tenth, at_end = memory(core_module(), 100_000, seed=4)
+    assert at_end - after_tenth < 2048
