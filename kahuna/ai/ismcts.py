@@ -56,6 +56,13 @@ class Node:
 
 def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int, int], int]:
     """Run one tree; returns root visits per action index and the number of iterations made."""
+    root, done = search_tree(view, config, seed)
+    return {index: child.visits for index, child in root.children.items()}, done
+
+
+def search_tree(view: PlayerView, config: SearchConfig, seed: int) -> tuple[Node, int]:
+    """Run one tree and return its root (children's visits and rewards, e.g. for post-game
+    analysis, which needs the mean reward of every root action) and the iterations made."""
     rng = random.Random(seed)
     root = Node()
     deadline = time.perf_counter() + config.seconds if config.seconds > 0 else None
@@ -66,12 +73,14 @@ def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int,
                 break
         elif done and time.perf_counter() >= deadline:
             break
-        _iterate(root, determinize(view, rng), rng, config)
+        iterate(root, determinize(view, rng), rng, config)
         done += 1
-    return {index: child.visits for index, child in root.children.items()}, done
+    return root, done
 
 
-def _iterate(root: Node, state: GameState, rng: random.Random, config: SearchConfig) -> None:
+def iterate(root: Node, state: GameState, rng: random.Random, config: SearchConfig) -> float:
+    """One iteration from ``root`` in the world ``state`` (which it plays on); returns the
+    playout's chance that seat 0 wins, already backed up into the nodes below ``root``."""
     node = root
     path: list[tuple[Node, int]] = []
     c = config.exploration
@@ -105,6 +114,7 @@ def _iterate(root: Node, state: GameState, rng: random.Random, config: SearchCon
     for node, mover in path:
         node.visits += 1
         node.reward += result if mover == 0 else 1.0 - result
+    return result
 
 
 def tree_actions(state: GameState) -> list[Action]:
