@@ -75,6 +75,9 @@ class Budget:
         return SearchConfig(iterations=self.iterations, seconds=self.seconds)
 
 
+DEFAULT_BUDGET = Budget()
+
+
 @dataclass(frozen=True)
 class Judgement:
     """One decision as the search saw it; probabilities are for the acting seat."""
@@ -206,7 +209,7 @@ def _analyse_star(args: tuple[Decision, Budget, int]) -> MoveAnalysis:
 
 def analyse(
     record: GameRecord,
-    budget: Budget = Budget(),
+    budget: Budget = DEFAULT_BUDGET,
     seed: int = 0,
     jobs: int = 1,
     on_move: Callable[[MoveAnalysis], None] | None = None,

@@ -10,6 +10,8 @@ import pytest
 
 from kahuna.ai.analysis import THRESHOLDS, Budget, analyse, classify, decisions, judge
 from kahuna.ai.calibration import Sample, reliability
+from kahuna.ai.hints import hint, reason
+from kahuna.ai.wingraph import win_graph
 from kahuna.cli import main
 from kahuna.rules import GameRecord, GameState, parse, view_of
 from kahuna.rules.board import LETTERS, LINE_NAMES
@@ -206,3 +208,56 @@ def test_reliability_of_known_estimates() -> None:
     assert [row["observed"] for row in table["bins"]] == [0.25, 0.0]
     assert table["ece"] == pytest.approx((0 + 4 * 0.85) / 8)
     assert table["brier"] == pytest.approx((0.75**2 + 3 * 0.25**2 + 4 * 0.85**2) / 8)
+
+
+def test_hint_names_the_sweeping_claim_and_says_why() -> None:
+    view = view_of(sweep_position(), 0)
+    given = hint(view, seed=4)
+    assert given.action == parse("I>J")
+    assert given.why == "I>J: claims IFFI and JOJO and sends three White bridges home"
+    with pytest.raises(ValueError, match="seat to move"):
+        hint(view_of(sweep_position(), None), seed=4)
+
+
+def test_hint_is_the_same_whatever_the_hidden_cards() -> None:
+    # White holds the J in one world and an I in the other; Black's view is the same.
+    state = sweep_position()
+    data = state.to_json(complete=True)
+    data["hands"] = ["AI", "I"]
+    data["deck"] = "JJ"
+    other = GameState.from_json(data)
+    assert view_of(other, 0) == view_of(state, 0)
+    for seed in (1, 2):
+        assert hint(view_of(other, 0), seed) == hint(view_of(state, 0), seed)
+
+
+def test_reasons_word_draws_and_removals_without_sampled_cards() -> None:
+    record = GameRecord.loads(EXAMPLES[0].with_name("standard-points.record.json").read_text())
+    state = record.start()
+    seen: set[str] = set()
+    for token in record.actions:
+        action = parse(token)
+        seat = state.to_move
+        why = reason(action, state.copy().apply(action), seat)
+        assert why.startswith(f"{token}: ")
+        if token == "d?":
+            assert why == "d?: draws from the deck"
+        seen.add(why.split(": ", 1)[1].split(" ")[0])
+        state.apply(action)
+    assert {"builds", "draws", "takes"} <= seen
+
+
+def test_win_graph_has_a_point_per_turn_and_sees_no_hand() -> None:
+    original = GameRecord.loads(EXAMPLES[0].with_name("standard-bridges.record.json").read_text())
+    deal = list(original.deal)
+    deal[0], deal[17] = deal[17], deal[0]  # Black's card for one White never sees (see above)
+    other = GameRecord("".join(deal), list(original.actions), list(original.reshuffles))
+    budget = Budget(iterations=10)
+    graph = win_graph(original, budget, seed=2)
+    turns = sum(parse(t).ends_turn for t in original.actions)
+    assert [p.turn for p in graph] == list(range(len(graph)))
+    assert turns <= len(graph) - 1 <= turns + 1  # a point per turn (the last may end with the game), then the result
+    assert all(0.0 <= p.black <= 1.0 for p in graph)
+    final = original.replay().outcome
+    assert final is not None and graph[-1].black == (0.5 if final.winner is None else float(final.winner == 0))
+    assert graph == win_graph(other, budget, seed=2)
