@@ -1,8 +1,12 @@
 """ISMCTS on the compiled core: the agent of :mod:`kahuna.ai.ismcts` with its search in C.
 
-For the same view, settings and seed it plays exactly the action the Python agent plays (the
-root visit counts are equal, see :mod:`kahuna.fast.search`), many times faster; with ``workers``
-> 1 the independent trees run in threads, since the C search releases the GIL.
+The whole search (determinization, selection, expansion, playout, heuristic, backup) runs in C
+without crossing into Python per node, and without the GIL. Its random stream is CPython's
+Mersenne Twister seeded as ``random.Random(seed)``, and every choice and floating-point step
+follows the Python code, so for the same view, settings and seed :func:`search` gives the root
+visit counts of :func:`kahuna.ai.ismcts.search` (tests/fast checks it) and the agent plays the
+action the Python agent plays, many times faster. With ``workers`` > 1 the independent trees run
+in threads.
 :func:`ismcts_agent` is how specs get an ISMCTS agent: the compiled one when the core is built
 and ``KAHUNA_CORE`` is not ``python``.
 """
@@ -16,8 +20,26 @@ from typing import Any
 from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
 from kahuna.ai.registry import SpecError, option, parse_options
 from kahuna.fast import core_module, selected_core
-from kahuna.fast.search import search
+from kahuna.fast.layout import view_fields
 from kahuna.rules import Action, PlayerView, action_at, legal_actions_of
+
+
+def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int, int], int]:
+    """Run one tree in C; returns root visits per action index and the number of iterations made."""
+    fields, hand_slots, down_slots = view_fields(view)
+    assert view.seat is not None
+    visits, done = core_module().search(
+        fields,
+        view.seat,
+        hand_slots,
+        down_slots,
+        random.Random(seed).getstate()[1],
+        config.iterations,
+        float(config.seconds),
+        float(config.exploration),
+        config.playout_turns,
+    )
+    return visits, done
 
 
 class FastIsmctsAgent:

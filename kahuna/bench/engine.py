@@ -86,7 +86,7 @@ def search_speed(core: str, iterations: int, seed: int) -> tuple[int, float]:
     from kahuna.ai.ismcts import search as python_search
 
     if core == "fast":
-        from kahuna.fast.search import search
+        from kahuna.ai.fast_ismcts import search
     else:
         search = python_search
     config = SearchConfig(iterations=iterations)

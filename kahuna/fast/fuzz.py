@@ -177,12 +177,17 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
     of them and at the end."""
     import numpy as np
 
-    from kahuna.ai.ismcts import SearchConfig
-    from kahuna.bench.engine import search_views
     from kahuna.fast.layout import view_fields
     from kahuna.fast.state import FastState
+    from kahuna.rules import GameState, view_of
 
-    views = search_views(seed)
+    views = []
+    for game in range(8):
+        rng = random.Random(seed + game)
+        start = GameState.new(rng)
+        for _ in range(20 * game):
+            start.apply_unchecked(start.legal_actions()[rng.randrange(len(start.legal_actions()))])
+        views.append(view_of(start, start.to_move))
     chunk = 10_000
     after_warmup = 0
     played = 0
@@ -207,9 +212,8 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
         view = views[played // chunk % len(views)]
         fields, hands, downs = view_fields(view)
         assert view.seat is not None
-        config = SearchConfig(iterations=200)
         state_words = random.Random(played).getstate()[1]
-        core.search(fields, view.seat, hands, downs, state_words, config.iterations, 0.0, 0.7, 2)
+        core.search(fields, view.seat, hands, downs, state_words, 200, 0.0, 0.7, 2)
         if not after_warmup and played >= games // 10:
             after_warmup = _rss_kb()
     return after_warmup, _rss_kb()

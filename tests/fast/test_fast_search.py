@@ -8,11 +8,11 @@ import random
 import pytest
 
 from kahuna.ai.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
+from kahuna.ai.fast_ismcts import search as fast_search
 from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
 from kahuna.ai.ismcts import search as python_search
 from kahuna.ai.registry import SpecError
 from kahuna.fast.differential import VARIANTS
-from kahuna.fast.search import search as fast_search
 from kahuna.rules import GameState, Phase, PlayerView, Variant, view_of
 
 pytestmark = pytest.mark.needs_core
