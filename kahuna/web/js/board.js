@@ -4,9 +4,13 @@
 import { s } from "./dom.js";
 import { islandOutline, smoothPath } from "./islands.js";
 import { t, colourName } from "./i18n.js";
+import { DRAWING_LAYOUT, islandRadius } from "./layout.js";
 
 const SCALE = 1000;
-const VIEWBOX = "150 262 775 648";
+/** Room around the outermost islands for their shallows and labels (drawing units). */
+const MARGIN = 72;
+/** The smallest tap target on screen for a lit line or bridge, in CSS pixels (WCAG 2.5.5). */
+const TARGET_PX = 44;
 
 /** A rectangle of width w around the segment (x1,y1)–(x2,y2), as path data: a click target with area. */
 function band(x1, y1, x2, y2, w) {
@@ -16,8 +20,35 @@ function band(x1, y1, x2, y2, w) {
   return `M${pt(x1 + nx, y1 + ny)}L${pt(x2 + nx, y2 + ny)}L${pt(x2 - nx, y2 - ny)}L${pt(x1 - nx, y1 - ny)}Z`;
 }
 
-function radius(island) {
-  return 27 + 3 * island.lines;
+const radius = islandRadius;
+
+/** The view box that shows every island with its label and nothing more. */
+function viewBoxOf(board) {
+  const xs = board.islands.map((i) => DRAWING_LAYOUT[i.letter].x * SCALE);
+  const ys = board.islands.map((i) => DRAWING_LAYOUT[i.letter].y * SCALE);
+  const [x0, y0] = [Math.min(...xs) - MARGIN, Math.min(...ys) - MARGIN - 24];
+  const [x1, y1] = [Math.max(...xs) + MARGIN, Math.max(...ys) + MARGIN + 22];
+  return [x0, y0, x1 - x0, y1 - y0].map((v) => Math.round(v)).join(" ");
+}
+
+/**
+ * Where an island's name goes: below it, else above it, whichever is farther (in angle) from
+ * every line leaving the island; to a side only when both are crowded. So no bridge is drawn
+ * across a name, and names stay inside the drawing.
+ */
+function labelAngle(centre, island, lines) {
+  const [cx, cy] = centre(island.letter);
+  const away = lines
+    .filter((line) => line.includes(island.letter))
+    .map((line) => {
+      const [ox, oy] = centre(line[0] === island.letter ? line[1] : line[0]);
+      return Math.atan2(oy - cy, ox - cx);
+    });
+  const gap = (a) => Math.min(...away.map((b) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)))));
+  const [below, above] = [Math.PI / 2, -Math.PI / 2];
+  const best = gap(below) + 0.1 >= gap(above) ? below : above;
+  if (gap(best) >= 0.45) return best;
+  return [0, Math.PI, Math.PI / 4, (3 * Math.PI) / 4].reduce((a, b) => (gap(b) > gap(a) ? b : a), best);
 }
 
 export class BoardView {
@@ -33,8 +64,9 @@ export class BoardView {
     this.bridges = {};
     this.stones = {};
     this.picks = new Map();
+    this.marks = [];
     this.element = s("svg", {
-      viewBox: VIEWBOX,
+      viewBox: viewBoxOf(board),
       class: "board",
       role: "group",
       "aria-label": t("board.label"),
@@ -46,16 +78,20 @@ export class BoardView {
     );
     this.lineLayer = s("g", { class: "lines" });
     this.islandLayer = s("g", { class: "islands" });
+    this.markLayer = s("g", { class: "last-moves" });
     this.bridgeLayer = s("g", { class: "bridges" });
     this.labelLayer = s("g", { class: "labels", "aria-hidden": "true" });
     this.stoneLayer = s("g", { class: "stones" });
     this.pickLayer = s("g", { class: "picks" });
+    this.ghostLayer = s("g", { class: "last-moves ghosts" });
     this.element.append(
       this.lineLayer,
       this.islandLayer,
+      this.markLayer,
       this.bridgeLayer,
       this.labelLayer,
       this.stoneLayer,
+      this.ghostLayer,
       this.pickLayer,
     );
     this.drawWaves();
@@ -77,15 +113,15 @@ export class BoardView {
   }
 
   centre(letter) {
-    const i = this.islands.get(letter);
-    return [i.layout.x * SCALE, i.layout.y * SCALE];
+    const at = DRAWING_LAYOUT[letter];
+    return [at.x * SCALE, at.y * SCALE];
   }
 
   drawWaves() {
     const waves = s("g", { class: "waves", "aria-hidden": "true" });
     for (let k = 0; k < 14; k++) {
-      const x = 140 + ((k * 263) % 780);
-      const y = 260 + ((k * 151) % 620);
+      const x = 80 + ((k * 263) % 860);
+      const y = 190 + ((k * 151) % 740);
       waves.append(s("path", { d: `M${x},${y} q8,-6 16,0 t16,0` }));
     }
     this.lineLayer.append(waves);
@@ -117,6 +153,32 @@ export class BoardView {
     this.stoneLayer.replaceChildren();
     for (const [line, owner] of Object.entries({ ...this.bridges })) this.setBridge(line, owner);
     for (const [island, owner] of Object.entries({ ...this.stones })) this.setStone(island, owner);
+    this.showLastMoves(this.marks);
+  }
+
+  /**
+   * Mark the last turn's changes until the next move: changes is a list of {kind: "built" |
+   * "removed" | "claimed" | "lost", line | island, seat}. New bridges and stones get a halo,
+   * removed ones stay as a dashed ghost where they were.
+   */
+  showLastMoves(changes) {
+    this.marks = changes;
+    this.markLayer.replaceChildren();
+    this.ghostLayer.replaceChildren();
+    for (const change of changes) {
+      const attrs = { "data-testid": "last-move", dataset: { kind: change.kind, seat: change.seat } };
+      if (change.line) {
+        const [x1, y1, x2, y2] = this.stickEnds(change.line);
+        attrs.dataset.line = change.line;
+        const layer = change.kind === "built" ? this.markLayer : this.ghostLayer;
+        layer.append(s("line", { ...attrs, class: `mark-${change.kind} seat${change.seat}`, x1, y1, x2, y2 }));
+      } else {
+        const [cx, cy] = this.centre(change.island);
+        attrs.dataset.island = change.island;
+        const layer = change.kind === "claimed" ? this.markLayer : this.ghostLayer;
+        layer.append(s("circle", { ...attrs, class: `mark-${change.kind} seat${change.seat}`, cx, cy, r: 24 }));
+      }
+    }
   }
 
   drawIsland(island) {
@@ -132,8 +194,17 @@ export class BoardView {
       s("path", { class: "hills", d: smoothPath(outline, cx - r * 0.08, cy - r * 0.1, 0.42) }),
     ]);
     this.islandLayer.append(g);
+    const angle = labelAngle((l) => this.centre(l), island, this.board.lines);
+    const [dx, dy] = [Math.cos(angle), Math.sin(angle)];
+    const anchor = dx > 0.5 ? "start" : dx < -0.5 ? "end" : "middle";
     this.labelLayer.append(
-      s("text", { class: "island-name", x: cx, y: cy + r + 15, "text-anchor": "middle", text: island.name }),
+      s("text", {
+        class: "island-name",
+        x: (cx + dx * (r + 8)).toFixed(1),
+        y: (cy + dy * (r + 10) + 7 + dy * 6).toFixed(1),
+        "text-anchor": anchor,
+        text: island.name,
+      }),
     );
   }
 
@@ -224,10 +295,15 @@ export class BoardView {
 
   /**
    * Offer choices: picks maps a line name to {token, kind: "build" | "remove"}. Each becomes a
-   * focusable button on the board; clicking (or Enter/Space) calls onPick(token).
+   * focusable button on the board; clicking (or Enter/Space) calls onPick(token). The proposed
+   * token (waiting for confirmation) is drawn as chosen.
    */
-  offer(picks) {
+  offer(picks, proposed = null) {
     this.pickLayer.replaceChildren();
+    // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per unit).
+    const shown = this.element.getBoundingClientRect().width || 1;
+    const unitsPerPx = this.element.viewBox.baseVal.width / shown;
+    const hitWidth = Math.min(90, Math.max(24, TARGET_PX * unitsPerPx));
     for (const [line, pick] of picks) {
       const [x1, y1, x2, y2] = pick.kind === "build" ? this.lineEnds(line) : this.stickEnds(line);
       const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
@@ -235,7 +311,7 @@ export class BoardView {
       const g = s(
         "g",
         {
-          class: `pick ${pick.kind}`,
+          class: `pick ${pick.kind}${pick.token === proposed ? " proposed" : ""}`,
           tabindex: 0,
           role: "button",
           "aria-label": label,
@@ -251,7 +327,7 @@ export class BoardView {
         [
           s("title", { text: label }),
           s("line", { class: "glow", x1, y1, x2, y2 }),
-          s("path", { class: "hit", d: band(x1, y1, x2, y2, 24) }),
+          s("path", { class: "hit", d: band(x1, y1, x2, y2, hitWidth) }),
         ],
       );
       this.pickLayer.append(g);

@@ -40,9 +40,13 @@ export function cardShown(letter, extraClass = "") {
   );
 }
 
-/** A face-down card. */
-export function cardBack(extraClass = "") {
-  return h("span", { class: `card back ${extraClass}`, "aria-hidden": "true" }, [
-    h("span", { class: "card-back-mark", text: "K" }),
-  ]);
+/** The pattern on a card back: a sun over waves, with no island letter (a "K" read as KAHU). */
+export function backMotif() {
+  return h("span", { class: "card-back-mark", "aria-hidden": "true" });
+}
+
+/** A face-down card; with a label it is announced ("hidden card"), else it is only decoration. */
+export function cardBack(extraClass = "", label = "") {
+  const attrs = label ? { role: "img", "aria-label": label } : { "aria-hidden": "true" };
+  return h("span", { class: `card back ${extraClass}`, "data-testid": "card-back", ...attrs }, [backMotif()]);
 }

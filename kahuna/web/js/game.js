@@ -6,13 +6,18 @@ import { h, fill, copyText, sleep } from "./dom.js";
 import { t, colourName, onLanguageChange } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { GameConnection } from "./connection.js";
-import { cardButton, cardBack } from "./cards.js";
+import { cardButton, cardBack, backMotif } from "./cards.js";
 import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } from "./narrate.js";
 import { reasonText } from "./reasons.js";
 import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
 import { preference, setPreference, seatsOf } from "./store.js";
+import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
+import { scoringPanel } from "./scoring.js";
+import { playSound, soundOn, setSoundOn } from "./sounds.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
+/** How long a message stays in view before it fades (connection trouble stays until solved). */
+const MESSAGE_MS = 9000;
 
 /** Typed notation in canonical spelling (capital islands, sorted letters), so "e>j" or "xje:je" work too. */
 function tidyNotation(text) {
@@ -24,6 +29,12 @@ function tidyNotation(text) {
   if (/^[-d][a-l]$/i.test(typed)) return typed[0].toLowerCase() + typed[1].toUpperCase();
   if (/^(pass|end|d\?)$/i.test(typed)) return typed.toLowerCase();
   return typed;
+}
+
+/** "Confirm moves": a click selects, a second click (or Enter) commits; on by default on touch screens. */
+function confirmMoves() {
+  const fallback = matchMedia("(pointer: coarse)").matches ? "on" : "off";
+  return preference("confirm", fallback) === "on";
 }
 
 /** The chosen animation speed; without a choice, "off" for people who ask for reduced motion. */
@@ -53,6 +64,10 @@ export class GamePage {
     this.curtainFor = null;
     this.replace = false;
     this.message = "";
+    this.proposed = null;
+    this.lastMoves = new LastMoves();
+    this.sinceLeft = null;
+    this.wantFocus = false;
     this.board = new BoardView(
       board,
       (token) => this.play(token),
@@ -78,6 +93,9 @@ export class GamePage {
         e.preventDefault();
         this.notation.focus();
         this.notation.select();
+      } else if (e.key === "Escape" && this.proposed !== null) {
+        this.proposed = null;
+        this.render();
       }
     });
   }
@@ -89,12 +107,25 @@ export class GamePage {
 
   build() {
     this.boardWrap = h("div", { class: "board-wrap" }, [this.board.element]);
-    this.banner = h("div", { class: "banner", role: "status", "aria-live": "polite" });
+    this.banner = h("div", { class: "banner", id: "banner", tabindex: "-1", role: "status", "aria-live": "polite" });
+    // The step hint and the move to confirm sit with the banner in a bar that stays in view.
+    this.stepHint = h("p", { class: "hint step-hint", id: "action-hint" });
+    this.confirmBox = h("div", { class: "confirm-bar" });
+    this.statusBar = h("div", { class: "status-bar" }, [this.banner, this.stepHint, this.confirmBox]);
+    this.scoringBox = h("div", { class: "scoring-box" });
+    this.sinceBox = h("div", { class: "since-box" });
     this.playersBox = h("div", { class: "players-box" });
     this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
     this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title" });
     this.actionsBox = h("div", { class: "actions" });
-    this.messageBox = h("p", { class: "message", role: "alert", "aria-live": "assertive" });
+    // Feedback in a fixed place at the bottom of the window, in view whatever was clicked.
+    this.messageBox = h("p", {
+      class: "message toast",
+      role: "alert",
+      "aria-live": "assertive",
+      "data-testid": "message",
+      onclick: () => this.showMessage(""),
+    });
     this.notation = h("input", {
       id: "notation",
       type: "text",
@@ -111,6 +142,17 @@ export class GamePage {
           e.preventDefault();
           const token = tidyNotation(this.notation.value);
           if (token) this.play(token, true);
+        },
+        onkeydown: (e) => {
+          // No action contains "/": pressing it again just selects the text; Escape leaves the field.
+          if (e.key === "/") {
+            e.preventDefault();
+            this.notation.select();
+          } else if (e.key === "Escape") {
+            e.preventDefault();
+            this.notation.blur();
+            this.focusNext();
+          }
         },
       },
       [
@@ -131,13 +173,25 @@ export class GamePage {
     ]);
     this.shareBox = h("section", { class: "share" });
     this.speedSelect = h("select", { id: "speed", onchange: (e) => setPreference("speed", e.target.value) });
+    const toggle = (id, checked, onchange) =>
+      h("label", { class: "toggle" }, [
+        h("input", { type: "checkbox", id, checked, onchange: (e) => onchange(e.target.checked) }),
+        " ",
+        h("span", { id: `${id}-label` }),
+      ]);
     this.settingsBox = h("div", { class: "settings" }, [
-      h("label", { for: "speed", id: "speed-label" }),
-      this.speedSelect,
+      h("span", {}, [h("label", { for: "speed", id: "speed-label" }), " ", this.speedSelect]),
+      toggle("confirm-moves", confirmMoves(), (on) => {
+        setPreference("confirm", on ? "on" : "off");
+        this.proposed = null;
+        this.render();
+      }),
+      toggle("sounds", soundOn(), (on) => setSoundOn(on)),
     ]);
+    this.boardWrap.append(this.scoringBox);
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
-        this.banner,
+        this.statusBar,
         this.summaryBox,
         this.boardWrap,
         h("div", { class: "card-rows" }, [this.handBox, this.drawBox]),
@@ -146,6 +200,7 @@ export class GamePage {
       ]),
       h("aside", { class: "side-col" }, [
         this.playersBox,
+        this.sinceBox,
         this.notationForm,
         this.trackerBox,
         this.logBox,
@@ -163,6 +218,8 @@ export class GamePage {
     this.root.querySelector("#notation-help").textContent = t("game.notation_help");
     this.root.querySelector("#log-title").textContent = t("log.title");
     this.root.querySelector("#speed-label").textContent = t("game.speed");
+    this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
+    this.root.querySelector("#sounds-label").textContent = t("game.sounds");
     const speed = animationSpeed();
     fill(
       this.speedSelect,
@@ -180,9 +237,9 @@ export class GamePage {
   }
 
   connState(state) {
-    if (state === "gone") this.showMessage(t("game.not_found"));
-    else if (state === "forbidden") this.showMessage(t("game.bad_link"));
-    else if (state === "closed") this.showMessage(t("game.reconnecting"));
+    if (state === "gone") this.showMessage(t("game.not_found"), true);
+    else if (state === "forbidden") this.showMessage(t("game.bad_link"), true);
+    else if (state === "closed") this.showMessage(t("game.reconnecting"), true);
     else if (this.message === t("game.reconnecting")) this.showMessage("");
   }
 
@@ -221,6 +278,7 @@ export class GamePage {
         if (index === this.shown) {
           this.board.render(entry.view);
           this.rebuildLog();
+          this.sinceYouLeft(entry);
         }
       } else if (msg.type === "update") {
         const animate = index === this.shown && this.queue.length < 6;
@@ -231,7 +289,10 @@ export class GamePage {
         if (this.pending !== null && this.pending.index === index) this.pending = null;
         this.chooseShown();
         if (index === this.shown) this.board.render(this.current.view);
+        if (entry.seat !== null && msg.seat_acted !== entry.seat && msg.view.to_move === entry.seat && !this.hotseat)
+          playSound("turn");
       }
+      if (index === this.shown) saveSeen(this.gameId, entry.seat, entry.view);
       this.render();
     }
     this.busy = false;
@@ -263,11 +324,16 @@ export class GamePage {
     const wait = () => sleep(step);
     const item = { version: msg.version, seat: msg.seat_acted, lines: [] };
     if (!this.logHas(msg.version)) this.log.unshift(item);
+    this.lastMoves.startAction();
+    this.sinceLeft = null;
     for (const raw of msg.events) {
       const ev = this.hotseat ? redact(raw) : raw;
       item.lines.push(ev);
       this.renderLog();
       this.announcer.textContent = narrateEvent(ev);
+      if (this.lastMoves.note(ev)) this.board.showLastMoves(this.lastMoves.changes);
+      if (ev.type === "round_scored") this.showScoring(ev);
+      if (animate) playSound(soundOf(ev));
       if (!step) continue;
       if (ev.type === "bridge_built") {
         this.board.setBridge(ev.line, ev.seat, "arriving");
@@ -281,6 +347,94 @@ export class GamePage {
         await this.board.takeStone(ev.island, wait);
       }
     }
+  }
+
+  /** A round's scoring as a moment of its own: the stones counted and the points given. */
+  showScoring(ev) {
+    const close = () => {
+      this.scoringBox.replaceChildren();
+      this.focusNext();
+    };
+    fill(this.scoringBox, [scoringPanel(ev, this.current.players, close)]);
+    this.scoringBox.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  /**
+   * Back in a game after the opponent moved: mark on the board what changed since this browser
+   * last saw it, and list those actions in words, each one shown on the board when picked.
+   */
+  sinceYouLeft(entry) {
+    const seen = loadSeen(this.gameId, entry.seat);
+    const view = entry.view;
+    const seats = seatsOfHistory(view.history);
+    if (!seen) {
+      // A first visit from this browser: mark the last turn as far as its tokens tell.
+      this.lastMoves.replaceWith(lastTurnChanges(view, seats));
+      this.board.showLastMoves(this.lastMoves.changes);
+      return;
+    }
+    if (seen.version >= view.history.length || this.hotseat) return;
+    const steps = view.history.slice(seen.version).map((token, k) => ({
+      version: seen.version + k + 1,
+      seat: seats[seen.version + k],
+      token,
+    }));
+    this.sinceLeft = { steps, changes: changesBetween(seen, view), at: null };
+    this.lastMoves.replaceWith(this.sinceLeft.changes);
+    this.board.showLastMoves(this.lastMoves.changes);
+  }
+
+  renderSince() {
+    const since = this.sinceLeft;
+    if (!since) {
+      this.sinceBox.replaceChildren();
+      return;
+    }
+    const showStep = (k) => {
+      since.at = k;
+      const step = since.steps[k];
+      this.board.showLastMoves(k === null ? since.changes : tokenChanges(step.token, step.seat));
+      this.render();
+    };
+    const items = since.steps.map((step, k) =>
+      h("li", { class: since.at === k ? "current" : "" }, [
+        h("button", { type: "button", class: "log-jump", "aria-pressed": String(since.at === k), onclick: () => showStep(k) }, [
+          seatMark(step.seat),
+          " ",
+          narrateToken(step.token, step.seat),
+        ]),
+      ]),
+    );
+    fill(this.sinceBox, [
+      h("section", { class: "since", "data-testid": "since-you-left", "aria-labelledby": "since-title" }, [
+        h("h2", { id: "since-title", text: t("since.title", { n: since.steps.length }) }),
+        h("ol", { class: "log-list" }, items),
+        h("p", { class: "since-nav" }, [
+          h("button", {
+            type: "button",
+            class: "btn",
+            id: "since-step",
+            text: t("since.step"),
+            onclick: () => showStep(since.at === null ? 0 : (since.at + 1) % since.steps.length),
+          }),
+          " ",
+          h("button", { type: "button", class: "btn", id: "since-all", text: t("since.all"), onclick: () => showStep(null) }),
+          " ",
+          h("button", {
+            type: "button",
+            class: "btn",
+            id: "since-close",
+            text: t("since.close"),
+            onclick: () => {
+              this.sinceLeft = null;
+              this.board.showLastMoves(this.lastMoves.changes);
+              this.render();
+              this.focusNext();
+            },
+          }),
+        ]),
+      ]),
+    ]);
   }
 
   /** After a sync (first load, reload, reconnect far behind): the log in words from the history. */
@@ -359,7 +513,16 @@ export class GamePage {
         this.showMessage(refusal);
         return;
       }
+    } else if (!typed && confirmMoves() && this.proposed !== token) {
+      // First click: only propose; a second click on it, Enter or "Confirm" commits.
+      this.proposed = token;
+      this.showMessage("");
+      this.render();
+      this.confirmBox.querySelector("[data-testid=confirm]")?.focus({ preventScroll: true });
+      return;
     }
+    this.proposed = null;
+    this.wantFocus = this.wantFocus || this.gameElement.contains(document.activeElement);
     this.lastToken = token;
     const id = this.current.conn.act(token);
     if (id === null) {
@@ -401,13 +564,41 @@ export class GamePage {
       this.selected.push(index);
       if (this.selected.length > 2) this.selected.shift();
     }
+    this.proposed = null;
     this.showMessage("");
     this.render();
   }
 
-  showMessage(text) {
+  /** Feedback in the fixed message place; it fades after a while unless sticky (connection trouble). */
+  showMessage(text, sticky = false) {
     this.message = text;
     this.messageBox.textContent = text;
+    clearTimeout(this.messageTimer);
+    if (text && !sticky)
+      this.messageTimer = setTimeout(() => {
+        if (this.message === text) this.showMessage("");
+      }, MESSAGE_MS);
+  }
+
+  /**
+   * Keyboard focus after an action took the focused control away: the next sensible control
+   * (a card of the hand on one's turn, the lit choices, else the banner), never the page.
+   */
+  focusNext() {
+    const pick = (selectors) => selectors.map((sel) => this.gameElement.querySelector(sel)).find(Boolean);
+    const target =
+      this.current.view && this.gameElement.dataset.turn === "mine"
+        ? pick([
+            "[data-testid=confirm]",
+            ".board .pick",
+            '.hand-row button.card[aria-pressed="true"]',
+            ".hand-row button.card",
+            '.draw[aria-disabled="false"]',
+            ".reveal",
+            "#banner",
+          ])
+        : pick([".reveal", "[data-testid=scoring] button", ".summary a", "#banner"]);
+    target?.focus({ preventScroll: true });
   }
 
   // ------------------------------------------------------------------ rendering
@@ -415,10 +606,18 @@ export class GamePage {
   render() {
     const entry = this.current;
     if (!entry.view) return;
-    const focused = focusKey(document.activeElement, this.gameElement);
+    const active = document.activeElement;
+    const focused = focusKey(active, this.gameElement);
+    const parked = active?.id === "banner";
+    if (focused) this.wantFocus = true;
+    const wasMine = this.gameElement.dataset.turn === "mine";
     this.renderView(entry);
     const again = focused && this.gameElement.querySelector(focused);
-    if (again && again !== document.activeElement) again.focus();
+    if (again && again !== document.activeElement) again.focus({ preventScroll: true });
+    const lost = !document.activeElement || document.activeElement === document.body;
+    const nowMine = this.gameElement.dataset.turn === "mine";
+    // Focus fell back to the page (its control went away), or it waited on the banner for our turn.
+    if (this.wantFocus && (lost || (parked && nowMine && !wasMine))) this.focusNext();
   }
 
   renderView(entry) {
@@ -432,33 +631,75 @@ export class GamePage {
       version: String(view.history.length),
       busy: String(this.pending !== null || this.busy),
     });
+    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
+    this.gameElement.classList.toggle("curtain", curtain);
     const banner = h("span", {}, this.bannerContent(entry, mine));
     // Replace the live banner only when its words change, so screen readers announce changes only.
     if (banner.textContent !== this.banner.textContent) this.banner.replaceChildren(banner);
     this.banner.classList.toggle("mine", mine);
-    fill(this.playersBox, playersPanel(view, entry.players, seat, entry.online));
-    fill(this.trackerBox, trackerPanel(view));
+    // Hot-seat hand-over: nothing that belongs to one seat (hand, known cards, tracker, the
+    // seat's log and refusals) is on screen until the seat to move asks for it.
+    fill(this.playersBox, playersPanel(view, entry.players, seat, entry.online, curtain));
+    fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
+    this.logBox.hidden = curtain;
     this.renderSummary(entry);
-    this.renderDraw(view, seat);
+    this.renderDraw(view, seat, curtain);
     this.renderHand(view, seat);
-    const picks = this.picksFor(mine);
-    this.renderActions(view, seat, mine, picks);
+    const picks = curtain ? new Map() : this.picksFor(mine);
+    if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
+      this.proposed = null;
+    this.renderActions(view, seat, mine, picks, curtain);
+    this.stepHint.textContent = curtain ? "" : this.hint(view, mine, this.selectedCards());
+    this.renderConfirm(seat);
     this.renderShare(entry);
-    this.notationForm.hidden = seat === null;
-    this.board.offer(picks);
+    this.renderSince();
+    this.notationForm.hidden = seat === null || curtain || Boolean(view.result);
+    this.board.offer(picks, this.proposed);
+  }
+
+  /** The move waiting for confirmation ("confirm moves" setting), with Confirm and Cancel. */
+  renderConfirm(seat) {
+    if (this.proposed === null) {
+      this.confirmBox.replaceChildren();
+      return;
+    }
+    const token = this.proposed;
+    fill(this.confirmBox, [
+      h("span", { class: "confirm-text", text: narrateToken(token, seat) }),
+      h("button", {
+        type: "button",
+        class: "btn primary",
+        "data-testid": "confirm",
+        id: "confirm",
+        text: t("confirm.yes"),
+        onclick: () => this.play(token),
+      }),
+      h("button", {
+        type: "button",
+        class: "btn",
+        id: "confirm-cancel",
+        text: t("confirm.no"),
+        onclick: () => {
+          this.proposed = null;
+          this.render();
+          this.focusNext();
+        },
+      }),
+    ]);
   }
 
   bannerContent(entry, mine) {
     const view = entry.view;
     if (entry.status === "waiting") return [t("game.waiting")];
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
-    if (view.result) return [round, " · ", t("game.over")];
+    const watching = entry.seat === null ? [h("span", { class: "watching", text: t("game.watching") }), " "] : [];
+    if (view.result) return [...watching, round, " · ", t("game.over")];
     const who =
       entry.seat === null || this.hotseat
         ? t("game.to_move", { who: colourName(view.to_move) })
         : t(mine ? "game.your_turn" : "game.their_turn", { who: colourName(view.to_move) });
     const extra = view.declined && mine ? [" · ", t("game.opponent_declined")] : [];
-    return [seatMark(view.to_move), " ", round, " · ", who, ...extra];
+    return [...watching, seatMark(view.to_move), " ", round, " · ", who, ...extra];
   }
 
   renderSummary(entry) {
@@ -475,11 +716,11 @@ export class GamePage {
     fill(this.summaryBox, summaryPanel(view, entry.players, links));
   }
 
-  renderDraw(view, seat) {
-    const drawing = view.phase === "play" && !view.result;
+  renderDraw(view, seat, curtain) {
+    const drawing = view.phase === "play" && !view.result && !curtain;
     const items = [...view.display].map((letter) => this.drawButton(`d${letter}`, cardButton(letter), seat, drawing));
     const deck = h("button", { type: "button", class: "card back deck", dataset: { token: "d?" } }, [
-      h("span", { class: "card-back-mark", "aria-hidden": "true", text: "K" }),
+      backMotif(),
       h("span", { class: "deck-count", text: String(view.deck_size) }),
     ]);
     deck.setAttribute("aria-label", t("draw.deck", { n: view.deck_size }));
@@ -498,11 +739,12 @@ export class GamePage {
   }
 
   drawButton(token, button, seat, drawing) {
-    const legal = this.isLegal(token) && this.pending === null;
+    const legal = this.isLegal(token) && this.pending === null && drawing;
     button.classList.add("draw");
     button.setAttribute("aria-disabled", String(!legal));
-    if (!legal && seat !== null) button.title = this.whyNot(token);
-    button.addEventListener("click", () => (seat === null ? null : this.play(token)));
+    if (this.proposed === token) button.classList.add("proposed");
+    if (!legal && seat !== null && drawing) button.title = this.whyNot(token);
+    button.addEventListener("click", () => (drawing ? this.play(token) : this.showMessage(this.whyNot(token))));
     if (!drawing) button.classList.add("inactive");
     return button;
   }
@@ -517,7 +759,7 @@ export class GamePage {
     if (this.selected.some((i) => i >= hand.length)) this.selected = [];
     const curtain = this.hotseat && this.curtainFor === seat && !view.result;
     const cards = curtain
-      ? [...hand].map(() => cardBack())
+      ? [...hand].map(() => cardBack("", t("card.back")))
       : [...hand].map((letter, i) =>
           cardButton(letter, {
             "aria-pressed": String(this.selected.includes(i)),
@@ -544,8 +786,8 @@ export class GamePage {
     ]);
   }
 
-  renderActions(view, seat, mine, picks) {
-    if (seat === null || view.result) {
+  renderActions(view, seat, mine, picks, curtain) {
+    if (seat === null || view.result || curtain) {
       this.actionsBox.replaceChildren();
       return;
     }
@@ -556,7 +798,7 @@ export class GamePage {
       this.actionButton(
         "discard",
         discardToken,
-        t("act.discard", { card: cards.length === 1 ? islandName(cards[0]) : "…" }),
+        cards.length === 1 ? t("act.discard", { card: islandName(cards[0]) }) : t("act.discard_none"),
         cards.length === 1 ? null : t("hint.discard_select"),
       ),
     );
@@ -582,7 +824,7 @@ export class GamePage {
     const choices = [...picks].map(([line, pick]) =>
       h("button", {
         type: "button",
-        class: `btn choice-pick ${pick.kind}`,
+        class: `btn choice-pick ${pick.kind}${pick.token === this.proposed ? " proposed" : ""}`,
         dataset: { token: pick.token },
         "aria-label": t(pick.kind === "build" ? "board.pick_build" : "board.pick_remove", { line: lineWords(line) }),
         onclick: () => this.play(pick.token),
@@ -594,7 +836,6 @@ export class GamePage {
         ? h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)
         : null,
       h("div", { class: "action-row" }, buttons),
-      h("p", { class: "hint", id: "action-hint", text: this.hint(view, mine, cards) }),
     ]);
   }
 
@@ -605,7 +846,7 @@ export class GamePage {
     return h("span", { class: "action" }, [
       h("button", {
         type: "button",
-        class: `btn act-${name}`,
+        class: `btn act-${name}${token !== null && token === this.proposed ? " proposed" : ""}`,
         "aria-disabled": String(!legal),
         "aria-describedby": legal ? null : reasonId,
         onclick: () => (token === null ? this.showMessage(reason) : this.play(token)),
@@ -616,7 +857,10 @@ export class GamePage {
   }
 
   hint(view, mine, cards) {
+    if (view.result) return "";
+    if (this.current.seat === null) return t("hint.watching");
     if (!mine) return this.pending !== null ? t("hint.sending") : "";
+    if (this.proposed !== null) return t("hint.confirm");
     if (cards.length === 1) {
       const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`));
       return lines.length
@@ -668,6 +912,32 @@ export class GamePage {
       );
     fill(this.shareBox, items);
   }
+}
+
+/** Which sound an event makes (null: none). */
+function soundOf(ev) {
+  if (ev.type === "bridge_built") return "build";
+  if (ev.type === "island_claimed") return "claim";
+  if (ev.type === "bridge_returned") return "sweep";
+  return null;
+}
+
+/** What a history token changed on the board, as far as the token itself tells (for "since you left"). */
+function tokenChanges(token, seat) {
+  if (token[1] === ">") return [{ kind: "built", line: [token[0], token[2]].sort().join(""), seat }];
+  if (token[0] === "x") return [{ kind: "removed", line: token.slice(1, 3), seat: 1 - seat }];
+  return [];
+}
+
+/** The changes of the last turn in the history that the board still shows (new bridges, removals). */
+function lastTurnChanges(view, seats) {
+  const history = view.history;
+  let start = history.length;
+  while (start > 0 && seats[start - 1] === seats[history.length - 1]) start--;
+  return history
+    .slice(start)
+    .flatMap((token, k) => tokenChanges(token, seats[start + k]))
+    .filter((c) => (c.kind === "built" ? view.bridges[c.line] === c.seat : view.bridges[c.line] === undefined));
 }
 
 /** A selector that finds the "same" control again after a re-render, so keyboard focus survives updates. */

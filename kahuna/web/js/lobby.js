@@ -38,39 +38,42 @@ export function mountLobby(root, board) {
       radio("opponent", "human", false, t("lobby.vs_friend"), t("lobby.vs_friend_help")),
       radio("opponent", "hotseat", false, t("lobby.hotseat"), t("lobby.hotseat_help")),
     ]),
-    h("div", { class: "field level-field" }, [
-      h("label", { for: "level", text: t("lobby.level") }),
-      select(
-        "level",
-        LEVELS.map((l) => [l, t(`level.${l}`)]),
-        preference("level", "easy"),
-      ),
+    h("div", { class: "field-row" }, [
+      h("div", { class: "field level-field" }, [
+        h("label", { for: "level", text: t("lobby.level") }),
+        select(
+          "level",
+          LEVELS.map((l) => [l, t(`level.${l}`)]),
+          preference("level", "easy"),
+        ),
+      ]),
+      h("div", { class: "field" }, [
+        h("label", { for: "seat", text: t("lobby.seat") }),
+        select(
+          "seat",
+          [
+            ["random", t("lobby.seat_random")],
+            ["first", t("lobby.seat_first")],
+            ["second", t("lobby.seat_second")],
+          ],
+          "random",
+        ),
+      ]),
+      h("div", { class: "field" }, [
+        h("label", { for: "name", text: t("lobby.name") }),
+        h("input", {
+          id: "name",
+          name: "name",
+          type: "text",
+          maxlength: 40,
+          autocomplete: "nickname",
+          value: preference("name", ""),
+        }),
+      ]),
     ]),
-    h("div", { class: "field" }, [
-      h("label", { for: "seat", text: t("lobby.seat") }),
-      select(
-        "seat",
-        [
-          ["random", t("lobby.seat_random")],
-          ["first", t("lobby.seat_first")],
-          ["second", t("lobby.seat_second")],
-        ],
-        "random",
-      ),
-    ]),
-    h("div", { class: "field" }, [
-      h("label", { for: "name", text: t("lobby.name") }),
-      h("input", {
-        id: "name",
-        name: "name",
-        type: "text",
-        maxlength: 40,
-        autocomplete: "nickname",
-        value: preference("name", ""),
-      }),
-    ]),
-    h("fieldset", { class: "variants" }, [
-      h("legend", { text: t("lobby.variants") }),
+    // Variants are for regulars: folded away, so that "Start game" stays in view.
+    h("details", { class: "variants" }, [
+      h("summary", { text: t("lobby.variants") }),
       ...VARIANTS.map((v) =>
         h("div", { class: "choice" }, [
           h("input", { type: "checkbox", id: `variant-${v}`, name: "variant", value: v }),
@@ -106,6 +109,8 @@ export function mountLobby(root, board) {
     error.textContent = "";
     try {
       const game = await api.createGame(options);
+      // The game exists: the form has done its job and must not create a second one by mistake.
+      for (const control of form.elements) control.disabled = true;
       started(game, opponent, result);
     } catch (err) {
       error.textContent = err.message || t("lobby.offline");
@@ -135,17 +140,30 @@ export function mountLobby(root, board) {
       ]),
     ],
   );
+  // The title, one line and the form first, so "Start game" is in view on a laptop and a phone.
   fill(root, [
     h("div", { class: "lobby" }, [
-      h("section", { class: "intro" }, [
-        h("div", {}, [
-          h("h1", { text: "Kahuna" }),
-          h("p", { class: "tagline", text: t("lobby.tagline") }),
-          h("p", {}, [h("a", { href: "/rules", text: t("lobby.read_rules") })]),
+      h("div", { class: "lobby-cols" }, [
+        h("div", { class: "lobby-main" }, [
+          h("section", { class: "intro" }, [
+            h("h1", { text: "Kahuna" }),
+            h("p", { class: "tagline" }, [
+              t("lobby.tagline"),
+              " ",
+              h("a", { href: "/rules", text: t("lobby.read_rules") }),
+            ]),
+          ]),
+          form,
+          result,
         ]),
-        h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
+        h("div", { class: "lobby-side" }, [
+          h("section", { class: "learn card-panel" }, [
+            h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
+          ]),
+          mine,
+          watch,
+        ]),
       ]),
-      h("div", { class: "lobby-cols" }, [h("div", {}, [form, result]), h("div", {}, [mine, watch])]),
     ]),
   ]);
   document.title = `${t("title.lobby")} — Kahuna`;

@@ -23,8 +23,11 @@ function total(points) {
   return points.reduce((a, b) => a + b, 0);
 }
 
-/** The two players: name, colour, points, stones, supply, hand size, known cards. */
-export function playersPanel(view, players, me, online) {
+/**
+ * The two players: name, colour, points, stones, supply, hand size, known cards. hideHands
+ * (hot-seat hand-over) leaves out which of the opponent's cards the seat on screen knows.
+ */
+export function playersPanel(view, players, me, online, hideHands = false) {
   const rows = [0, 1].map((seat) => {
     const name = players?.[seat] ?? t("players.waiting");
     const you = me === seat ? h("span", { class: "you", text: t("players.you") }) : null;
@@ -38,14 +41,15 @@ export function playersPanel(view, players, me, online) {
     const handCards = [];
     const known = view.known[seat] || "";
     if (seat !== me) {
-      for (const c of known) handCards.push(cardShown(c, "mini known"));
-      for (let i = known.length; i < view.hand_sizes[seat]; i++) handCards.push(cardBack("mini"));
+      const shown = hideHands ? "" : known;
+      for (const c of shown) handCards.push(cardShown(c, "mini known"));
+      for (let i = shown.length; i < view.hand_sizes[seat]; i++) handCards.push(cardBack("mini"));
     }
     return h("div", { class: `player seat${seat} ${turn ? "to-move" : ""}`, dataset: { seat } }, [
       h("div", { class: "player-head" }, [
         seatMark(seat),
         h("strong", { class: "player-colour", text: colourName(seat) }),
-        h("span", { class: "player-name", text: name }),
+        h("span", { class: "player-name", title: name, text: name }),
         you,
         dot,
         turn ? h("span", { class: "turn-flag", text: t("players.to_move") }) : null,
@@ -62,7 +66,9 @@ export function playersPanel(view, players, me, online) {
             "div",
             {
               class: "opponent-hand",
-              "aria-label": t("players.hand_known", { known: [...known].map(islandName).join(", ") || "—" }),
+              "aria-label": t("players.hand_known", {
+                known: hideHands ? "—" : [...known].map(islandName).join(", ") || "—",
+              }),
             },
             handCards,
           )
@@ -101,6 +107,7 @@ export function summaryPanel(view, players, links) {
   const result = view.result;
   const header = h("tr", {}, [
     h("th", { scope: "col", text: t("summary.player") }),
+    h("th", { scope: "col", text: t("summary.stones") }),
     h("th", { scope: "col", text: t("summary.round", { n: 1 }) }),
     h("th", { scope: "col", text: t("summary.round", { n: 2 }) }),
     h("th", { scope: "col", text: t("summary.final") }),
@@ -109,6 +116,7 @@ export function summaryPanel(view, players, links) {
   const rows = [0, 1].map((seat) =>
     h("tr", { class: result.winner === seat ? "winner" : "" }, [
       h("th", { scope: "row" }, [seatMark(seat), ` ${colourName(seat)} — ${players?.[seat] ?? ""}`]),
+      h("td", { class: "stones", text: String(stonesOnBoard(view, seat)) }),
       ...view.points[seat].map((p) => h("td", { text: String(p) })),
       h("td", { class: "total", text: String(total(view.points[seat])) }),
     ]),

@@ -218,6 +218,26 @@ export default {
   "replay.not_over": "Dette spil er ikke slut endnu: genafspilning åbner, når det er slut.",
   "replay.watch_live": "Se det live",
 
+  "game.confirm_moves": "Bekræft træk",
+  "game.sounds": "Lyd",
+  "game.watching": "Tilskuer",
+  "since.title": "Siden du var væk: {n} handlinger",
+  "since.step": "Trin for trin",
+  "since.all": "Vis alle",
+  "since.close": "Forstået",
+  "confirm.yes": "Bekræft",
+  "confirm.no": "Annullér",
+  "hint.watching": "Du ser dette spil: tilskuere ser ingen hånd.",
+  "hint.confirm": "Klik igen, tryk Enter eller Bekræft for at spille; Escape eller Annullér for at vælge igen.",
+  "act.discard_none": "Kassér et kort",
+  "card.back": "skjult kort",
+  "scoring.final": "Slutoptælling",
+  "scoring.round": "Runde {round} tælles op",
+  "scoring.stones": "{n} sten",
+  "scoring.points": "+{n} point",
+  "scoring.ok": "Fortsæt",
+  "summary.stones": "Sten",
+
   "rules.title": "Sådan spilles Kahuna",
   "rules.intro":
     "Kahuna af Günter Cornett: et taktisk spil for to. Dette resumé er nok til at spille; siden tjekker alle regler for dig.",
@@ -258,7 +278,7 @@ export default {
     {
       h: "Sådan spiller du her",
       p: [
-        "Klik på et kort på din hånd: de ledige forbindelser, det kan bygge på, lyser op — klik på én. Klik på to kort: de modstanderbroer, de kan fjerne, lyser op. Klik på et åbent kort eller stakken for at trække; knapper, der ikke er tilladt nu, forklarer hvorfor. Øvede spillere kan skrive notationen i stedet.",
+        "Klik på et kort på din hånd: de ledige forbindelser, det kan bygge på, lyser op — klik på én. Klik på to kort: de modstanderbroer, de kan fjerne, lyser op. Klik på et åbent kort eller stakken for at trække; knapper, der ikke er tilladt nu, forklarer hvorfor. Øvede spillere kan skrive notationen i stedet: / hopper til indtastningsfeltet.",
         "Sort er mærket med en rombe ◆ og Hvid med en ring ● på broer, brikker og i spilforløbet, så farven er aldrig det eneste kendetegn. Korttælleren viser, hvor mange kort fra hver ø du ikke har set endnu.",
       ],
     },

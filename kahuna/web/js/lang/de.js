@@ -219,6 +219,26 @@ export default {
   "replay.not_over": "Diese Partie läuft noch: Wiederholungen gibt es nach dem Ende.",
   "replay.watch_live": "Live zuschauen",
 
+  "game.confirm_moves": "Züge bestätigen",
+  "game.sounds": "Töne",
+  "game.watching": "Zuschauer",
+  "since.title": "Seit du weg warst: {n} Aktionen",
+  "since.step": "Schritt für Schritt",
+  "since.all": "Alle zeigen",
+  "since.close": "Verstanden",
+  "confirm.yes": "Bestätigen",
+  "confirm.no": "Abbrechen",
+  "hint.watching": "Du schaust dieser Partie zu: Zuschauer sehen keine Hand.",
+  "hint.confirm": "Noch einmal klicken, Enter oder „Bestätigen“ spielt es; Escape oder „Abbrechen“ wählt neu.",
+  "act.discard_none": "Karte ablegen",
+  "card.back": "verdeckte Karte",
+  "scoring.final": "Schlusswertung",
+  "scoring.round": "Wertung der Runde {round}",
+  "scoring.stones": "{n} Steine",
+  "scoring.points": "+{n} Punkte",
+  "scoring.ok": "Weiter",
+  "summary.stones": "Steine",
+
   "rules.title": "So spielt man Kahuna",
   "rules.intro":
     "Kahuna von Günter Cornett: ein taktisches Spiel für zwei. Diese Zusammenfassung reicht zum Spielen; die Seite prüft jede Regel für dich.",
@@ -259,7 +279,7 @@ export default {
     {
       h: "Spielen auf dieser Seite",
       p: [
-        "Klicke eine Karte deiner Hand an: die freien Linien, auf die sie bauen kann, leuchten auf — klicke eine davon. Klicke zwei Karten an: die gegnerischen Brücken, die sie entfernen können, leuchten auf. Klicke eine Karte der Auslage oder den Stapel, um nachzuziehen; nicht erlaubte Knöpfe sagen, warum. Profis können stattdessen die Notation eintippen.",
+        "Klicke eine Karte deiner Hand an: die freien Linien, auf die sie bauen kann, leuchten auf — klicke eine davon. Klicke zwei Karten an: die gegnerischen Brücken, die sie entfernen können, leuchten auf. Klicke eine Karte der Auslage oder den Stapel, um nachzuziehen; nicht erlaubte Knöpfe sagen, warum. Profis können stattdessen die Notation eintippen: / springt ins Eingabefeld.",
         "Schwarz trägt eine Raute ◆, Weiß einen Ring ● auf Brücken, Steinen und im Spielverlauf — Farben sind nie das einzige Merkmal. Der Kartenzähler zeigt, wie viele Karten jeder Insel du noch nicht gesehen hast.",
       ],
     },

@@ -218,6 +218,26 @@ export default {
   "replay.not_over": "This game is not over yet: replays open when it ends.",
   "replay.watch_live": "Watch it live",
 
+  "game.confirm_moves": "Confirm moves",
+  "game.sounds": "Sounds",
+  "game.watching": "Watching",
+  "since.title": "Since you left: {n} actions",
+  "since.step": "Step through",
+  "since.all": "Show all",
+  "since.close": "Got it",
+  "confirm.yes": "Confirm",
+  "confirm.no": "Cancel",
+  "hint.watching": "You are watching this game: spectators see no hand.",
+  "hint.confirm": "Click it again, press Enter or Confirm to play it; Escape or Cancel to choose again.",
+  "act.discard_none": "Discard a card",
+  "card.back": "hidden card",
+  "scoring.final": "Final scoring",
+  "scoring.round": "Round {round} is scored",
+  "scoring.stones": "{n} stones",
+  "scoring.points": "+{n} points",
+  "scoring.ok": "Continue",
+  "summary.stones": "Stones",
+
   "rules.title": "How to play Kahuna",
   "rules.intro":
     "Kahuna by Günter Cornett: a tactical game for two. This summary is complete enough to play; the site checks every rule for you.",
@@ -258,7 +278,7 @@ export default {
     {
       h: "Playing on this site",
       p: [
-        "Click a card in your hand: the free lines it can build on light up — click one. Click two cards: the opposing bridges they can remove light up. Click a display card or the deck to draw; buttons that are not allowed now say why. Experts can type the notation below the board instead.",
+        "Click a card in your hand: the free lines it can build on light up — click one. Click two cards: the opposing bridges they can remove light up. Click a display card or the deck to draw; buttons that are not allowed now say why. Experts can type the notation instead: press / to reach the notation field.",
         "Black is marked with a diamond ◆ and White with a ring ● on bridges, stones and in the log, so colours are never the only clue. The card tracker counts the cards of each island you have not seen yet.",
       ],
     },

@@ -218,6 +218,26 @@ export default {
   "replay.not_over": "Esta partida aún no ha terminado: la repetición se abre al final.",
   "replay.watch_live": "Verla en directo",
 
+  "game.confirm_moves": "Confirmar jugadas",
+  "game.sounds": "Sonido",
+  "game.watching": "Espectador",
+  "since.title": "Desde que te fuiste: {n} acciones",
+  "since.step": "Paso a paso",
+  "since.all": "Ver todo",
+  "since.close": "Entendido",
+  "confirm.yes": "Confirmar",
+  "confirm.no": "Cancelar",
+  "hint.watching": "Estás mirando esta partida: los espectadores no ven ninguna mano.",
+  "hint.confirm": "Haz clic otra vez, pulsa Enter o «Confirmar» para jugarla; Escape o «Cancelar» para elegir de nuevo.",
+  "act.discard_none": "Descartar una carta",
+  "card.back": "carta oculta",
+  "scoring.final": "Puntuación final",
+  "scoring.round": "Puntuación de la ronda {round}",
+  "scoring.stones": "{n} piedras",
+  "scoring.points": "+{n} puntos",
+  "scoring.ok": "Continuar",
+  "summary.stones": "Piedras",
+
   "rules.title": "Cómo se juega a Kahuna",
   "rules.intro":
     "Kahuna de Günter Cornett: un juego táctico para dos. Este resumen basta para jugar; el sitio comprueba cada regla por ti.",
@@ -258,7 +278,7 @@ export default {
     {
       h: "Jugar en este sitio",
       p: [
-        "Haz clic en una carta de tu mano: se iluminan las líneas libres donde puede construir — haz clic en una. Haz clic en dos cartas: se iluminan los puentes rivales que pueden eliminar. Haz clic en una carta boca arriba o en el mazo para robar; los botones no permitidos dicen por qué. Los expertos pueden escribir la notación.",
+        "Haz clic en una carta de tu mano: se iluminan las líneas libres donde puede construir — haz clic en una. Haz clic en dos cartas: se iluminan los puentes rivales que pueden eliminar. Haz clic en una carta boca arriba o en el mazo para robar; los botones no permitidos dicen por qué. Los expertos pueden escribir la notación: / lleva al campo de notación.",
         "Negro lleva un rombo ◆ y Blanco un anillo ● en puentes, piedras y en el registro, así que el color nunca es la única pista. El contador de cartas muestra cuántas cartas de cada isla aún no has visto.",
       ],
     },

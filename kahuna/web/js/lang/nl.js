@@ -219,6 +219,26 @@ export default {
   "replay.not_over": "Deze partij is nog bezig: terugkijken kan na afloop.",
   "replay.watch_live": "Live bekijken",
 
+  "game.confirm_moves": "Zetten bevestigen",
+  "game.sounds": "Geluid",
+  "game.watching": "Toeschouwer",
+  "since.title": "Sinds je weg was: {n} acties",
+  "since.step": "Stap voor stap",
+  "since.all": "Alles tonen",
+  "since.close": "Begrepen",
+  "confirm.yes": "Bevestigen",
+  "confirm.no": "Annuleren",
+  "hint.watching": "Je kijkt naar deze partij: toeschouwers zien geen hand.",
+  "hint.confirm": "Klik nog eens, druk Enter of „Bevestigen” om te spelen; Escape of „Annuleren” om opnieuw te kiezen.",
+  "act.discard_none": "Kaart afleggen",
+  "card.back": "gedekte kaart",
+  "scoring.final": "Eindtelling",
+  "scoring.round": "Telling van ronde {round}",
+  "scoring.stones": "{n} stenen",
+  "scoring.points": "+{n} punten",
+  "scoring.ok": "Verder",
+  "summary.stones": "Stenen",
+
   "rules.title": "Zo speel je Kahuna",
   "rules.intro":
     "Kahuna van Günter Cornett: een tactisch spel voor twee. Deze samenvatting is genoeg om te spelen; de site controleert elke regel voor je.",
@@ -259,7 +279,7 @@ export default {
     {
       h: "Spelen op deze site",
       p: [
-        "Klik op een kaart in je hand: de vrije lijnen waarop ze kan bouwen lichten op — klik er een aan. Klik op twee kaarten: de bruggen van de tegenstander die ze kunnen verwijderen lichten op. Klik op een open kaart of de stapel om te trekken; knoppen die nu niet mogen, zeggen waarom. Gevorderden kunnen ook de notatie intypen.",
+        "Klik op een kaart in je hand: de vrije lijnen waarop ze kan bouwen lichten op — klik er een aan. Klik op twee kaarten: de bruggen van de tegenstander die ze kunnen verwijderen lichten op. Klik op een open kaart of de stapel om te trekken; knoppen die nu niet mogen, zeggen waarom. Gevorderden kunnen ook de notatie intypen: / springt naar het invoerveld.",
         "Zwart draagt een ruit ◆ en Wit een ring ● op bruggen, stenen en in het spelverloop, dus kleur is nooit het enige kenmerk. De kaartenteller toont hoeveel kaarten van elk eiland je nog niet gezien hebt.",
       ],
     },
