@@ -46,9 +46,10 @@ class Limits:
     replays_per_minute: float = 60
     replays_burst: int = 20
     """Replays and full records per IP address: the biggest answers."""
-    messages_per_second: float = 20
-    messages_burst: int = 60
-    """WebSocket messages per connection (a browser sends one per click and a ping every 25 s)."""
+    messages_per_second: float = 50
+    messages_burst: int = 200
+    """WebSocket messages per connection (a browser sends one per click and a ping every 25 s; bots
+    and tests play faster)."""
     max_connections: int = 2000
     """Open TCP connections in all (HTTP and WebSocket); more are closed at once."""
     max_connections_per_ip: int = 100

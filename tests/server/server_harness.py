@@ -45,8 +45,10 @@ def free_port() -> int:
 class Server:
     """``kahuna serve`` (or a test script) as a child process; ``log`` is its standard error."""
 
-    def __init__(self, tmp: Path, deals: list[str] | None = None) -> None:
+    def __init__(self, tmp: Path, deals: list[str] | None = None, args: tuple[str, ...] = ()) -> None:
         self.tmp = tmp
+        self.args = args
+        """More ``kahuna serve`` arguments (e.g. ``--limit NAME=VALUE``)."""
         self.db = f"sqlite:///{tmp / 'kahuna.db'}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -57,7 +59,7 @@ class Server:
 
     def start(self) -> Server:
         if self.deals is None:
-            command = [sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db]
+            command = [sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db, *self.args]
         else:
             (self.tmp / "deals.json").write_text(json.dumps(self.deals))
             (self.tmp / "run_with_deals.py").write_text(RUN_WITH_DEALS)

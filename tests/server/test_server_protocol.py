@@ -9,6 +9,7 @@ from typing import Any
 from server_harness import Conn, Player, Server, connect, play_random, run
 
 from kahuna.rules import ALL_ACTIONS
+from kahuna.rules.reasons import MESSAGES
 
 
 async def _snapshot(server: Server, game_id: str, tokens: list[str]) -> list[dict[str, Any]]:
@@ -68,6 +69,7 @@ def test_rejected_messages_leave_the_game_untouched(server: Server) -> None:
         await conn.send(type="action", action=illegal, version=version, id="i")
         refused = await _error(conn)
         assert refused["code"] == "illegal" and refused["message"] and refused["id"] == "i"
+        assert refused["reason"]["code"] in MESSAGES  # machine-readable, for clients to translate
         watcher = await connect(server, game_id)
         await watcher.send(type="action", action=sorted(legal)[0], version=version)
         assert (await _error(watcher))["code"] == "forbidden"
