@@ -1,4 +1,5 @@
-"""Two browsers play each other through an invite link; a reload mid-game restores the view; a spectator watches."""
+"""Two browsers play each other through an invite link; a reload mid-game restores the view; the
+opponent's turn is marked on the board, live and "since you left"; a spectator watches."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ def test_two_browsers_through_an_invite_link(
     expect(invite).to_be_visible()
     invite_url = invite.input_value()
     assert "/join/" in invite_url
+    expect(alice.locator("#start")).to_be_disabled()  # the game exists: no second one by mistake
+    expect(alice.locator("#name")).to_be_disabled()
     alice.locator("#go-to-table").click()
     alice.wait_for_url("**/play/**")
     expect(alice.locator(".banner")).to_contain_text("Waiting for your opponent")
@@ -73,6 +76,8 @@ def test_two_browsers_through_an_invite_link(
     bob.wait_for_function(MY_TURN)
     expect(bob.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
     expect(bob.locator(".log-list")).to_contain_text("Black builds")
+    # Alice's new bridge is marked on Bob's board until Bob moves.
+    expect(bob.locator(f'[data-testid="last-move"][data-line="{line}"][data-kind="built"]')).to_have_count(1)
     bob.locator('.draw-row button.card.draw[aria-disabled="false"]').first.click()
     alice.wait_for_function(MY_TURN)
     shot(bob, "game-vs-friend-390x844")
@@ -93,7 +98,29 @@ def test_two_browsers_through_an_invite_link(
     alice.wait_for_function(MY_TURN)
     assert board_state(alice)["bridges"] == before["bridges"]
 
+    # Bob leaves; Alice plays a whole turn; back at the table Bob sees it marked and listed.
+    bob_url = bob.url
+    bob.goto(bob_url.split("/play/")[0] + "/")
+    second = build_with_first_card(alice)
+    alice.locator('.draw[data-token="d?"]').click()
+    alice.wait_for_function("() => document.querySelector('.game').dataset.turn === 'theirs'")
+    bob.goto(bob_url)
+    bob.wait_for_function(MY_TURN)
+    since = bob.locator('[data-testid="since-you-left"]')
+    expect(since).to_be_visible()
+    expect(since.locator("li")).to_have_count(2)
+    expect(since).to_contain_text("Black builds")
+    expect(bob.locator(f'[data-testid="last-move"][data-line="{second}"][data-kind="built"]')).to_have_count(1)
+    since.locator("li button").first.click()  # step by step: the first action alone is marked
+    expect(bob.locator('[data-testid="last-move"]')).to_have_count(1)
+    shot(bob, "since-you-left-390x844")
+    bob.locator("#since-close").click()
+    expect(since).to_have_count(0)
+
     watcher = open_page("/watch/" + game_url.split("/play/")[1].split("#")[0])
     expect(watcher.locator(f'.board .bridge[data-line="{line}"]')).to_have_count(1)
     expect(watcher.locator(".hand-area")).to_be_hidden()
     expect(watcher.locator(".notation")).to_be_hidden()
+    expect(watcher.locator(".banner .watching")).to_have_text("Watching")
+    watcher.locator('.draw[data-token="d?"]').click(force=True)  # a spectator's click is answered, not ignored
+    expect(watcher.locator('[data-testid="message"]')).to_have_text("Spectators cannot play.")

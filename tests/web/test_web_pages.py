@@ -15,6 +15,48 @@ OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 
 
+LAYOUT_PROBLEMS = """() => {
+  const svg = document.querySelector('.board');
+  const vb = svg.viewBox.baseVal;
+  const islands = [...svg.querySelectorAll('.island')].map(g => {
+    const box = g.querySelector('.beach').getBBox();
+    return { letter: g.dataset.island, x: box.x + box.width / 2, y: box.y + box.height / 2,
+             r: Math.min(box.width, box.height) / 2 };
+  });
+  const at = Object.fromEntries(islands.map(i => [i.letter, i]));
+  const segments = [...svg.querySelectorAll('.route')].map(l => ({
+    line: l.parentNode.dataset.line,
+    a: [l.x1.baseVal.value, l.y1.baseVal.value], b: [l.x2.baseVal.value, l.y2.baseVal.value] }));
+  const distance = ([px, py], { a: [ax, ay], b: [bx, by] }) => {
+    const [dx, dy] = [bx - ax, by - ay];
+    const k = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
+    return Math.hypot(px - ax - k * dx, py - ay - k * dy);
+  };
+  const problems = [];
+  for (const seg of segments)
+    for (const i of islands)
+      if (!seg.line.includes(i.letter) && distance([i.x, i.y], seg) < i.r + 8)
+        problems.push(`line ${seg.line} passes over ${i.letter}`);
+  for (const text of svg.querySelectorAll('.island-name')) {
+    const box = text.getBBox();
+    const corners = [[box.x, box.y], [box.x + box.width, box.y + box.height]];
+    if (corners.some(([x, y]) => x < vb.x || y < vb.y || x > vb.x + vb.width || y > vb.y + vb.height))
+      problems.push(`${text.textContent} is cut off`);
+    for (const seg of segments) {
+      // A name is crossed if the segment passes through its box (sampled along the segment).
+      for (let k = 0.08; k <= 0.92; k += 0.02) {
+        const [x, y] = [seg.a[0] + k * (seg.b[0] - seg.a[0]), seg.a[1] + k * (seg.b[1] - seg.a[1])];
+        if (x > box.x && x < box.x + box.width && y > box.y && y < box.y + box.height) {
+          problems.push(`line ${seg.line} crosses the name ${text.textContent}`);
+          break;
+        }
+      }
+    }
+  }
+  return problems;
+}"""
+
+
 def test_served_board_json_is_the_rules_board(server: str) -> None:
     with urllib.request.urlopen(server + "/static/board.json", timeout=10) as response:
         assert json.loads(response.read()) == board_data()
@@ -30,6 +72,10 @@ def test_board_has_twelve_distinct_islands_and_every_line(open_page: OpenPage) -
     names = page.eval_on_selector_all(".board .island-name", "els => els.map(e => e.textContent)")
     assert sorted(names) == sorted(i["name"] for i in board_data()["islands"])
     expect(page.locator(".message")).to_have_text("This game does not exist.")
+    # 4: every line reads unambiguously: none passes over a third island, no name sits on a line,
+    # and every island and name is inside the drawing.
+    problems = page.evaluate(LAYOUT_PROBLEMS)
+    assert problems == [], problems
 
 
 def test_every_language_has_every_key(open_page: OpenPage) -> None:
@@ -113,6 +159,13 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
             pick.focus()
             page.keyboard.press("Enter")
             expect(page.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
+            # 7: the lit line is gone, yet keyboard focus stays in the game on a sensible control.
+            page.wait_for_function("() => document.querySelector('.game').dataset.busy === 'false'")
+            focused = page.evaluate(
+                "() => { const a = document.activeElement;"
+                " return a && a.closest('.game') ? (a.dataset.card ? 'card' : a.dataset.token || a.id) : null; }"
+            )
+            assert focused in ("card", "d?", "banner") or str(focused).startswith("d"), focused
             built = True
             break
         page.keyboard.press("Space")
@@ -122,12 +175,30 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     page.locator('.draw[data-token="d?"]').focus()
     page.keyboard.press("Enter")
 
-    # White's turn on the same device: the hand stays hidden until White asks for it.
+    # White's turn on the same device: the hand stays hidden until White asks for it, and so does
+    # everything that belongs to one seat (5): tracker, known cards, log, actions, notation.
     expect(page.locator(".banner")).to_contain_text("White to move")
     expect(page.locator(".hand-row .card.back").first).to_be_visible()
+    expect(page.locator(".tracker")).to_have_count(0)
+    expect(page.locator(".opponent-hand .known")).to_have_count(0)
+    expect(page.locator(".log")).to_be_hidden()
+    expect(page.locator(".notation")).to_be_hidden()
+    expect(page.locator(".actions .btn")).to_have_count(0)
+    # 6: card backs carry no island letter.
+    backs = page.locator('[data-testid="card-back"]')
+    assert backs.count() >= 6  # White's hidden hand and Black's hand in the players panel
+    assert all(not text.strip() for text in backs.all_inner_texts())
+    shot(page, "hotseat-handover-1280x800")
     page.locator(".reveal").click()
     expect(page.locator(".hand-row button.card").first).to_be_visible()
+    expect(page.locator(".tracker")).to_be_visible()
     page.keyboard.press("/")  # the shortcut to the notation field; the spelling is tidied up
+    expect(notation).to_be_focused()
+    page.keyboard.type("d/")  # 11: a second "/" selects the field's text instead of typing
+    expect(notation).to_have_value("d")
+    page.keyboard.press("Escape")  # 11: Escape leaves the field for the game
+    expect(notation).not_to_be_focused()
+    page.keyboard.press("/")
     expect(notation).to_be_focused()
     page.keyboard.type("D?")
     page.keyboard.press("Enter")

@@ -31,24 +31,44 @@ function viewBoxOf(board) {
   return [x0, y0, x1 - x0, y1 - y0].map((v) => Math.round(v)).join(" ");
 }
 
+/** The largest size an island name is drawn at (the phone's, in drawing units), for placing names. */
+const NAME_SIZE = 30;
+
+/** Whether the segment a–b passes through the box (sampled: boxes and lines are both small). */
+function crosses([ax, ay], [bx, by], box) {
+  for (let k = 0.05; k <= 0.95; k += 0.01) {
+    const [x, y] = [ax + k * (bx - ax), ay + k * (by - ay)];
+    if (x > box.x0 && x < box.x1 && y > box.y0 && y < box.y1) return true;
+  }
+  return false;
+}
+
 /**
- * Where an island's name goes: below it, else above it, whichever is farther (in angle) from
- * every line leaving the island; to a side only when both are crowded. So no bridge is drawn
- * across a name, and names stay inside the drawing.
+ * Where an island's name goes: below it, else above, else to a side, else a corner; the first
+ * place where no line runs through the name (estimated at its largest size). So no bridge is
+ * drawn across a name.
  */
-function labelAngle(centre, island, lines) {
+function labelPlace(centre, island, lines) {
   const [cx, cy] = centre(island.letter);
-  const away = lines
-    .filter((line) => line.includes(island.letter))
-    .map((line) => {
-      const [ox, oy] = centre(line[0] === island.letter ? line[1] : line[0]);
-      return Math.atan2(oy - cy, ox - cx);
-    });
-  const gap = (a) => Math.min(...away.map((b) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)))));
-  const [below, above] = [Math.PI / 2, -Math.PI / 2];
-  const best = gap(below) + 0.1 >= gap(above) ? below : above;
-  if (gap(best) >= 0.45) return best;
-  return [0, Math.PI, Math.PI / 4, (3 * Math.PI) / 4].reduce((a, b) => (gap(b) > gap(a) ? b : a), best);
+  const r = islandRadius(island);
+  const w = island.name.length * NAME_SIZE * 0.78;
+  const h = NAME_SIZE;
+  const places = [
+    { x: cx, y: cy + r + h * 0.85, anchor: "middle" },
+    { x: cx, y: cy - r - 6, anchor: "middle" },
+    { x: cx + r + 4, y: cy + h * 0.35, anchor: "start" },
+    { x: cx - r - 4, y: cy + h * 0.35, anchor: "end" },
+    { x: cx + r * 0.75, y: cy + r + h * 0.7, anchor: "start" },
+    { x: cx - r * 0.75, y: cy + r + h * 0.7, anchor: "end" },
+    { x: cx + r * 0.75, y: cy - r * 0.75, anchor: "start" },
+    { x: cx - r * 0.75, y: cy - r * 0.75, anchor: "end" },
+  ];
+  const boxOf = ({ x, y, anchor }) => {
+    const x0 = anchor === "middle" ? x - w / 2 : anchor === "start" ? x : x - w;
+    return { x0, x1: x0 + w, y0: y - h * 0.8, y1: y + h * 0.2 };
+  };
+  const free = (place) => !lines.some((line) => crosses(centre(line[0]), centre(line[1]), boxOf(place)));
+  return places.find(free) || places[0];
 }
 
 export class BoardView {
@@ -194,15 +214,13 @@ export class BoardView {
       s("path", { class: "hills", d: smoothPath(outline, cx - r * 0.08, cy - r * 0.1, 0.42) }),
     ]);
     this.islandLayer.append(g);
-    const angle = labelAngle((l) => this.centre(l), island, this.board.lines);
-    const [dx, dy] = [Math.cos(angle), Math.sin(angle)];
-    const anchor = dx > 0.5 ? "start" : dx < -0.5 ? "end" : "middle";
+    const place = labelPlace((l) => this.centre(l), island, this.board.lines);
     this.labelLayer.append(
       s("text", {
         class: "island-name",
-        x: (cx + dx * (r + 8)).toFixed(1),
-        y: (cy + dy * (r + 10) + 7 + dy * 6).toFixed(1),
-        "text-anchor": anchor,
+        x: place.x.toFixed(1),
+        y: place.y.toFixed(1),
+        "text-anchor": place.anchor,
         text: island.name,
       }),
     );
@@ -303,7 +321,7 @@ export class BoardView {
     // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per unit).
     const shown = this.element.getBoundingClientRect().width || 1;
     const unitsPerPx = this.element.viewBox.baseVal.width / shown;
-    const hitWidth = Math.min(90, Math.max(24, TARGET_PX * unitsPerPx));
+    const hitWidth = Math.min(120, Math.max(24, TARGET_PX * unitsPerPx));
     for (const [line, pick] of picks) {
       const [x1, y1, x2, y2] = pick.kind === "build" ? this.lineEnds(line) : this.stickEnds(line);
       const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
