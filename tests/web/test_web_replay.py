@@ -78,6 +78,13 @@ def test_replay_viewer_steps_jumps_and_plays(
     page.locator(".replay-log .log-jump").nth(9).click()
     expect(step).to_contain_text(f"Action 10 of {last}")
     expect(page.locator(".replay-log li.current")).to_have_attribute("data-version", "10")
+    # Each step's changes are marked on the board, as in the live game.
+    with urllib.request.urlopen(f"{server}/api/games/{game['game_id']}/replay", timeout=10) as answer:
+        steps = json.loads(answer.read())["steps"]
+    build = next(s for s in steps if s["action"] and ">" in s["action"])
+    line = "".join(sorted(build["action"][0] + build["action"][2]))
+    page.locator(".replay-log .log-jump").nth(build["version"] - 1).click()
+    expect(page.locator(f'[data-testid="last-move"][data-line="{line}"][data-kind="built"]')).to_have_count(1)
     page.locator("#replay-first").click()
     expect(step).to_contain_text(f"Action 0 of {last}")
     page.locator("#replay-play").click()

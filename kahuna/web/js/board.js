@@ -237,10 +237,11 @@ export class BoardView {
     return [ax + ux * ra, ay + uy * ra, bx - ux * rb, by - uy * rb];
   }
 
-  /** Show the board of a player view at once (no animation). */
-  render(view) {
-    for (const [line, owner] of Object.entries(view.bridges)) this.setBridge(line, owner);
-    for (const [island, owner] of Object.entries(view.stones)) this.setStone(island, owner);
+  /** Show the board of a player view at once; with arrive, new bridges and stones grow in. */
+  render(view, arrive = false) {
+    const how = (owner, before) => (arrive && owner !== null && owner !== undefined && owner !== before ? "arriving" : "");
+    for (const [line, owner] of Object.entries(view.bridges)) this.setBridge(line, owner, how(owner, this.bridges[line]));
+    for (const [island, owner] of Object.entries(view.stones)) this.setStone(island, owner, how(owner, this.stones[island]));
   }
 
   setBridge(line, owner, animate = "") {

@@ -7,6 +7,7 @@ import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { narrateEvent, narrateToken } from "./narrate.js";
 import { playersPanel, summaryPanel, seatMark } from "./panels.js";
+import { LastMoves } from "./lastmoves.js";
 
 const PLAY_MS = 700;
 
@@ -191,7 +192,13 @@ class ReplayViewer {
   show() {
     const step = this.data.steps[this.index];
     const view = step.view;
-    this.board.render(view);
+    // A jump grows the new bridges and stones in (unless motion is reduced) and marks what the
+    // step changed, as the live game marks the last turn.
+    this.board.render(view, !matchMedia("(prefers-reduced-motion: reduce)").matches);
+    const marks = new LastMoves();
+    marks.startAction();
+    for (const ev of step.events) marks.note(ev);
+    this.board.showLastMoves(marks.changes);
     this.slider.value = String(this.index);
     const last = this.data.steps.length - 1;
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
