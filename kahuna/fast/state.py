@@ -23,6 +23,7 @@ from kahuna.rules import (
     IllegalActionError,
     NotationError,
     Outcome,
+    Phase,
     RecordError,
     ReplayError,
     Variant,
@@ -80,8 +81,8 @@ class FastState:
     # ----------------------------------------------------------------- queries
 
     @property
-    def phase(self) -> str:
-        return PHASES[self._s.phase]
+    def phase(self) -> Phase:
+        return Phase(PHASES[self._s.phase])
 
     @property
     def is_over(self) -> bool:

@@ -71,6 +71,7 @@ def test_same_seed_same_game_with_the_rng_reshuffles() -> None:
             ref.apply(action)
             fast.apply(action)
         assert fast.to_json() == ref.to_json() and fast.reshuffles == ref.reshuffles
+        assert fast.phase is ref.phase and fast.round == ref.round
         assert fast.outcome == ref.outcome
 
 
