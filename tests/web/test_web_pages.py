@@ -112,6 +112,10 @@ def test_rules_page_follows_the_browser_language_and_the_picker(
     expect(page.locator("h1")).to_have_text("So spielt man Kahuna")
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator(".islands-table tbody tr")).to_have_count(12)
+    # Board diagrams of building, claiming with the sweep, the cascade and removing, with captions.
+    expect(page.locator(".diagram")).to_have_count(4)
+    expect(page.locator(".diagram figcaption").nth(2)).to_contain_text("HUNA")
+    expect(page.locator('.diagram [data-testid="last-move"][data-kind="lost"]')).to_have_count(1)
     shot(page, "rules-de-390x844")
     page.locator("#language").select_option("es")
     expect(page.locator("h1")).to_have_text("Cómo se juega a Kahuna")

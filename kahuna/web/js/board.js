@@ -176,6 +176,16 @@ export class BoardView {
     this.showLastMoves(this.marks);
   }
 
+  /** Show only the part of the archipelago around these islands (the rules page's diagrams). */
+  zoom(letters) {
+    const points = letters.map((l) => this.centre(l));
+    const xs = points.map(([x]) => x);
+    const ys = points.map(([, y]) => y);
+    const [x0, y0] = [Math.min(...xs) - MARGIN, Math.min(...ys) - MARGIN - 10];
+    const [x1, y1] = [Math.max(...xs) + MARGIN, Math.max(...ys) + MARGIN + 24];
+    this.element.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].map(Math.round).join(" "));
+  }
+
   /**
    * Mark the last turn's changes until the next move: changes is a list of {kind: "built" |
    * "removed" | "claimed" | "lost", line | island, seat}. New bridges and stones get a halo,

@@ -3,6 +3,65 @@
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
+import { BoardView } from "./board.js";
+
+/**
+ * Small board diagrams of the key rules, drawn by the game's own board with its own last-move
+ * marks: a position (bridges, stones by seat) and what just changed in it.
+ */
+const DIAGRAMS = [
+  {
+    key: "rules.d_build",
+    islands: ["E", "J", "F", "I"],
+    bridges: { EJ: 0 },
+    stones: {},
+    marks: [{ kind: "built", line: "EJ", seat: 0 }],
+  },
+  {
+    key: "rules.d_claim",
+    islands: ["A", "B", "D", "H"],
+    bridges: { AB: 0, AD: 0 },
+    stones: { A: 0 },
+    marks: [
+      { kind: "built", line: "AD", seat: 0 },
+      { kind: "claimed", island: "A", seat: 0 },
+      { kind: "removed", line: "AH", seat: 1 },
+    ],
+  },
+  {
+    key: "rules.d_cascade",
+    islands: ["A", "D", "H", "I", "L"],
+    bridges: { AB: 0, AD: 0, HI: 1, HL: 1 },
+    stones: { A: 0 },
+    marks: [
+      { kind: "claimed", island: "A", seat: 0 },
+      { kind: "removed", line: "AH", seat: 1 },
+      { kind: "lost", island: "H", seat: 1 },
+    ],
+  },
+  {
+    key: "rules.d_remove",
+    islands: ["E", "J", "F", "I"],
+    bridges: { EI: 0 },
+    stones: {},
+    marks: [{ kind: "removed", line: "EJ", seat: 1 }],
+  },
+];
+
+function diagrams(board) {
+  return h(
+    "div",
+    { class: "diagrams" },
+    DIAGRAMS.map((d) => {
+      const view = new BoardView(board, () => {});
+      view.render({ bridges: d.bridges, stones: d.stones });
+      view.showLastMoves(d.marks);
+      view.zoom(d.islands);
+      view.element.setAttribute("aria-hidden", "true");
+      return h("figure", { class: "diagram" }, [view.element, h("figcaption", { text: t(d.key) })]);
+    }),
+  );
+}
 
 export function mountRules(root, board) {
   const sections = t("rules.sections").map((section) =>
@@ -54,7 +113,9 @@ export function mountRules(root, board) {
     h("article", { class: "rules-page" }, [
       h("h1", { text: t("rules.title") }),
       h("p", { class: "tagline", text: t("rules.intro") }),
-      ...sections,
+      ...sections.slice(0, 4),
+      diagrams(board),
+      ...sections.slice(4),
       table,
       notation,
       h("p", {}, [h("a", { href: "/", class: "btn primary", text: t("rules.play_now") })]),
