@@ -8,6 +8,13 @@ other games' moves). Clients play until their game ends or ``--seconds`` have pa
 latency of a move is the time from sending the action to receiving its ``ack`` (the action is then
 committed to the database). Without ``--url`` the benchmark starts its own server on a free port
 with a fresh SQLite database in a temporary directory, and stops it at the end.
+
+``--attackers K`` turns it into a soak: K malicious clients run beside the honest ones for the
+whole time (see :mod:`kahuna.bench.attacks`: hello floods, replay and record floods, game-creation
+floods, hostile frames, silent and trickling connections), and the report adds how they were
+answered and the server's memory (RSS) sampled every second. On a loopback server every honest
+game plays from its own address (``127.0.1.x``) and the attackers from theirs (``127.0.2.x``), as
+distinct users would, so that per-address limits apply to each as they would in the wild.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any, TypeVar
 import httpx
 import websockets
 
+from kahuna.bench import attacks
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -48,9 +56,15 @@ class Figures:
     latencies: list[float] = field(default_factory=list)
     """Seconds from sending an action to its ack."""
     errors: int = 0
+    throttled: int = 0
+    """Actions answered ``rate_limited`` (sent again after the wait the server asked for)."""
     games_over: int = 0
     server_cpu: float | None = None
     """CPU seconds the server process used while the games were played (own server on Linux only)."""
+    rss_mib: list[float] = field(default_factory=list)
+    """The server's resident memory, sampled every second (own server on Linux only)."""
+    attacks: dict[str, int] = field(default_factory=dict)
+    """What the attackers sent and how it was answered (counts by kind of answer)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -66,6 +80,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--think", type=float, default=250.0, metavar="MS", help="mean think time per move (default 250)")
     p.add_argument("--seconds", type=float, default=20.0, help="stop playing after this long (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
+    p.add_argument(
+        "--attackers",
+        type=int,
+        default=0,
+        metavar="K",
+        help="malicious clients playing beside the honest ones (a soak; default 0)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     p.set_defaults(func=run)
 
@@ -73,15 +94,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     if args.games <= 0:
         raise SystemExit("kahuna bench server: --games must be positive")
-    if args.think < 0 or args.seconds <= 0:
-        raise SystemExit("kahuna bench server: --think must not be negative and --seconds must be positive")
+    if args.think < 0 or args.seconds <= 0 or args.attackers < 0:
+        raise SystemExit("kahuna bench server: --think, --attackers must not be negative, --seconds must be positive")
     pace = Pace(args.think / 1000, args.seconds)
     try:
         if args.url:
-            figures, seconds = _run_loop(_bench(args.url.rstrip("/"), args.games, pace, args.seed, None))
+            url = args.url.rstrip("/")
+            figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, None, args.attackers))
         else:
             with _own_server() as (url, pid):
-                figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, pid))
+                figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, pid, args.attackers))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
     report(figures, seconds, args.games, args.json)
@@ -106,22 +128,42 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:
     rate = actions / seconds if seconds > 0 else 0.0
     print(f"{games} concurrent games ({figures.games_over} played to the end), {actions} actions in {seconds:.2f} s")
     print(f"move round-trip p50 {p50:.1f} ms, p99 {p99:.1f} ms; {rate:,.0f} actions/s; {figures.errors} errors")
+    if figures.throttled:
+        print(f"{figures.throttled} actions were rate limited and sent again")
     cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
     if cpu_ms is not None:
         print(f"server CPU {cpu_ms:.2f} ms per action ({figures.server_cpu:.1f} s in all)")
+    if figures.attacks:
+        print("attackers: " + ", ".join(f"{kind} {count:,}" for kind, count in sorted(figures.attacks.items())))
+    if figures.rss_mib:
+        rss = figures.rss_mib
+        print(f"server RSS: {rss[0]:.0f} MiB at start, {max(rss):.0f} MiB at most, {rss[-1]:.0f} MiB at the end")
     if as_json:
-        line: dict[str, float | None] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
+        line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
         line.update({"p99_ms": round(p99, 2), "actions_per_s": round(rate, 1), "errors": figures.errors})
         line["server_cpu_ms_per_action"] = cpu_ms
+        if figures.attacks:
+            line["attacks"] = figures.attacks
+        if figures.rss_mib:
+            line["rss_mib"] = [round(r, 1) for r in figures.rss_mib]
         print(json.dumps(line))
 
 
-async def _bench(url: str, games: int, pace: Pace, seed: int, server_pid: int | None) -> tuple[Figures, float]:
+def honest_address(url: str, game: int) -> str | None:
+    """The loopback address the clients of honest game number ``game`` use (``None``: the default)."""
+    return f"127.0.1.{1 + game % 250}" if attacks.is_loopback(url) else None
+
+
+async def _bench(
+    url: str, games: int, pace: Pace, seed: int, server_pid: int | None, attackers: int = 0
+) -> tuple[Figures, float]:
     figures = Figures()
-    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        created = []
-        for _ in range(games):
+    created = []
+    for i in range(games):
+        address = honest_address(url, i)
+        transport = httpx.AsyncHTTPTransport(local_address=address) if address else None
+        async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport) as http:
             response = await http.post("/api/games", json={"opponent": "hotseat", "seat": "first", "name": "bench"})
             response.raise_for_status()
             created.append(response.json())
@@ -134,14 +176,33 @@ async def _bench(url: str, games: int, pace: Pace, seed: int, server_pid: int | 
         for i, game in enumerate(created):
             for seat in (0, 1):
                 rng = random.Random(seed * 1009 + 2 * i + seat)
-                seat_url = f"{ws_url}/ws/{game['game_id']}?token={game['tokens'][seat]}"
-                clients.append(_seat(seat_url, rng, pace.think, deadline, figures, bar))
+                game_url = f"{ws_url}/ws/{game['game_id']}"
+                hello = {"type": "hello", "version": None, "token": game["tokens"][seat]}
+                address = honest_address(url, i)
+                clients.append(_seat(game_url, hello, address, rng, pace.think, deadline, figures, bar))
+        game_ids = [game["game_id"] for game in created]
+        for k in range(attackers):
+            clients.append(attacks.attacker(k, url, game_ids, deadline, figures.attacks, random.Random(seed + k)))
+        if server_pid is not None and attackers:
+            clients.append(_sample_rss(server_pid, deadline, figures.rss_mib))
         await asyncio.gather(*clients)
-        seconds = time.perf_counter() - start
+        seconds = min(time.perf_counter(), deadline) - start
     cpu_after = _cpu_seconds(server_pid)
     if cpu_before is not None and cpu_after is not None:
         figures.server_cpu = cpu_after - cpu_before
     return figures, seconds
+
+
+async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
+    """The server's resident memory every second until ``deadline`` (Linux ``/proc``)."""
+    while time.perf_counter() < deadline:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+                kib = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            return
+        samples.append(kib / 1024)
+        await asyncio.sleep(1)
 
 
 def _cpu_seconds(pid: int | None) -> float | None:
@@ -157,7 +218,9 @@ def _cpu_seconds(pid: int | None) -> float | None:
 
 
 async def _seat(
-    seat_url: str,
+    game_url: str,
+    hello: dict[str, Any],
+    address: str | None,
     rng: random.Random,
     think: float,
     deadline: float,
@@ -165,9 +228,11 @@ async def _seat(
     bar: Progress,
 ) -> None:
     """One seat's client: answer every position where it is to move with a random legal token."""
-    async with websockets.connect(seat_url, max_size=None) as ws:
-        await ws.send(json.dumps({"type": "hello", "version": None}))
+    local = None if address is None else (address, 0)
+    async with websockets.connect(game_url, max_size=None, local_addr=local) as ws:
+        await ws.send(json.dumps(hello))
         sent_at = 0.0
+        last_sent = ""
         while True:
             try:
                 raw = await asyncio.wait_for(ws.recv(), max(deadline - time.perf_counter(), 0.001))
@@ -177,6 +242,10 @@ async def _seat(
             kind = message["type"]
             if kind == "ack":
                 figures.latencies.append(time.perf_counter() - sent_at)
+            elif kind == "error" and message["code"] == "rate_limited":  # a client that plays too fast waits
+                figures.throttled += 1
+                await asyncio.sleep(float(message.get("retry_after", 0.1)))
+                await ws.send(last_sent)
             elif kind == "error":
                 figures.errors += 1
             elif kind in ("sync", "update"):
@@ -192,7 +261,8 @@ async def _seat(
                         return
                     action = message["legal"][rng.randrange(len(message["legal"]))]
                     sent_at = time.perf_counter()
-                    await ws.send(json.dumps({"type": "action", "action": action, "version": message["version"]}))
+                    last_sent = json.dumps({"type": "action", "action": action, "version": message["version"]})
+                    await ws.send(last_sent)
 
 
 def _free_port() -> int:
