@@ -13,8 +13,10 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from kahuna.ai.analysis import DEFAULT_ITERATIONS, Budget, MoveAnalysis, analyse, decisions, summary
+from kahuna.ai.wingraph import GRAPH_BUDGET, win_graph
 from kahuna.progress import Progress
 from kahuna.rules import GameRecord, KahunaError
 from kahuna.rules.board import SEAT_NAMES
@@ -34,17 +36,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "over the records in DIR (docs/analysis.md).",
     )
     p.add_argument("record", nargs="?", help="record file (kahuna-record/1), or - for standard input")
-    p.add_argument(
+    amount = p.add_mutually_exclusive_group()
+    amount.add_argument(
         "--budget",
         type=int,
         default=DEFAULT_ITERATIONS,
         metavar="ITERATIONS",
         help=f"search iterations per decision (default {DEFAULT_ITERATIONS})",
     )
-    p.add_argument("--seconds", type=float, default=0.0, metavar="S", help="search each decision S seconds instead")
+    amount.add_argument(
+        "--seconds", type=float, default=0.0, metavar="S", help="search each decision S seconds instead"
+    )
     p.add_argument("--jobs", type=int, default=1, help="decisions searched at once in worker processes (0: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the searches (default 0)")
     p.add_argument("--json", action="store_true", help="end with one JSON line: moves and summary")
+    p.add_argument(
+        "--graph",
+        action="store_true",
+        help="also estimate Black's chance at the start of every turn from the spectator's view "
+        f'({GRAPH_BUDGET.iterations} iterations per turn; the JSON line gets a "graph" list)',
+    )
     p.add_argument("--calibrate", metavar="DIR", help="calibration over the records in DIR instead of one analysis")
     p.add_argument("--positions", type=int, default=6, help="with --calibrate: decisions sampled per game (default 6)")
     p.add_argument("--svg", metavar="FILE", help="with --calibrate: write the reliability diagram as SVG")
@@ -103,8 +114,13 @@ def run(args: argparse.Namespace) -> int:
             f"{names[int(seat)]}: {s['actions']} actions, {s['forced']} forced; "
             f"{counts}; mean loss {s['mean_loss']:.3f}"
         )
+    out: dict[str, Any] = {"moves": [m.to_json() for m in moves], "summary": totals}
+    if args.graph:
+        graph = win_graph(record, GRAPH_BUDGET, seed=args.seed)
+        print("Black's chance by turn: " + " ".join(f"{p.black:.2f}" for p in graph))
+        out["graph"] = [p.to_json() for p in graph]
     if args.json:
-        print(json.dumps({"moves": [m.to_json() for m in moves], "summary": totals}))
+        print(json.dumps(out))
     return 0
 
 

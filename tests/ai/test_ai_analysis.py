@@ -261,3 +261,18 @@ def test_win_graph_has_a_point_per_turn_and_sees_no_hand() -> None:
     final = original.replay().outcome
     assert final is not None and graph[-1].black == (0.5 if final.winner is None else float(final.winner == 0))
     assert graph == win_graph(other, budget, seed=2)
+
+
+def test_cli_graph_and_exclusive_budgets(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(EXAMPLES[0].with_name("standard-no-bridges.record.json"))
+    code, out, err = run_cli(capsys, "analyse", path, "--budget", "5", "--graph", "--json")
+    assert code == 0, err
+    graph = json.loads(out.strip().splitlines()[-1])["graph"]
+    assert "Black's chance by turn:" in out
+    assert [p["turn"] for p in graph] == list(range(len(graph)))
+    assert graph[-1]["step"] == len(GameRecord.loads(Path(path).read_text()).actions)
+    with pytest.raises(SystemExit):
+        main(["analyse", path, "--budget", "5", "--seconds", "1"])
+    code, out, err = run_cli(capsys, "analyse", path, "--seconds", "0.002", "--json")
+    assert code == 0, err
+    assert all(m["iterations"] >= 1 for m in json.loads(out.strip().splitlines()[-1])["moves"])
