@@ -49,8 +49,10 @@ class TimeControl:
         return 0.0 if self.days is None else self.days * DAY
 
     @classmethod
-    def from_json(cls, data: object) -> TimeControl | None:
-        """``{"initial", "increment"}``, ``{"days"}`` or ``None`` (untimed); ``ClockError`` otherwise."""
+    def from_json(cls, data: object, min_initial: int = MIN_INITIAL) -> TimeControl | None:
+        """``{"initial", "increment"}``, ``{"days"}`` or ``None`` (untimed); ``ClockError`` otherwise.
+
+        ``min_initial`` is the smallest real-time clock offered (a server may lower it for tests)."""
         if data is None:
             return None
         if not isinstance(data, dict):
@@ -64,8 +66,8 @@ class TimeControl:
         if keys in ({"initial"}, {"initial", "increment"}):
             initial = _whole(data["initial"], "initial")
             increment = _whole(data.get("increment", 0), "increment")
-            if not MIN_INITIAL <= initial <= MAX_INITIAL:
-                raise ClockError(f"initial time must be {MIN_INITIAL} to {MAX_INITIAL} seconds, not {initial}")
+            if not min_initial <= initial <= MAX_INITIAL:
+                raise ClockError(f"initial time must be {min_initial} to {MAX_INITIAL} seconds, not {initial}")
             if not 0 <= increment <= MAX_INCREMENT:
                 raise ClockError(f"increment must be 0 to {MAX_INCREMENT} seconds, not {increment}")
             return cls(initial=initial, increment=increment)
@@ -129,6 +131,9 @@ class Clock:
         full = control.turn_allowance if control.correspondence else float(control.initial or 0)
         return cls(control, [full, full], None, None)
 
+    def copy(self) -> Clock:
+        return Clock(self.control, self.remaining[:], self.running, self.since)
+
     def start(self, seat: int, now: float) -> None:
         """Start ``seat``'s clock (the first turn, once both seats are taken)."""
         self.running, self.since = seat, now
@@ -181,7 +186,7 @@ class Clock:
 
     @classmethod
     def from_store(cls, data: dict[str, Any]) -> Clock:
-        control = TimeControl.from_json(data["control"])
+        control = TimeControl.from_json(data["control"], min_initial=1)
         if control is None:
             raise ClockError("a stored clock needs a time control")
         remaining = [float(r) for r in data["remaining"]]

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server.config import Limits
@@ -68,6 +68,12 @@ class CreateGame(BaseModel):
     variant: list[Literal["no_build_at_enemy_stone", "replace_on_remove"]] = Field(default_factory=list, max_length=2)
     seat: Literal["first", "second", "random"] = "random"
     name: Name = "Player"
+    clock: dict[str, StrictInt] | None = Field(
+        default=None,
+        max_length=2,
+        description='{"initial": SECONDS, "increment": SECONDS} (real time), {"days": N} (correspondence), or null',
+        examples=[{"initial": 300, "increment": 3}, {"days": 2}],
+    )
 
 
 class JoinGame(BaseModel):
@@ -106,6 +112,11 @@ class Summary(BaseModel):
     result: dict[str, Any] | None
     created: str
     updated: str
+    clock: dict[str, Any] | None = Field(
+        description="timed games: the time control, each seat's seconds left now, and which clock runs"
+    )
+    rematch: str | None = Field(description="the id of the rematch the players agreed on")
+    rematch_of: str | None = Field(description="the id of the game this one is the rematch of")
 
 
 class MyGame(Summary):
@@ -126,7 +137,7 @@ def router(service: GameService, quotas: Quotas) -> APIRouter:
     async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link."""
         quotas.charge(quotas.games, request)
-        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name)
+        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
         return await service.create(spec, owner=client_ip(request))
 
     @api.post("/join/{invite}", response_model=SeatLinks)

@@ -39,7 +39,14 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     writer = Writer(engine)
     ai_pool = AiPool(settings.ai_workers)
     limits = settings.limits
-    service = GameService(writer, ai_pool, deal_provider, idle_game_seconds=limits.idle_game_seconds)
+    service = GameService(
+        writer,
+        ai_pool,
+        deal_provider,
+        idle_game_seconds=limits.idle_game_seconds,
+        clock_min_seconds=limits.clock_min_seconds,
+        chat_lines_per_game=limits.chat_lines_per_game,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

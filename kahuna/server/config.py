@@ -65,6 +65,14 @@ class Limits:
     idle_game_seconds: float = 300.0
     """A game nobody has used for this long (no connection, no AI turn) leaves memory; it is
     loaded from the database again when asked for."""
+    clock_min_seconds: int = 60
+    """The smallest real-time clock a game may be created with (``kahuna.clock.MIN_INITIAL``):
+    every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""
+    chat_per_minute: float = 10
+    chat_burst: int = 5
+    """Chat lines per connection (a flood is refused with ``rate_limited``)."""
+    chat_lines_per_game: int = 500
+    """Chat lines a game keeps in all; more are refused (``chat_full``)."""
 
     @classmethod
     def names(cls) -> list[str]:

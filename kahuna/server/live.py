@@ -20,7 +20,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from kahuna.rules import Action, Event, GameRecord, GameState, Variant, view_of
+from kahuna.clock import Clock
+from kahuna.rules import Action, Event, GameRecord, GameState, Termination, Variant, view_of
 from kahuna.server import messages
 from kahuna.server.store import StoredGame
 from kahuna.server.tokens import digest, random_seed
@@ -46,6 +47,9 @@ class Client:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.token: str | None = None
+        """The seat token this connection presented (memory only, never logged): a rematch's new
+        seat token is derived from it (``rematch_token``)."""
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.stopped = False
         self.queued = 0
@@ -152,7 +156,17 @@ class LiveGame:
     """Connections and requests using the game right now: a pinned game is never evicted."""
     used: float = field(default_factory=time.monotonic)
     """When it was last used (monotonic seconds)."""
-    _syncs: dict[int | None, tuple[tuple[int, str], str]] = field(default_factory=dict)
+    clock: Clock | None = None
+    """The game's clock (timed games); ``None`` for an untimed game."""
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    """Every chat line of the game: ``{"room", "seat", "text", "at"}``."""
+    rematch: str | None = None
+    """The id of the rematch the players agreed on, once they have."""
+    rematch_of: str | None = None
+    rematch_offer: tuple[int, str | None] | None = None
+    """A pending rematch offer: the seat that made it and its seat token (memory only: an offer
+    does not survive a restart, the agreed rematch does)."""
+    _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
     _recent: dict[int | None, RecentUpdates] = field(default_factory=dict)
     _replay: bytes | None = None
 
@@ -192,22 +206,46 @@ class LiveGame:
         )
 
     def sync_text(self, seat: int | None) -> str:
-        """The encoded ``sync`` for ``seat``, computed once per version and status."""
-        key = (self.version, self.status)
+        """The encoded ``sync`` for ``seat``, computed once per version, status, chat and rematch;
+        the clock, which changes every moment, is added as it is now."""
+        key = (self.version, self.status, len(self.chat), self.rematch)
         cached = self._syncs.get(seat)
         if cached is None or cached[0] != key:
-            text = messages.encode(messages.sync(self.state, seat, key[1], self.names, self.kinds))
-            self._syncs[seat] = cached = (key, text)
-        return cached[1]
+            sync = messages.sync(self.state, seat, self.status, self.names, self.kinds)
+            sync["termination"] = None if self.state.termination is None else self.state.termination.to_json()
+            sync["chat"] = self.chat_for(seat)
+            sync["rematch"] = self.rematch
+            sync["rematch_of"] = self.rematch_of
+            self._syncs[seat] = cached = (key, messages.encode(sync))
+        return messages.with_clock(cached[1], self.clock_json())
+
+    def clock_json(self) -> dict[str, Any] | None:
+        return None if self.clock is None else self.clock.to_json(time.time())
+
+    def chat_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The chat lines ``seat`` may read: the players' room for a seat, the spectators' room for
+        a spectator, and both for the players once the game is over (at most the last 100)."""
+        rooms = {messages.chat_room(seat)}
+        if seat is not None and self.state.is_over:
+            rooms.add(messages.chat_room(None))
+        return [line for line in self.chat if line["room"] in rooms][-100:]
+
+    def send_chat(self, line: dict[str, Any]) -> None:
+        """A new chat line to everyone who may read it."""
+        text = messages.encode(messages.chat_line(line))
+        for client in self.clients:
+            if line["room"] == messages.chat_room(client.seat) or (client.seat is not None and self.state.is_over):
+                client.send_text(text)
 
     def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
         """The update of the action just applied, redacted once per kind of recipient."""
         texts: dict[int | None, str] = {}
         status = self.status
+        clock = self.clock_json()
         for client in self.clients:
             if client.seat not in texts:
-                texts[client.seat] = messages.encode(
-                    messages.update(self.state, seat_acted, events, client.seat, status)
+                texts[client.seat] = messages.with_clock(
+                    messages.encode(messages.update(self.state, seat_acted, events, client.seat, status)), clock
                 )
             client.send_text(texts[client.seat])
         for seat, recent in list(self._recent.items()):
@@ -228,7 +266,8 @@ class LiveGame:
         """What a client last at version ``since`` needs: the missed updates, or a sync (the caller
         holds the lock, so no update is applied meanwhile)."""
         current = self.version
-        if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP:
+        ended_off_board = self.state.termination is not None  # the record's updates do not show it
+        if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP or ended_off_board:
             return [self.sync_text(seat)]
         recent = self._recent.get(seat)
         texts = None if recent is None else recent.since(since, current)
@@ -257,7 +296,11 @@ class LiveGame:
 
     def full_record(self) -> dict[str, Any]:
         """The ``kahuna-record/1`` of the game, deal included: only once it is over."""
-        meta = {"game_id": self.game_id, "kinds": list(self.kinds), "created": self.created, "ended": self.updated}
+        meta: dict[str, Any] = {
+            "game_id": self.game_id, "kinds": list(self.kinds), "created": self.created, "ended": self.updated
+        }  # fmt: skip
+        if self.clock is not None:
+            meta["clock"] = self.clock.control.to_json()
         players = [name or "" for name in self.names]
         return GameRecord.of(self.state, players=players, meta=meta).to_json()
 
@@ -284,6 +327,9 @@ class LiveGame:
             "result": None if state.outcome is None else state.outcome.to_json(),
             "created": self.created,
             "updated": self.updated,
+            "clock": self.clock_json(),
+            "rematch": self.rematch,
+            "rematch_of": self.rematch_of,
         }
 
 
@@ -299,6 +345,8 @@ def rebuild(stored: StoredGame) -> LiveGame:
         variant=Variant.from_json(stored.variant),
     )
     state = record.replay()
+    if stored.termination is not None and not state.is_over:
+        state.terminate(Termination.from_json(stored.termination))
     state.rng = random.Random(random_seed())
     return LiveGame(
         game_id=stored.game_id,
@@ -309,4 +357,8 @@ def rebuild(stored: StoredGame) -> LiveGame:
         invite=stored.invite,
         created=stored.created,
         updated=stored.updated,
+        clock=None if stored.clock is None else Clock.from_store(stored.clock),
+        chat=list(stored.chat),
+        rematch=stored.rematch,
+        rematch_of=stored.rematch_of,
     )

@@ -97,6 +97,47 @@ def presence(online: Sequence[bool]) -> dict[str, Any]:
     return {"type": "presence", "online": list(online)}
 
 
+def with_clock(text: str, clock: dict[str, Any] | None) -> str:
+    """An encoded ``sync`` or ``update`` with the clock of a timed game as it is now (an untimed
+    game's messages have no ``clock``): the rest is computed once, the clock at every sending.
+    Updates rebuilt from the record for a catch-up carry no clock; the ``clock`` message that
+    follows them does."""
+    if clock is None:
+        return text
+    assert text.endswith("}")
+    return f'{text[:-1]},"clock":{encode(clock)}}}'
+
+
+def clock(clock: dict[str, Any]) -> dict[str, Any]:
+    """The clock alone, after a catch-up (whose updates carry the clock of their time)."""
+    return {"type": "clock", "clock": clock}
+
+
+PLAYERS_ROOM, SPECTATORS_ROOM = "players", "spectators"
+
+
+def chat_room(seat: int | None) -> str:
+    """Where ``seat`` chats: the players' room for a seat, the spectators' room for a spectator."""
+    return SPECTATORS_ROOM if seat is None else PLAYERS_ROOM
+
+
+def chat_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A new chat line: ``{"type": "chat", "room", "seat", "text", "at"}`` (text is plain text)."""
+    return {"type": "chat", **line}
+
+
+def rematch_offered(seat: int) -> dict[str, Any]:
+    return {"type": "rematch_offered", "seat": seat}
+
+
+def rematch(game_id: str, seat: int | None, token: str | None) -> dict[str, Any]:
+    """The agreed rematch: its id, and for a seat its new seat link (sent to that seat only)."""
+    out: dict[str, Any] = {"type": "rematch", "game_id": game_id, "spectator_url": f"/watch/{game_id}"}
+    if seat is not None and token is not None:
+        out.update(seat=seat, seat_url=f"/play/{game_id}#{token}")
+    return out
+
+
 PONG: dict[str, Any] = {"type": "pong"}
 
 

@@ -38,3 +38,25 @@ def clean_name(text: str) -> str:
     if len(name) > MAX_CODE_POINTS or len(_GRAPHEME.findall(name)) > MAX_GRAPHEMES:
         raise ValueError(f"a name has at most {MAX_GRAPHEMES} characters")
     return name
+
+
+MAX_CHAT_GRAPHEMES = 300
+MAX_CHAT_CODE_POINTS = 900
+
+
+def clean_chat(text: str) -> str:
+    """A chat line as stored and shown (plain text, one line); ``ValueError`` says what is wrong.
+
+    The same characters as in names are refused (they could reorder or hide what others read);
+    at most :data:`MAX_CHAT_GRAPHEMES` characters.
+    """
+    line = unicodedata.normalize("NFC", text).strip()
+    for char in line:
+        what = REFUSED_CATEGORIES.get(unicodedata.category(char))
+        if what is not None:
+            raise ValueError(f"a chat line may not contain {what} (U+{ord(char):04X})")
+    if not line:
+        raise ValueError("a chat line needs at least one visible character")
+    if len(line) > MAX_CHAT_CODE_POINTS or len(_GRAPHEME.findall(line)) > MAX_CHAT_GRAPHEMES:
+        raise ValueError(f"a chat line has at most {MAX_CHAT_GRAPHEMES} characters")
+    return line

@@ -13,6 +13,10 @@ game is served as usual.
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
 import random
 import secrets
 import time
@@ -23,12 +27,27 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from kahuna.rules import Action, GameState, IllegalActionError, KahunaError, Reason, Variant, parse, view_of
+from kahuna.ai import timed
+from kahuna.ai.registry import make_agent
+from kahuna.clock import MIN_INITIAL, Clock, ClockError, TimeControl
+from kahuna.rules import (
+    Action,
+    GameState,
+    IllegalActionError,
+    KahunaError,
+    PlayerView,
+    Reason,
+    Termination,
+    Variant,
+    parse,
+    view_of,
+)
 from kahuna.rules.board import SEAT_NAMES
 from kahuna.server import ai as ai_seats
 from kahuna.server import logs, messages, store
 from kahuna.server.ai import AiPool
 from kahuna.server.live import AI_PREFIX, HUMAN, Client, LiveGame, rebuild
+from kahuna.server.names import clean_chat
 from kahuna.server.store import ActionRow, StoredGame
 from kahuna.server.tokens import digest, new_game_id, new_secret, random_seed
 from kahuna.server.writer import Writer
@@ -65,10 +84,30 @@ class NewGame:
     variant: tuple[str, ...]
     seat: str
     name: str
+    clock: dict[str, Any] | None = None
+    """The time control as sent (``kahuna.clock.TimeControl.from_json``); ``None``: untimed."""
 
 
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso(epoch: float) -> str:
+    """A moment (seconds since the epoch) as the database's time stamps write it."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def rematch_token(old_token: str, new_game_id: str) -> str:
+    """A player's seat token in the rematch, derived from their seat token of the old game: only
+    its holder can obtain it (by presenting the old token), whenever they come back, even after a
+    restart, and the server stores neither token, only digests."""
+    mac = hmac.new(old_token.encode(), b"kahuna-rematch:" + new_game_id.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:24]).decode().rstrip("=")
+
+
+def _turn_finished(state: GameState) -> bool:
+    """Whether either player has finished a turn (after that a game can no longer be aborted)."""
+    return any(action.ends_turn for _, action in state.history)
 
 
 def seat_links(game_id: str, seat: int, token: str) -> dict[str, Any]:
@@ -87,12 +126,25 @@ def _valid_game_id(game_id: str) -> bool:
 
 class GameService:
     def __init__(
-        self, writer: Writer, ai: AiPool, deal_provider: DealProvider | None = None, idle_game_seconds: float = 300.0
+        self,
+        writer: Writer,
+        ai: AiPool,
+        deal_provider: DealProvider | None = None,
+        idle_game_seconds: float = 300.0,
+        clock_min_seconds: int = MIN_INITIAL,
+        chat_lines_per_game: int = 500,
     ) -> None:
         self.writer = writer
         self.ai = ai
         self.deal_provider = deal_provider
         self.idle_game_seconds = idle_game_seconds
+        self.clock_min_seconds = clock_min_seconds
+        self.chat_lines_per_game = chat_lines_per_game
+        self.deadlines: dict[str, float] = {}
+        """When the running clock of each timed game runs out (seconds since the epoch), for games
+        in memory or not: the deadline loop ends the game then, exactly once."""
+        self._deadlines_changed = asyncio.Event()
+        self._deadline_task: asyncio.Task[None] | None = None
         self.games: dict[str, LiveGame] = {}
         self.invites: dict[str, str] = {}
         self.damaged: set[str] = set()
@@ -105,6 +157,7 @@ class GameService:
         """Rebuild every unfinished game from its record and restart pending AI turns; start the
         sweeper that drops idle games from memory. Damaged games are quarantined, not fatal."""
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._deadline_task = asyncio.get_running_loop().create_task(self._deadline_loop())
         try:
             ids = await self.writer.read(store.unfinished_game_ids)
         except Exception as exc:  # a damaged index: serve what can be loaded, game by game
@@ -124,6 +177,8 @@ class GameService:
     def stop(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._deadline_task is not None:
+            self._deadline_task.cancel()
         for game in self.games.values():
             if game.ai_task is not None:
                 game.ai_task.cancel()
@@ -174,6 +229,7 @@ class GameService:
             game.owner = game_id
             if game.invite is not None:
                 self.invites[game.invite] = game_id
+            self._watch(game)
         return game
 
     async def my_games(self, tokens: list[str]) -> list[dict[str, Any]]:
@@ -199,6 +255,10 @@ class GameService:
             raise Rejected("invalid", str(exc), 422) from None
         if spec.opponent == "ai" and not ai_seats.available(spec.level):
             raise Rejected("invalid", f"AI level {spec.level!r} is not available on this server", 422)
+        try:
+            control = TimeControl.from_json(spec.clock, self.clock_min_seconds)
+        except ClockError as exc:
+            raise Rejected("invalid", f"clock: {exc}", 422) from None
         seat = {"first": 0, "second": 1}.get(spec.seat, secrets.randbelow(2))
         other = 1 - seat
         tokens: list[str | None] = [None, None]
@@ -218,6 +278,9 @@ class GameService:
             invite = new_secret()
         game_id = new_game_id()
         when = now()
+        clock = None if control is None else Clock.new(control)
+        if clock is not None and all(n is not None for n in names):
+            clock.start(0, time.time())  # both seats are taken: seat 0's clock starts
         stored = StoredGame(
             game_id=game_id,
             created=when,
@@ -231,6 +294,7 @@ class GameService:
             status=messages.PLAYING if all(n is not None for n in names) else messages.WAITING,
             reshuffles=[],
             actions=[],
+            clock=None if clock is None else clock.to_store(),
         )
         await self.writer.write(lambda conn: store.insert_game(conn, stored))
         game = rebuild(stored)
@@ -238,7 +302,11 @@ class GameService:
         self.games[game_id] = game
         if stored.invite is not None:
             self.invites[stored.invite] = game_id
-        logs.event("game_created", game_id=game_id, kinds=kinds, variant=variant.names, status=game.status)
+        clock_shown = None if control is None else control.to_json()
+        logs.event(
+            "game_created", game_id=game_id, kinds=kinds, variant=variant.names, status=game.status, clock=clock_shown
+        )
+        self._watch(game)
         self.schedule_ai(game)
         token = tokens[seat]
         assert token is not None
@@ -270,14 +338,21 @@ class GameService:
             token = new_secret()
             token_digest = digest(token)
             when = now()
+            clock = None if game.clock is None else game.clock.copy()
+            if clock is not None:
+                clock.start(0, time.time())  # both seats are taken now: seat 0's clock starts
 
             def write(conn: Connection) -> None:
                 store.insert_seat(conn, game.game_id, seat, token_digest, name, when)
+                if clock is not None:
+                    store.save_clock(conn, game.game_id, clock.to_store())
 
             await self.writer.write(write)
             game.seat_tokens[seat] = token_digest
             game.names[seat] = name
             game.updated = when
+            game.clock = clock
+            self._watch(game)
             logs.event("game_joined", game_id=game.game_id, seat=seat)
             game.broadcast_sync()
         return seat_links(game.game_id, seat, token)
@@ -300,6 +375,8 @@ class GameService:
         if seat is None:
             raise Rejected("forbidden", "spectators cannot play")
         async with game.lock:
+            if game.clock is not None and not game.state.is_over and game.clock.flagged(time.time()) is not None:
+                await self._time_out_now(game)  # the deadline has passed, the timer not yet fired
             if game.state.is_over:
                 raise Rejected("game_over", "the game is over")
             if version != game.version:
@@ -321,6 +398,14 @@ class GameService:
             events = after.apply(action)
         except IllegalActionError as exc:
             raise illegal(exc.reason) from None
+        clock = None if game.clock is None else game.clock.copy()
+        if clock is not None and (after.is_over or action.ends_turn):
+            if after.is_over:
+                clock.stop(time.time())
+            else:
+                clock.turn_ended(seat, time.time())
+        else:
+            clock = game.clock
         row = ActionRow(
             game_id=game.game_id,
             seq=len(before.history),
@@ -330,13 +415,16 @@ class GameService:
             status=messages.status_of(after, True),
             result=None if after.outcome is None else after.outcome.to_json(),
             at=now(),
+            clock=None if clock is None or clock is game.clock else clock.to_store(),
         )
         try:
             await self.writer.write(row)
         except Exception:
             raise Rejected("server_error", "the server could not store the action; nothing changed") from None
         game.state = after
+        game.clock = clock
         game.updated = row.at
+        self._watch(game)
         if actor is not None:
             actor.send(messages.ack(msg_id, game.version))
         game.broadcast_update(seat, events)
@@ -346,6 +434,194 @@ class GameService:
         if after.is_over:
             logs.event("game_over", game_id=game.game_id, result=row.result, version=game.version)
         self.schedule_ai(game)
+
+    # ----------------------------------------------------------------- clocks and the end off the board
+
+    def _watch(self, game: LiveGame) -> None:
+        """Keep the deadline loop up to date with ``game``'s clock (call after any change)."""
+        deadline = None if game.clock is None or game.state.is_over else game.clock.deadline()
+        if deadline is None:
+            if self.deadlines.pop(game.game_id, None) is None:
+                return
+        elif self.deadlines.get(game.game_id) == deadline:
+            return
+        else:
+            self.deadlines[game.game_id] = deadline
+        self._deadlines_changed.set()
+
+    async def _deadline_loop(self) -> None:
+        """Sleep until the earliest deadline (or a change), then end that game by timeout: decided
+        here, by the server, whether anybody is connected or not; a deadline that passed while the
+        server was down fires at start, dated when it passed."""
+        while True:
+            self._deadlines_changed.clear()
+            due = min(self.deadlines.items(), key=lambda item: item[1], default=None)
+            wait = None if due is None else due[1] - time.time()
+            if wait is None or wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._deadlines_changed.wait(), wait)
+                continue
+            assert due is not None
+            game_id = due[0]
+            self.deadlines.pop(game_id, None)  # put back by _watch if that clock still runs
+            try:
+                game = await self.get(game_id)
+                if game is not None:
+                    async with game.lock:
+                        await self._time_out_now(game)
+            except Exception as exc:  # a damaged game or a failed write: logged, tried again soon
+                logs.event("timeout_error", game_id=game_id, error=type(exc).__name__)
+                self.deadlines.setdefault(game_id, time.time() + AI_RETRY_SECONDS)
+
+    async def _time_out_now(self, game: LiveGame) -> None:
+        """End ``game`` by timeout if its running clock has run out (the caller holds the lock)."""
+        clock = game.clock
+        if clock is None or game.state.is_over:
+            return
+        seat = clock.flagged(time.time())
+        deadline = clock.deadline()
+        if seat is None or deadline is None:
+            self._watch(game)
+            return
+        await self._end(game, Termination("timeout", seat), deadline)
+
+    async def _end(self, game: LiveGame, termination: Termination, moment: float) -> None:
+        """End ``game`` off the board at ``moment``: stored first, then made current and sent to
+        everyone as a ``sync`` (the caller holds the game's lock)."""
+        after = game.state.copy()
+        after.terminate(termination)
+        clock = None if game.clock is None else game.clock.copy()
+        if clock is not None:
+            clock.stop(moment)
+        assert after.outcome is not None
+        result = after.outcome.to_json()
+        at = iso(moment)
+        stored_clock = None if clock is None else clock.to_store()
+
+        def write(conn: Connection) -> None:
+            store.end_game(conn, game.game_id, result, termination.to_json(), at, stored_clock)
+
+        try:
+            await self.writer.write(write)
+        except Exception:
+            raise Rejected("server_error", "the server could not store the end of the game; nothing changed") from None
+        game.state = after
+        game.clock = clock
+        game.updated = at
+        self._watch(game)
+        game.broadcast_sync()
+        late = round(time.time() - moment, 3)
+        logs.event("game_over", game_id=game.game_id, result=result, version=game.version, late_s=late)
+
+    async def resign(self, game: LiveGame, seat: int | None) -> None:
+        """``seat`` gives up, on its own turn or the opponent's: the opponent wins."""
+        if seat is None:
+            raise Rejected("forbidden", "spectators cannot resign")
+        async with game.lock:
+            await self._time_out_now(game)
+            if game.state.is_over:
+                raise Rejected("game_over", "the game is over")
+            if game.status != messages.PLAYING:
+                raise Rejected("not_started", "the game has not begun: abort it instead")
+            await self._end(game, Termination("resign", seat), time.time())
+
+    async def abort(self, game: LiveGame, seat: int | None) -> None:
+        """``seat`` calls the game off before either player has finished a turn: nobody wins."""
+        if seat is None:
+            raise Rejected("forbidden", "spectators cannot abort")
+        async with game.lock:
+            await self._time_out_now(game)
+            if game.state.is_over:
+                raise Rejected("game_over", "the game is over")
+            if _turn_finished(game.state):
+                raise Rejected("too_late", "a game can be aborted only before either player has finished a turn")
+            await self._end(game, Termination("aborted", seat), time.time())
+
+    # ----------------------------------------------------------------- rematch and chat
+
+    async def rematch(self, game: LiveGame, client: Client) -> None:
+        """Offer a rematch, or accept the other seat's offer (an AI accepts at once): a new game
+        with the same settings and the seats swapped, linked from both games."""
+        seat = client.seat
+        if seat is None:
+            raise Rejected("forbidden", "spectators cannot offer a rematch")
+        async with game.lock:
+            if not game.state.is_over:
+                raise Rejected("not_over", "a rematch can be offered once the game is over")
+            if game.rematch is not None:  # agreed already: this seat's link again
+                client.send(messages.rematch(game.rematch, 1 - seat, self._rematch_token(client, game.rematch)))
+                return
+            other = 1 - seat
+            offer = game.rematch_offer
+            if game.ai_spec(other) is None and (offer is None or offer[0] == seat):
+                game.rematch_offer = (seat, client.token)
+                text = messages.encode(messages.rematch_offered(seat))
+                for each in game.clients:
+                    each.send_text(text)
+                return
+            old_tokens: list[str | None] = [None, None]
+            old_tokens[seat] = client.token
+            if offer is not None and offer[0] == other:
+                old_tokens[other] = offer[1]
+            await self._start_rematch(game, old_tokens)
+
+    def _rematch_token(self, client: Client, new_game_id: str) -> str | None:
+        return None if client.token is None else rematch_token(client.token, new_game_id)
+
+    async def _start_rematch(self, game: LiveGame, old_tokens: list[str | None]) -> None:
+        """Create the rematch: old seat ``s`` plays seat ``1 - s``; the lock of ``game`` is held."""
+        game_id = new_game_id()
+        kinds = [game.kinds[1], game.kinds[0]]
+        names = [game.names[1], game.names[0]]
+        tokens = [None if t is None else rematch_token(t, game_id) for t in reversed(old_tokens)]
+        if any(kinds[s] == HUMAN and tokens[s] is None for s in (0, 1)):
+            raise Rejected("forbidden", "both players must be present with their seat links")
+        clock = None if game.clock is None else Clock.new(game.clock.control)
+        if clock is not None:
+            clock.start(0, time.time())
+        when = now()
+        stored = StoredGame(
+            game_id=game_id,
+            created=when,
+            updated=when,
+            variant=game.state.variant.to_json(),
+            deal=self._deal(),
+            kinds=kinds,
+            names=names,
+            invite=None,
+            seat_tokens=[None if t is None else digest(t) for t in tokens],
+            status=messages.PLAYING,
+            reshuffles=[],
+            actions=[],
+            clock=None if clock is None else clock.to_store(),
+            rematch_of=game.game_id,
+        )
+        await self.writer.write(lambda conn: store.insert_game(conn, stored))
+        new = rebuild(stored)
+        new.owner = game.owner
+        self.games[game_id] = new
+        game.rematch, game.rematch_offer = game_id, None
+        logs.event("rematch", game_id=game.game_id, rematch=game_id)
+        for client in game.clients:
+            seat = None if client.seat is None else 1 - client.seat
+            client.send(messages.rematch(game_id, seat, self._rematch_token(client, game_id)))
+        self._watch(new)
+        self.schedule_ai(new)
+
+    async def chat(self, game: LiveGame, client: Client, text: str) -> None:
+        """A chat line from ``client``: seats talk in the players' room, spectators in theirs."""
+        try:
+            clean = clean_chat(text)
+        except ValueError as exc:
+            raise Rejected("invalid", str(exc)) from None
+        async with game.lock:
+            if len(game.chat) >= self.chat_lines_per_game:
+                raise Rejected("chat_full", f"this game's chat is full ({self.chat_lines_per_game} lines)")
+            line = {"room": messages.chat_room(client.seat), "seat": client.seat, "text": clean, "at": now()}
+            seq = len(game.chat)
+            await self.writer.write(lambda conn: store.insert_chat(conn, game.game_id, seq, line))
+            game.chat.append(line)
+            game.send_chat(line)
 
     # ----------------------------------------------------------------- AI seats
 
@@ -366,7 +642,11 @@ class GameService:
                 return
             try:
                 view = view_of(game.state, seat)
-                action = await self._ai_action(game, spec, view.to_json())
+                clock = game.clock
+                if clock is not None and timed.short_of_time(clock.left(seat, time.time()), clock.control):
+                    action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
+                else:
+                    action = await self._ai_action(game, spec, view.to_json())
                 async with game.lock:
                     if game.version != view.version:
                         return
@@ -396,8 +676,17 @@ class GameService:
     async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
         """Answer a ``hello``: catch the client up, then register it for live updates."""
         async with game.lock:
+            await self._time_out_now(game)
             for text in await game.catch_up(client.seat, version):
                 client.send_text(text)
+            clock = game.clock_json()
+            if clock is not None:  # caught-up updates carry the clock of their time
+                client.send(messages.clock(clock))
+            if game.rematch is not None:
+                seat = None if client.seat is None else 1 - client.seat
+                client.send(messages.rematch(game.rematch, seat, self._rematch_token(client, game.rematch)))
+            elif game.rematch_offer is not None:
+                client.send(messages.rematch_offered(game.rematch_offer[0]))
             client.answered_at = client.queued
             newly_online = client.seat is not None and not game.online()[client.seat]
             game.clients.add(client)
@@ -412,6 +701,12 @@ class GameService:
         game.clients.discard(client)
         if client.seat is not None and not game.online()[client.seat]:
             game.broadcast_presence()
+
+
+def _quick_action(view: PlayerView) -> Action:
+    """The quick level's choice, computed in a thread rather than queued behind other games' AI
+    turns: a seat short of time cannot wait (``kahuna/ai/timed.py``)."""
+    return make_agent(timed.QUICK_LEVEL).choose(view, random.Random(random_seed()))
 
 
 def _damaged(game_id: str) -> Rejected:

@@ -8,13 +8,14 @@ is synchronous and is called from a worker thread, never from the event loop.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
     Column,
     Connection,
     Engine,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -77,6 +78,39 @@ reshuffles = Table(
     Column("cards", String(24), nullable=False),
 )
 
+clocks = Table(
+    "clocks",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("control", Text, nullable=False),
+    Column("remaining0", Float, nullable=False),
+    Column("remaining1", Float, nullable=False),
+    Column("running", Integer),
+    Column("since", Float),
+)
+"""The clock of a timed game (``kahuna.clock.Clock``), rewritten with every action that ends a turn
+or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart."""
+
+chat = Table(
+    "chat",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("room", String(16), nullable=False),
+    Column("seat", Integer),
+    Column("text", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""Chat lines of a game: ``room`` ``players`` (the two seats) or ``spectators``."""
+
+rematches = Table(
+    "rematches",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("new_game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
+)
+"""A finished game and the rematch its players agreed on (same settings, seats swapped)."""
+
 
 @dataclass
 class StoredGame:
@@ -94,6 +128,13 @@ class StoredGame:
     status: str
     reshuffles: list[str]
     actions: list[str]
+    clock: dict[str, Any] | None = None
+    """``Clock.to_store()`` of a timed game."""
+    termination: dict[str, Any] | None = None
+    """How the game ended off the board (``{"reason", "seat"}``), kept in the ``result`` column."""
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    rematch: str | None = None
+    rematch_of: str | None = None
 
 
 def open_engine(url: str) -> Engine:
@@ -150,6 +191,40 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
     for seat, token in enumerate(game.seat_tokens):
         if token is not None:
             conn.execute(seats.insert().values(token=token, game_id=game.game_id, seat=seat))
+    if game.clock is not None:
+        conn.execute(clocks.insert().values(game_id=game.game_id, **_clock_columns(game.clock)))
+    if game.rematch_of is not None:
+        conn.execute(rematches.insert().values(game_id=game.rematch_of, new_game_id=game.game_id))
+
+
+def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "control": json.dumps(clock["control"]),
+        "remaining0": clock["remaining"][0],
+        "remaining1": clock["remaining"][1],
+        "running": clock["running"],
+        "since": clock["since"],
+    }
+
+
+def save_clock(conn: Connection, game_id: str, clock: dict[str, Any]) -> None:
+    conn.execute(update(clocks).where(clocks.c.game_id == game_id).values(**_clock_columns(clock)))
+
+
+def end_game(
+    conn: Connection, game_id: str, result: dict[str, Any], termination: dict[str, Any], at: str,
+    clock: dict[str, Any] | None,
+) -> None:  # fmt: skip
+    """A game ended off the board (resignation, timeout, abort): its result, with how it ended."""
+    stored = {**result, "termination": termination}
+    ended = {"status": "over", "updated": at, "result": json.dumps(stored)}
+    conn.execute(update(games).where(games.c.id == game_id).values(ended))
+    if clock is not None:
+        save_clock(conn, game_id, clock)
+
+
+def insert_chat(conn: Connection, game_id: str, seq: int, line: dict[str, Any]) -> None:
+    conn.execute(chat.insert().values(game_id=game_id, seq=seq, **line))
 
 
 def insert_seat(conn: Connection, game_id: str, seat: int, token: str, name: str, when: str) -> None:
@@ -172,6 +247,8 @@ class ActionRow:
     status: str
     result: dict[str, Any] | None
     at: str
+    clock: dict[str, Any] | None = None
+    """The game's clock after the action, when the action ended a turn or the game."""
 
 
 def insert_actions(conn: Connection, rows: list[ActionRow]) -> None:
@@ -189,6 +266,8 @@ def insert_actions(conn: Connection, rows: list[ActionRow]) -> None:
                 .where(games.c.id == row.game_id)
                 .values(status=row.status, updated=row.at, result=json.dumps(row.result))
             )
+        if row.clock is not None:
+            save_clock(conn, row.game_id, row.clock)
 
 
 # ------------------------------------------------------------------ reads
@@ -207,6 +286,13 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     played = conn.execute(
         select(actions.c.token, actions.c.at).where(actions.c.game_id == game_id).order_by(actions.c.seq)
     ).all()
+    timed = conn.execute(select(clocks).where(clocks.c.game_id == game_id)).mappings().first()
+    lines = conn.execute(
+        select(chat.c.room, chat.c.seat, chat.c.text, chat.c.at).where(chat.c.game_id == game_id).order_by(chat.c.seq)
+    ).mappings()
+    after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
+    before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
+    result = json.loads(row["result"]) if row["result"] else None
     return StoredGame(
         game_id=row["id"],
         created=row["created"],
@@ -220,7 +306,21 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         status=row["status"],
         reshuffles=list(shuffles),
         actions=[token for token, _ in played],
+        clock=None if timed is None else _clock_of_row(timed),
+        termination=None if not isinstance(result, dict) else result.get("termination"),
+        chat=[dict(line) for line in lines],
+        rematch=after,
+        rematch_of=before,
     )
+
+
+def _clock_of_row(row: Any) -> dict[str, Any]:
+    return {
+        "control": json.loads(row["control"]),
+        "remaining": [row["remaining0"], row["remaining1"]],
+        "running": row["running"],
+        "since": row["since"],
+    }
 
 
 def unfinished_game_ids(conn: Connection) -> list[str]:

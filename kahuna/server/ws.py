@@ -53,9 +53,23 @@ class Ping(BaseModel):
     type: Literal["ping"]
 
 
-Incoming = TypeAdapter[Hello | ActionMessage | Ping](
-    Annotated[Hello | ActionMessage | Ping, Field(discriminator="type")]
-)
+class GameRequest(BaseModel):
+    """Resign, abort or offer (accept) a rematch: the seat's own decisions about the game."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["resign", "abort", "rematch"]
+    id: MsgId | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["chat"]
+    text: Annotated[str, StringConstraints(max_length=1200)]
+    id: MsgId | None = None
+
+
+Message = Hello | ActionMessage | Ping | GameRequest | ChatMessage
+Incoming = TypeAdapter[Message](Annotated[Message, Field(discriminator="type")])
 """What a client may send."""
 
 CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_SLOW = 4403, 4404, 1013
@@ -98,6 +112,7 @@ class Connection:
         self.game = game
         self.client = Client(None)
         self.bucket = Bucket(limits.messages_per_second, limits.messages_burst)
+        self.chat_bucket = Bucket(limits.chat_per_minute / 60, limits.chat_burst)
         self.greeted = False
         """Whether a ``hello`` was answered (the seat is fixed from then on)."""
 
@@ -165,6 +180,7 @@ async def _authenticate(conn: Connection, token: str) -> bool:
         await _refuse(conn.websocket, "forbidden", "this token is not a seat of this game", CLOSE_FORBIDDEN)
         return False
     conn.client.seat = seat
+    conn.client.token = token
     return True
 
 
@@ -208,9 +224,33 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
         return await _hello(conn, message)
     elif client not in conn.game.clients:
         client.send(messages.error("malformed", "send hello first", message.id))
-    else:
+    elif isinstance(message, ActionMessage):
         await _act(conn.service, conn.game, client, message)
+    else:
+        await _request(conn, message)
     return True
+
+
+async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None:
+    """Resign, abort, rematch or chat; answered with ``ack`` (the change itself is broadcast)."""
+    service, game, client = conn.service, conn.game, conn.client
+    try:
+        if isinstance(message, ChatMessage):
+            wait = conn.chat_bucket.take()
+            if wait:
+                raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
+            await service.chat(game, client, message.text)
+        elif message.type == "resign":
+            await service.resign(game, client.seat)
+        elif message.type == "abort":
+            await service.abort(game, client.seat)
+        else:
+            await service.rematch(game, client)
+    except Rejected as exc:
+        logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
+        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        return
+    client.send(messages.ack(message.id, game.version))
 
 
 async def _hello(conn: Connection, message: Hello) -> bool:

@@ -309,7 +309,9 @@ class Game:
         if self.current is None or self.current[0] != seat:
             self.show(min(self.humans), [f"{SEAT_NAMES[seat]} ({self.setup.opponent}) is thinking…"])
         view = view_of(self.state, seat)
-        agent = self.agent if self.quick is None else agent_on_clock(self.agent, self.quick, self.seconds_left(seat))
+        agent = self.agent
+        if self.quick is not None and self.clock is not None:
+            agent = agent_on_clock(self.agent, self.quick, self.seconds_left(seat), self.clock.control)
         action = agent.choose(view, storage.agent_rng(self.setup.seed, len(self.state.history)))
         reason = self.state.why_illegal(action)
         if reason is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 from server_harness import Player, Server, play_random, run
@@ -116,7 +117,13 @@ def test_two_worlds_differing_in_hidden_cards_look_the_same_to_white_and_spectat
     assert len(script) >= 20
     server = Server(tmp_path, deals=[deal_a, deal_b]).start()
     try:
-        games = [server.create(opponent="hotseat", seat="first", name="Alice") for _ in range(2)]
+        clock = {"days": 3}  # the clocks and the chat go through the same messages
+        games = [server.create(opponent="hotseat", seat="first", name="Alice", clock=clock) for _ in range(2)]
+
+        async def chat(player: Player, text: str) -> None:
+            await player.conn.send(type="chat", text=text, id="c")
+            answer = await player.conn.until(lambda m: m["type"] in ("ack", "error") and m["id"] == "c")
+            assert answer["type"] == "ack", answer
 
         async def play(game: dict[str, str | list[str]]) -> list[list[str]]:
             game_id = str(game["game_id"])
@@ -128,10 +135,19 @@ def test_two_worlds_differing_in_hidden_cards_look_the_same_to_white_and_spectat
                 await mover.play(token, msg_id=f"m{step}")
                 for player in [*seats.values(), watcher]:
                     await player.reach(step + 1)
+                if step % 10 == 0:  # within the chat's burst of five lines
+                    for who in (seats[0], seats[1], watcher):
+                        await chat(who, f"step {step}")
             return [seats[0].conn.texts, seats[1].conn.texts, watcher.conn.texts]
 
-        black_a, white_a, spectator_a = run(play(games[0]))
-        black_b, white_b, spectator_b = run(play(games[1]))
+        def timeless(texts: list[str]) -> list[str]:
+            """The clocks' seconds left depend on when the test ran, not on any card."""
+            return [re.sub(r'"remaining":\[[0-9.,]+\]', '"remaining":[]', t) for t in texts]
+
+        black_a, white_a, spectator_a = map(timeless, run(play(games[0])))
+        black_b, white_b, spectator_b = map(timeless, run(play(games[1])))
+        assert any('"clock":{"control":{"days":3}' in t for t in white_a)
+        assert sum('"type":"chat"' in t for t in white_a) >= 2 * (len(script) // 10)
         assert white_a == white_b
         assert spectator_a == spectator_b
         assert black_a != black_b  # Black holds the card that differs
