@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             url = args.url.rstrip("/")
             figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, None, args.attackers))
         else:
-            with _own_server() as (url, pid):
+            with own_server() as (url, pid):
                 figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, pid, args.attackers))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
@@ -273,11 +273,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _own_server() -> Iterator[tuple[str, int]]:
-    """A ``kahuna serve`` process on a free loopback port with a throwaway database."""
+def own_server(*args: str) -> Iterator[tuple[str, int]]:
+    """A ``kahuna serve`` process (with ``args``) on a free loopback port with a throwaway database."""
     with tempfile.TemporaryDirectory(prefix="kahuna-bench-") as tmp:
         port = _free_port()
-        command = [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{tmp}/bench.db"]
+        db = f"sqlite:///{tmp}/bench.db"
+        command = [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", db, *args]
         log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - closed below
         server = subprocess.Popen(command, stdout=log, stderr=log)
         url = f"http://127.0.0.1:{port}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -240,3 +242,13 @@ def test_bad_clocks_are_refused_and_create_nothing(server: Server, clock: object
     assert response.status_code == 422, response.text
     assert "clock" in response.text
     assert server.log().count('"event":"game_created"') == created_before
+
+
+def test_the_timeout_bench_reports_how_late_games_end() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kahuna", "bench", "timeouts", "--games", "3", "--seconds", "1", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["games"] == 3 and 0 <= figures["late_ms_min"] <= figures["late_ms_max"] < 1000
