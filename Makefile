@@ -7,9 +7,10 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check -q -c constraints.txt
 
 # Test folders that mypy --strict checks as well as the package (the others join once annotated).
-TYPED_TESTS := tests/ai tests/envs tests/tui tests/web
-# Test folders whose modules import a helper beside them by its plain name (tui_pty_driver).
-TEST_HELPERS := tests/tui
+TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/test_clock.py
+# Test folders whose modules import a helper beside them by its plain name (tui_pty_driver, positions,
+# server_harness).
+TEST_HELPERS := tests/tui tests/rules tests/server
 # The tests make check runs.
 CHECK_TESTS := tests/rules tests/ai
 

@@ -155,7 +155,7 @@ async def connect(
 ) -> Conn:
     """A WebSocket to the game (from the loopback address ``local``, e.g. ``127.0.0.7``, if given);
     ``token`` goes in the first ``hello``, sent here unless ``hello`` is false."""
-    extra = {} if local is None else {"local_addr": (local, 0)}
+    extra: dict[str, Any] = {} if local is None else {"local_addr": (local, 0)}
     conn = Conn(await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=None, **extra), token)
     if hello:
         await conn.hello(None)
@@ -164,7 +164,7 @@ async def connect(
 
 
 def run(coro: Awaitable[Any]) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 90))  # type: ignore[arg-type]
+    return asyncio.run(asyncio.wait_for(coro, 90))
 
 
 class Player:

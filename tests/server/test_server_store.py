@@ -38,7 +38,7 @@ def test_concurrent_writes_are_committed_and_a_bad_one_fails_alone(tmp_path: Pat
     rng = random.Random(11)
     state = GameState.new(rng)
     assert state.deal is not None
-    played = []
+    played: list[ActionRow] = []
     while not state.is_over:  # a whole game, with its reshuffles, as the service would store it
         before = len(state.reshuffles)
         legal = state.legal_actions()
