@@ -31,6 +31,7 @@ def _check_invariants(state: GameState) -> None:
     assert state.invariant_violation() is None
 
 
+@pytest.mark.slow  # seconds: every action of 40 whole games asked why_illegal (make test runs it, make check not)
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**9), variant=variants)
 def test_invariants_hold_and_legal_means_applicable(seed: int, variant: Variant) -> None:
