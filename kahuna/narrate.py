@@ -52,11 +52,15 @@ def plural(n: int, word: str) -> str:
 
 def outcome_words(winner: int | None, reason: str, names: Sequence[str] = SEAT_NAMES) -> str:
     """Who won and why, as a sentence without the final full stop."""
+    if reason == "aborted":
+        return "The game was aborted: nobody wins"
     if winner is None:
         return "The game is a draw: equal points, equal final scoring and equal bridges"
     who = names[winner]
     other = names[1 - winner]
     return {
+        "resign": f"{other} resigned: {who} wins",
+        "timeout": f"{other} ran out of time: {who} wins",
         "points": f"{who} wins on points",
         "final-scoring": f"{who} wins: equal points, and {who} scored in the final scoring",
         "bridges": f"{who} wins: equal points and no final score, but more bridges on the board",

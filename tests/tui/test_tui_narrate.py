@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kahuna.narrate import narrate, narrate_for
+from kahuna.narrate import narrate, narrate_for, outcome_words
 from kahuna.rules import GameRecord
 from kahuna.rules.board import LETTERS, LINE_INDEX
 from kahuna.rules.events import (
@@ -72,3 +72,9 @@ def test_every_action_of_every_example_game_is_told() -> None:
             assert text.endswith(".") and "Event" not in text, (path.name, token, text)
         assert state.is_over
         assert text.split(". ")[-1].rstrip(".").startswith(("White wins", "Black wins", "The game is a draw"))
+
+
+def test_games_ended_off_the_board_are_told_as_such() -> None:
+    assert outcome_words(1, "resign") == "Black resigned: White wins"
+    assert outcome_words(0, "timeout") == "White ran out of time: Black wins"
+    assert outcome_words(None, "aborted") == "The game was aborted: nobody wins"
