@@ -1,7 +1,6 @@
 """The HTTP API of docs/protocol.md: create, join, list and summarize games, and their records.
 
-Every endpoint is rate limited per client IP address (:class:`Quotas`); a refused request gets
-``429 rate_limited`` with ``retry_after`` seconds.
+Every endpoint is rate limited per client address before a request gets here (``guard.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +13,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
-from kahuna.server.config import Limits
 from kahuna.server.live import LiveGame
 from kahuna.server.names import MAX_CODE_POINTS, clean_name
-from kahuna.server.ratelimit import RateLimiter
 from kahuna.server.service import GameService, NewGame, Rejected
 
 AI_LEVELS = (*LEVELS, "random")
@@ -37,23 +34,6 @@ Name = Annotated[str, StringConstraints(max_length=4 * MAX_CODE_POINTS), AfterVa
 """A player's name: shown to others (see ``kahuna.server.names``)."""
 Secret = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 GameId = Annotated[str, Path(min_length=1, max_length=32)]
-
-
-class Quotas:
-    """Per-IP token buckets for each kind of request (``Limits`` gives their sizes)."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.games = RateLimiter(limits.games_per_minute / 60, limits.games_burst)
-        self.joins = RateLimiter(limits.joins_per_minute / 60, limits.joins_burst)
-        self.reads = RateLimiter(limits.reads_per_second, limits.reads_burst)
-        self.replays = RateLimiter(limits.replays_per_minute / 60, limits.replays_burst)
-
-    @staticmethod
-    def charge(limiter: RateLimiter, request: Request) -> None:
-        """Go ahead, or raise ``Rejected`` (429) with the seconds to wait."""
-        wait = limiter.check(client_ip(request))
-        if wait:
-            raise Rejected("rate_limited", f"too many requests: try again in {wait:.0f} s", 429, retry_after=wait)
 
 
 def client_ip(request: Request) -> str:
@@ -124,7 +104,7 @@ class MyGame(Summary):
     token: str
 
 
-def router(service: GameService, quotas: Quotas) -> APIRouter:
+def router(service: GameService) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     async def game_or_404(game_id: str) -> LiveGame:
@@ -136,43 +116,35 @@ def router(service: GameService, quotas: Quotas) -> APIRouter:
     @api.post("/games", status_code=201, response_model=CreatedGame)
     async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link."""
-        quotas.charge(quotas.games, request)
         spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
         return await service.create(spec, owner=client_ip(request))
 
     @api.post("/join/{invite}", response_model=SeatLinks)
-    async def join_game(
-        invite: Annotated[str, Path(max_length=64)], body: JoinGame, request: Request
-    ) -> dict[str, Any]:
+    async def join_game(invite: Annotated[str, Path(max_length=64)], body: JoinGame) -> dict[str, Any]:
         """Take the free seat of a human game (409 once taken)."""
-        quotas.charge(quotas.joins, request)
         return await service.join(invite, body.name)
 
     @api.get("/games/{game_id}", response_model=Summary)
-    async def game_summary(game_id: GameId, request: Request) -> dict[str, Any]:
+    async def game_summary(game_id: GameId) -> dict[str, Any]:
         """Public summary of a game."""
-        quotas.charge(quotas.reads, request)
         return (await game_or_404(game_id)).summary()
 
     @api.post("/my-games", response_model=list[MyGame])
-    async def my_games(body: MyGames, request: Request) -> list[dict[str, Any]]:
+    async def my_games(body: MyGames) -> list[dict[str, Any]]:
         """The games of the seat tokens a browser holds (unknown tokens are skipped)."""
-        quotas.charge(quotas.reads, request)
         return await service.my_games(body.tokens)
 
     @api.get("/games/{game_id}/record")
-    async def game_record(game_id: GameId, request: Request) -> JSONResponse:
+    async def game_record(game_id: GameId) -> JSONResponse:
         """A finished game's full kahuna-record/1; an unfinished game's public record only."""
-        quotas.charge(quotas.replays, request)
         game = await game_or_404(game_id)
         return JSONResponse(game.full_record() if game.state.is_over else game.public_record())
 
     @api.get("/games/{game_id}/replay", response_class=Response)
-    async def game_replay(game_id: GameId, request: Request) -> Response:
+    async def game_replay(game_id: GameId) -> Response:
         """A finished game step by step as a spectator saw it (409 ``not_over`` before the end).
 
         Its steps are computed once per game, in a worker thread, and sent as they were."""
-        quotas.charge(quotas.replays, request)
         game = await game_or_404(game_id)
         if not game.state.is_over:
             raise Rejected("not_over", "the replay is available once the game is over", 409)
@@ -186,7 +158,4 @@ def router(service: GameService, quotas: Quotas) -> APIRouter:
 
 def rejected_response(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Rejected)
-    retry = exc.extra.get("retry_after")
-    headers = None if retry is None else {"Retry-After": str(int(retry))}
-    body = {"error": exc.code, "message": exc.message, **exc.extra}
-    return JSONResponse(body, status_code=exc.status, headers=headers)
+    return JSONResponse({"error": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)

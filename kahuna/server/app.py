@@ -20,6 +20,7 @@ from kahuna.server import api, logs, ws
 from kahuna.server.ai import AiPool
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
+from kahuna.server.ratelimit import Quotas
 from kahuna.server.service import DealProvider, GameService, Rejected
 from kahuna.server.store import check_writable, open_engine
 from kahuna.server.writer import Writer
@@ -69,7 +70,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         docs_url=None,
         redoc_url=None,
     )
-    app.include_router(api.router(service, api.Quotas(limits)))
+    app.include_router(api.router(service))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
@@ -94,7 +95,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
     if WEB_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
-    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout)
+    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=Quotas(limits))
     return app
 
 

@@ -1,5 +1,8 @@
-"""ASGI middleware in front of the app: request size and time limits, security headers, and one
-structured log line per request.
+"""ASGI middleware in front of the app: per-address rate limits, request size and time limits,
+security headers, and one structured log line per request.
+
+Rate limits are checked here, before FastAPI parses anything, so that a flood of refused requests
+costs a dictionary lookup each (``429 rate_limited`` with ``retry_after`` and ``Retry-After``).
 
 Logged paths never carry a secret: query strings are dropped and the invite code of a join path
 is replaced by ``{invite}``.
@@ -14,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kahuna.server import logs
+from kahuna.server.ratelimit import Quotas
 
 SECRET_PATH_PREFIXES = ("/api/join/", "/join/")
 
@@ -51,10 +56,11 @@ class BodyRefused(Exception):
 
 
 class Guard:
-    def __init__(self, app: ASGIApp, max_body: int, body_timeout: float) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, body_timeout: float, quotas: Quotas) -> None:
         self.app = app
         self.max_body = max_body
         self.body_timeout = body_timeout
+        self.quotas = quotas
 
     def too_large(self) -> BodyRefused:
         return BodyRefused(413, "too_large", f"request body over {self.max_body} bytes")
@@ -92,7 +98,14 @@ class Guard:
             await send(message)
 
         declared = _content_length(scope)
+        limiter = self.quotas.limiter(scope["method"], scope["path"])
+        wait = 0.0 if limiter is None else limiter.check(scope["client"][0] if scope.get("client") else "")
         try:
+            if wait:
+                status = 429
+                body = {"error": "rate_limited", "message": f"too many requests: try again in {wait:.0f} s"}
+                await _send_json(send, 429, {**body, "retry_after": wait}, [(b"retry-after", b"%d" % wait)])
+                return
             if declared is not None and declared > self.max_body:
                 raise self.too_large()
             await self.app(scope, counting_receive, watching_send)
@@ -116,8 +129,8 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+async def _send_json(send: Send, status: int, body: dict[str, Any], more: Sequence[tuple[bytes, bytes]] = ()) -> None:
     data = json.dumps(body).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *more]
     await send({"type": "http.response.start", "status": status, "headers": [*headers, *SECURITY_HEADERS]})
     await send({"type": "http.response.body", "body": data})

@@ -10,6 +10,8 @@ import math
 import time
 from collections import OrderedDict
 
+from kahuna.server.config import Limits
+
 MAX_KEYS = 100_000
 """Clients remembered per limiter; the least recently seen are forgotten first (memory stays bounded)."""
 
@@ -55,3 +57,26 @@ class RateLimiter:
             self._buckets.move_to_end(key)
         wait = bucket.take()
         return 0.0 if wait == 0 else float(math.ceil(wait))
+
+
+class Quotas:
+    """The per-address limits of the HTTP API (``Limits`` gives their sizes), checked in the
+    middleware before a request reaches FastAPI, so that a refusal costs next to nothing."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.games = RateLimiter(limits.games_per_minute / 60, limits.games_burst)
+        self.joins = RateLimiter(limits.joins_per_minute / 60, limits.joins_burst)
+        self.reads = RateLimiter(limits.reads_per_second, limits.reads_burst)
+        self.replays = RateLimiter(limits.replays_per_minute / 60, limits.replays_burst)
+
+    def limiter(self, method: str, path: str) -> RateLimiter | None:
+        """Which budget a request draws on (``None``: pages and static files are not limited here)."""
+        if not path.startswith("/api/"):
+            return None
+        if method == "POST" and path == "/api/games":
+            return self.games
+        if path.startswith("/api/join/"):
+            return self.joins
+        if path.endswith(("/replay", "/record")):
+            return self.replays
+        return self.reads

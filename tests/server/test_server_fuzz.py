@@ -5,10 +5,10 @@ left exactly as it was.
 
 ``make test`` runs a short form; the long campaign (over 10,000 inputs) is
 
-    KAHUNA_FUZZ_EXAMPLES=3000 .venv/bin/pytest -q tests/server/test_server_fuzz.py
+    KAHUNA_FUZZ_EXAMPLES=3000 .venv/bin/pytest -q -s tests/server/test_server_fuzz.py
 
 (frames and bodies take ``KAHUNA_FUZZ_EXAMPLES`` examples each, schemathesis a third of it per
-operation; each test asserts how many inputs it sent).
+operation; each test prints and checks how many inputs it sent).
 """
 
 from __future__ import annotations
@@ -117,6 +117,7 @@ def test_fuzzed_frames_get_clear_errors_and_leave_the_game_alone(fuzzed: Server)
                 assert [e["code"] for e in errors] == ["malformed"], (frame, replies)
 
         check()
+    print(f"fuzz: {sent} WebSocket frames")
     assert sent >= EXAMPLES
     summary, record = _snapshot(fuzzed, game_id)
     assert summary["version"] == acks
@@ -167,6 +168,7 @@ def test_fuzzed_http_bodies_get_clear_errors(fuzzed: Server) -> None:
             _clear(http.post(path, content=body, headers={"content-type": content_type} if content_type else {}))
 
         check()
+    print(f"fuzz: {sent} HTTP bodies")
     assert sent >= EXAMPLES
     assert _snapshot(fuzzed, created["game_id"]) == before
 
@@ -195,5 +197,6 @@ def test_schemathesis_against_the_openapi_description(fuzzed: Server) -> None:
                 assert error["error"] in HTTP_ERRORS and error["message"], error
 
         check()
+    print(f"fuzz: {sent} schemathesis cases over {len(operations)} operations")
     assert sent >= len(operations) * 5
     assert _snapshot(fuzzed, created["game_id"]) == before
