@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 BENCHES: dict[str, str] = {
     "engine": "kahuna.bench.engine",
     "server": "kahuna.bench.server",
+    "probes": "kahuna.bench.probes",
     "timeouts": "kahuna.bench.timeouts",
 }
 """``kahuna bench NAME``: modules that define ``add_parser(subparsers)`` for that benchmark."""
