@@ -186,7 +186,12 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
         rng = random.Random(seed + game)
         start = GameState.new(rng)
         for _ in range(20 * game):
-            start.apply_unchecked(start.legal_actions()[rng.randrange(len(start.legal_actions()))])
+            legal = start.legal_actions()
+            after = start.copy()
+            after.apply_unchecked(legal[rng.randrange(len(legal))])
+            if after.is_over:
+                break
+            start = after
         views.append(view_of(start, start.to_move))
     chunk = 10_000
     after_warmup = 0
