@@ -17,15 +17,18 @@ import os
 import random
 import threading
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
-from typing import Any
+from typing import Any, TypeVar
 
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVEL_SPECS
 from kahuna.ai.registry import FACTORIES, make_agent
 from kahuna.rules import PlayerView
+
+T = TypeVar("T")
 
 _agents: dict[str, Agent] = {}
 """Agents already built in this worker process, by spec (some load tables or networks)."""
@@ -120,21 +123,30 @@ class AiPool:
         """The agent's token, once a worker is free for it (:class:`FairQueue`)."""
         await self._queue.acquire(owner, costly(spec))
         try:
-            return await self._run(spec, view_json, seed)
+            return await self._execute(choose_token, spec, view_json, seed)
         finally:
             self._queue.release()
 
-    async def _run(self, spec: str, view_json: dict[str, Any], seed: int) -> str:
+    async def run(self, owner: str, fn: Callable[..., T], *args: Any) -> T:
+        """Other costly work in a worker (a decision of a post-game analysis), queued like a costly
+        move so that live games keep their turn."""
+        await self._queue.acquire(owner, True)
+        try:
+            return await self._execute(fn, *args)
+        finally:
+            self._queue.release()
+
+    async def _execute(self, fn: Callable[..., T], *args: Any) -> T:
         """Run in a worker; a pool whose worker died (killed, out of memory) is replaced once."""
         loop = asyncio.get_running_loop()
         pool = self._pool
         try:
-            return await loop.run_in_executor(pool, choose_token, spec, view_json, seed)
+            return await loop.run_in_executor(pool, fn, *args)
         except BrokenProcessPool:
             if self._pool is pool:  # the first game to notice replaces it
                 pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()
-            return await loop.run_in_executor(self._pool, choose_token, spec, view_json, seed)
+            return await loop.run_in_executor(self._pool, fn, *args)
 
     def close(self) -> None:
         """Drop queued moves, let a running one finish (workers exit cleanly)."""

@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from kahuna.server import api, logs, ws
+from kahuna.server import analysis, api, logs, ws
 from kahuna.server.ai import AiPool
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
@@ -48,6 +48,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
     )
+    analyses = analysis.AnalysisJobs(
+        writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -59,6 +62,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             yield
         finally:
             service.stop()
+            analyses.stop()
             ai_pool.close()
             await writer.close()
             engine.dispose()
@@ -71,6 +75,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         redoc_url=None,
     )
     app.include_router(api.router(service))
+    app.include_router(analysis.router(service, analyses))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)

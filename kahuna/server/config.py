@@ -73,6 +73,13 @@ class Limits:
     """Chat lines per connection (a flood is refused with ``rate_limited``)."""
     chat_lines_per_game: int = 500
     """Chat lines a game keeps in all; more are refused (``chat_full``)."""
+    analyses_per_hour: float = 6
+    analyses_burst: int = 3
+    """Post-game analyses started per IP address (each costs a worker tens of seconds; a cached
+    one is free): docs/analysis.md."""
+    analysis_iterations: int = 300
+    """Search iterations per decision and per graph point of a post-game analysis (the same for
+    every game, so that the analyses of two games compare)."""
 
     @classmethod
     def names(cls) -> list[str]:

@@ -111,6 +111,15 @@ rematches = Table(
 )
 """A finished game and the rematch its players agreed on (same settings, seats swapped)."""
 
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("result", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""The post-game analysis of a finished game (``kahuna.server.analysis``), computed once."""
+
 
 @dataclass
 class StoredGame:

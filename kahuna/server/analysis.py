@@ -1,0 +1,207 @@
+"""Post-game analysis as a background job: asked for by a player of a finished game, computed in
+the AI worker pool at a fixed budget, cached with the game, paid from a per-player quota.
+
+The work is the analysis of :mod:`kahuna.ai.analysis` (every decision judged from its mover's
+own view) and the public graph of :mod:`kahuna.ai.wingraph` (one point per turn from the
+spectator's view). Each decision and each turn is one task of the AI pool, queued as costly
+behind live games' moves (:class:`~kahuna.server.ai.FairQueue`), and a job runs one task at a time,
+so an analysis never holds more than one worker; ``done``/``total`` tasks is its progress.
+
+Who sees what: the graph is public. A move's analysis is computed from its mover's hand (its
+``best`` action may name a card only that player held), so a player gets the analysis of its own
+seat's moves and only the public token of the other seat's; spectators get the graph alone.
+
+The quota is per client address (players have no accounts: a browser's "player" is its address),
+``analyses_per_hour`` jobs started per hour with a burst; cached results cost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import Connection, insert, select
+
+from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
+from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
+from kahuna.rules import GameRecord, PlayerView
+from kahuna.server import logs, store
+from kahuna.server.ai import AiPool
+from kahuna.server.api import GameId, Secret, client_ip
+from kahuna.server.live import LiveGame
+from kahuna.server.ratelimit import RateLimiter
+from kahuna.server.service import GameService, Rejected
+from kahuna.server.writer import Writer
+
+SEED = 0
+"""Every game is analysed with the same seed: the same game gives the same analysis."""
+
+
+@dataclass
+class Job:
+    """An analysis being computed."""
+
+    total: int
+    done: int = 0
+    failed: bool = False
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class AnalysisJobs:
+    """Starts, tracks and caches the analyses of finished games."""
+
+    def __init__(self, writer: Writer, ai: AiPool, iterations: int, per_hour: float, burst: int) -> None:
+        self.budget = Budget(iterations=iterations)
+        """Per decision and per graph point: fixed for every game (``Limits.analysis_iterations``)."""
+        self.writer = writer
+        self.ai = ai
+        self.quota = RateLimiter(per_hour / 3600.0, burst)
+        self.jobs: dict[str, Job] = {}
+        self._cache: dict[str, dict[str, Any]] = {}
+
+    def stop(self) -> None:
+        """Cancel the running jobs (the server is stopping; they are asked for again later)."""
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+        self.jobs.clear()
+
+    async def result(self, game_id: str) -> dict[str, Any] | None:
+        """The stored analysis of a game, if it has been computed."""
+        cached = self._cache.get(game_id)
+        if cached is not None:
+            return cached
+
+        def read(conn: Connection) -> str | None:
+            row = conn.execute(select(store.analyses.c.result).where(store.analyses.c.game_id == game_id)).first()
+            return None if row is None else str(row[0])
+
+        text = await self.writer.read(read)
+        if text is None:
+            return None
+        result: dict[str, Any] = json.loads(text)
+        self._cache[game_id] = result
+        return result
+
+    async def request(self, game: LiveGame, client: str) -> None:
+        """Start the analysis of a finished game unless it is cached or running; the quota is
+        charged only when a job starts (``Rejected`` 429 when it is spent)."""
+        if game.game_id in self.jobs and not self.jobs[game.game_id].failed:
+            return
+        if await self.result(game.game_id) is not None:
+            return
+        wait = self.quota.check(client)
+        if wait:
+            raise Rejected("analysis_quota", "analysis quota spent: try again later", 429, retry_after=wait)
+        record = GameRecord.from_json(game.full_record())
+        steps = await asyncio.to_thread(decisions, record)
+        starts, _ = await asyncio.to_thread(turn_starts, record)
+        job = Job(total=len(steps) + len(starts))
+        self.jobs[game.game_id] = job
+        job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
+        logs.event("analysis_started", game_id=game.game_id, tasks=job.total)
+
+    async def _run(
+        self,
+        game_id: str,
+        record: GameRecord,
+        steps: list[Decision],
+        starts: list[tuple[int, int, PlayerView]],
+        job: Job,
+        client: str,
+    ) -> None:
+        owner = f"analysis:{client}"
+        try:
+            moves: list[MoveAnalysis] = []
+            for decision in steps:
+                moves.append(await self.ai.run(owner, analyse_decision, decision, self.budget, SEED))
+                job.done += 1
+            graph: list[GraphPoint] = []
+            for turn, step, view in starts:
+                black = await self.ai.run(owner, public_estimate, view, self.budget, seed_for(SEED, step))
+                graph.append(GraphPoint(turn, step, black))
+                job.done += 1
+            outcome = record.replay().outcome
+            if outcome is not None:
+                result_point = 0.5 if outcome.winner is None else float(outcome.winner == 0)
+                graph.append(GraphPoint(len(graph), len(record.actions), result_point))
+            result = {
+                "budget": self.budget.iterations,
+                "moves": [m.to_json() for m in moves],
+                "public": [{"step": d.step, "seat": d.seat, "played": d.played.public_token} for d in steps],
+                "summary": summary(moves),
+                "graph": [p.to_json() for p in graph],
+            }
+            text = json.dumps(result)
+            when = datetime.now(UTC).isoformat(timespec="seconds")
+
+            def write(conn: Connection) -> None:
+                conn.execute(insert(store.analyses).values(game_id=game_id, result=text, at=when))
+
+            await self.writer.write(write)
+            self._cache[game_id] = result
+            del self.jobs[game_id]
+            logs.event("analysis_done", game_id=game_id)
+        except Exception as exc:  # a failed job may be asked for again
+            job.failed = True
+            logs.event("analysis_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
+
+    async def status(self, game: LiveGame, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (``None``: anyone) may see: state, progress, the graph, its own moves."""
+        result = await self.result(game.game_id)
+        if result is None:
+            job = self.jobs.get(game.game_id)
+            if job is None:
+                return {"state": "none"}
+            state = "failed" if job.failed else "running"
+            return {"state": state, "done": job.done, "total": job.total}
+        out: dict[str, Any] = {"state": "done", "budget": result["budget"], "graph": result["graph"]}
+        if seat is not None:
+            out["moves"] = [
+                own if own["seat"] == seat else public
+                for own, public in zip(result["moves"], result["public"], strict=True)
+            ]
+            out["summary"] = result["summary"][str(seat)]
+        return out
+
+
+class AnalysisRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: Secret
+
+
+def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
+    """``POST /api/games/{id}/analysis`` (a player: start it, see it) and ``GET`` (anyone: the graph)."""
+    api = APIRouter(prefix="/api")
+
+    async def game_or_404(game_id: str) -> LiveGame:
+        game = await service.get(game_id)
+        if game is None:
+            raise Rejected("not_found", "no such game", 404)
+        return game
+
+    @api.post("/games/{game_id}/analysis")
+    async def request_analysis(game_id: GameId, body: AnalysisRequest, request: Request) -> dict[str, Any]:
+        """Start the analysis of a finished game (a player's seat token; 409 before the end, 403 for
+        a token of no seat, 429 when the address's quota is spent) and return what that player sees."""
+        game = await game_or_404(game_id)
+        seat = game.seat_of_token(body.token)
+        if seat is None:
+            raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
+        if not game.state.is_over:
+            raise Rejected("not_over", "the analysis is available once the game is over", 409)
+        await jobs.request(game, client_ip(request))
+        return await jobs.status(game, seat)
+
+    @api.get("/games/{game_id}/analysis")
+    async def public_analysis(game_id: GameId) -> dict[str, Any]:
+        """The public part of a game's analysis: progress, then the win-probability graph."""
+        return await jobs.status(await game_or_404(game_id), None)
+
+    return api

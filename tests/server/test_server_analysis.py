@@ -1,0 +1,88 @@
+"""Post-game analysis on the real server: a player's request, the background job, what each side
+sees, the per-address quota and the cache that outlives a restart."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from server_harness import Player, Server, play_random, run
+
+
+def _wait_done(server: Server, game_id: str, token: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while True:
+        reply = server.post(f"/api/games/{game_id}/analysis", {"token": token})
+        assert reply.status_code == 200, reply.text
+        status: dict[str, Any] = reply.json()
+        assert status["state"] in ("running", "done"), status
+        if status["state"] == "done":
+            return status
+        assert 0 <= status["done"] <= status["total"]
+        assert time.monotonic() < deadline, status
+        time.sleep(0.3)
+
+
+def test_analysis_job_for_the_players_of_a_finished_game(tmp_path: Path) -> None:
+    limits = ("analysis_iterations=4", "analyses_burst=1", "analyses_per_hour=1")
+    server = Server(tmp_path, args=tuple(x for limit in limits for x in ("--limit", limit))).start()
+    try:
+        game = server.create(opponent="hotseat", seat="first")
+        game_id, tokens = game["game_id"], game["tokens"]
+
+        async def play() -> list[str]:
+            seats = {s: await Player.join(server, game_id, tokens[s]) for s in (0, 1)}
+            early = server.post(f"/api/games/{game_id}/analysis", {"token": tokens[0]})
+            assert early.status_code == 409 and early.json()["error"] == "not_over"
+            await play_random(seats, [], random.Random(4), None)
+            history: list[str] = seats[0].last["view"]["history"]
+            return history
+
+        history = run(play())
+        assert server.get(f"/api/games/{game_id}/analysis").json() == {"state": "none"}
+        stranger = server.post(f"/api/games/{game_id}/analysis", {"token": "not-a-seat-token"})
+        assert stranger.status_code == 403 and stranger.json()["error"] == "not_a_player"
+
+        black = _wait_done(server, game_id, tokens[0])
+        white = server.post(f"/api/games/{game_id}/analysis", {"token": tokens[1]}).json()
+        record = server.get(f"/api/games/{game_id}/record").json()
+        assert black["budget"] == 4 and len(black["moves"]) == len(record["actions"]) == len(history)
+        for seat, status in ((0, black), (1, white)):
+            for move, token in zip(status["moves"], record["actions"], strict=True):
+                if move["seat"] == seat:
+                    assert move["played"] == token and move["class"] in (
+                        "forced",
+                        "best",
+                        "inaccuracy",
+                        "mistake",
+                        "blunder",
+                    )
+                else:  # the other seat's moves: only what a spectator saw
+                    assert set(move) == {"step", "seat", "played"}
+                    assert move["played"] == ("-?" if token.startswith("-") else token)
+            assert status["summary"]["actions"] == sum(m["seat"] == seat for m in status["moves"])
+        public = server.get(f"/api/games/{game_id}/analysis").json()
+        assert set(public) == {"state", "budget", "graph"}
+        assert public["graph"] == black["graph"] and public["graph"][-1]["step"] == len(history)
+        assert all(0 <= p["black"] <= 1 for p in public["graph"])
+
+        # A second analysis from the same address within the hour: the quota is spent.
+        other = server.create(opponent="hotseat", seat="first")
+
+        async def abort() -> None:
+            player = await Player.join(server, other["game_id"], other["tokens"][0])
+            await player.conn.send(type="abort", id="a")
+            await player.conn.until(lambda m: m["type"] == "ack")
+
+        run(abort())
+        refused = server.post(f"/api/games/{other['game_id']}/analysis", {"token": other["tokens"][0]})
+        assert refused.status_code == 429 and refused.json()["error"] == "analysis_quota"
+        # The finished analysis is stored with the game: free, and there after a restart.
+        server.stop()
+        server.start()
+        again = server.post(f"/api/games/{game_id}/analysis", {"token": tokens[0]}).json()
+        assert again == black
+    finally:
+        server.stop()
