@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from kahuna.server import analysis, api, logs, ws
+from kahuna.server import analysis, api, hints, logs, ws
 from kahuna.server.ai import AiPool
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
@@ -76,6 +76,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     )
     app.include_router(api.router(service))
     app.include_router(analysis.router(service, analyses))
+    app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)

@@ -80,6 +80,9 @@ class Limits:
     analysis_iterations: int = 300
     """Search iterations per decision and per graph point of a post-game analysis (the same for
     every game, so that the analyses of two games compare)."""
+    hints_per_minute: float = 10
+    hints_burst: int = 5
+    """Hints per IP address (each is an expert's search in a worker): docs/analysis.md."""
 
     @classmethod
     def names(cls) -> list[str]:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 from server_harness import Player, Server, play_random, run
 
 
@@ -86,3 +87,35 @@ def test_analysis_job_for_the_players_of_a_finished_game(tmp_path: Path) -> None
         assert again == black
     finally:
         server.stop()
+
+
+def test_hints_only_when_learning(server: Server) -> None:
+    def ask(game_id: str, *tokens: str) -> httpx.Response:
+        return server.post(f"/api/games/{game_id}/hint", {"tokens": list(tokens)})
+
+    ai_game = server.create(opponent="ai", level="easy", seat="first")
+    given = ask(ai_game["game_id"], ai_game["token"])
+    assert given.status_code == 200, given.text
+    hint = given.json()
+    assert hint["version"] == 0 and hint["why"].startswith(hint["action"] + ": ")
+
+    async def legal_now() -> list[str]:
+        black = await Player.join(server, ai_game["game_id"], ai_game["token"])
+        await black.conn.close()
+        legal: list[str] = black.last["legal"]
+        return legal
+
+    assert hint["action"] in run(legal_now())
+    assert ask(ai_game["game_id"], "not-a-token").json()["error"] == "forbidden"
+
+    hotseat = server.create(opponent="hotseat", seat="first")
+    both = ask(hotseat["game_id"], *hotseat["tokens"])
+    assert both.status_code == 200 and both.json()["why"].startswith(both.json()["action"])
+    alone = ask(hotseat["game_id"], hotseat["tokens"][0])
+    assert alone.status_code == 403 and alone.json()["error"] == "no_hints"
+    waiting = ask(hotseat["game_id"], hotseat["tokens"][1])  # Black is to move, not White
+    assert waiting.status_code == 409 and waiting.json()["error"] == "not_your_turn"
+
+    person = server.create(opponent="human", seat="first", name="Alice")
+    refused = ask(person["game_id"], person["token"])
+    assert refused.status_code == 403 and refused.json()["error"] == "no_hints"
