@@ -4,15 +4,16 @@ Each game is a hotseat game (one HTTP request gives both seat tokens) played by 
 per seat, each choosing uniformly among the legal tokens it is sent after a think time (``--think``,
 mean 250 ms, drawn uniformly from half to one and a half times the mean so that games do not move
 in step: a brisk player; 0 measures the saturated server, where latency is mostly the queue of the
-other games' moves). Clients play until their game ends or ``--seconds`` have passed. The
+other games' moves). Clients play for ``--seconds``, starting a new game when theirs ends. The
 latency of a move is the time from sending the action to receiving its ``ack`` (the action is then
 committed to the database). Without ``--url`` the benchmark starts its own server on a free port
 with a fresh SQLite database in a temporary directory, and stops it at the end.
 
 ``--attackers K`` turns it into a soak: K malicious clients run beside the honest ones for the
-whole time (see :mod:`kahuna.bench.attacks`: hello floods, replay and record floods, game-creation
-floods, hostile frames, silent and trickling connections), and the report adds how they were
-answered and the server's memory (RSS) sampled every second. On a loopback server every honest
+whole time (see :mod:`kahuna.bench.attacks`:
+hello floods, replay and record floods, game-creation floods, hostile frames, silent and trickling
+connections), and the report adds how they were answered and the server's memory (RSS) sampled
+every second. On a loopback server every honest
 game plays from its own address (``127.0.1.x``) and the attackers from theirs (``127.0.2.x``), as
 distinct users would, so that per-address limits apply to each as they would in the wild.
 """
@@ -167,19 +168,15 @@ async def _bench(
             response = await http.post("/api/games", json={"opponent": "hotseat", "seat": "first", "name": "bench"})
             response.raise_for_status()
             created.append(response.json())
-    ws_url = "ws" + url[len("http") :]
     with Progress(games, "games") as bar:
         cpu_before = _cpu_seconds(server_pid)
         start = time.perf_counter()
         deadline = start + pace.seconds
         clients = []
         for i, game in enumerate(created):
-            for seat in (0, 1):
-                rng = random.Random(seed * 1009 + 2 * i + seat)
-                game_url = f"{ws_url}/ws/{game['game_id']}"
-                hello = {"type": "hello", "version": None, "token": game["tokens"][seat]}
-                address = honest_address(url, i)
-                clients.append(_seat(game_url, hello, address, rng, pace.think, deadline, figures, bar))
+            rngs = (random.Random(seed * 1009 + 2 * i), random.Random(seed * 1009 + 2 * i + 1))
+            table = _Table(url, honest_address(url, i), rngs, pace.think, deadline, figures, bar)
+            clients.append(table.play(game))
         game_ids = [game["game_id"] for game in created]
         for k in range(attackers):
             clients.append(attacks.attacker(k, url, game_ids, deadline, figures.attacks, random.Random(seed + k)))
@@ -191,6 +188,47 @@ async def _bench(
     if cpu_before is not None and cpu_after is not None:
         figures.server_cpu = cpu_after - cpu_before
     return figures, seconds
+
+
+@dataclass
+class _Table:
+    """The two seats of one honest game; a new game follows each finished one until the end."""
+
+    url: str
+    address: str | None
+    rngs: tuple[random.Random, random.Random]
+    think: float
+    deadline: float
+    figures: Figures
+    bar: Progress
+
+    async def play(self, game: dict[str, Any]) -> None:
+        ws_url = "ws" + self.url[len("http") :]
+        while True:
+            seats = []
+            for seat in (0, 1):
+                hello = {"type": "hello", "version": None, "token": game["tokens"][seat]}
+                seats.append(
+                    _seat(
+                        f"{ws_url}/ws/{game['game_id']}",
+                        hello,
+                        self.address,
+                        self.rngs[seat],
+                        self.think,
+                        self.deadline,
+                        self.figures,
+                        self.bar,
+                    )
+                )
+            await asyncio.gather(*seats)
+            if time.perf_counter() >= self.deadline:
+                return
+            transport = httpx.AsyncHTTPTransport(local_address=self.address) if self.address else None
+            async with httpx.AsyncClient(base_url=self.url, timeout=30, transport=transport) as http:
+                body = {"opponent": "hotseat", "seat": "first", "name": "bench"}
+                response = await http.post("/api/games", json=body)
+                response.raise_for_status()
+                game = response.json()
 
 
 async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:

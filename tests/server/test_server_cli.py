@@ -69,3 +69,12 @@ def test_bench_server_soak_with_attackers_reports_latency_and_memory() -> None:
     assert attacks["hello_frames"] > 0 and attacks["hostile_frames"] > 0 and attacks.get("ws_malformed", 0) > 0
     assert attacks.get("http_429", 0) > 0  # the floods met the rate limits
     assert len(figures["rss_mib"]) >= 3 and max(figures["rss_mib"]) < 1024
+
+
+def test_bench_probes_report_what_the_attacks_achieved() -> None:
+    result = _kahuna("bench", "probes", "--only", "5,8,9", timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("5. ") and "error 'malformed'" in lines[0] and "['error', 'pong']" in lines[0]
+    assert lines[1] == "8. names with U+202E: 422, U+200B: 422, U+2028: 422"
+    assert lines[2].endswith("the connection is seat 0")
