@@ -43,7 +43,7 @@ def client_ip(request: Request) -> str:
 class CreateGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    opponent: Literal["ai", "human", "hotseat"]
+    opponent: Literal["ai", "human", "hotseat", "tutorial"]
     level: Level = "easy"
     variant: list[Literal["no_build_at_enemy_stone", "replace_on_remove"]] = Field(default_factory=list, max_length=2)
     seat: Literal["first", "second", "random"] = "random"

@@ -50,6 +50,7 @@ from kahuna.server.live import AI_PREFIX, HUMAN, Client, LiveGame, rebuild
 from kahuna.server.names import clean_chat
 from kahuna.server.store import ActionRow, StoredGame
 from kahuna.server.tokens import digest, new_game_id, new_secret, random_seed
+from kahuna.server.tutorial import TUTOR_NAME, TUTORIAL_DEAL
 from kahuna.server.writer import Writer
 
 DealProvider = Callable[[], str]
@@ -259,7 +260,8 @@ class GameService:
             control = TimeControl.from_json(spec.clock, self.clock_min_seconds)
         except ClockError as exc:
             raise Rejected("invalid", f"clock: {exc}", 422) from None
-        seat = {"first": 0, "second": 1}.get(spec.seat, secrets.randbelow(2))
+        tutorial = spec.opponent == "tutorial"  # hot-seat on the tutorial's deal; the player is Black
+        seat = 0 if tutorial else {"first": 0, "second": 1}.get(spec.seat, secrets.randbelow(2))
         other = 1 - seat
         tokens: list[str | None] = [None, None]
         tokens[seat] = new_secret()
@@ -270,10 +272,10 @@ class GameService:
         if spec.opponent == "ai":
             kinds[other] = AI_PREFIX + spec.level
             names[other] = f"Kahuna AI ({spec.level})"
-        elif spec.opponent == "hotseat":
+        elif spec.opponent == "hotseat" or tutorial:
             tokens[other] = new_secret()
             # The panels already say Black/White; a second name that differs from the first reads best.
-            names[other] = "Player 2" if spec.name != "Player 2" else "Player 1"
+            names[other] = TUTOR_NAME if tutorial else "Player 2" if spec.name != "Player 2" else "Player 1"
         else:
             invite = new_secret()
         game_id = new_game_id()
@@ -286,7 +288,7 @@ class GameService:
             created=when,
             updated=when,
             variant=variant.to_json(),
-            deal=self._deal(),
+            deal=TUTORIAL_DEAL if tutorial else self._deal(),
             kinds=kinds,
             names=names,
             invite=None if invite is None else digest(invite),
@@ -312,7 +314,7 @@ class GameService:
         assert token is not None
         out = seat_links(game_id, seat, token)
         out["invite_url"] = None if invite is None else f"/join/{invite}"
-        out["tokens"] = tokens if spec.opponent == "hotseat" else None
+        out["tokens"] = tokens if spec.opponent == "hotseat" or tutorial else None
         return out
 
     def _deal(self) -> str:

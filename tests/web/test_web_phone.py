@@ -60,6 +60,7 @@ def in_view(page: Page, selector: str) -> bool:
 def test_a_game_on_a_phone(phone: Callable[[str], Page], shot: Callable[[Page, str], Path]) -> None:
     page = phone("/")
     assert in_view(page, "#start"), "Start game is in view without scrolling"
+    expect(page.locator("#tutorial-start")).to_be_visible()  # the tutorial is one tap away
     for code in ("de", "nl", "es", "da"):  # 10: the header stays on one line in every language
         page.locator("#language").select_option(code)
         assert page.locator("header.top").evaluate("el => el.getBoundingClientRect().height") < 50, code

@@ -66,7 +66,8 @@ async function start() {
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
     else if (page === "play" || page === "watch") {
-      if (!game) game = new GamePage(main, board, arg, page === "play" ? tokensFor(arg) : []);
+      const tutorial = page === "play" && new URLSearchParams(location.search).has("tutorial");
+      if (!game) game = new GamePage(main, board, arg, page === "play" ? tokensFor(arg) : [], tutorial);
     } else fill(main, [h("p", { class: "message", text: t("game.not_found") })]);
   };
   onLanguageChange(() => {

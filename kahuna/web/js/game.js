@@ -14,6 +14,7 @@ import { preference, setPreference, seatsOf } from "./store.js";
 import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
+import { Tutorial } from "./tutorial.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -50,11 +51,15 @@ function redact(ev) {
 }
 
 export class GamePage {
-  /** tokens: the seat tokens this browser plays with (empty: watch as a spectator). */
-  constructor(root, board, gameId, tokens) {
+  /**
+   * tokens: the seat tokens this browser plays with (empty: watch as a spectator). tutorial: the
+   * game is the tutorial's (both seats; the script plays White and Black sees only Black's view).
+   */
+  constructor(root, board, gameId, tokens, tutorial = false) {
     this.root = root;
     this.gameId = gameId;
-    this.hotseat = tokens.length > 1;
+    this.tutorial = tutorial ? new Tutorial((token, version) => this.tutorAct(token, version)) : null;
+    this.hotseat = tokens.length > 1 && !this.tutorial;
     this.selected = [];
     this.pending = null;
     this.lastToken = null;
@@ -113,6 +118,7 @@ export class GamePage {
     this.confirmBox = h("div", { class: "confirm-bar" });
     this.statusBar = h("div", { class: "status-bar" }, [this.banner, this.stepHint, this.confirmBox]);
     this.scoringBox = h("div", { class: "scoring-box" });
+    this.tutorialBox = h("div", { class: "tutorial-box" });
     this.sinceBox = h("div", { class: "since-box" });
     this.playersBox = h("div", { class: "players-box" });
     this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
@@ -192,6 +198,7 @@ export class GamePage {
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
         this.statusBar,
+        this.tutorialBox,
         this.summaryBox,
         this.boardWrap,
         h("div", { class: "card-rows" }, [this.handBox, this.drawBox]),
@@ -247,6 +254,11 @@ export class GamePage {
 
   receive(index, msg) {
     const entry = this.conns[index];
+    // The tutor's seat only acts: what White sees never reaches the screen.
+    if (this.tutorial && index === 1) {
+      if (msg.type === "error") this.showMessage(this.errorText(msg));
+      return;
+    }
     if (msg.type === "presence") {
       entry.online = msg.online;
       if (index === this.shown) this.render();
@@ -292,7 +304,8 @@ export class GamePage {
         if (entry.seat !== null && msg.seat_acted !== entry.seat && msg.view.to_move === entry.seat && !this.hotseat)
           playSound("turn");
       }
-      if (index === this.shown) saveSeen(this.gameId, entry.seat, entry.view);
+      if (index === this.shown && !this.tutorial) saveSeen(this.gameId, entry.seat, entry.view);
+      if (this.tutorial && index === 0) this.tutorial.advance(entry.view);
       this.render();
     }
     this.busy = false;
@@ -364,6 +377,7 @@ export class GamePage {
    * last saw it, and list those actions in words, each one shown on the board when picked.
    */
   sinceYouLeft(entry) {
+    if (this.tutorial) return;
     const seen = loadSeen(this.gameId, entry.seat);
     const view = entry.view;
     const seats = seatsOfHistory(view.history);
@@ -467,7 +481,18 @@ export class GamePage {
   }
 
   isLegal(token) {
+    if (this.tutorial && !this.tutorial.allows(token, this.current.view?.history.length ?? -1)) return false;
     return this.current.legal.includes(token);
+  }
+
+  /** The tutor plays White's scripted move once White's connection has seen the same version. */
+  tutorAct(token, version) {
+    const white = this.conns[1].conn;
+    if (white.version !== version) {
+      if ((white.version ?? -1) < version) setTimeout(() => this.tutorAct(token, version), 200);
+      return;
+    }
+    white.act(token);
   }
 
   /**
@@ -509,8 +534,9 @@ export class GamePage {
     }
     if (!this.isLegal(token)) {
       const refusal = this.knownRefusal(token);
-      if (refusal) {
-        this.showMessage(refusal);
+      if (refusal || this.tutorial) {
+        // In the tutorial a move the referee would allow still waits: the lesson says which one.
+        this.showMessage(refusal || t("tutorial.follow"));
         return;
       }
     } else if (!typed && confirmMoves() && this.proposed !== token) {
@@ -653,6 +679,7 @@ export class GamePage {
     this.renderConfirm(seat);
     this.renderShare(entry);
     this.renderSince();
+    if (this.tutorial) fill(this.tutorialBox, [this.tutorial.panel(view)]);
     this.notationForm.hidden = seat === null || curtain || Boolean(view.result);
     this.board.offer(picks, this.proposed);
   }
@@ -741,6 +768,7 @@ export class GamePage {
   drawButton(token, button, seat, drawing) {
     const legal = this.isLegal(token) && this.pending === null && drawing;
     button.classList.add("draw");
+    button.dataset.token = token;
     button.setAttribute("aria-disabled", String(!legal));
     if (this.proposed === token) button.classList.add("proposed");
     if (!legal && seat !== null && drawing) button.title = this.whyNot(token);
@@ -862,7 +890,7 @@ export class GamePage {
     if (!mine) return this.pending !== null ? t("hint.sending") : "";
     if (this.proposed !== null) return t("hint.confirm");
     if (cards.length === 1) {
-      const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`));
+      const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`) && this.isLegal(tok));
       return lines.length
         ? t("hint.pick_line", { card: islandName(cards[0]) })
         : t("hint.no_line", { card: islandName(cards[0]) });
@@ -878,7 +906,9 @@ export class GamePage {
   removals(cards) {
     const pair = [...cards].sort().join("");
     const suffix = this.replace ? "+" : "";
-    return this.current.legal.filter((tok) => tok.startsWith("x") && tok.endsWith(`:${pair}${suffix}`));
+    return this.current.legal.filter(
+      (tok) => tok.startsWith("x") && tok.endsWith(`:${pair}${suffix}`) && this.isLegal(tok),
+    );
   }
 
   /** The lines (builds) or bridges (removals) the selected cards may take, from `legal`: line -> pick. */
@@ -887,7 +917,7 @@ export class GamePage {
     const cards = this.selectedCards();
     if (mine && this.pending === null) {
       if (cards.length === 1) {
-        for (const tok of this.current.legal) {
+        for (const tok of this.current.legal.filter((x) => this.isLegal(x))) {
           if (tok.length === 3 && tok.startsWith(`${cards[0]}>`))
             picks.set([tok[0], tok[2]].sort().join(""), { token: tok, kind: "build" });
         }

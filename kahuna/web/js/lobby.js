@@ -151,6 +151,7 @@ export function mountLobby(root, board) {
               t("lobby.tagline"),
               " ",
               h("a", { href: "/rules", text: t("lobby.read_rules") }),
+
             ]),
           ]),
           form,
@@ -159,6 +160,7 @@ export function mountLobby(root, board) {
         h("div", { class: "lobby-side" }, [
           h("section", { class: "learn card-panel" }, [
             h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
+            h("p", {}, [tutorialButton("primary")]),
           ]),
           mine,
           watch,
@@ -279,4 +281,30 @@ export function mountJoin(root, invite) {
   fill(root, [h("div", { class: "lobby" }, [form])]);
   document.title = `${t("join.title")} — Kahuna`;
   name.focus();
+}
+
+/**
+ * The tutorial's button: start its game (the server deals the scripted deal) and open it at
+ * /play/<id>?tutorial with both seats' tokens. A button, not a page: nothing to bookmark.
+ */
+export function tutorialButton(extraClass = "") {
+  const status = h("span", { class: "message", role: "status" });
+  const button = h("button", {
+    type: "button",
+    class: `btn ${extraClass}`,
+    id: "tutorial-start",
+    text: t("tutorial.start"),
+    onclick: async () => {
+      button.disabled = true;
+      try {
+        const name = preference("name", "") || t("lobby.default_name");
+        const game = await api.createGame({ opponent: "tutorial", name });
+        location.href = `/play/${encodeURIComponent(game.game_id)}?tutorial#${game.tokens.join(",")}`;
+      } catch (err) {
+        button.disabled = false;
+        status.textContent = err.message || t("lobby.offline");
+      }
+    },
+  });
+  return h("span", { class: "tutorial-start" }, [button, " ", status]);
 }

@@ -4,6 +4,7 @@
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { BoardView } from "./board.js";
+import { tutorialButton } from "./lobby.js";
 
 /**
  * Small board diagrams of the key rules, drawn by the game's own board with its own last-move
@@ -113,12 +114,16 @@ export function mountRules(root, board) {
     h("article", { class: "rules-page" }, [
       h("h1", { text: t("rules.title") }),
       h("p", { class: "tagline", text: t("rules.intro") }),
+      h("p", {}, [t("lobby.try_tutorial"), " ", tutorialButton()]),
       ...sections.slice(0, 4),
       diagrams(board),
       ...sections.slice(4),
       table,
       notation,
-      h("p", {}, [h("a", { href: "/", class: "btn primary", text: t("rules.play_now") })]),
+      h("p", {}, [
+        h("a", { href: "/", class: "btn primary", text: t("rules.play_now") }),
+
+      ]),
     ]),
   ]);
   document.title = `${t("rules.title")} — Kahuna`;
