@@ -63,7 +63,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = data / "server.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"],
+            [
+                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
+                *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             env={**os.environ, "KAHUNA_DATA": str(data)},

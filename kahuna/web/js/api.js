@@ -30,4 +30,6 @@ export const api = {
   summary: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}`),
   myGames: (tokens) => call("POST", "/api/my-games", { tokens }),
   replay: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}/replay`),
+  analysis: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}/analysis`),
+  requestAnalysis: (gameId, token) => call("POST", `/api/games/${encodeURIComponent(gameId)}/analysis`, { token }),
 };

@@ -8,6 +8,7 @@ import { BoardView } from "./board.js";
 import { narrateEvent, narrateToken } from "./narrate.js";
 import { playersPanel, summaryPanel, seatMark } from "./panels.js";
 import { LastMoves } from "./lastmoves.js";
+import { mountAnalysis } from "./analysis.js";
 
 const PLAY_MS = 700;
 
@@ -78,6 +79,7 @@ class ReplayViewer {
     this.playersBox = h("div", { class: "players-box" });
     this.summaryBox = h("div", { class: "summary-box" });
     this.logList = h("ol", { class: "log-list replay-log" });
+    this.analysisBox = h("section", { class: "analysis", id: "analysis" });
     const controls = h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("replay.controls") }, [
       button("replay-first", t("replay.first"), "first", () => this.jump(0)),
       button("replay-prev", t("replay.prev"), "prev", () => this.jump(this.index - 1)),
@@ -95,6 +97,7 @@ class ReplayViewer {
           h("div", { class: "board-wrap" }, [this.board.element]),
           controls,
           this.stepLabel,
+          this.analysisBox,
         ]),
         h("aside", { class: "side-col" }, [
           this.playersBox,
@@ -104,6 +107,7 @@ class ReplayViewer {
     ]);
     document.title = `${t("replay.title", { players: "" })} — Kahuna`;
     this.renderLog();
+    this.analysis = mountAnalysis(this.analysisBox, gameId, last, (version) => this.jump(version));
     this.jump(0);
   }
 
@@ -200,6 +204,7 @@ class ReplayViewer {
     for (const ev of step.events) marks.note(ev);
     this.board.showLastMoves(marks.changes);
     this.slider.value = String(this.index);
+    this.analysis.show(this.index);
     const last = this.data.steps.length - 1;
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
     this.stepLabel.textContent = `${t("replay.step", { k: this.index, n: last })} · ${round} — ${this.stepText(step)}`;

@@ -1,0 +1,269 @@
+// The post-game analysis in the replay page (docs/analysis.md): a player of the game can ask the
+// server for it and watch its progress; everyone sees the win-probability graph once it exists,
+// and a player also sees its own moves marked by class. Points and marks jump the replay there.
+// Nothing is computed here: the server sends the graph (from the spectator's view) and the
+// classes (from each mover's own view, only to that player).
+
+import { h, s, fill, sleep } from "./dom.js";
+import { language } from "./i18n.js";
+import { api } from "./api.js";
+import { seatsOf } from "./store.js";
+
+// The strings of this panel, until they join the language files.
+const STRINGS = {
+  en: {
+    title: "Win chance",
+    ask: "Analyse this game",
+    none: "No analysis of this game yet.",
+    running: "Analysing… {done} of {total}",
+    failed: "The analysis failed; ask again.",
+    quota: "Analysis quota spent: try again later.",
+    axis: "Black's chance to win, turn by turn",
+    point: "Action {k}: Black {p} %",
+    best: "best",
+    inaccuracy: "inaccuracy",
+    mistake: "mistake",
+    blunder: "blunder",
+    move: "Action {k} ({played}): {cls}, best {best}",
+    summary: "Your moves: {best} best, {inaccuracy} inaccuracies, {mistake} mistakes, {blunder} blunders",
+  },
+  de: {
+    title: "Gewinnchance",
+    ask: "Partie analysieren",
+    none: "Diese Partie ist noch nicht analysiert.",
+    running: "Analyse läuft… {done} von {total}",
+    failed: "Die Analyse ist fehlgeschlagen; bitte erneut anfordern.",
+    quota: "Analyse-Kontingent aufgebraucht: später erneut versuchen.",
+    axis: "Gewinnchance von Schwarz, Zug um Zug",
+    point: "Aktion {k}: Schwarz {p} %",
+    best: "bester Zug",
+    inaccuracy: "Ungenauigkeit",
+    mistake: "Fehler",
+    blunder: "grober Fehler",
+    move: "Aktion {k} ({played}): {cls}, besser {best}",
+    summary: "Deine Züge: {best} beste, {inaccuracy} Ungenauigkeiten, {mistake} Fehler, {blunder} grobe Fehler",
+  },
+  nl: {
+    title: "Winkans",
+    ask: "Partij analyseren",
+    none: "Deze partij is nog niet geanalyseerd.",
+    running: "Analyseren… {done} van {total}",
+    failed: "De analyse is mislukt; vraag opnieuw.",
+    quota: "Analysequotum op: probeer het later opnieuw.",
+    axis: "Winkans van Zwart, beurt voor beurt",
+    point: "Actie {k}: Zwart {p} %",
+    best: "beste zet",
+    inaccuracy: "onnauwkeurigheid",
+    mistake: "fout",
+    blunder: "blunder",
+    move: "Actie {k} ({played}): {cls}, beste {best}",
+    summary: "Jouw zetten: {best} beste, {inaccuracy} onnauwkeurigheden, {mistake} fouten, {blunder} blunders",
+  },
+  da: {
+    title: "Vinderchance",
+    ask: "Analysér spillet",
+    none: "Spillet er ikke analyseret endnu.",
+    running: "Analyserer… {done} af {total}",
+    failed: "Analysen mislykkedes; spørg igen.",
+    quota: "Analysekvoten er brugt: prøv igen senere.",
+    axis: "Sorts vinderchance, tur for tur",
+    point: "Handling {k}: Sort {p} %",
+    best: "bedste træk",
+    inaccuracy: "unøjagtighed",
+    mistake: "fejl",
+    blunder: "bommert",
+    move: "Handling {k} ({played}): {cls}, bedst {best}",
+    summary: "Dine træk: {best} bedste, {inaccuracy} unøjagtigheder, {mistake} fejl, {blunder} bommerter",
+  },
+  es: {
+    title: "Probabilidad de ganar",
+    ask: "Analizar la partida",
+    none: "Esta partida aún no está analizada.",
+    running: "Analizando… {done} de {total}",
+    failed: "El análisis falló; pídelo de nuevo.",
+    quota: "Cuota de análisis agotada: inténtalo más tarde.",
+    axis: "Probabilidad de ganar de Negro, turno a turno",
+    point: "Acción {k}: Negro {p} %",
+    best: "mejor jugada",
+    inaccuracy: "imprecisión",
+    mistake: "error",
+    blunder: "error grave",
+    move: "Acción {k} ({played}): {cls}, mejor {best}",
+    summary: "Tus jugadas: {best} mejores, {inaccuracy} imprecisiones, {mistake} errores, {blunder} errores graves",
+  },
+};
+
+function say(key, params = {}) {
+  const text = (STRINGS[language()] || STRINGS.en)[key] ?? STRINGS.en[key];
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+// Marks of the classed moves; a shape as well as a colour, so that colour is not the only cue.
+const MARKS = {
+  inaccuracy: { fill: "#e0b000", r: 3 },
+  mistake: { fill: "#e07000", r: 4 },
+  blunder: { fill: "#c23b22", r: 5 },
+};
+const WIDTH = 600;
+const HEIGHT = 160;
+const PAD = 8;
+
+/** Mount the panel into box; jump(version) moves the replay. Returns {show(version)}. */
+export function mountAnalysis(box, gameId, lastVersion, jump) {
+  const panel = new AnalysisPanel(box, gameId, lastVersion, jump);
+  panel.load();
+  return panel;
+}
+
+class AnalysisPanel {
+  constructor(box, gameId, lastVersion, jump) {
+    this.box = box;
+    this.gameId = gameId;
+    this.last = Math.max(1, lastVersion);
+    this.jump = jump;
+    this.token = seatsOf(gameId).map((seat) => seat.token)[0] || null;
+    this.cursor = null;
+    this.version = 0;
+  }
+
+  async load() {
+    try {
+      const status = await api.analysis(this.gameId);
+      // A player fetches its own part (free once started); only a new analysis needs the button.
+      if (this.token && (status.state === "running" || status.state === "done")) return this.follow();
+      this.render(status);
+    } catch (err) {
+      this.message(err.message);
+    }
+  }
+
+  /** Ask for the analysis (a player) and show its progress until it is done. */
+  async follow() {
+    try {
+      for (;;) {
+        const status = await api.requestAnalysis(this.gameId, this.token);
+        this.render(status);
+        if (status.state !== "running") return;
+        await sleep(1000);
+      }
+    } catch (err) {
+      this.message(err.code === "analysis_quota" ? say("quota") : err.message);
+    }
+  }
+
+  message(text) {
+    fill(this.box, [h("h2", { text: say("title") }), h("p", { class: "message", role: "alert", text })]);
+  }
+
+  render(status) {
+    const parts = [h("h2", { text: say("title") })];
+    if (status.state === "none" || status.state === "failed") {
+      parts.push(h("p", { class: "hint", text: say(status.state === "failed" ? "failed" : "none") }));
+      if (this.token)
+        parts.push(h("button", { type: "button", class: "btn", id: "analysis-ask", onclick: () => this.follow() }, [say("ask")]));
+    } else if (status.state === "running") {
+      const text = say("running", { done: status.done, total: status.total });
+      parts.push(
+        h("progress", { id: "analysis-progress", max: status.total, value: status.done, "aria-label": text }),
+        h("p", { class: "hint", "aria-live": "polite", text }),
+      );
+    } else {
+      parts.push(this.graph(status.graph, status.moves || []));
+      if (status.summary) parts.push(h("p", { class: "analysis-summary", text: say("summary", status.summary) }));
+    }
+    fill(this.box, parts);
+    this.show(this.version);
+  }
+
+  x(version) {
+    return PAD + ((WIDTH - 2 * PAD) * version) / this.last;
+  }
+
+  y(black) {
+    return PAD + (HEIGHT - 2 * PAD) * (1 - black);
+  }
+
+  /** A focusable SVG element that jumps the replay to version on click, Enter or Space. */
+  jumper(tag, attrs, version, label) {
+    const go = () => this.jump(version);
+    return s(
+      tag,
+      {
+        ...attrs,
+        tabindex: 0,
+        role: "button",
+        "aria-label": label,
+        dataset: { version },
+        onclick: go,
+        onkeydown: (e) => {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            go();
+          }
+        },
+      },
+      [s("title", {}, [label])],
+    );
+  }
+
+  graph(points, moves) {
+    const line = points.map((p) => `${this.x(p.step).toFixed(1)},${this.y(p.black).toFixed(1)}`).join(" ");
+    const byStep = new Map(points.map((p) => [p.step, p.black]));
+    const nodes = [
+      s("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT, fill: "#fffdf7", stroke: "#d9ceb2" }),
+      s("line", { x1: PAD, x2: WIDTH - PAD, y1: this.y(0.5), y2: this.y(0.5), stroke: "#d9ceb2", "stroke-dasharray": "4 3" }),
+      s("polyline", { points: line, fill: "none", stroke: "#17566f", "stroke-width": 2 }),
+    ];
+    for (const p of points)
+      nodes.push(
+        this.jumper(
+          "circle",
+          { cx: this.x(p.step), cy: this.y(p.black), r: 2.5, fill: "#17566f", class: "analysis-point" },
+          p.step,
+          say("point", { k: p.step, p: Math.round(100 * p.black) }),
+        ),
+      );
+    // Each classed move sits on the curve at the turn it was played in (the last point before it).
+    let before = points.length ? points[0].black : 0.5;
+    for (const move of moves) {
+      if (byStep.has(move.step)) before = byStep.get(move.step);
+      const mark = MARKS[move.class];
+      if (!mark) continue;
+      const label = say("move", { k: move.step + 1, played: move.played, cls: say(move.class), best: move.best });
+      nodes.push(
+        this.jumper(
+          "rect",
+          {
+            x: this.x(move.step) - mark.r,
+            y: this.y(before) - mark.r,
+            width: 2 * mark.r,
+            height: 2 * mark.r,
+            fill: mark.fill,
+            stroke: "#1d2a31",
+            class: `analysis-move ${move.class}`,
+          },
+          move.step,
+          label,
+        ),
+      );
+    }
+    this.cursor = s("line", { y1: PAD, y2: HEIGHT - PAD, stroke: "#ff8c00", "stroke-width": 1.5, x1: PAD, x2: PAD });
+    nodes.push(this.cursor);
+    return s("svg", {
+      id: "analysis-graph",
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      width: "100%",
+      role: "group",
+      "aria-label": say("axis"),
+    }, nodes);
+  }
+
+  /** Mark the replay's current version on the graph. */
+  show(version) {
+    this.version = version;
+    if (!this.cursor || !this.cursor.isConnected) return;
+    const x = this.x(version).toFixed(1);
+    this.cursor.setAttribute("x1", x);
+    this.cursor.setAttribute("x2", x);
+  }
+}
