@@ -125,6 +125,11 @@ def test_rules_page_follows_the_browser_language_and_the_picker(
     expect(page.locator("nav a").first).to_have_text("Spelen")
     page.locator("#language").select_option("da")
     expect(page.locator("h1")).to_have_text("Sådan spilles Kahuna")
+    background = "() => getComputedStyle(document.documentElement).backgroundColor"
+    assert page.evaluate(background) == "rgb(246, 240, 226)"
+    page.emulate_media(color_scheme="dark")  # the dark theme follows the system setting
+    assert page.evaluate(background) == "rgb(18, 25, 29)"
+    shot(page, "rules-dark-390x844")
 
 
 def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: Callable[[Page, str], Path]) -> None:

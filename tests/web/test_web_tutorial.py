@@ -48,6 +48,11 @@ IDLE = """v => {
 
 def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str], Path]) -> None:
     page = open_page("/rules", reduced_motion=True)
+    # Count the notes the page synthesises (sounds are Web Audio oscillators).
+    page.context.add_init_script(
+        "window.__notes = 0; const make = AudioContext.prototype.createOscillator;"
+        " AudioContext.prototype.createOscillator = function () { window.__notes++; return make.call(this); };"
+    )
     page.locator("#tutorial-start").click()  # reachable from the rules page (and the lobby)
     page.wait_for_url(re.compile(r"/play/[^?]+\?tutorial#"))
     lesson = page.locator('[data-testid="tutorial"]')
@@ -71,12 +76,16 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.locator('.pick.build[data-line="AB"]').click()
 
     at(1, "Tutorial · lesson 2 of 9")
+    assert page.evaluate("window.__notes") == 0  # sounds are off by default
+    page.locator("#sounds").check()  # one toggle; it plays the "your turn" sound to show it works
+    assert page.evaluate("window.__notes") == 2
     page.locator('.draw[data-token="d?"]').click(force=True)
     expect(message).to_have_text("In the tutorial, follow the lesson above the board.")
     page.locator('.draw[data-token="dD"]').click()
 
     at(5, "Tutorial · lesson 3 of 9")  # White built twice and drew: its moves are marked
     expect(page.locator('[data-testid="last-move"][data-kind="built"]')).to_have_count(2)
+    assert page.evaluate("window.__notes") >= 4  # a sound for each of White's bridges
     page.locator('.draw[data-token="d?"]').click()
     at(8, "Tutorial · lesson 4 of 9")
     expect(page.locator('[data-testid="last-move"][data-kind="claimed"][data-island="H"]')).to_have_count(1)
