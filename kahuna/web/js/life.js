@@ -1,0 +1,327 @@
+// A game's life around the board: the two clocks, resign / abort / rematch, the chat, and telling
+// a player whose tab is in the background that it is their move. Everything here shows what the
+// server says — the server owns the clock and decides every ending — and sends the player's
+// requests; nothing here decides a rule.
+
+import { h, fill } from "./dom.js";
+import { t, colourName } from "./i18n.js";
+import { preference, setPreference, rememberSeat } from "./store.js";
+import { playSound } from "./sounds.js";
+import { seatMark } from "./panels.js";
+
+const DAY = 86400;
+const LOW_REAL_TIME = 10;
+const LOW_CORRESPONDENCE = 3600;
+
+/** Seconds as a clock shows them: 4:05, 1:02:03, 2d 3h (rounded up, as chess clocks do). */
+export function formatClock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds - 0.001));
+  const two = (n) => String(n).padStart(2, "0");
+  if (s >= DAY) return `${Math.floor(s / DAY)}d ${Math.floor((s % DAY) / 3600)}h`;
+  if (s >= 3600) return `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
+  return `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+
+/** Whether a time control is correspondence (days per turn) rather than real time. */
+function correspondence(clock) {
+  return clock.control.days !== undefined;
+}
+
+/**
+ * Both clocks, counting the running one down between the server's messages (each message sets
+ * them right). `onLow()` is called once when the viewer's own running clock gets low: the last
+ * 10 seconds in real time, the last hour in correspondence.
+ */
+export class ClockPanel {
+  constructor(onLow) {
+    this.onLow = onLow;
+    this.element = h("div", { class: "clocks", "data-testid": "clocks", hidden: true });
+    this.clock = null;
+    this.at = 0;
+    this.timer = null;
+    this.warned = false;
+  }
+
+  /** The clock of the latest message (or null: untimed), for a viewer in `seat` (null: spectator). */
+  update(clock, seat) {
+    this.clock = clock || null;
+    this.seat = seat;
+    this.at = performance.now();
+    if (!this.clock || this.clock.running === null) this.warned = false;
+    clearInterval(this.timer);
+    this.timer = this.clock && this.clock.running !== null ? setInterval(() => this.draw(), 250) : null;
+    this.draw();
+  }
+
+  left(seat) {
+    const clock = this.clock;
+    const base = clock.remaining[seat];
+    return seat === clock.running ? Math.max(0, base - (performance.now() - this.at) / 1000) : base;
+  }
+
+  draw() {
+    const clock = this.clock;
+    this.element.hidden = !clock;
+    if (!clock) return;
+    const limit = correspondence(clock) ? LOW_CORRESPONDENCE : LOW_REAL_TIME;
+    const faces = [0, 1].map((seat) => {
+      const left = this.left(seat);
+      const running = clock.running === seat;
+      const low = running && left <= limit;
+      if (low && seat === this.seat && !this.warned) {
+        this.warned = true;
+        this.onLow();
+      }
+      return h(
+        "div",
+        {
+          class: `clock${running ? " running" : ""}${low ? " low" : ""}`,
+          "data-testid": `clock-${seat}`,
+          "aria-label": t("clock.label", { who: colourName(seat), time: formatClock(left) }),
+        },
+        [seatMark(seat), " ", h("span", { class: "clock-time", text: formatClock(left) })],
+      );
+    });
+    const control = correspondence(clock)
+      ? t("clock.days", { n: clock.control.days })
+      : `${clock.control.initial / 60}+${clock.control.increment}`;
+    fill(this.element, [h("span", { class: "clock-control hint", text: control }), ...faces]);
+  }
+}
+
+/** Whether a history (public tokens) holds a finished turn: a draw, a decline or an end. */
+function turnFinished(history) {
+  return history.some((token) => token === "pass" || token === "end" || token.startsWith("d"));
+}
+
+/**
+ * Resign (asks once more), abort (before either player has finished a turn) and, once the game is
+ * over, the rematch: offer, accept, or the link to the agreed one. `send(msg)` sends a request.
+ */
+export class LifeControls {
+  constructor(send) {
+    this.send = send;
+    this.element = h("div", { class: "life-controls", "data-testid": "life" });
+    this.confirming = false;
+    this.offeredBy = null;
+    this.rematch = null;
+  }
+
+  /** A `rematch_offered` or `rematch` message (the latter also from a sync's `rematch` id). */
+  heard(msg) {
+    if (msg.type === "rematch_offered") this.offeredBy = msg.seat;
+    if (msg.type === "rematch") {
+      this.rematch = msg;
+      if (msg.seat_url) {
+        const token = msg.seat_url.split("#")[1];
+        rememberSeat({ game_id: msg.game_id, seat: msg.seat, token });
+      }
+    }
+  }
+
+  render(entry) {
+    const view = entry.view;
+    const seat = entry.seat;
+    const items = [];
+    if (!view) {
+      fill(this.element, []);
+      return;
+    }
+    if (view.result) {
+      const link = this.rematch || (entry.rematch ? { game_id: entry.rematch } : null);
+      if (link) {
+        const href = link.seat_url || `/watch/${link.game_id}`;
+        items.push(h("a", { class: "btn rematch-link", href, "data-testid": "rematch-link", text: t("life.to_rematch") }));
+      } else if (seat !== null && seat !== undefined) {
+        const mineOffered = this.offeredBy === seat;
+        const theirs = this.offeredBy !== null && !mineOffered;
+        items.push(
+          h("button", {
+            type: "button",
+            class: "btn rematch",
+            "data-testid": "rematch",
+            disabled: mineOffered,
+            onclick: () => this.send({ type: "rematch" }),
+            text: t(mineOffered ? "life.rematch_offered" : theirs ? "life.accept_rematch" : "life.offer_rematch"),
+          }),
+        );
+      }
+    } else if (seat !== null && seat !== undefined && entry.status !== "waiting") {
+      if (this.confirming) {
+        items.push(
+          h("span", { class: "hint", text: t("life.really_resign") }),
+          h("button", {
+            type: "button",
+            class: "btn danger",
+            "data-testid": "resign-confirm",
+            onclick: () => {
+              this.confirming = false;
+              this.send({ type: "resign" });
+            },
+            text: t("life.resign"),
+          }),
+          h("button", {
+            type: "button",
+            class: "btn",
+            onclick: () => {
+              this.confirming = false;
+              this.render(entry);
+            },
+            text: t("life.cancel"),
+          }),
+        );
+      } else {
+        items.push(
+          h("button", {
+            type: "button",
+            class: "btn",
+            "data-testid": "resign",
+            onclick: () => {
+              this.confirming = true;
+              this.render(entry);
+            },
+            text: t("life.resign"),
+          }),
+        );
+      }
+    }
+    if (view && !view.result && seat !== null && seat !== undefined && !turnFinished(view.history)) {
+      items.push(
+        h("button", {
+          type: "button",
+          class: "btn",
+          "data-testid": "abort",
+          onclick: () => this.send({ type: "abort" }),
+          text: t("life.abort"),
+        }),
+      );
+    }
+    fill(this.element, items);
+  }
+}
+
+/**
+ * The chat of a game: the players' room for a seat, the spectators' room for a spectator. Lines
+ * are shown as text, never as HTML; a player can mute the opponent (kept in this browser).
+ */
+export class ChatPanel {
+  constructor(gameId, send) {
+    this.gameId = gameId;
+    this.send = send;
+    this.lines = [];
+    this.seat = null;
+    this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "data-testid": "chat-lines" });
+    this.input = h("input", { type: "text", maxlength: "300", autocomplete: "off", id: "chat-input" });
+    this.muteBox = h("input", {
+      type: "checkbox",
+      id: "chat-mute",
+      checked: this.muted(),
+      onchange: (e) => {
+        setPreference(`mute.${this.gameId}`, e.target.checked ? "on" : "off");
+        this.draw();
+      },
+    });
+    this.title = h("h2", { id: "chat-title" });
+    this.sendButton = h("button", { type: "submit", class: "btn" });
+    this.muteLabel = h("label", { class: "toggle" }, [this.muteBox, " ", h("span", { id: "chat-mute-label" })]);
+    this.element = h("section", { class: "chat", "aria-labelledby": "chat-title", "data-testid": "chat" }, [
+      this.title,
+      this.list,
+      h(
+        "form",
+        {
+          class: "chat-form",
+          onsubmit: (e) => {
+            e.preventDefault();
+            const text = this.input.value.trim();
+            if (text && this.send({ type: "chat", text })) this.input.value = "";
+          },
+        },
+        [h("label", { for: "chat-input", class: "visually-hidden", id: "chat-input-label" }), this.input, this.sendButton],
+      ),
+      this.muteLabel,
+    ]);
+    this.texts();
+  }
+
+  muted() {
+    return preference(`mute.${this.gameId}`, "off") === "on";
+  }
+
+  texts() {
+    this.title.textContent = t("chat.title");
+    this.sendButton.textContent = t("chat.send");
+    this.input.placeholder = t("chat.placeholder");
+    this.element.querySelector("#chat-input-label").textContent = t("chat.placeholder");
+    this.element.querySelector("#chat-mute-label").textContent = t("chat.mute");
+  }
+
+  /** All lines the recipient may read (from a sync) and the viewer's seat. */
+  setLines(lines, seat) {
+    this.lines = lines || [];
+    this.seat = seat;
+    this.muteLabel.hidden = seat === null || seat === undefined;
+    this.draw();
+  }
+
+  add(line) {
+    this.lines.push(line);
+    this.draw();
+  }
+
+  draw() {
+    const hideOpponent = this.seat !== null && this.seat !== undefined && this.muted();
+    const shown = this.lines.filter((l) => !(hideOpponent && l.room === "players" && l.seat === 1 - this.seat));
+    fill(
+      this.list,
+      shown.slice(-100).map((line) =>
+        h("li", { class: `chat-line ${line.room}` }, [
+          line.seat === null ? h("span", { class: "who", text: t("chat.spectator") }) : seatMark(line.seat),
+          " ",
+          h("span", { class: "chat-text", text: line.text }),
+        ]),
+      ),
+    );
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+}
+
+/**
+ * Browser notifications of "your move" while the tab is in the background, asked for only when
+ * the player presses the button (the Notification API's permission prompt).
+ */
+export class TurnNotifier {
+  constructor() {
+    this.wasMine = false;
+    const supported = typeof Notification !== "undefined";
+    this.button = h("button", {
+      type: "button",
+      class: "btn notify-me",
+      "data-testid": "notify-me",
+      hidden: !supported || Notification.permission !== "default",
+      onclick: async () => {
+        await Notification.requestPermission();
+        this.button.hidden = Notification.permission !== "default";
+      },
+    });
+    this.texts();
+  }
+
+  texts() {
+    this.button.textContent = t("notify.button");
+  }
+
+  /** Called on every render: notifies when it has just become the viewer's move. */
+  update(mine, what) {
+    if (mine && !this.wasMine && document.hidden && typeof Notification !== "undefined") {
+      if (Notification.permission === "granted") new Notification(t("notify.your_move"), { body: what, tag: "kahuna" });
+    }
+    this.wasMine = mine;
+  }
+}
+
+/** A warning for the viewer's own low clock: the message and a sound. */
+export function lowClockWarning(showMessage, clock) {
+  showMessage(t(clock && correspondence(clock) ? "clock.low_correspondence" : "clock.low"));
+  playSound("turn");
+}
