@@ -32,4 +32,5 @@ export const api = {
   replay: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}/replay`),
   analysis: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}/analysis`),
   requestAnalysis: (gameId, token) => call("POST", `/api/games/${encodeURIComponent(gameId)}/analysis`, { token }),
+  hint: (gameId, tokens) => call("POST", `/api/games/${encodeURIComponent(gameId)}/hint`, { tokens }),
 };
