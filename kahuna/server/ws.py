@@ -262,7 +262,7 @@ async def _hello(conn: Connection, message: Hello) -> bool:
         if not conn.greeted and client.seat is None:
             if not await _authenticate(conn, message.token):
                 return False
-        elif conn.game.seat_of_token(message.token) != client.seat:
+        elif client.seat is None or conn.game.seat_of_token(message.token) != client.seat:
             client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
             return True
     conn.greeted = True

@@ -232,6 +232,8 @@ def test_the_seat_token_goes_in_the_first_hello(server: Server) -> None:
         assert (await seat.until(lambda m: m["type"] == "error"))["code"] == "forbidden"
         watcher = await connect(server, game_id)
         assert (await watcher.state())["seat"] is None
+        await watcher.send(type="hello", version=None, token="made-up")  # nor does a spectator become one
+        assert (await watcher.until(lambda m: m["type"] == "error"))["code"] == "forbidden"
         old = websockets.connect(f"{server.ws_url}/ws/{game_id}?token={tokens[0]}")
         async with old as ws:  # the query string still works for one release, logged as deprecated
             await ws.send(json.dumps({"type": "hello", "version": None}))
