@@ -172,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     for core in cores:
         play = play_random_games_fast if core == "fast" else play_random_games
         with Progress(args.games, f"games ({core})") as bar:
+            cpu = time.process_time()
             actions, seconds = play(args.games, args.seed, bar)
+            cpu = time.process_time() - cpu
         games_per_s = args.games / seconds
         actions_per_s = actions / seconds
         print(f"[{core}] {args.games} games, {actions} actions in {seconds:.2f} s")
@@ -184,13 +186,19 @@ def run(args: argparse.Namespace) -> int:
             "seconds": round(seconds, 4),
             "games_per_s": round(games_per_s, 1),
             "actions_per_s": round(actions_per_s, 1),
+            "games_per_cpu_s": round(args.games / cpu, 1),
         }
+        print(f"[{core}] {args.games / cpu:,.0f} games per CPU-second (this process's CPU time: other load cancels)")
         if args.search:
+            cpu = time.process_time()
             done, search_seconds = search_speed(core, args.search, args.seed)
+            entry["search_iterations_per_cpu_s"] = round(done / (time.process_time() - cpu), 1)
             entry["search_iterations"] = done
             entry["search_iterations_per_s"] = round(done / search_seconds, 1)
             rate = done / search_seconds
-            print(f"[{core}] ISMCTS: {done} iterations in {search_seconds:.2f} s, {rate:,.0f} iterations/s")
+            per_cpu = entry["search_iterations_per_cpu_s"]
+            print(f"[{core}] ISMCTS: {done} iterations in {search_seconds:.2f} s", end="")
+            print(f", {rate:,.0f} iterations/s, {per_cpu:,.0f} per CPU-second")
         if args.vector:
             steps, vector_seconds = vector_speed(core, args.vector, args.seed)
             entry["vector_envs"] = args.vector
@@ -203,9 +211,11 @@ def run(args: argparse.Namespace) -> int:
         same = py["actions"] == fa["actions"]
         print(f"same games on both cores: {'yes' if same else 'NO'} ({py['actions']} vs {fa['actions']} actions)")
         print(f"fast / python: {fa['games_per_s'] / py['games_per_s']:.1f}x games/s", end="")
+        print(f" ({fa['games_per_cpu_s'] / py['games_per_cpu_s']:.1f}x per CPU-second)", end="")
         if args.search:
             ratio = fa["search_iterations_per_s"] / py["search_iterations_per_s"]
-            print(f", {ratio:.1f}x ISMCTS iterations/s", end="")
+            cpu_ratio = fa["search_iterations_per_cpu_s"] / py["search_iterations_per_cpu_s"]
+            print(f", {ratio:.1f}x ISMCTS iterations/s ({cpu_ratio:.1f}x per CPU-second)", end="")
         if args.vector:
             print(f", {fa['vector_steps_per_s'] / py['vector_steps_per_s']:.1f}x vectorised env steps/s", end="")
         print()
