@@ -9,12 +9,14 @@ import { GameConnection } from "./connection.js";
 import { cardButton, cardBack, backMotif } from "./cards.js";
 import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } from "./narrate.js";
 import { reasonText } from "./reasons.js";
+import { ClockPanel, LifeControls, ChatPanel, TurnNotifier, lowClockWarning } from "./life.js";
 import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
 import { preference, setPreference, seatsOf } from "./store.js";
 import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
+import { hintAllowed, hintButton } from "./hintbutton.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -216,7 +218,59 @@ export class GamePage {
       ]),
     ]);
     fill(this.root, [this.gameElement]);
+    this.buildLife();
     this.staticTexts();
+  }
+
+  /** The clocks above the board, resign/abort/rematch beside the players, the chat under the log. */
+  buildLife() {
+    this.clocks = new ClockPanel(() => lowClockWarning((text) => this.showMessage(text), this.clocks.clock));
+    this.life = new LifeControls((msg) => this.sendRequest(msg));
+    this.chat = new ChatPanel(this.gameId, (msg) => this.sendRequest(msg));
+    this.notifier = new TurnNotifier();
+    this.statusBar.append(this.clocks.element);
+    this.playersBox.after(this.life.element);
+    this.logBox.after(this.chat.element);
+    this.settingsBox.append(this.notifier.button);
+    if (this.tutorial) this.life.element.hidden = this.chat.element.hidden = true;
+  }
+
+  /** Send a request (resign, abort, rematch, chat) on the connection on screen. */
+  sendRequest(msg) {
+    const conn = this.current.conn;
+    return conn.send({ ...msg, id: `r${conn.nextId++}` });
+  }
+
+  /** Clock, chat and rematch messages: shown at once, outside the queue of versioned messages. */
+  lifeMessage(index, msg) {
+    const entry = this.conns[index];
+    if (msg.type === "clock") {
+      this.setClock(index, msg.clock);
+    } else if (msg.type === "chat") {
+      if (index === 0) this.chat.add(msg); // in hot-seat both seats hear each line: show it once
+    } else if (msg.type === "rematch_offered" || msg.type === "rematch") {
+      this.life.heard(msg);
+      if (this.hotseat && msg.type === "rematch_offered" && index === 0) {
+        // Both seats are at this device: the other seat accepts at once.
+        const other = this.conns.find((c) => c.seat !== null && c.seat !== msg.seat);
+        if (other) other.conn.send({ type: "rematch", id: `r${other.conn.nextId++}` });
+      }
+      const other = entry.seat !== null && msg.type === "rematch_offered" && msg.seat !== entry.seat && !this.hotseat;
+      if (other) this.showMessage(t("life.offered_to_you", { who: colourName(msg.seat) }));
+      this.render();
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  setClock(index, clock) {
+    const entry = this.conns[index];
+    entry.clock = clock || null;
+    entry.clockAt = performance.now();
+    if (index === this.shown) this.clocks.update(entry.clock, entry.seat, entry.clockAt);
+    const stopped = !entry.clock || entry.clock.running === null;
+    if (stopped && [t("clock.low"), t("clock.low_correspondence")].includes(this.message)) this.showMessage("");
   }
 
   staticTexts() {
@@ -238,6 +292,8 @@ export class GamePage {
 
   languageChanged() {
     this.staticTexts();
+    this.chat.texts();
+    this.notifier.texts();
     this.board.relabel();
     this.rebuildLog();
     this.render();
@@ -265,6 +321,7 @@ export class GamePage {
       return;
     }
     if (msg.type === "pong" || msg.type === "ack") return;
+    if (this.lifeMessage(index, msg)) return;
     if (msg.type === "error") {
       this.pending = null;
       if (msg.code === "stale_version") entry.conn.send({ type: "hello", version: entry.conn.version });
@@ -284,6 +341,9 @@ export class GamePage {
       if (msg.type === "sync") {
         Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
         entry.whyNot = msg.why_not || {};
+        entry.rematch = msg.rematch || null;
+        this.setClock(index, msg.clock);
+        if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
         entry.kinds = msg.kinds;
         this.chooseShown();
@@ -298,6 +358,7 @@ export class GamePage {
           await this.playUpdate(msg, animate && index === this.shown);
         Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
         entry.whyNot = msg.why_not || {};
+        if ("clock" in msg) this.setClock(index, msg.clock); // caught-up updates have none: a clock follows
         if (this.pending !== null && this.pending.index === index) this.pending = null;
         this.chooseShown();
         if (index === this.shown) this.board.render(this.current.view);
@@ -642,6 +703,8 @@ export class GamePage {
     if (again && again !== document.activeElement) again.focus({ preventScroll: true });
     const lost = !document.activeElement || document.activeElement === document.body;
     const nowMine = this.gameElement.dataset.turn === "mine";
+    this.life.render(entry);
+    this.notifier.update(nowMine && !this.hotseat, t("game.your_turn"));
     // Focus fell back to the page (its control went away), or it waited on the banner for our turn.
     if (this.wantFocus && (lost || (parked && nowMine && !wasMine))) this.focusNext();
   }
@@ -832,6 +895,7 @@ export class GamePage {
     );
     if (view.phase === "final") buttons.push(this.actionButton("end", "end", t("act.end"), null));
     else buttons.push(this.actionButton("pass", "pass", t("act.pass"), null));
+    if (hintAllowed(this, this.current, mine)) buttons.push(hintButton(this, this.current));
     if (view.variant.replace_on_remove) {
       buttons.push(
         h("label", { class: "replace-toggle" }, [

@@ -42,11 +42,14 @@ export class ClockPanel {
     this.warned = false;
   }
 
-  /** The clock of the latest message (or null: untimed), for a viewer in `seat` (null: spectator). */
-  update(clock, seat) {
+  /**
+   * The clock of the latest message (or null: untimed), received at `at` (performance.now()),
+   * for a viewer in `seat` (null: spectator).
+   */
+  update(clock, seat, at = performance.now()) {
     this.clock = clock || null;
     this.seat = seat;
-    this.at = performance.now();
+    this.at = at;
     if (!this.clock || this.clock.running === null) this.warned = false;
     clearInterval(this.timer);
     this.timer = this.clock && this.clock.running !== null ? setInterval(() => this.draw(), 250) : null;
@@ -82,9 +85,9 @@ export class ClockPanel {
         [seatMark(seat), " ", h("span", { class: "clock-time", text: formatClock(left) })],
       );
     });
-    const control = correspondence(clock)
-      ? t("clock.days", { n: clock.control.days })
-      : `${clock.control.initial / 60}+${clock.control.increment}`;
+    const { initial, increment, days } = clock.control;
+    const minutes = initial % 60 === 0 ? String(initial / 60) : formatClock(initial);
+    const control = correspondence(clock) ? t("clock.days", { n: days }) : `${minutes}+${increment}`;
     fill(this.element, [h("span", { class: "clock-control hint", text: control }), ...faces]);
   }
 }
@@ -275,9 +278,9 @@ export class ChatPanel {
     fill(
       this.list,
       shown.slice(-100).map((line) =>
-        h("li", { class: `chat-line ${line.room}` }, [
-          line.seat === null ? h("span", { class: "who", text: t("chat.spectator") }) : seatMark(line.seat),
-          " ",
+        h("li", { class: `chat-line room-${line.room}` }, [
+          line.seat === null ? null : seatMark(line.seat),
+          h("span", { class: "who", text: `${line.seat === null ? t("chat.spectator") : colourName(line.seat)}: ` }),
           h("span", { class: "chat-text", text: line.text }),
         ]),
       ),

@@ -7,6 +7,7 @@ import { loadSeats, rememberSeat, preference, setPreference } from "./store.js";
 import { copyRow } from "./game.js";
 import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
+import { formatClock } from "./life.js";
 
 const LEVELS = ["random", "easy", "medium", "hard", "expert"];
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
@@ -25,6 +26,27 @@ function select(id, options, chosen) {
     { id, name: id },
     options.map(([value, label]) => h("option", { value, selected: value === chosen, text: label })),
   );
+}
+
+/** The clocks offered when creating a game: real time (minutes + seconds per turn) and days per move. */
+const CLOCKS = [
+  ["", () => t("lobby.clock_none")],
+  ["180+2", () => "3+2"],
+  ["300+3", () => "5+3"],
+  ["600+5", () => "10+5"],
+  ["900+10", () => "15+10"],
+  ["1800+0", () => "30+0"],
+  ["d1", () => t("lobby.clock_day")],
+  ["d3", () => t("lobby.clock_days", { n: 3 })],
+  ["d7", () => t("lobby.clock_days", { n: 7 })],
+];
+
+/** The API's clock object for a value of the clock select ("" for none). */
+function clockOf(value) {
+  if (!value) return null;
+  if (value.startsWith("d")) return { days: Number(value.slice(1)) };
+  const [initial, increment] = value.split("+").map(Number);
+  return { initial, increment };
 }
 
 export function mountLobby(root, board) {
@@ -58,6 +80,10 @@ export function mountLobby(root, board) {
           ],
           "random",
         ),
+      ]),
+      h("div", { class: "field" }, [
+        h("label", { for: "clock", text: t("lobby.clock") }),
+        select("clock", CLOCKS.map(([value, label]) => [value, label()]), preference("clock", "")),
       ]),
       h("div", { class: "field" }, [
         h("label", { for: "name", text: t("lobby.name") }),
@@ -106,6 +132,9 @@ export function mountLobby(root, board) {
       options.level = form.elements.level.value;
       setPreference("level", options.level);
     }
+    const clock = clockOf(form.elements.clock.value);
+    if (clock) options.clock = clock;
+    setPreference("clock", form.elements.clock.value);
     error.textContent = "";
     try {
       const game = await api.createGame(options);
@@ -215,7 +244,19 @@ async function listMyGames(box) {
     if (!byGame.has(g.game_id)) byGame.set(g.game_id, { ...g, tokens: [] });
     byGame.get(g.game_id).tokens[g.seat] = g.token;
   }
-  const items = [...byGame.values()].map((g) => {
+  const all = [...byGame.values()];
+  // Games where this browser's player is to move come first, in a list of their own.
+  const waiting = all.filter((g) => g.status === "playing" && g.tokens.filter(Boolean).length === 1 && g.to_move === g.seat);
+  const waitingList = waiting.map((g) =>
+    h("li", { class: "my-game waiting-game" }, [
+      h("a", { href: `/play/${encodeURIComponent(g.game_id)}#${g.token}`, class: "waiting-link", text: t("lobby.resume") }),
+      h("span", { class: "my-game-players", text: (g.players || []).filter(Boolean).join(" – ") }),
+      g.clock
+        ? h("small", { class: "my-game-state", text: formatClock(g.clock.remaining[g.seat]) })
+        : null,
+    ]),
+  );
+  const items = all.map((g) => {
     const tokens = g.tokens.filter(Boolean);
     const hotseat = tokens.length > 1;
     const href =
@@ -238,6 +279,8 @@ async function listMyGames(box) {
     ]);
   });
   fill(box, [
+    waitingList.length ? h("h2", { id: "waiting-title", text: t("lobby.waiting_for_you") }) : null,
+    waitingList.length ? h("ul", { class: "my-game-list waiting-list", "data-testid": "waiting-for-you" }, waitingList) : null,
     title,
     items.length ? h("ul", { class: "my-game-list" }, items) : h("p", { class: "hint", text: t("lobby.no_games") }),
   ]);
