@@ -11,7 +11,7 @@ On the compiled core (``core="fast"``, the default when it is built) the whole s
 writing into preallocated numpy arrays; ``core="python"`` runs the same games on the referee (one
 ``random.Random(seed)`` deals every game and draws every reshuffle, in game order, on both cores),
 which is how tests/fast proves the two equal. Illegal actions raise ``ValueError`` before any
-game moves. ``kahuna bench vector`` reports steps/s.
+game moves. ``kahuna bench engine --vector N`` reports steps/s.
 """
 
 from __future__ import annotations

@@ -1644,7 +1644,7 @@ static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS, "configure(lines, control, degree)"},
     {"fields_layout", fields_layout, METH_NOARGS, "[(name, size)] of the flat state layout"},
     {"random_games", random_games, METH_VARARGS, "random_games(seeds, nbes, ror) -> (actions, results)"},
-    {"search", search, METH_VARARGS, "ISMCTS from a player view (see kahuna/fast/search.py)"},
+    {"search", search, METH_VARARGS, "ISMCTS from a player view (see kahuna/ai/fast_ismcts.py)"},
     {"mt_check", mt_check, METH_VARARGS, "the C Mersenne Twister's output, for tests"},
     {NULL},
 };
