@@ -17,6 +17,8 @@ from kahuna.ai.base import Agent, AgentError
 from kahuna.ai.match import GameResult, agent_rng, deal_rng, play_game
 from kahuna.ai.registry import make_agent
 from kahuna.ai.stats import paired_interval
+from kahuna.ai.timed import QUICK_LEVEL
+from kahuna.clock import TimeControl
 from kahuna.rules import Action, GameState, PlayerView, Variant
 
 
@@ -33,6 +35,8 @@ class GameTask:
     keep_record: bool
     variant: tuple[str, ...] = ()
     """Names of the optional rules the game is played with."""
+    clock: str | None = None
+    """A time control in the command line's spelling (``1+0``), or ``None``: untimed."""
 
 
 @dataclass
@@ -63,6 +67,7 @@ class PairingTally:
     losses: int = 0
     draws: int = 0
     forfeits: list[str] = field(default_factory=list)
+    timeouts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     deal_scores: dict[int, list[float]] = field(default_factory=dict)
     """Deal number → the first agent's score in each game of that deal (two, seats swapped)."""
@@ -85,9 +90,11 @@ class PairingTally:
             self.wins += 1
         else:
             self.losses += 1
+        loser = self.labels[0] if winner != outcome.first_seat else self.labels[1]
         if outcome.result.forfeit:
-            loser = self.labels[0] if winner != outcome.first_seat else self.labels[1]
             self.forfeits.append(f"game {outcome.task.game + 1}: {loser} ({outcome.result.forfeit})")
+        if outcome.result.reason == "timeout":
+            self.timeouts.append(f"game {outcome.task.game + 1}: {loser} ran out of time")
         self.notes.extend(f"game {outcome.task.game + 1}: {note}" for note in outcome.notes)
 
 
@@ -102,7 +109,12 @@ def unique_labels(specs: list[str]) -> list[str]:
 
 
 def schedule(
-    specs: list[str], games: int, seed: int, keep_record: bool, variant: tuple[str, ...] = ()
+    specs: list[str],
+    games: int,
+    seed: int,
+    keep_record: bool,
+    variant: tuple[str, ...] = (),
+    clock: str | None = None,
 ) -> list[GameTask]:
     """``games`` games for every pair of agents: deal ``k`` is played as games ``2k`` and ``2k+1``,
     the second with seats swapped (an odd count plays its last deal once)."""
@@ -110,7 +122,9 @@ def schedule(
     for pairing, (i, j) in enumerate(itertools.combinations(range(len(specs)), 2)):
         for game in range(games):
             tasks.append(
-                GameTask(pairing, game, (specs[i], specs[j]), seed, game // 2, bool(game % 2), keep_record, variant)
+                GameTask(
+                    pairing, game, (specs[i], specs[j]), seed, game // 2, bool(game % 2), keep_record, variant, clock
+                )
             )
     return tasks
 
@@ -134,7 +148,13 @@ def play_task(task: GameTask) -> GameOutcome:
             "arena": {"seed": task.seed, "deal": task.deal, "swapped": task.swapped, "game": task.game + 1},
             "specs": list(task.specs[::-1] if task.swapped else task.specs),
         }
-        result = play_game(agents, state, rngs, players=specs, meta=meta, keep_record=task.keep_record)
+        control = None if task.clock is None else TimeControl.parse(task.clock)
+        quick = None if control is None else (make_agent(QUICK_LEVEL), make_agent(QUICK_LEVEL))
+        if control is not None:
+            meta["clock"] = control.to_json()
+        result = play_game(
+            agents, state, rngs, players=specs, meta=meta, keep_record=task.keep_record, clock=control, quick=quick
+        )
     finally:
         for agent in (first, second):
             close = getattr(agent, "close", None)

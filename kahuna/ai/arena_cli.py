@@ -16,6 +16,7 @@ from pathlib import Path
 from kahuna.ai.arena import GameOutcome, PairingTally, run_tasks, schedule, unique_labels
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.stats import elo_difference, elo_ladder, percentile, score_rate
+from kahuna.clock import ClockError, TimeControl
 from kahuna.progress import Progress
 from kahuna.rules import Variant
 
@@ -35,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--jobs", type=int, default=1, help="games played at once in worker processes (0: all cores)")
     p.add_argument("--json", action="store_true", help="end with one JSON line of the tallies")
     p.add_argument("--records", metavar="DIR", help="write every game as a kahuna-record/1 file into DIR")
+    p.add_argument(
+        "--clock",
+        metavar="CLOCK",
+        help="play on a clock, e.g. 1+0 (minutes + seconds per turn): each agent switches to quick play "
+        "when short of time, as on the server, and a seat whose time runs out loses; timeouts are listed",
+    )
     p.add_argument(
         "--variant",
         nargs="+",
@@ -81,7 +88,12 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"cannot create {records}: {exc.strerror}")
     jobs = args.jobs or os.cpu_count() or 1
     labels = unique_labels(specs)
-    tasks = schedule(specs, args.games, args.seed, records is not None, variant)
+    if args.clock is not None:
+        try:
+            TimeControl.parse(args.clock)
+        except ClockError as exc:
+            return _fail(f"--clock: {exc}")
+    tasks = schedule(specs, args.games, args.seed, records is not None, variant, args.clock)
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     tallies = [PairingTally((labels[i], labels[j])) for i, j in pairs]
     turn_times: dict[str, list[float]] = {label: [] for label in labels}
@@ -133,6 +145,8 @@ def _print_report(
             )
         for line in tally.forfeits:
             print(f"  forfeit, {line}")
+        for line in tally.timeouts:
+            print(f"  timeout, {line}")
         for line in tally.notes:
             print(f"  note, {line}")
     print("\n* over deals: the two seat-swapped games of a deal count as one pair (docs/ai.md)")
@@ -175,6 +189,7 @@ def _summary(games: int, tallies: list[PairingTally]) -> dict[str, object]:
                     "interval95": _rounded(1 - high, 1 - low),
                 },
             },
+            "timeouts": len(tally.timeouts),
         }
 
     if len(tallies) == 1:

@@ -14,7 +14,9 @@ import time
 from dataclasses import dataclass, field
 
 from kahuna.ai.base import Agent, AgentError
-from kahuna.rules import Action, GameRecord, GameState, IllegalActionError, view_of
+from kahuna.ai.timed import agent_on_clock
+from kahuna.clock import Clock, TimeControl
+from kahuna.rules import Action, GameRecord, GameState, IllegalActionError, Termination, view_of
 from kahuna.rules.board import SEAT_NAMES
 
 FORFEIT = "forfeit"
@@ -52,16 +54,29 @@ def play_game(
     players: list[str] | None = None,
     meta: dict[str, object] | None = None,
     keep_record: bool = False,
+    clock: TimeControl | None = None,
+    quick: tuple[Agent, Agent] | None = None,
 ) -> GameResult:
-    """Play ``state`` to its end with ``agents[seat]`` choosing for each seat."""
+    """Play ``state`` to its end with ``agents[seat]`` choosing for each seat.
+
+    On a ``clock`` (real seconds of this process) each seat plays its agent while it has time and
+    ``quick[seat]`` when short of it (``kahuna/ai/timed.py``), as the server does; a seat whose time
+    runs out loses (``timeout``).
+    """
     turn_seconds: tuple[list[float], list[float]] = ([], [])
     spent = [0.0, 0.0]
     forfeit: tuple[int, str] | None = None
+    timer = None if clock is None else Clock.new(clock)
+    if timer is not None:
+        timer.start(state.to_move, time.perf_counter())
     while not state.is_over:
         seat = state.to_move
         start = time.perf_counter()
+        agent = agents[seat]
+        if timer is not None and clock is not None and quick is not None:
+            agent = agent_on_clock(agent, quick[seat], timer.left(seat, start), clock)
         try:
-            action = agents[seat].choose(view_of(state, seat), rngs[seat])
+            action = agent.choose(view_of(state, seat), rngs[seat])
         except AgentError as exc:
             forfeit = (seat, str(exc) or type(exc).__name__)
             break
@@ -71,11 +86,17 @@ def play_game(
         if not isinstance(action, Action):
             forfeit = (seat, f"answered {action!r}, which is not an action")
             break
+        moment = time.perf_counter()
+        if timer is not None and timer.flagged(moment) == seat:
+            state.terminate(Termination("timeout", seat))
+            break
         try:
             state.apply(action)
         except IllegalActionError as exc:
             forfeit = (seat, f"played the illegal action {action.token!r}: {exc}")
             break
+        if timer is not None and action.ends_turn and not state.is_over:
+            timer.turn_ended(seat, moment)
         spent[seat] += time.perf_counter() - start
         if action.ends_turn:
             turn_seconds[seat].append(spent[seat])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,12 @@ import pytest
 from kahuna.ai import AgentError
 from kahuna.ai.arena import GameOutcome, GameTask, PairingTally
 from kahuna.ai.base import Agent, RandomAgent
-from kahuna.ai.match import GameResult
+from kahuna.ai.match import GameResult, play_game
 from kahuna.ai.registry import FACTORIES
 from kahuna.ai.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.cli import main
-from kahuna.rules import Action, GameRecord, PlayerView
+from kahuna.clock import TimeControl
+from kahuna.rules import Action, GameRecord, GameState, PlayerView
 
 
 def last_json(text: str) -> dict[str, object]:
@@ -220,3 +222,39 @@ def test_statistics() -> None:
     ladder = elo_ladder(3, {(0, 1): (10, 30, 0), (0, 2): (2, 38, 0), (1, 2): (10, 30, 0)})
     assert ladder[0] == 0 and ladder[0] < ladder[1] < ladder[2]
     assert percentile([3.0, 1.0, 2.0, 4.0], 0.5) == 2.0 and percentile([1.0] * 99 + [9.0], 0.99) == 1.0
+
+
+class _Slow:
+    """A random player that thinks for ``seconds`` per choice."""
+
+    def __init__(self, seconds: float) -> None:
+        self.name = "slow"
+        self.seconds = seconds
+        self.inner = RandomAgent()
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        time.sleep(self.seconds)
+        return self.inner.choose(view, rng)
+
+
+def test_on_a_clock_a_slow_seat_loses_on_time_unless_it_plays_quickly_when_short() -> None:
+    """One second each, 20 ms per choice: about 3 s of thinking a game. Without a quick fallback the
+    slow seat runs out; with one (as the arena, the server and the terminal give every level) it
+    switches in time and the game ends on the board."""
+    clock = TimeControl(initial=1, increment=0)
+    slow, quick = _Slow(0.02), RandomAgent()
+    state = GameState.new(random.Random(4))
+    result = play_game((slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(slow, quick))
+    assert (result.winner, result.reason) == (1, "timeout")
+    record = GameRecord.of(state)
+    assert record.termination is not None and record.termination.to_json() == {"reason": "timeout", "seat": 0}
+    state = GameState.new(random.Random(4))
+    result = play_game((slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(quick, quick))
+    assert result.reason != "timeout" and state.termination is None
+
+
+def test_the_arena_lists_timeouts_and_refuses_bad_clocks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arena", "random", "easy", "--games", "2", "--clock", "1+0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["timeouts"] == 0
+    assert main(["arena", "random", "easy", "--games", "2", "--clock", "0+1"]) == 2
+    assert "--clock: initial time must be" in capsys.readouterr().err
