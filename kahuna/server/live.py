@@ -22,6 +22,7 @@ from typing import Any
 
 from kahuna.clock import Clock
 from kahuna.rules import Action, Event, GameRecord, GameState, Termination, Variant, view_of
+from kahuna.rules.board import cards_to_str
 from kahuna.server import messages
 from kahuna.server.store import StoredGame
 from kahuna.server.tokens import digest, random_seed
@@ -125,14 +126,22 @@ def encode_updates(
 
 
 def replay_steps(deal: str, variant: Variant, reshuffles: list[str], history: list[tuple[int, Action]]) -> bytes:
-    """The steps of a finished game as a spectator saw them, as JSON (see ``GET .../replay``)."""
+    """The steps of a finished game as a spectator saw them, as JSON (see ``GET .../replay``), with
+    both hands at every step: once the game is over its record is public, cards included."""
     replay = GameState.from_deal(deal, variant, reshuffles)
+
+    def hands() -> list[str]:
+        return [cards_to_str(replay.hands[0]), cards_to_str(replay.hands[1])]
+
     start = view_of(replay, None).to_json()
-    steps: list[dict[str, Any]] = [{"version": 0, "seat_acted": None, "action": None, "events": [], "view": start}]
+    steps: list[dict[str, Any]] = [
+        {"version": 0, "seat_acted": None, "action": None, "events": [], "view": start, "hands": hands()}
+    ]
     for actor, action in history:
         events = replay.apply(action)
         update = messages.update(replay, actor, events, None, messages.status_of(replay, True))
-        steps.append({key: update[key] for key in ("version", "seat_acted", "action", "events", "view")})
+        step = {key: update[key] for key in ("version", "seat_acted", "action", "events", "view")}
+        steps.append({**step, "hands": hands()})
     return json.dumps(steps, separators=(",", ":"), ensure_ascii=False).encode()
 
 

@@ -87,6 +87,12 @@ def test_replay_viewer_steps_jumps_and_plays(
     expect(page.locator(f'[data-testid="last-move"][data-line="{line}"][data-kind="built"]')).to_have_count(1)
     page.locator("#replay-first").click()
     expect(step).to_contain_text(f"Action 0 of {last}")
+    # The game is over, its record public: both hands are shown face up, none as a card back.
+    with urllib.request.urlopen(f"{server}/api/games/{game['game_id']}/record", timeout=10) as answer:
+        deal = json.loads(answer.read())["deal"]
+    assert steps[0]["hands"] == ["".join(sorted(deal[:3])), "".join(sorted(deal[3:6]))]
+    expect(page.locator(".opponent-hand .known")).to_have_count(6)
+    expect(page.locator(".opponent-hand .back")).to_have_count(0)
     page.locator("#replay-play").click()
     expect(step).to_contain_text(f"Action 2 of {last}", timeout=10000)
     page.locator("#replay-play").click()

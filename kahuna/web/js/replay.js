@@ -208,7 +208,9 @@ class ReplayViewer {
     const last = this.data.steps.length - 1;
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
     this.stepLabel.textContent = `${t("replay.step", { k: this.index, n: last })} · ${round} — ${this.stepText(step)}`;
-    fill(this.playersBox, playersPanel(view, this.data.players, null, null));
+    // A finished game's record is public: each step's hands are shown face up (as known cards).
+    const shown = step.hands ? { ...view, known: step.hands } : view;
+    fill(this.playersBox, playersPanel(shown, this.data.players, null, null));
     if (view.result)
       fill(
         this.summaryBox,
