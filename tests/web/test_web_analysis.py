@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import random
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, expect
 from test_web_replay import create_hotseat_game, finish_game
@@ -55,3 +57,46 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     expect(spectator.locator(".analysis-move")).to_have_count(0)
     public = json.loads(spectator.evaluate(f"fetch('/api/games/{game['game_id']}/analysis').then(r => r.text())"))
     assert set(public) == {"state", "budget", "graph"} and public["budget"] == 20
+
+
+def create_game(server: str, **body: object) -> dict[str, Any]:
+    request = urllib.request.Request(
+        server + "/api/games", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        game: dict[str, Any] = json.loads(answer.read())
+        return game
+
+
+def test_the_hint_button_proposes_the_ai_move_only_when_learning(
+    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    game = create_game(server, opponent="ai", level="easy", seat="first", name="Learner")
+    page = open_page(f"/play/{game['game_id']}#{game['token']}", reduced_motion=True)
+    expect(page.locator(".game")).to_have_attribute("data-turn", "mine")
+    page.locator("#hint").click()
+    message = page.locator('[data-testid="message"]')
+    expect(message).to_contain_text("AI hint: ")
+    token = message.inner_text().split("AI hint: ", 1)[1].split(":", 1)[0]
+    expect(page.locator('[data-testid="confirm"]')).to_be_visible()
+    shot(page, "game-hint-1280x800")
+    page.locator('[data-testid="confirm"]').click()
+    expect(page.locator(".game")).not_to_have_attribute("data-version", "0")
+    record = json.loads(urllib.request.urlopen(f"{server}/api/games/{game['game_id']}/record", timeout=10).read())
+    assert record["actions"][0] == token or record["actions"][0] == "-?"
+
+    hotseat = create_game(server, opponent="hotseat", seat="first")
+    both = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", reduced_motion=True)
+    expect(both.locator(".game")).to_have_attribute("data-turn", "mine")
+    expect(both.locator("#hint")).to_have_count(1)
+
+    person = create_game(server, opponent="human", seat="first", name="Alice")
+    invite = person["invite_url"].removeprefix("/join/")
+    join = urllib.request.Request(
+        f"{server}/api/join/{invite}", json.dumps({"name": "Bob"}).encode(), {"Content-Type": "application/json"}
+    )
+    urllib.request.urlopen(join, timeout=10).close()
+    alice = open_page(f"/play/{person['game_id']}#{person['token']}", reduced_motion=True)
+    expect(alice.locator(".game")).to_have_attribute("data-turn", "mine")
+    expect(alice.locator(".act-pass")).to_have_count(1)
+    expect(alice.locator("#hint")).to_have_count(0)

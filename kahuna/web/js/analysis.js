@@ -5,100 +5,15 @@
 // classes (from each mover's own view, only to that player).
 
 import { h, s, fill, sleep } from "./dom.js";
-import { language } from "./i18n.js";
+import { t } from "./i18n.js";
 import { api } from "./api.js";
 import { seatsOf } from "./store.js";
 
-// The strings of this panel, until they join the language files.
-const STRINGS = {
-  en: {
-    title: "Win chance",
-    ask: "Analyse this game",
-    none: "No analysis of this game yet.",
-    running: "Analysing… {done} of {total}",
-    failed: "The analysis failed; ask again.",
-    quota: "Analysis quota spent: try again later.",
-    axis: "Black's chance to win, turn by turn",
-    point: "Action {k}: Black {p} %",
-    best: "best",
-    inaccuracy: "inaccuracy",
-    mistake: "mistake",
-    blunder: "blunder",
-    move: "Action {k} ({played}): {cls}, best {best}",
-    summary: "Your moves: {best} best, {inaccuracy} inaccuracies, {mistake} mistakes, {blunder} blunders",
-  },
-  de: {
-    title: "Gewinnchance",
-    ask: "Partie analysieren",
-    none: "Diese Partie ist noch nicht analysiert.",
-    running: "Analyse läuft… {done} von {total}",
-    failed: "Die Analyse ist fehlgeschlagen; bitte erneut anfordern.",
-    quota: "Analyse-Kontingent aufgebraucht: später erneut versuchen.",
-    axis: "Gewinnchance von Schwarz, Zug um Zug",
-    point: "Aktion {k}: Schwarz {p} %",
-    best: "bester Zug",
-    inaccuracy: "Ungenauigkeit",
-    mistake: "Fehler",
-    blunder: "grober Fehler",
-    move: "Aktion {k} ({played}): {cls}, besser {best}",
-    summary: "Deine Züge: {best} beste, {inaccuracy} Ungenauigkeiten, {mistake} Fehler, {blunder} grobe Fehler",
-  },
-  nl: {
-    title: "Winkans",
-    ask: "Partij analyseren",
-    none: "Deze partij is nog niet geanalyseerd.",
-    running: "Analyseren… {done} van {total}",
-    failed: "De analyse is mislukt; vraag opnieuw.",
-    quota: "Analysequotum op: probeer het later opnieuw.",
-    axis: "Winkans van Zwart, beurt voor beurt",
-    point: "Actie {k}: Zwart {p} %",
-    best: "beste zet",
-    inaccuracy: "onnauwkeurigheid",
-    mistake: "fout",
-    blunder: "blunder",
-    move: "Actie {k} ({played}): {cls}, beste {best}",
-    summary: "Jouw zetten: {best} beste, {inaccuracy} onnauwkeurigheden, {mistake} fouten, {blunder} blunders",
-  },
-  da: {
-    title: "Vinderchance",
-    ask: "Analysér spillet",
-    none: "Spillet er ikke analyseret endnu.",
-    running: "Analyserer… {done} af {total}",
-    failed: "Analysen mislykkedes; spørg igen.",
-    quota: "Analysekvoten er brugt: prøv igen senere.",
-    axis: "Sorts vinderchance, tur for tur",
-    point: "Handling {k}: Sort {p} %",
-    best: "bedste træk",
-    inaccuracy: "unøjagtighed",
-    mistake: "fejl",
-    blunder: "bommert",
-    move: "Handling {k} ({played}): {cls}, bedst {best}",
-    summary: "Dine træk: {best} bedste, {inaccuracy} unøjagtigheder, {mistake} fejl, {blunder} bommerter",
-  },
-  es: {
-    title: "Probabilidad de ganar",
-    ask: "Analizar la partida",
-    none: "Esta partida aún no está analizada.",
-    running: "Analizando… {done} de {total}",
-    failed: "El análisis falló; pídelo de nuevo.",
-    quota: "Cuota de análisis agotada: inténtalo más tarde.",
-    axis: "Probabilidad de ganar de Negro, turno a turno",
-    point: "Acción {k}: Negro {p} %",
-    best: "mejor jugada",
-    inaccuracy: "imprecisión",
-    mistake: "error",
-    blunder: "error grave",
-    move: "Acción {k} ({played}): {cls}, mejor {best}",
-    summary: "Tus jugadas: {best} mejores, {inaccuracy} imprecisiones, {mistake} errores, {blunder} errores graves",
-  },
-};
-
 function say(key, params = {}) {
-  const text = (STRINGS[language()] || STRINGS.en)[key] ?? STRINGS.en[key];
-  return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+  return t(`analysis.${key}`, params);
 }
 
-// Marks of the classed moves; a shape as well as a colour, so that colour is not the only cue.
+// Marks of the classed moves: a size as well as a colour (and each names its class when focused).
 const MARKS = {
   inaccuracy: { fill: "#e0b000", r: 3 },
   mistake: { fill: "#e07000", r: 4 },
@@ -214,16 +129,8 @@ class AnalysisPanel {
       s("line", { x1: PAD, x2: WIDTH - PAD, y1: this.y(0.5), y2: this.y(0.5), stroke: "#d9ceb2", "stroke-dasharray": "4 3" }),
       s("polyline", { points: line, fill: "none", stroke: "#17566f", "stroke-width": 2 }),
     ];
-    for (const p of points)
-      nodes.push(
-        this.jumper(
-          "circle",
-          { cx: this.x(p.step), cy: this.y(p.black), r: 2.5, fill: "#17566f", class: "analysis-point" },
-          p.step,
-          say("point", { k: p.step, p: Math.round(100 * p.black) }),
-        ),
-      );
-    // Each classed move sits on the curve at the turn it was played in (the last point before it).
+    // Each classed move sits on the curve at the turn it was played in (the last point before it),
+    // under the points so that both stay clickable.
     let before = points.length ? points[0].black : 0.5;
     for (const move of moves) {
       if (byStep.has(move.step)) before = byStep.get(move.step);
@@ -247,6 +154,15 @@ class AnalysisPanel {
         ),
       );
     }
+    for (const p of points)
+      nodes.push(
+        this.jumper(
+          "circle",
+          { cx: this.x(p.step), cy: this.y(p.black), r: 2.5, fill: "#17566f", class: "analysis-point" },
+          p.step,
+          say("point", { k: p.step, p: Math.round(100 * p.black) }),
+        ),
+      );
     this.cursor = s("line", { y1: PAD, y2: HEIGHT - PAD, stroke: "#ff8c00", "stroke-width": 1.5, x1: PAD, x2: PAD });
     nodes.push(this.cursor);
     return s("svg", {
