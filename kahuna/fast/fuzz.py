@@ -18,6 +18,7 @@ import importlib.util
 import os
 import random
 import sys
+from array import array
 from types import ModuleType
 from typing import Any
 
@@ -145,26 +146,33 @@ def _fuzz_search(core: ModuleType, game: Any, rng: random.Random, call: Any) -> 
     call(core.search, *args)
 
 
-def _fuzz_batch(core: ModuleType, batch: Any, rng: random.Random, call: Any) -> None:
-    import numpy as np
+def _zeros(code: str, n: int) -> array[Any]:
+    """A zeroed buffer of ``n`` items (stdlib ``array``: the fuzzing needs no numpy)."""
+    return array(code, bytes(n * array(code).itemsize))
 
+
+def _first_legal(mask: array[Any], games: int) -> array[Any]:
+    """The first legal action code of every game, as int16."""
+    out = _zeros("h", games)
+    for i in range(games):
+        row = mask[i * 243 : (i + 1) * 243]
+        out[i] = row.index(1)
+    return out
+
+
+def _fuzz_batch(core: ModuleType, batch: Any, rng: random.Random, call: Any) -> None:
     size = 1
     while call(batch.fields, size) is not None:
         size += 1
-    obs = np.zeros((size, 173), dtype=np.float32)
-    mask = np.zeros((size, 243), dtype=np.int8)
-    to_move = np.zeros(size, dtype=np.int8)
-    rewards = np.zeros((size, 2), dtype=np.float32)
-    dones = np.zeros(size, dtype=np.int8)
+    obs, mask, to_move = _zeros("f", size * 173), _zeros("b", size * 243), _zeros("b", size)
+    rewards, dones = _zeros("f", size * 2), _zeros("b", size)
     call(batch.observe, obs, mask, to_move)
     for _ in range(30):
-        actions = np.array([int(np.flatnonzero(mask[i])[0]) for i in range(size)], dtype=np.int16)
+        actions = _first_legal(mask, size)
         args: list[Any] = [actions, obs, mask, to_move, rewards, dones]
         if rng.random() < 0.5:
             k = rng.randrange(6)
-            args[k] = rng.choice(
-                [np.zeros(size + 1, dtype=np.int16), np.zeros((size, 3), dtype=np.float64), b"abc", _junk(rng)]
-            )
+            args[k] = rng.choice([_zeros("h", size + 1), _zeros("d", size * 3), b"abc", _junk(rng)])
         if rng.random() < 0.2:
             actions[0] = rng.choice([-1, 243, 300, 0])
         call(batch.step, *args)
@@ -175,8 +183,6 @@ def _fuzz_batch(core: ModuleType, batch: Any, rng: random.Random, call: Any) -> 
 def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
     """Play ``games`` games through the core's entry points; the resident size (KB) after a tenth
     of them and at the end."""
-    import numpy as np
-
     from kahuna.fast.layout import view_fields
     from kahuna.fast.state import FastState
     from kahuna.rules import GameState, view_of
@@ -207,13 +213,10 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
             state.apply(legal[rng.randrange(len(legal))])
             state.copy().to_json()
         batch = core.Batch(64, played, False, True)
-        obs = np.zeros((64, 173), dtype=np.float32)
-        mask = np.zeros((64, 243), dtype=np.int8)
-        small = np.zeros(64, dtype=np.int8)
+        obs, mask, small = _zeros("f", 64 * 173), _zeros("b", 64 * 243), _zeros("b", 64)
         batch.observe(obs, mask, small)
         for _ in range(20):
-            actions = np.argmax(mask, axis=1).astype(np.int16)
-            batch.step(actions, obs, mask, small, np.zeros((64, 2), dtype=np.float32), np.zeros(64, dtype=np.int8))
+            batch.step(_first_legal(mask, 64), obs, mask, small, _zeros("f", 128), _zeros("b", 64))
         view = views[played // chunk % len(views)]
         fields, hands, downs = view_fields(view)
         assert view.seat is not None

@@ -50,6 +50,7 @@ def _same_heuristic(ref: GameState, fast: FastState) -> None:
     assert win_probability(ref, 0, beliefs) == fast.heuristic()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
 def test_differential_random_games(names: tuple[str, ...]) -> None:
     tally = Tally()

@@ -35,6 +35,7 @@ def _sanitizer_libraries() -> list[str]:
     return libraries
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None, reason="needs gcc on Linux")
 def test_fuzz_under_address_sanitizer(tmp_path: Path) -> None:
     libraries = _sanitizer_libraries()
@@ -72,6 +73,7 @@ def test_fuzz_under_address_sanitizer(tmp_path: Path) -> None:
     assert "ERROR: AddressSanitizer" not in done.stderr and "runtime error" not in done.stderr
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow() -> None:
     """100,000 games here; `python -m kahuna.fast.fuzz --memory 1000000` is the million-game run."""
     after_tenth, at_end = memory(core_module(), 100_000, seed=4)

@@ -4,15 +4,19 @@ masks equal the legal actions); rewards add up; illegal input moves nothing."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+
+# The rl extra (numpy): skipped without it, required in CI (tests/envs/conftest.py).
+pytest.importorskip("numpy")
+
+import numpy as np
 
 from kahuna.envs.observation import OBS_SIZE
 from kahuna.envs.vector import VectorKahuna
 from kahuna.fast.differential import VARIANTS
 from kahuna.rules import Variant
 
-pytestmark = pytest.mark.needs_core
+pytestmark = [pytest.mark.needs_core, pytest.mark.rl]
 
 
 @pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
