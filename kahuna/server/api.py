@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
+from kahuna.server import ai as ai_seats
 from kahuna.server.live import LiveGame
 from kahuna.server.names import MAX_CODE_POINTS, clean_name
 from kahuna.server.service import GameService, NewGame, Rejected
@@ -99,6 +100,10 @@ class Summary(BaseModel):
     rematch_of: str | None = Field(description="the id of the game this one is the rematch of")
 
 
+class Levels(BaseModel):
+    levels: list[str]
+
+
 class MyGame(Summary):
     seat: int
     token: str
@@ -118,6 +123,11 @@ def router(service: GameService) -> APIRouter:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link."""
         spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
         return await service.create(spec, owner=client_ip(request))
+
+    @api.get("/levels", response_model=Levels)
+    async def levels() -> dict[str, Any]:
+        """The AI levels this server offers, weakest first (the lobby's list)."""
+        return {"levels": [level for level in ("random", *LEVELS) if ai_seats.available(level)]}
 
     @api.post("/join/{invite}", response_model=SeatLinks)
     async def join_game(invite: Annotated[str, Path(max_length=64)], body: JoinGame) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import httpx
 from server_harness import Server
 
+from kahuna.ai.levels import LEVELS
+
 
 def test_create_ai_game_gives_a_seat_link_and_no_invite(server: Server) -> None:
     created = server.create(opponent="ai", level="random", seat="second", name="Alice")
@@ -77,3 +79,7 @@ def test_openapi_is_served_without_third_party_pages(server: Server) -> None:
     assert server.get("/docs").status_code == 404  # Swagger UI loaded scripts from a CDN onto this origin
     paths = server.get("/openapi.json").json()["paths"]
     assert {"/api/games", "/api/join/{invite}", "/api/my-games", "/api/games/{game_id}/record"} <= set(paths)
+
+
+def test_the_levels_offered_come_from_the_ai_package(server: Server) -> None:
+    assert server.get("/api/levels").json() == {"levels": ["random", *LEVELS]}

@@ -52,7 +52,13 @@ function header(main) {
 
 async function start() {
   initLanguage();
-  const board = await (await fetch("/static/board.json")).json();
+  const [board, levels] = await Promise.all([
+    fetch("/static/board.json").then((r) => r.json()),
+    fetch("/api/levels")
+      .then((r) => r.json())
+      .then((d) => d.levels)
+      .catch(() => ["easy"]),
+  ]);
   setIslandNames(board);
   setLineCounts(board);
   const top = document.getElementById("top");
@@ -61,7 +67,7 @@ async function start() {
   let game = null;
   const mount = () => {
     fill(top, [header(main)]);
-    if (page === "") mountLobby(main, board);
+    if (page === "") mountLobby(main, board, levels);
     else if (page === "rules") mountRules(main, board);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);

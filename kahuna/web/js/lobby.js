@@ -9,7 +9,6 @@ import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
 import { formatClock } from "./life.js";
 
-const LEVELS = ["random", "easy", "medium", "hard", "expert"];
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
 
 function radio(name, value, checked, label, help) {
@@ -49,7 +48,8 @@ function clockOf(value) {
   return { initial, increment };
 }
 
-export function mountLobby(root, board) {
+/** The lobby; `levels` are the AI levels the server offers (GET /api/levels), weakest first. */
+export function mountLobby(root, board, levels) {
   const result = h("div", { class: "create-result", "aria-live": "polite" });
   const error = h("p", { class: "message", role: "alert" });
   const form = h("form", { class: "new-game card-panel", "aria-labelledby": "new-title" }, [
@@ -65,7 +65,7 @@ export function mountLobby(root, board) {
         h("label", { for: "level", text: t("lobby.level") }),
         select(
           "level",
-          LEVELS.map((l) => [l, t(`level.${l}`)]),
+          levels.map((l) => [l, t(`level.${l}`)]),
           preference("level", "easy"),
         ),
       ]),
