@@ -4,6 +4,7 @@ rematch, the chat between two browsers, and the home page's "waiting for your mo
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -68,6 +69,7 @@ def test_resign_against_the_ai_on_a_clock_then_a_rematch_with_swapped_seats(
     page.get_by_test_id("rematch-link").click()
     page.wait_for_url("**/play/**")
     expect(page.locator("#hand-title")).to_contain_text("White")  # the seats are swapped: this player is White
+    expect(page.get_by_test_id("rematch-of")).to_have_attribute("href", re.compile(r"^/replay/"))  # and back
     shot(page, "life-5-rematch-as-white")
 
 

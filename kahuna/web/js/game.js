@@ -342,6 +342,7 @@ export class GamePage {
         Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
         entry.whyNot = msg.why_not || {};
         entry.rematch = msg.rematch || null;
+        entry.rematchOf = msg.rematch_of || null;
         this.setClock(index, msg.clock);
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;

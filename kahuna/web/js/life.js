@@ -188,6 +188,16 @@ export class LifeControls {
         );
       }
     }
+    if (entry.rematchOf) {
+      items.push(
+        h("a", {
+          class: "rematch-of",
+          href: `/replay/${encodeURIComponent(entry.rematchOf)}`,
+          "data-testid": "rematch-of",
+          text: t("life.rematch_of"),
+        }),
+      );
+    }
     if (view && !view.result && seat !== null && seat !== undefined && !turnFinished(view.history)) {
       items.push(
         h("button", {
