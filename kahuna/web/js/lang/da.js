@@ -348,6 +348,7 @@ export default {
   "life.accept_rematch": "Tag imod omkampen",
   "life.rematch_offered": "Omkamp tilbudt…",
   "life.to_rematch": "Til omkampen",
+  "life.rematch_of": "Dette er en omkamp: det forrige spil",
   "life.offered_to_you": "{who} tilbyder en omkamp.",
   "chat.title": "Chat",
   "chat.send": "Send",

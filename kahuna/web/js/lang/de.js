@@ -349,6 +349,7 @@ export default {
   "life.accept_rematch": "Revanche annehmen",
   "life.rematch_offered": "Revanche angeboten…",
   "life.to_rematch": "Zur Revanche",
+  "life.rematch_of": "Dies ist eine Revanche: die vorige Partie",
   "life.offered_to_you": "{who} bietet eine Revanche an.",
   "chat.title": "Chat",
   "chat.send": "Senden",

@@ -348,6 +348,7 @@ export default {
   "life.accept_rematch": "Accept the rematch",
   "life.rematch_offered": "Rematch offered…",
   "life.to_rematch": "Go to the rematch",
+  "life.rematch_of": "This is a rematch: the previous game",
   "life.offered_to_you": "{who} offers a rematch.",
   "chat.title": "Chat",
   "chat.send": "Send",

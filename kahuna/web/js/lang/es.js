@@ -348,6 +348,7 @@ export default {
   "life.accept_rematch": "Aceptar la revancha",
   "life.rematch_offered": "Revancha ofrecida…",
   "life.to_rematch": "Ir a la revancha",
+  "life.rematch_of": "Esto es una revancha: la partida anterior",
   "life.offered_to_you": "{who} ofrece la revancha.",
   "chat.title": "Chat",
   "chat.send": "Enviar",

@@ -349,6 +349,7 @@ export default {
   "life.accept_rematch": "Revanche aannemen",
   "life.rematch_offered": "Revanche aangeboden…",
   "life.to_rematch": "Naar de revanche",
+  "life.rematch_of": "Dit is een revanche: de vorige partij",
   "life.offered_to_you": "{who} biedt een revanche aan.",
   "chat.title": "Chat",
   "chat.send": "Verstuur",
