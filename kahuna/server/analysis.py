@@ -7,9 +7,9 @@ spectator's view). Each decision and each turn is one task of the AI pool, queue
 behind live games' moves (:class:`~kahuna.server.ai.FairQueue`), and a job runs one task at a time,
 so an analysis never holds more than one worker; ``done``/``total`` tasks is its progress.
 
-Who sees what: the graph is public. A move's analysis is computed from its mover's hand (its
-``best`` action may name a card only that player held), so a player gets the analysis of its own
-seat's moves and only the public token of the other seat's; spectators get the graph alone.
+Who sees what: everyone sees a finished analysis, as everyone may read a finished game's full
+record (``GET /api/games/{id}/record``, deal included): a move's analysis, computed from its mover's
+hand, tells nothing the record does not. Only a player may start one.
 
 The quota is per client address (players have no accounts: a browser's "player" is its address),
 ``analyses_per_hour`` jobs started per hour with a burst; cached results cost nothing.
@@ -133,7 +133,6 @@ class AnalysisJobs:
             result = {
                 "budget": self.budget.iterations,
                 "moves": [m.to_json() for m in moves],
-                "public": [{"step": d.step, "seat": d.seat, "played": d.played.public_token} for d in steps],
                 "summary": summary(moves),
                 "graph": [p.to_json() for p in graph],
             }
@@ -151,23 +150,15 @@ class AnalysisJobs:
             job.failed = True
             logs.event("analysis_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
 
-    async def status(self, game: LiveGame, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (``None``: anyone) may see: state, progress, the graph, its own moves."""
+    async def status(self, game: LiveGame) -> dict[str, Any]:
+        """Where the analysis of ``game`` is: none, running (with progress), failed or done (the result)."""
         result = await self.result(game.game_id)
-        if result is None:
-            job = self.jobs.get(game.game_id)
-            if job is None:
-                return {"state": "none"}
-            state = "failed" if job.failed else "running"
-            return {"state": state, "done": job.done, "total": job.total}
-        out: dict[str, Any] = {"state": "done", "budget": result["budget"], "graph": result["graph"]}
-        if seat is not None:
-            out["moves"] = [
-                own if own["seat"] == seat else public
-                for own, public in zip(result["moves"], result["public"], strict=True)
-            ]
-            out["summary"] = result["summary"][str(seat)]
-        return out
+        if result is not None:
+            return {"state": "done", **result}
+        job = self.jobs.get(game.game_id)
+        if job is None:
+            return {"state": "none"}
+        return {"state": "failed" if job.failed else "running", "done": job.done, "total": job.total}
 
 
 class AnalysisRequest(BaseModel):
@@ -177,7 +168,7 @@ class AnalysisRequest(BaseModel):
 
 
 def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
-    """``POST /api/games/{id}/analysis`` (a player: start it, see it) and ``GET`` (anyone: the graph)."""
+    """``POST /api/games/{id}/analysis`` (a player: start it) and ``GET`` (anyone: follow it, read it)."""
     api = APIRouter(prefix="/api")
 
     async def game_or_404(game_id: str) -> LiveGame:
@@ -189,7 +180,7 @@ def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
     @api.post("/games/{game_id}/analysis")
     async def request_analysis(game_id: GameId, body: AnalysisRequest, request: Request) -> dict[str, Any]:
         """Start the analysis of a finished game (a player's seat token; 409 before the end, 403 for
-        a token of no seat, 429 when the address's quota is spent) and return what that player sees."""
+        a token of no seat, 429 when the address's quota is spent) and return where it is."""
         game = await game_or_404(game_id)
         seat = game.seat_of_token(body.token)
         if seat is None:
@@ -197,11 +188,11 @@ def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
         if not game.state.is_over:
             raise Rejected("not_over", "the analysis is available once the game is over", 409)
         await jobs.request(game, client_ip(request))
-        return await jobs.status(game, seat)
+        return await jobs.status(game)
 
     @api.get("/games/{game_id}/analysis")
     async def public_analysis(game_id: GameId) -> dict[str, Any]:
-        """The public part of a game's analysis: progress, then the win-probability graph."""
-        return await jobs.status(await game_or_404(game_id), None)
+        """Where a game's analysis is, and once done the analysis itself."""
+        return await jobs.status(await game_or_404(game_id))
 
     return api

@@ -1,11 +1,11 @@
 // The post-game analysis in the replay page (docs/analysis.md): a player of the game can ask the
-// server for it and watch its progress; everyone sees the win-probability graph once it exists,
-// and a player also sees its own moves marked by class. Points and marks jump the replay there.
+// server for it; everyone can follow its progress and, once it is done, sees the win-probability
+// graph with the classed moves of both seats marked. Points and marks jump the replay there.
 // Nothing is computed here: the server sends the graph (from the spectator's view) and the
-// classes (from each mover's own view, only to that player).
+// classes (each from its mover's own view).
 
 import { h, s, fill, sleep } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, colourName } from "./i18n.js";
 import { api } from "./api.js";
 import { seatsOf } from "./store.js";
 
@@ -13,7 +13,8 @@ function say(key, params = {}) {
   return t(`analysis.${key}`, params);
 }
 
-// Marks of the classed moves: a size as well as a colour (and each names its class when focused).
+// Marks of the classed moves: a size as well as a colour (and each names its class when focused);
+// Black's are diamonds and White's circles, as ◆ and ● mark the seats everywhere.
 const MARKS = {
   inaccuracy: { fill: "#e0b000", r: 3 },
   mistake: { fill: "#e07000", r: 4 },
@@ -44,25 +45,30 @@ class AnalysisPanel {
   async load() {
     try {
       const status = await api.analysis(this.gameId);
-      // A player fetches its own part (free once started); only a new analysis needs the button.
-      if (this.token && (status.state === "running" || status.state === "done")) return this.follow();
       this.render(status);
+      if (status.state === "running") await this.poll();
     } catch (err) {
       this.message(err.message);
     }
   }
 
-  /** Ask for the analysis (a player) and show its progress until it is done. */
-  async follow() {
+  /** Ask for the analysis (a player), then follow it. */
+  async start() {
     try {
-      for (;;) {
-        const status = await api.requestAnalysis(this.gameId, this.token);
-        this.render(status);
-        if (status.state !== "running") return;
-        await sleep(1000);
-      }
+      this.render(await api.requestAnalysis(this.gameId, this.token));
+      await this.poll();
     } catch (err) {
       this.message(err.code === "analysis_quota" ? say("quota") : err.message);
+    }
+  }
+
+  /** Show the progress until the analysis is no longer running. */
+  async poll() {
+    for (;;) {
+      await sleep(1000);
+      const status = await api.analysis(this.gameId);
+      this.render(status);
+      if (status.state !== "running") return;
     }
   }
 
@@ -75,7 +81,7 @@ class AnalysisPanel {
     if (status.state === "none" || status.state === "failed") {
       parts.push(h("p", { class: "hint", text: say(status.state === "failed" ? "failed" : "none") }));
       if (this.token)
-        parts.push(h("button", { type: "button", class: "btn", id: "analysis-ask", onclick: () => this.follow() }, [say("ask")]));
+        parts.push(h("button", { type: "button", class: "btn", id: "analysis-ask", onclick: () => this.start() }, [say("ask")]));
     } else if (status.state === "running") {
       const text = say("running", { done: status.done, total: status.total });
       parts.push(
@@ -83,8 +89,11 @@ class AnalysisPanel {
         h("p", { class: "hint", "aria-live": "polite", text }),
       );
     } else {
-      parts.push(this.graph(status.graph, status.moves || []));
-      if (status.summary) parts.push(h("p", { class: "analysis-summary", text: say("summary", status.summary) }));
+      parts.push(this.graph(status.graph, status.moves));
+      for (const seat of [0, 1])
+        parts.push(
+          h("p", { class: "analysis-summary", text: say("summary", { who: colourName(seat), ...status.summary[seat] }) }),
+        );
     }
     fill(this.box, parts);
     this.show(this.version);
@@ -136,19 +145,24 @@ class AnalysisPanel {
       if (byStep.has(move.step)) before = byStep.get(move.step);
       const mark = MARKS[move.class];
       if (!mark) continue;
-      const label = say("move", { k: move.step + 1, played: move.played, cls: say(move.class), best: move.best });
+      const label = say("move", {
+        who: colourName(move.seat),
+        k: move.step + 1,
+        played: move.played,
+        cls: say(move.class),
+        best: move.best,
+      });
+      const cx = this.x(move.step);
+      const cy = this.y(before);
+      const r = mark.r;
+      const shape =
+        move.seat === 0
+          ? ["polygon", { points: `${cx},${cy - r - 1} ${cx + r + 1},${cy} ${cx},${cy + r + 1} ${cx - r - 1},${cy}` }]
+          : ["circle", { cx, cy, r }];
       nodes.push(
         this.jumper(
-          "rect",
-          {
-            x: this.x(move.step) - mark.r,
-            y: this.y(before) - mark.r,
-            width: 2 * mark.r,
-            height: 2 * mark.r,
-            fill: mark.fill,
-            stroke: "#1d2a31",
-            class: `analysis-move ${move.class}`,
-          },
+          shape[0],
+          { ...shape[1], fill: mark.fill, stroke: "#1d2a31", class: `analysis-move ${move.class} seat${move.seat}` },
           move.step,
           label,
         ),
