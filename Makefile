@@ -6,8 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check -q -c constraints.txt
 
-# Test folders that mypy --strict checks as well as the package (the others join once annotated).
-TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/test_clock.py
+# Test folders that mypy --strict checks as well as the package: all of them.
+TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server tests/fast tests/test_clock.py
 # Test folders whose modules import a helper beside them by its plain name (tui_pty_driver, positions,
 # server_harness).
 TEST_HELPERS := tests/tui tests/rules tests/server
