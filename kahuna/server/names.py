@@ -26,18 +26,24 @@ REFUSED_CATEGORIES = {
 _GRAPHEME = regex.compile(r"\X")
 
 
+def _clean(text: str, what: str, max_graphemes: int, max_code_points: int) -> str:
+    """``text`` normalised (NFC) and trimmed; ``ValueError`` names the first refused character, an
+    empty text, or one longer than ``max_graphemes`` (``max_code_points``, against combining marks)."""
+    clean = unicodedata.normalize("NFC", text).strip()
+    for char in clean:
+        refused = REFUSED_CATEGORIES.get(unicodedata.category(char))
+        if refused is not None:
+            raise ValueError(f"{what} may not contain {refused} (U+{ord(char):04X})")
+    if not clean:
+        raise ValueError(f"{what} needs at least one visible character")
+    if len(clean) > max_code_points or len(_GRAPHEME.findall(clean)) > max_graphemes:
+        raise ValueError(f"{what} has at most {max_graphemes} characters")
+    return clean
+
+
 def clean_name(text: str) -> str:
     """The name as stored and shown; ``ValueError`` says what is wrong with it."""
-    name = unicodedata.normalize("NFC", text).strip()
-    for char in name:
-        what = REFUSED_CATEGORIES.get(unicodedata.category(char))
-        if what is not None:
-            raise ValueError(f"a name may not contain {what} (U+{ord(char):04X})")
-    if not name:
-        raise ValueError("a name needs at least one visible character")
-    if len(name) > MAX_CODE_POINTS or len(_GRAPHEME.findall(name)) > MAX_GRAPHEMES:
-        raise ValueError(f"a name has at most {MAX_GRAPHEMES} characters")
-    return name
+    return _clean(text, "a name", MAX_GRAPHEMES, MAX_CODE_POINTS)
 
 
 MAX_CHAT_GRAPHEMES = 300
@@ -45,18 +51,6 @@ MAX_CHAT_CODE_POINTS = 900
 
 
 def clean_chat(text: str) -> str:
-    """A chat line as stored and shown (plain text, one line); ``ValueError`` says what is wrong.
-
-    The same characters as in names are refused (they could reorder or hide what others read);
-    at most :data:`MAX_CHAT_GRAPHEMES` characters.
-    """
-    line = unicodedata.normalize("NFC", text).strip()
-    for char in line:
-        what = REFUSED_CATEGORIES.get(unicodedata.category(char))
-        if what is not None:
-            raise ValueError(f"a chat line may not contain {what} (U+{ord(char):04X})")
-    if not line:
-        raise ValueError("a chat line needs at least one visible character")
-    if len(line) > MAX_CHAT_CODE_POINTS or len(_GRAPHEME.findall(line)) > MAX_CHAT_GRAPHEMES:
-        raise ValueError(f"a chat line has at most {MAX_CHAT_GRAPHEMES} characters")
-    return line
+    """A chat line as stored and shown (plain text); ``ValueError`` says what is wrong. The same
+    characters as in names are refused (they could reorder or hide what others read)."""
+    return _clean(text, "a chat line", MAX_CHAT_GRAPHEMES, MAX_CHAT_CODE_POINTS)
