@@ -1,6 +1,6 @@
 """The post-game analysis in the replay page: a player asks for it and follows its progress, the
-graph appears with the player's classed moves, and its points and marks jump the replay; a
-spectator sees the graph only."""
+graph appears with the classed moves of both seats, and its points and marks jump the replay; a
+spectator cannot start it but sees it once done. The hint button, only when learning."""
 
 from __future__ import annotations
 
@@ -37,14 +37,15 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     expect(graph).to_be_visible(timeout=60000)
     points = page.locator(".analysis-point")
     assert points.count() >= 3
-    expect(page.locator(".analysis-summary")).to_contain_text("Your moves:")
+    expect(page.locator(".analysis-summary")).to_have_count(2)
+    expect(page.locator(".analysis-summary").first).to_contain_text("Black: ")
     step = page.locator(".replay-step")
     middle = points.nth(points.count() // 2)
     version = middle.get_attribute("data-version")
     middle.click()
     expect(step).to_contain_text(f"Action {version} of {last}")
     marks = page.locator(".analysis-move")
-    if marks.count():  # the classed moves of Black (this player) only
+    if marks.count():  # the classed moves of both seats
         mark = marks.first
         mark.focus()
         page.keyboard.press("Enter")
@@ -54,9 +55,11 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     spectator.reload()
     expect(spectator.locator("#analysis-graph")).to_be_visible()
     expect(spectator.locator(".analysis-point")).to_have_count(points.count())
-    expect(spectator.locator(".analysis-move")).to_have_count(0)
+    expect(spectator.locator(".analysis-move")).to_have_count(marks.count())
     public = json.loads(spectator.evaluate(f"fetch('/api/games/{game['game_id']}/analysis').then(r => r.text())"))
-    assert set(public) == {"state", "budget", "graph"} and public["budget"] == 20
+    assert public["state"] == "done" and public["budget"] == 20
+    classed = [m for m in public["moves"] if m["class"] in ("inaccuracy", "mistake", "blunder")]
+    assert marks.count() == len(classed)
 
 
 def create_game(server: str, **body: object) -> dict[str, Any]:
