@@ -4,17 +4,23 @@ spectator cannot start it but sees it once done. The hint button, only when lear
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from playwright.sync_api import Page, expect
-from test_web_replay import create_hotseat_game, finish_game
 
 OpenPage = Callable[..., Page]
+
+# The replay tests' helpers, beside this file (pytest puts this folder on sys.path; mypy checks the
+# test folders as packages, where a plain-name import of a sibling test module would not resolve).
+_replay = importlib.import_module("test_web_replay")
+create_hotseat_game = cast(Callable[[str], dict[str, Any]], _replay.create_hotseat_game)
+finish_game = cast(Callable[[str, dict[str, Any], random.Random], int], _replay.finish_game)
 
 
 def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
