@@ -46,7 +46,9 @@ def test_whole_game_against_the_ai(server: Server) -> None:
         keys = ("version", "seat_acted", "action", "events", "view")
         assert len(replay["steps"]) == me.version + 1 and len(watched) >= me.version - 10
         for update in watched:  # the spectator's stream (it connected after the AI's first moves)
-            assert replay["steps"][update["version"]] == {k: update[k] for k in keys}
+            step = replay["steps"][update["version"]]
+            assert {k: step[k] for k in keys} == {k: update[k] for k in keys}
+            assert sorted(step) == sorted([*keys, "hands"])  # and, the game being over, both hands
         assert replay["steps"][0]["view"]["history"] == [] and replay["steps"][0]["view"]["hand"] is None
         late = await me.conn.state()
         await me.conn.send(type="action", action="pass", version=late["version"], id="late")
