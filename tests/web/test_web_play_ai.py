@@ -89,6 +89,7 @@ def end_turn(page: Page) -> None:
 
 def test_full_game_against_the_ai_by_clicks(open_page: OpenPage, shot: Callable[[Page, str], Path]) -> None:
     page = open_page("/", reduced_motion=True)  # no transitions to wait for: clicks land at once
+    page.wait_for_selector("#start")  # the lobby is drawn once the board and the levels have come
     assert in_viewport(page, "#start"), "Start game is in view without scrolling"
     page.get_by_label("Against the computer").check()
     page.locator("#level").select_option("medium")
