@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
 from kahuna.ai.registry import SpecError, option, parse_options
 from kahuna.fast import core_module, selected_core
 from kahuna.fast.layout import view_fields
-from kahuna.rules import Action, PlayerView, action_at, legal_actions_of
+from kahuna.rules import PlayerView
 
 
 def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int, int], int]:
@@ -42,54 +41,16 @@ def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int,
     return visits, done
 
 
-class FastIsmctsAgent:
-    """ISMCTS over determinizations, searched by the compiled core (same choices as IsmctsAgent)."""
+class FastIsmctsAgent(IsmctsAgent):
+    """ISMCTS over determinizations, searched by the compiled core (same choices as IsmctsAgent);
+    several workers are threads, since the core releases the GIL while it searches."""
+
+    search_function = staticmethod(search)
+    executor = ThreadPoolExecutor
 
     def __init__(self, config: SearchConfig, workers: int = 1, name: str = "fast-ismcts") -> None:
         core_module()  # fail now, not at the first move, when the extension is missing
-        self.config = config
-        self.workers = max(1, workers)
-        self.name = name
-        self.last_iterations = 0
-        """Iterations made by the last search (all workers together): for tests and benchmarks."""
-        self._pool: ThreadPoolExecutor | None = None
-
-    def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        legal = legal_actions_of(view)
-        if len(legal) == 1:
-            self.last_iterations = 0
-            return legal[0]
-        seeds = [rng.getrandbits(64) for _ in range(self.workers)]
-        if self.workers == 1:
-            results = [search(view, self.config, seeds[0])]
-        else:
-            share = SearchConfig(
-                iterations=-(-self.config.iterations // self.workers),
-                seconds=self.config.seconds,
-                exploration=self.config.exploration,
-                playout_turns=self.config.playout_turns,
-            )
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.workers)
-            results = list(self._pool.map(search, [view] * self.workers, [share] * self.workers, seeds))
-        visits: dict[int, int] = {}
-        for counts, _ in results:
-            for index, n in counts.items():
-                visits[index] = visits.get(index, 0) + n
-        self.last_iterations = sum(done for _, done in results)
-        best = max(visits, key=lambda i: (visits[i], -i))
-        return action_at(best)
-
-    def close(self) -> None:
-        """Stop the worker threads, if any were started."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_pool"] = None
-        return state
+        super().__init__(config, workers, name)
 
 
 def ismcts_agent(config: SearchConfig, workers: int, name: str) -> IsmctsAgent | FastIsmctsAgent:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,7 +179,14 @@ def playout_action(state: GameState, rng: random.Random) -> Action:
 
 
 class IsmctsAgent:
-    """ISMCTS over determinizations with heuristic playouts (see the module docstring)."""
+    """ISMCTS over determinizations with heuristic playouts (see the module docstring).
+
+    ``search_function`` runs one tree and ``executor`` holds the workers of a multi-worker
+    search; the compiled twin (``kahuna.ai.fast_ismcts``) changes only these two.
+    """
+
+    search_function: Callable[[PlayerView, SearchConfig, int], tuple[dict[int, int], int]] = staticmethod(search)
+    executor: Callable[[int], Executor] = ProcessPoolExecutor
 
     def __init__(self, config: SearchConfig, workers: int = 1, name: str = "ismcts") -> None:
         self.config = config
@@ -186,7 +194,7 @@ class IsmctsAgent:
         self.name = name
         self.last_iterations = 0
         """Iterations made by the last search (all workers together): for tests and benchmarks."""
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Executor | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         legal = legal_actions_of(view)
@@ -194,8 +202,9 @@ class IsmctsAgent:
             self.last_iterations = 0
             return legal[0]
         seeds = [rng.getrandbits(64) for _ in range(self.workers)]
+        run = self.search_function
         if self.workers == 1:
-            results = [search(view, self.config, seeds[0])]
+            results = [run(view, self.config, seeds[0])]
         else:
             share = SearchConfig(
                 iterations=-(-self.config.iterations // self.workers),
@@ -204,8 +213,8 @@ class IsmctsAgent:
                 playout_turns=self.config.playout_turns,
             )
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.workers)
-            results = list(self._pool.map(search, [view] * self.workers, [share] * self.workers, seeds))
+                self._pool = self.executor(self.workers)
+            results = list(self._pool.map(run, [view] * self.workers, [share] * self.workers, seeds))
         visits: dict[int, int] = {}
         for counts, _ in results:
             for index, n in counts.items():
@@ -215,13 +224,13 @@ class IsmctsAgent:
         return action_at(best)
 
     def close(self) -> None:
-        """Stop the worker processes, if any were started."""
+        """Stop the workers, if any were started."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
 
     def __getstate__(self) -> dict[str, Any]:
-        # A process pool cannot travel to another process; the copy starts its own when needed.
+        # A pool cannot travel to another process; the copy starts its own when needed.
         state = dict(self.__dict__)
         state["_pool"] = None
         return state
