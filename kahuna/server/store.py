@@ -146,10 +146,27 @@ class StoredGame:
     rematch_of: str | None = None
 
 
+def database_url(url: str) -> str:
+    """``url`` with PostgreSQL's plain schemes (``postgresql://``, ``postgres://``) mapped to the
+    driver the project installs (psycopg 3, the ``postgres`` extra); other URLs as they are."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
 def open_engine(url: str) -> Engine:
-    """An engine for ``url`` with the tables created; SQLite gets WAL and a busy timeout."""
+    """An engine for ``url`` with the tables created; SQLite gets WAL and a busy timeout.
+
+    PostgreSQL connections are checked before use (``pool_pre_ping``): a database that restarted
+    costs one failed request per stale connection at most, not a stream of errors.
+    """
+    url = database_url(url)
     is_sqlite = make_url(url).get_backend_name() == "sqlite"
-    engine = create_engine(url, connect_args={"check_same_thread": False} if is_sqlite else {})
+    if is_sqlite:
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
     if is_sqlite:
 
         @event.listens_for(engine, "connect")
@@ -164,7 +181,9 @@ def open_engine(url: str) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
 
-    metadata.create_all(engine)
+    from kahuna.server.migrations import migrate
+
+    migrate(engine)
     return engine
 
 
