@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
     "arena": ("kahuna.ai.arena_cli", "play AI agents against each other: win rates, Elo, time per turn"),
     "analyse": ("kahuna.ai.analysis_cli", "analyse a finished game: win chances, best moves, blunders"),
+    "tune": ("kahuna.ai.tune_cli", "tune the heuristic's weights by SPSA self-play and measure them"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""

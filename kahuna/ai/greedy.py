@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from kahuna.ai.heuristic import CardBelief, score
+from kahuna.ai.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, score
 from kahuna.rules import Action, GameState, Kind, PlayerView, determinize, legal_actions_of
 from kahuna.rules.board import HAND_LIMIT
 
@@ -26,8 +26,17 @@ Evaluate = Callable[[GameState], float]
 class GreedyAgent:
     """One turn of look-ahead: claims, cascades, strikes, threats and draw timing via the score."""
 
-    def __init__(self, beam: int = 4, depth: int = 5, noise: float = 0.0, name: str = "greedy") -> None:
-        """``beam``: positions kept after each play; ``depth``: further plays searched after the first."""
+    def __init__(
+        self,
+        beam: int = 4,
+        depth: int = 5,
+        noise: float = 0.0,
+        name: str = "greedy",
+        weights: Weights = DEFAULT_WEIGHTS,
+    ) -> None:
+        """``beam``: positions kept after each play; ``depth``: further plays searched after the first;
+        ``weights``: the heuristic's weights (tuned ones from ``kahuna tune``)."""
+        self.weights = weights
         self.beam = beam
         self.depth = depth
         self.noise = noise
@@ -44,10 +53,11 @@ class GreedyAgent:
             sensible = [a for a in legal if a.kind is not Kind.DISCARD or full] or legal
             return sensible[rng.randrange(len(sensible))]
         theirs = CardBelief.of_opponent(view)
+        weights = self.weights
 
         def evaluate(state: GameState) -> float:
             mine = CardBelief.exact(state.hands[seat])
-            return score(state, seat, (mine, theirs) if seat == 0 else (theirs, mine))
+            return score(state, seat, (mine, theirs) if seat == 0 else (theirs, mine), weights)
 
         return plan_turn(determinize(view, rng), legal, evaluate, self.beam, self.depth)
 

@@ -45,6 +45,35 @@ SCALE = 1.5
 
 
 @dataclass(frozen=True, slots=True)
+class Weights:
+    """The heuristic's tunable weights (``kahuna tune`` searches them; the compiled core keeps the
+    defaults, so only the Python agents that are handed other weights play differently)."""
+
+    stone: float = STONE
+    degree_bonus: float = DEGREE_BONUS
+    fragile_loss: float = FRAGILE_LOSS
+    claim_threat: float = CLAIM_THREAT
+    progress: float = PROGRESS
+    bridge: float = BRIDGE
+    strike: float = STRIKE
+    card: float = CARD
+
+    @classmethod
+    def from_json(cls, data: dict[str, float]) -> Weights:
+        """From a ``{"name": value}`` object (names as the fields; missing ones keep the default)."""
+        unknown = set(data) - set(cls.__slots__)
+        if unknown:
+            raise ValueError(f"unknown heuristic weights: {', '.join(sorted(unknown))}")
+        return cls(**{k: float(v) for k, v in data.items()})
+
+    def to_json(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+@dataclass(frozen=True, slots=True)
 class CardBelief:
     """How likely one seat holds a card of each island and can pay for a removal on each line."""
 
@@ -90,13 +119,15 @@ def _at_least(k: int, good: int, pool: int, draws: int) -> float:
     return max(0.0, 1.0 - below / total)
 
 
-def score(state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief]) -> float:
+def score(
+    state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief], weights: Weights = DEFAULT_WEIGHTS
+) -> float:
     """How good ``state`` is for ``seat``, in points (see the module docstring)."""
     if state.phase is Phase.OVER:
         assert state.outcome is not None
         winner = state.outcome.winner
         return 0.0 if winner is None else (WIN_SCORE if winner == seat else -WIN_SCORE)
-    value = _side(state, seat, beliefs) - _side(state, 1 - seat, beliefs)
+    value = _side(state, seat, beliefs, weights) - _side(state, 1 - seat, beliefs, weights)
     return value + sum(state.points[seat]) - sum(state.points[1 - seat]) + _round_end(state, seat)
 
 
@@ -121,14 +152,14 @@ def _round_end(state: GameState, seat: int) -> float:
     return (1.0 if lead > 0 else -1.0) * ROUND_POINTS[state.round - 1] * closeness * closeness
 
 
-def _side(state: GameState, p: int, beliefs: tuple[CardBelief, CardBelief]) -> float:
+def _side(state: GameState, p: int, beliefs: tuple[CardBelief, CardBelief], w: Weights) -> float:
     """One seat's share of the score: its stones, threats, bridges and cards."""
     o = 1 - p
     mine, theirs = beliefs[p], beliefs[o]
     stones, bridges = state.stones, state.bridges
     counts = state.counts[p]
     # The side to move can react before the opponent strikes, the other side cannot.
-    exposure = FRAGILE_LOSS * (0.5 if state.to_move == p else 1.0)
+    exposure = w.fragile_loss * (0.5 if state.to_move == p else 1.0)
     can_build = state.supply_bridges[p] > 0
     value = 0.0
     for island in range(NUM_ISLANDS):
@@ -136,7 +167,7 @@ def _side(state: GameState, p: int, beliefs: tuple[CardBelief, CardBelief]) -> f
         need = CONTROL[island]
         have = counts[island]
         if owner == p:
-            stone = STONE + DEGREE_BONUS * DEGREE[island]
+            stone = w.stone + w.degree_bonus * DEGREE[island]
             if have == need:
                 risk = 0.0
                 for line in ISLAND_LINES[island]:
@@ -145,7 +176,7 @@ def _side(state: GameState, p: int, beliefs: tuple[CardBelief, CardBelief]) -> f
                 stone *= 1.0 - exposure * risk
             value += stone
         elif owner == NOBODY and have:
-            value += PROGRESS * have / need
+            value += w.progress * have / need
             if have == need - 1 and can_build and state.supply_stones[p]:
                 chance = 0.0
                 for other, line in NEIGHBOURS[island]:
@@ -153,11 +184,11 @@ def _side(state: GameState, p: int, beliefs: tuple[CardBelief, CardBelief]) -> f
                         chance = max(chance, mine.has[island], mine.has[other])
                 if chance:
                     returned = state.counts[o][island]
-                    value += CLAIM_THREAT * chance * (1.0 + 0.15 * returned) * (1.0 + DEGREE_BONUS * DEGREE[island])
+                    value += w.claim_threat * chance * (1.0 + 0.15 * returned) * (1.0 + w.degree_bonus * DEGREE[island])
     on_board = BRIDGES_PER_PLAYER - state.supply_bridges[p]
-    value += BRIDGE * on_board + CARD * state.hand_size[p]
+    value += w.bridge * on_board + w.card * state.hand_size[p]
     strike = mine.removal
     for line in range(NUM_LINES):
         if bridges[line] == o and strike[line]:
-            value += STRIKE * strike[line]
+            value += w.strike * strike[line]
     return value
