@@ -24,6 +24,7 @@ FACTORIES: dict[str, str] = {
     "greedy": "kahuna.ai.registry:_greedy",
     "ismcts": "kahuna.ai.registry:_ismcts",
     "fast-ismcts": "kahuna.ai.fast_ismcts:make",
+    "net": "kahuna.ai.registry:_net",
     "easy": "kahuna.ai.levels:easy",
     "medium": "kahuna.ai.levels:medium",
     "hard": "kahuna.ai.levels:hard",
@@ -35,7 +36,7 @@ ENTRY_POINT_GROUP = "kahuna.agents"
 """Entry-point group through which installed packages add agent names (``pyproject.toml``)."""
 
 
-T = TypeVar("T", int, float, bool)
+T = TypeVar("T", int, float, bool, str)
 
 
 class SpecError(ValueError):
@@ -98,12 +99,15 @@ def _random(options: str) -> Agent:
 
 def _greedy(options: str) -> Agent:
     from kahuna.ai.greedy import GreedyAgent
+    from kahuna.ai.tuning import load_weights
 
-    opts = parse_options(options, {"beam": int, "depth": int, "noise": float})
+    opts = parse_options(options, {"beam": int, "depth": int, "noise": float, "weights": str})
     beam, depth, noise = option(opts, "beam", 4), option(opts, "depth", 5), option(opts, "noise", 0.0)
     if beam < 1 or depth < 0 or not 0.0 <= noise <= 1.0:
         raise SpecError("greedy needs beam >= 1, depth >= 0 and 0 <= noise <= 1")
-    return GreedyAgent(beam=beam, depth=depth, noise=noise, name="greedy" + (f":{options}" if options else ""))
+    weights = load_weights(option(opts, "weights", ""))
+    name = "greedy" + (f":{options}" if options else "")
+    return GreedyAgent(beam=beam, depth=depth, noise=noise, name=name, weights=weights)
 
 
 def _ismcts(options: str) -> Agent:
@@ -124,3 +128,18 @@ def _ismcts(options: str) -> Agent:
         raise SpecError("ismcts needs 1 <= workers <= 64")
     # The compiled search when it is built and KAHUNA_CORE allows it: the same moves, faster.
     return ismcts_agent(config, workers, name="ismcts" + (f":{options}" if options else ""))
+
+
+def _net(options: str) -> Agent:
+    from kahuna.ai.net import load_network
+    from kahuna.ai.netsearch import NetAgent, NetSearchConfig
+
+    opts = parse_options(options, {"iterations": int, "c": float, "weights": str})
+    config = NetSearchConfig(iterations=option(opts, "iterations", 200), c_puct=option(opts, "c", 1.5))
+    if not 1 <= config.iterations <= 1_000_000 or config.c_puct < 0:
+        raise SpecError("net needs 1 <= iterations <= 1000000 and c >= 0")
+    try:
+        network = load_network(option(opts, "weights", "net"))
+    except (OSError, ValueError) as exc:
+        raise SpecError(f"net: cannot load the weights: {exc}") from None
+    return NetAgent(network, config, name="net" + (f":{options}" if options else ""))

@@ -1,0 +1,86 @@
+"""The policy/value network at play time: a small multilayer perceptron evaluated with numpy.
+
+Input: the observation of a seat's player view (:mod:`kahuna.ai.features`, ``float32[173]``).
+Output: a logit for each of the 243 actions (:attr:`kahuna.rules.Action.index`; the caller keeps
+only the legal ones) and the probability that the seat to move wins the game.
+
+The network is trained with PyTorch (``kahuna train``, the ``train`` extra), but play needs only
+numpy, a core dependency: the forward pass of a net this size (two hidden layers of 128) is a
+few matrix-vector products, about 20 µs, where a pure-Python loop would take milliseconds per
+position and make a searching agent a hundred times slower. A weights file is an ``.npz`` of
+the layers' arrays plus a JSON ``meta`` string (sizes, how it was trained); the torch model in
+:mod:`kahuna.ai.training.model` exports exactly these arrays, and a test checks both forward
+passes agree on saved weights.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from kahuna.ai.features import OBS_SIZE
+from kahuna.rules import NUM_ACTIONS
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+LAYERS = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
+"""The arrays of a weights file: two hidden layers, the policy head and the value head."""
+
+Floats = npt.NDArray[np.float32]
+
+
+class Network:
+    """Evaluates positions: ``evaluate(obs)`` → (action logits, win probability of the mover)."""
+
+    def __init__(self, arrays: dict[str, Floats], meta: dict[str, object] | None = None) -> None:
+        missing = [k for k in LAYERS if k not in arrays]
+        if missing:
+            raise ValueError(f"weights lack {', '.join(missing)}")
+        self.w1, self.b1 = arrays["w1"], arrays["b1"]
+        self.w2, self.b2 = arrays["w2"], arrays["b2"]
+        self.wp, self.bp = arrays["wp"], arrays["bp"]
+        self.wv, self.bv = arrays["wv"], arrays["bv"]
+        if self.w1.shape[0] != OBS_SIZE or self.wp.shape[1] != NUM_ACTIONS or self.wv.shape[1] != 1:
+            raise ValueError(f"weights of shape {self.w1.shape} → {self.wp.shape} do not fit the observation")
+        self.meta = meta or {}
+
+    @classmethod
+    def load(cls, path: str | Path) -> Network:
+        """From an ``.npz`` written by :meth:`save` (no pickles are read)."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            arrays = {k: np.asarray(data[k], dtype=np.float32) for k in LAYERS if k in data}
+            meta = json.loads(str(data["meta"])) if "meta" in data else {}
+        return cls(arrays, meta)
+
+    def save(self, path: str | Path) -> None:
+        arrays = {k: getattr(self, k) for k in LAYERS}
+        np.savez_compressed(Path(path), meta=np.array(json.dumps(self.meta)), **arrays)
+
+    def evaluate(self, obs: Floats) -> tuple[Floats, float]:
+        """Action logits (all 243) and the mover's win probability for one observation."""
+        h = np.maximum(obs @ self.w1 + self.b1, 0.0)
+        h = np.maximum(h @ self.w2 + self.b2, 0.0)
+        logits = h @ self.wp + self.bp
+        v = float((h @ self.wv + self.bv)[0])
+        return logits, 1.0 / (1.0 + math.exp(-max(v, -60.0)))
+
+    def evaluate_batch(self, obs: Floats) -> tuple[Floats, Floats]:
+        """The same for a batch ``float32[n, 173]``: logits ``[n, 243]`` and win probabilities ``[n]``."""
+        h = np.maximum(obs @ self.w1 + self.b1, 0.0)
+        h = np.maximum(h @ self.w2 + self.b2, 0.0)
+        v = (h @ self.wv + self.bv)[:, 0]
+        return h @ self.wp + self.bp, (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
+
+
+def shipped(name: str) -> Path:
+    """The path of a weights file shipped in the package (``kahuna/ai/weights/NAME.npz``)."""
+    return WEIGHTS_DIR / f"{name}.npz"
+
+
+def load_network(name_or_path: str) -> Network:
+    """A shipped network by name, or one from a file path."""
+    path = shipped(name_or_path)
+    return Network.load(path if path.is_file() else Path(name_or_path))
