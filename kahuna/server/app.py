@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException
 
 from kahuna.server import analysis, api, hints, logs, ws
 from kahuna.server.ai import AiPool
+from kahuna.server.broker import Broker, LocalBroker
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
 from kahuna.server.ratelimit import Quotas
@@ -39,6 +40,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     check_writable(engine)
     writer = Writer(engine)
     ai_pool = AiPool(settings.ai_workers)
+    broker: Broker = LocalBroker()
     limits = settings.limits
     service = GameService(
         writer,
@@ -64,6 +66,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             service.stop()
             analyses.stop()
             ai_pool.close()
+            await broker.close()
             await writer.close()
             engine.dispose()
 
@@ -74,6 +77,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         docs_url=None,
         redoc_url=None,
     )
+    app.state.broker = broker
     app.include_router(api.router(service))
     app.include_router(analysis.router(service, analyses))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst))
