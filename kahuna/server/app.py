@@ -22,6 +22,8 @@ from kahuna.server.broker import Broker, LocalBroker
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
 from kahuna.server.ratelimit import Quotas
+from kahuna.server.ratings import ratings as _ratings  # noqa: F401  (tables of migration 0003; lobby routes follow)
+from kahuna.server.seeks import seeks as _seeks  # noqa: F401
 from kahuna.server.service import DealProvider, GameService, Rejected
 from kahuna.server.store import check_writable, open_engine
 from kahuna.server.writer import Writer
