@@ -57,8 +57,10 @@ seats = Table(
     Column("token", String(64), primary_key=True),
     Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
     Column("seat", Integer, nullable=False),
+    Column("account_id", Integer, index=True),
 )
-"""The digest of each seat token, for ``my-games`` and for binding a token to its seat."""
+"""The digest of each seat token, for ``my-games`` and for binding a token to its seat; the id of
+the account the seat belongs to (``accounts.id``, see ``accounts.py``), if any."""
 
 actions = Table(
     "actions",
