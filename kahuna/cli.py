@@ -14,7 +14,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("kahuna.ai.arena_cli", "play AI agents against each other: win rates, Elo, time per turn"),
     "analyse": ("kahuna.ai.analysis_cli", "analyse a finished game: win chances, best moves, blunders"),
     "tune": ("kahuna.ai.tune_cli", "tune the heuristic's weights by SPSA self-play and measure them"),
+    "train": ("kahuna.ai.train_cli", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
+    "worker": ("kahuna.server.worker", "play the AI moves queued by kahuna serve --broker (any number of workers)"),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""
 

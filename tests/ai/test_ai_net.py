@@ -1,0 +1,123 @@
+"""The network at play time (numpy only): weights files, the forward pass, the net agent, tuning."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kahuna.ai import features
+from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
+from kahuna.ai.net import LAYERS, Network, load_network, shipped
+from kahuna.ai.netsearch import NetSearchConfig, search
+from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.tuning import SpsaConfig, load_weights, spsa
+from kahuna.rules import NUM_ACTIONS, GameState, legal_actions_of, view_of
+
+
+def random_network(seed: int, hidden: int = 16) -> Network:
+    rng = np.random.default_rng(seed)
+    shapes = {
+        "w1": (features.OBS_SIZE, hidden),
+        "b1": (hidden,),
+        "w2": (hidden, hidden),
+        "b2": (hidden,),
+        "wp": (hidden, NUM_ACTIONS),
+        "bp": (NUM_ACTIONS,),
+        "wv": (hidden, 1),
+        "bv": (1,),
+    }
+    return Network({k: rng.normal(0, 0.5, shapes[k]).astype(np.float32) for k in LAYERS}, {"test": seed})
+
+
+def some_views(seed: int, count: int) -> list[GameState]:
+    rng = random.Random(seed)
+    state = GameState.new(random.Random(seed))
+    out: list[GameState] = []
+    while not state.is_over and len(out) < count:
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+        if len(state.history) % 13 == 0 and not state.is_over:
+            out.append(state.copy())
+    return out
+
+
+def test_the_research_adapters_use_the_same_encoding() -> None:
+    pytest.importorskip("gymnasium")
+    from kahuna.envs import observation
+
+    assert observation.encode_view is features.encode_view and observation.LAYOUT is features.LAYOUT
+
+
+def test_weights_survive_a_file_and_single_and_batch_passes_agree(tmp_path: Path) -> None:
+    net = random_network(1)
+    net.save(tmp_path / "w.npz")
+    again = Network.load(tmp_path / "w.npz")
+    assert again.meta == {"test": 1}
+    obs = np.stack([features.encode_view(view_of(s, s.to_move)) for s in some_views(2, 5)])
+    logits, values = again.evaluate_batch(obs)
+    for row in range(len(obs)):
+        one_logits, one_value = net.evaluate(obs[row])
+        assert np.allclose(one_logits, logits[row], atol=1e-5)
+        assert one_value == pytest.approx(float(values[row]), abs=1e-6)
+        assert 0.0 < one_value < 1.0
+
+
+def test_weights_that_do_not_fit_the_observation_are_refused() -> None:
+    arrays = {k: getattr(random_network(1), k) for k in LAYERS}
+    arrays["w1"] = arrays["w1"][:-1]
+    with pytest.raises(ValueError, match="do not fit"):
+        Network(arrays)
+    del arrays["bv"]
+    with pytest.raises(ValueError, match="lack bv"):
+        Network(arrays)
+
+
+def test_search_is_fixed_by_its_seed_and_visits_only_legal_actions() -> None:
+    net = random_network(3)
+    config = NetSearchConfig(iterations=60)
+    for state in some_views(4, 4):
+        view = view_of(state, state.to_move)
+        legal = {a.index for a in legal_actions_of(view)}
+        visits = search(view, net, config, random.Random(7))
+        assert visits == search(view, net, config, random.Random(7))
+        assert set(visits) <= legal
+        # The root is judged on the first iteration; each later one adds one root visit.
+        assert sum(visits.values()) == config.iterations - 1
+
+
+def test_the_net_spec_loads_weights_by_path_and_refuses_bad_options(tmp_path: Path) -> None:
+    random_network(5).save(tmp_path / "w.npz")
+    agent = make_agent(f"net:iterations=20,weights={tmp_path / 'w.npz'}")
+    state = some_views(6, 1)[0]
+    view = view_of(state, state.to_move)
+    assert agent.choose(view, random.Random(1)) in legal_actions_of(view)
+    for spec in ("net:iterations=0", f"net:weights={tmp_path / 'missing.npz'}", "net:depth=3"):
+        with pytest.raises(SpecError):
+            make_agent(spec)
+
+
+def test_shipped_weights_load() -> None:
+    if not shipped("net").is_file():
+        pytest.skip("no network shipped")
+    net = load_network("net")
+    assert net.w1.shape[0] == features.OBS_SIZE
+    assert shipped("net").stat().st_size < 4_000_000
+
+
+def test_heuristic_weights_files_and_spsa(tmp_path: Path) -> None:
+    assert load_weights("") is DEFAULT_WEIGHTS
+    assert Weights.from_json(DEFAULT_WEIGHTS.to_json()) == DEFAULT_WEIGHTS
+    with pytest.raises(ValueError, match="unknown heuristic weights: speed"):
+        Weights.from_json({"speed": 1.0})
+    config = SpsaConfig(steps=1, deals=1, seed=3)
+    tuned = spsa(config)
+    assert tuned == spsa(config)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"weights": tuned.to_json()}), encoding="utf-8")
+    assert load_weights(str(path)) == tuned
+    agent = make_agent(f"greedy:weights={path}")
+    assert getattr(agent, "weights", None) == tuned
