@@ -175,6 +175,8 @@ class LiveGame:
     rematch_offer: tuple[int, str | None] | None = None
     """A pending rematch offer: the seat that made it and its seat token (memory only: an offer
     does not survive a restart, the agreed rematch does)."""
+    remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    """Which seats have a connection on each other server instance (``kahuna.server.cluster``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
     _recent: dict[int | None, RecentUpdates] = field(default_factory=dict)
     _replay: bytes | None = None
@@ -202,8 +204,25 @@ class LiveGame:
         return None
 
     def online(self) -> list[bool]:
+        present = self.local_online()
+        remote = self.remote_online.values()
+        return [self.ai_spec(s) is not None or present[s] or any(on[s] for on in remote) for s in (0, 1)]
+
+    def local_online(self) -> tuple[bool, bool]:
+        """Which seats have a connection to this instance."""
         present = {c.seat for c in self.clients}
-        return [self.ai_spec(s) is not None or s in present for s in (0, 1)]
+        return (0 in present, 1 in present)
+
+    def adopt(self, fresh: LiveGame) -> None:
+        """Take the stored state of this game from ``fresh`` (rebuilt from the database after
+        another instance changed it), keeping this instance's connections, tasks and offers."""
+        self.state, self.kinds, self.names = fresh.state, fresh.kinds, fresh.names
+        self.seat_tokens, self.invite, self.updated = fresh.seat_tokens, fresh.invite, fresh.updated
+        self.clock, self.chat = fresh.clock, fresh.chat
+        self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
+        self._syncs.clear()
+        self._recent.clear()
+        self._replay = None
 
     # ----------------------------------------------------------------- messages
 

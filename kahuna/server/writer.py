@@ -18,11 +18,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 from kahuna.server import logs
 from kahuna.server.store import ActionRow, insert_actions
 
 Write = Callable[[Connection], None] | ActionRow
+
+
+class Conflict(Exception):
+    """A write that lost a race with another instance: the row it inserts exists already (one
+    action per game and version, one chat line per number) or a condition it checks no longer
+    holds. The writer's caller catches the game up from the database; nothing was stored."""
+
+
 T = TypeVar("T")
 
 MAX_BATCH = 512
@@ -108,6 +117,8 @@ class Writer:
             if conn.invalidated:
                 self._conn = None
             if len(batch) == 1:
+                if isinstance(exc, Conflict | IntegrityError):
+                    return [Conflict()]
                 # Only the type: the message of a database error quotes the row (a face-down card).
                 logs.event("db_error", error=type(exc).__name__)
                 return [RuntimeError("the database refused the write")]

@@ -1,0 +1,117 @@
+"""The Redis broker: messages between two instances in order, and back after Redis restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scale_harness import redis_url
+from server_harness import free_port
+
+from kahuna.server.broker import LOBBY, game_channel
+from kahuna.server.redis_broker import RedisBroker, RedisSubscription
+
+__all__ = ["redis_url"]
+
+pytestmark = pytest.mark.redis
+
+
+async def _take(subscription: RedisSubscription, count: int) -> list[tuple[str, str]]:
+    got: list[tuple[str, str]] = []
+    async for item in subscription:
+        got.append(item)
+        if len(got) == count:
+            break
+    return got
+
+
+async def _subscribed(broker: RedisBroker, channel: str) -> None:
+    """Wait until Redis counts a subscriber of ``channel`` (SUBSCRIBE is sent in the background)."""
+    for _ in range(200):
+        counts = dict(await broker.client.pubsub_numsub(channel))
+        if counts.get(channel):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"nobody subscribed to {channel}")
+
+
+def test_messages_reach_the_other_instance_in_order(redis_url: str) -> None:
+    async def scenario() -> None:
+        one, two = RedisBroker(redis_url), RedisBroker(redis_url)
+        await one.start()
+        await two.start()
+        try:
+            channel = game_channel("t" + one.instance)
+            subscription = two.subscribe(channel, LOBBY + one.instance)
+            await _subscribed(one, channel)
+            for n in range(300):
+                await one.publish(channel, str(n))
+            await one.publish(LOBBY + one.instance, "seek")
+            got = await asyncio.wait_for(_take(subscription, 301), 10)
+            assert [m for _, m in got[:300]] == [str(n) for n in range(300)]
+            assert got[300] == (LOBBY + one.instance, "seek")
+            await subscription.close()
+            assert two.subscribers(channel) == 0
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A Redis server of this test's own (it is restarted), on a free port."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    yield port, tmp_path
+    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10)
+
+
+def _start_redis(port: int, tmp: Path) -> None:
+    subprocess.run(
+        ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+         "--appendonly", "no", "--dir", str(tmp), "--pidfile", str(tmp / "redis.pid")],
+        check=True, capture_output=True, timeout=10,
+    )  # fmt: skip
+
+
+def test_after_a_redis_restart_subscriptions_come_back_marked_lagged(private_redis: tuple[int, Path]) -> None:
+    port, tmp = private_redis
+    _start_redis(port, tmp)
+    url = f"redis://127.0.0.1:{port}/0"
+
+    async def scenario() -> None:
+        one, two = RedisBroker(url), RedisBroker(url)
+        await one.start()
+        await two.start()
+        back = asyncio.Event()
+
+        async def reconnected() -> None:
+            back.set()
+
+        two.on_reconnect(reconnected)
+        try:
+            subscription = two.subscribe(game_channel("g"))
+            await _subscribed(one, game_channel("g"))
+            await one.publish(game_channel("g"), "before")
+            assert await asyncio.wait_for(_take(subscription, 1), 5) == [("game:g", "before")]
+            subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10)
+            await asyncio.sleep(0.5)
+            _start_redis(port, tmp)
+            await asyncio.wait_for(back.wait(), 15)
+            assert subscription.lagged
+            await _subscribed(one, game_channel("g"))
+            await one.publish(game_channel("g"), "after")
+            got = await asyncio.wait_for(_take(subscription, 1), 10)
+            assert got == [("game:g", "after")]
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(scenario())
