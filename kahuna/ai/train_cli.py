@@ -8,8 +8,13 @@ and so does Ctrl-C: run the same command again to continue. ``docs/ai.md`` descr
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kahuna.ai.training.loop import TrainConfig
 
 DEFAULTS_DOC = "(default %(default)s)"
 
@@ -56,6 +61,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--minutes", type=float, help="stop cleanly after this many minutes (continue with the same command)"
     )
+    p.add_argument(
+        "--calibrate",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="when the run is done, play GAMES held-out self-play games and write the value head's "
+        "predicted-against-observed win rates to DIR/calibration.json",
+    )
     p.set_defaults(func=run)
 
 
@@ -97,10 +110,30 @@ def run(args: argparse.Namespace) -> int:
     finished = run_.run(minutes=args.minutes)
     for entry in run_.log_entries():
         print(_describe(entry))
+    if finished and args.calibrate > 0:
+        _calibrate(run_.dir, run_.config, args.calibrate)
     if not finished:
         where = f"generation {run_.state['generation']} ({run_.state['stage']})"
         print(f"stopped at {where}; run the same command to continue")
     return 0
+
+
+def _calibrate(directory: Path, config: TrainConfig, games: int) -> None:
+    from kahuna.ai.net import Network
+    from kahuna.ai.training.calibrate import value_calibration
+
+    net = Network.load(directory / "best.npz")
+    table = value_calibration(net, games, config.seed, config.iterations, config.c_puct, config.explore)
+    (directory / "calibration.json").write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    print(
+        f"value head on {table['positions']} positions of {games} held-out games: Brier {table['brier']}, "
+        f"expected calibration error {table['ece']}"
+    )
+    for row in table["bins"]:
+        low, high = row["interval95"]
+        print(
+            f"  predicted {row['estimate']:.2f}  observed {row['observed']:.2f} [{low:.2f}, {high:.2f}]  n={row['n']}"
+        )
 
 
 def _describe(entry: dict[str, object]) -> str:
