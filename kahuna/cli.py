@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("kahuna.ai.tune_cli", "tune the heuristic's weights by SPSA self-play and measure them"),
     "train": ("kahuna.ai.train_cli", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
+    "bot": ("kahuna.bot.cli", "play on a server as an online bot (a bot account's token, any agent spec)"),
     "worker": ("kahuna.server.worker", "play the AI moves queued by kahuna serve --broker (any number of workers)"),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""
@@ -25,6 +26,7 @@ BENCHES: dict[str, str] = {
     "server": "kahuna.bench.server",
     "probes": "kahuna.bench.probes",
     "timeouts": "kahuna.bench.timeouts",
+    "lobby": "kahuna.bench.lobby",
 }
 """``kahuna bench NAME``: modules that define ``add_parser(subparsers)`` for that benchmark."""
 
