@@ -83,6 +83,18 @@ class Limits:
     hints_per_minute: float = 10
     hints_burst: int = 5
     """Hints per IP address (each is an expert's search in a worker): docs/analysis.md."""
+    signups_per_hour: float = 10
+    signups_burst: int = 5
+    """Accounts created per IP address (each costs an Argon2id hash): docs/accounts.md."""
+    logins_per_minute: float = 30
+    logins_burst: int = 20
+    """Sign-in attempts per IP address, right or wrong (each costs an Argon2id hash)."""
+    login_failures_per_hour: float = 12
+    login_failures_burst: int = 5
+    """Failed sign-ins per account (by username): then ``429`` with ``Retry-After``."""
+    client_login_failures_per_hour: float = 60
+    client_login_failures_burst: int = 20
+    """Failed sign-ins per IP address, whatever the username: then ``429`` with ``Retry-After``."""
 
     @classmethod
     def names(cls) -> list[str]:
@@ -112,6 +124,9 @@ class Settings:
 
     db_url: str
     ai_workers: int = 1
+    broker_url: str | None = None
+    """``redis://HOST:PORT/N``: the broker that joins this instance to the others serving the same
+    database (``kahuna.server.cluster``); ``None``: one process, in-process messaging."""
     max_body: int = 64 * 1024
     """Largest HTTP request body accepted (bytes)."""
     max_frame: int = 4 * 1024

@@ -68,6 +68,8 @@ class Quotas:
         self.joins = RateLimiter(limits.joins_per_minute / 60, limits.joins_burst)
         self.reads = RateLimiter(limits.reads_per_second, limits.reads_burst)
         self.replays = RateLimiter(limits.replays_per_minute / 60, limits.replays_burst)
+        self.signups = RateLimiter(limits.signups_per_hour / 3600, limits.signups_burst)
+        self.logins = RateLimiter(limits.logins_per_minute / 60, limits.logins_burst)
 
     def limiter(self, method: str, path: str) -> RateLimiter | None:
         """Which budget a request draws on (``None``: pages and static files are not limited here)."""
@@ -75,6 +77,10 @@ class Quotas:
             return None
         if method == "POST" and path == "/api/games":
             return self.games
+        if method == "POST" and path == "/api/accounts":
+            return self.signups
+        if method in ("POST", "DELETE") and path in ("/api/session", "/api/me"):
+            return self.logins  # each checks a password (an Argon2id hash)
         if path.startswith("/api/join/"):
             return self.joins
         if path.endswith(("/replay", "/record")):
