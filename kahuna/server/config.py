@@ -127,6 +127,9 @@ class Settings:
     broker_url: str | None = None
     """``redis://HOST:PORT/N``: the broker that joins this instance to the others serving the same
     database (``kahuna.server.cluster``); ``None``: one process, in-process messaging."""
+    local_ai: bool = False
+    """With a broker: compute AI moves in this instance's own pool anyway, rather than queue them for
+    ``kahuna worker`` processes (``kahuna.server.jobs``)."""
     max_body: int = 64 * 1024
     """Largest HTTP request body accepted (bytes)."""
     max_frame: int = 4 * 1024
