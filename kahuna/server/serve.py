@@ -27,7 +27,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (default: SQLite in the data directory)")
+    p.add_argument(
+        "--broker",
+        metavar="URL",
+        help="Redis URL (redis://HOST:PORT/N) joining several instances that share one --db "
+        "(default: none, one process)",
+    )
     p.add_argument("--ai-workers", type=int, default=1, metavar="N", help="AI worker processes (default 1)")
+    p.add_argument(
+        "--local-ai",
+        action="store_true",
+        help="with --broker: compute AI moves in this instance (default: queue them for kahuna worker)",
+    )
     p.add_argument(
         "--limit",
         action="append",
@@ -43,6 +54,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     if args.ai_workers < 1:
         print("kahuna serve: --ai-workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.broker is not None and not args.broker.startswith(("redis://", "rediss://", "unix://")):
+        print("kahuna serve: --broker takes a Redis URL: redis://HOST:PORT/N", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         print("kahuna serve: --port must be between 0 and 65535", file=sys.stderr)
@@ -63,13 +77,17 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         db_url = args.db or default_db_url()
-        app = create_app(Settings(db_url=db_url, ai_workers=args.ai_workers, limits=limits))
+        settings = Settings(
+            db_url=db_url, ai_workers=args.ai_workers, broker_url=args.broker, local_ai=args.local_ai, limits=limits
+        )
+        app = create_app(settings)
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)})", flush=True)
+    broker = "" if args.broker is None else f", broker: {_safe_url(args.broker)}"
+    print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)}{broker})", flush=True)
     config = uvicorn.Config(
         app,
         log_config=None,
