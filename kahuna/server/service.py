@@ -32,6 +32,7 @@ from kahuna.ai.registry import make_agent
 from kahuna.clock import MIN_INITIAL, Clock, ClockError, TimeControl
 from kahuna.rules import (
     Action,
+    Event,
     GameState,
     IllegalActionError,
     KahunaError,
@@ -46,12 +47,14 @@ from kahuna.rules.board import SEAT_NAMES
 from kahuna.server import ai as ai_seats
 from kahuna.server import logs, messages, ratings, store
 from kahuna.server.ai import AiPool
+from kahuna.server.cluster import Cluster, claim_end, claim_seat
+from kahuna.server.jobs import Job, Submitter
 from kahuna.server.live import AI_PREFIX, HUMAN, Client, LiveGame, rebuild
 from kahuna.server.names import clean_chat
 from kahuna.server.store import ActionRow, StoredGame
 from kahuna.server.tokens import digest, new_game_id, new_secret, random_seed
 from kahuna.server.tutorial import TUTOR_NAME, TUTORIAL_DEAL
-from kahuna.server.writer import Writer
+from kahuna.server.writer import Conflict, Writer
 
 DealProvider = Callable[[], str]
 """Tests only: deals for new games (24 letters), so that two games can differ only in hidden cards."""
@@ -151,6 +154,12 @@ class GameService:
         self.damaged: set[str] = set()
         """Ids of games whose stored record cannot be loaded (quarantined until restart)."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.cluster: Cluster | None = None
+        """Set with ``kahuna serve --broker``: the other instances that serve the same games
+        (``kahuna.server.cluster``); ``None`` in the embedded default."""
+        self.ai_jobs: Submitter | None = None
+        """Set with ``kahuna serve --broker`` (unless ``--local-ai``): AI moves are queued for
+        ``kahuna worker`` processes (``kahuna.server.jobs``) rather than computed here."""
 
     # ----------------------------------------------------------------- life cycle
 
@@ -195,6 +204,8 @@ class GameService:
         idle = [game for game in self.games.values() if game.idle(now_, self.idle_game_seconds)]
         for game in idle:
             del self.games[game.game_id]
+            if self.cluster is not None:
+                self.cluster.unfollow(game.game_id)
             if game.invite is not None:
                 self.invites.pop(game.invite, None)
         if idle:
@@ -359,11 +370,18 @@ class GameService:
                 clock.start(0, time.time())  # both seats are taken now: seat 0's clock starts
 
             def write(conn: Connection) -> None:
+                claim_seat(conn, game.game_id, seat)  # free on every instance, not only here
                 store.insert_seat(conn, game.game_id, seat, token_digest, name, when)
                 if clock is not None:
                     store.save_clock(conn, game.game_id, clock.to_store())
 
-            await self.writer.write(write)
+            try:
+                await self.writer.write(write)
+            except Conflict:  # another instance gave the seat away first
+                await self.refresh(game)
+                raise Rejected("taken", "this invite has already been used", 409) from None
+            if self.cluster is not None:
+                self.cluster.changed(game)
             game.seat_tokens[seat] = token_digest
             game.names[seat] = name
             game.updated = when
@@ -438,8 +456,13 @@ class GameService:
                 await self.writer.write(lambda conn: _store_last_action(conn, row, after))
             else:
                 await self.writer.write(row)
+        except Conflict:  # another instance stored an action at this version first
+            await self.refresh(game)
+            raise _overtaken(game) from None
         except Exception:
             raise Rejected("server_error", "the server could not store the action; nothing changed") from None
+        if self.cluster is not None:
+            self.cluster.action_stored(game, row)
         game.state = after
         game.clock = clock
         game.updated = row.at
@@ -457,7 +480,10 @@ class GameService:
     # ----------------------------------------------------------------- clocks and the end off the board
 
     def _watch(self, game: LiveGame) -> None:
-        """Keep the deadline loop up to date with ``game``'s clock (call after any change)."""
+        """Keep the deadline loop up to date with ``game``'s clock (call after any change, and when
+        a game enters memory: with several instances, it then starts following the others' news)."""
+        if self.cluster is not None:
+            self.cluster.follow(game)
         deadline = None if game.clock is None or game.state.is_over else game.clock.deadline()
         if deadline is None:
             if self.deadlines.pop(game.game_id, None) is None:
@@ -488,6 +514,11 @@ class GameService:
                 if game is not None:
                     async with game.lock:
                         await self._time_out_now(game)
+            except Rejected as exc:
+                if exc.code == "server_error":  # the database refused: try again soon
+                    logs.event("timeout_error", game_id=game_id, error=exc.code)
+                    self.deadlines.setdefault(game_id, time.time() + AI_RETRY_SECONDS)
+                # else another instance ended the game (or moved) first: caught up, _watch knows
             except Exception as exc:  # a damaged game or a failed write: logged, tried again soon
                 logs.event("timeout_error", game_id=game_id, error=type(exc).__name__)
                 self.deadlines.setdefault(game_id, time.time() + AI_RETRY_SECONDS)
@@ -518,13 +549,21 @@ class GameService:
         stored_clock = None if clock is None else clock.to_store()
 
         def write(conn: Connection) -> None:
+            claim_end(conn, game.game_id, game.version)  # once, whichever instance fires it
             store.end_game(conn, game.game_id, result, termination.to_json(), at, stored_clock)
             ratings.rate_game(conn, game.game_id, after, at)
 
         try:
             await self.writer.write(write)
+        except Conflict:  # another instance ended the game or stored an action first
+            await self.refresh(game)
+            if game.state.is_over:
+                raise Rejected("game_over", "the game is over") from None
+            raise _overtaken(game) from None
         except Exception:
             raise Rejected("server_error", "the server could not store the end of the game; nothing changed") from None
+        if self.cluster is not None:
+            self.cluster.changed(game)
         game.state = after
         game.clock = clock
         game.updated = at
@@ -616,7 +655,13 @@ class GameService:
             clock=None if clock is None else clock.to_store(),
             rematch_of=game.game_id,
         )
-        await self.writer.write(lambda conn: store.insert_game(conn, stored))
+        try:
+            await self.writer.write(lambda conn: store.insert_game(conn, stored))
+        except Conflict:  # the players agreed on another instance at the same moment
+            await self.refresh(game)
+            raise Rejected("stale_version", "the rematch was agreed meanwhile") from None
+        if self.cluster is not None:
+            self.cluster.changed(game)
         new = rebuild(stored)
         new.owner = game.owner
         self.games[game_id] = new
@@ -639,15 +684,27 @@ class GameService:
                 raise Rejected("chat_full", f"this game's chat is full ({self.chat_lines_per_game} lines)")
             line = {"room": messages.chat_room(client.seat), "seat": client.seat, "text": clean, "at": now()}
             seq = len(game.chat)
-            await self.writer.write(lambda conn: store.insert_chat(conn, game.game_id, seq, line))
+            try:
+                await self.writer.write(lambda conn: store.insert_chat(conn, game.game_id, seq, line))
+            except Conflict:  # another instance stored a line with this number: catch up, send again
+                await self.refresh(game)
+                raise Rejected("stale_version", "another chat line came first; send yours again") from None
+            if self.cluster is not None:
+                self.cluster.chat_stored(game, seq, line)
             game.chat.append(line)
             game.send_chat(line)
 
     # ----------------------------------------------------------------- AI seats
 
     def schedule_ai(self, game: LiveGame) -> None:
-        """Start the AI's turn if an AI seat is to move and none is thinking yet."""
+        """Start the AI's turn if an AI seat is to move and none is thinking yet; with a job queue
+        (``kahuna serve --broker``), queue the move for a ``kahuna worker`` instead."""
         if game.status != messages.PLAYING or game.ai_spec(game.state.to_move) is None:
+            return
+        if self.ai_jobs is not None:
+            version = game.version
+            job = Job("ai", game.game_id, version)
+            self.ai_jobs.submit(job, lambda: game.version == version and game.status == messages.PLAYING)
             return
         if game.ai_task is not None and not game.ai_task.done():
             return
@@ -661,22 +718,29 @@ class GameService:
             if spec is None:
                 return
             try:
-                view = view_of(game.state, seat)
-                clock = game.clock
-                if clock is not None and timed.short_of_time(clock.left(seat, time.time()), clock.control):
-                    action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
-                else:
-                    action = await self._ai_action(game, spec, view.to_json())
-                async with game.lock:
-                    if game.version != view.version:
-                        return
-                    if game.state.why_illegal(action) is not None:
-                        logs.event("ai_error", game_id=game.game_id, seat=seat, error="illegal action")
-                        action = random.Random(random_seed()).choice(game.state.legal_actions())
-                    await self._apply(game, seat, action)
+                if not await self.ai_move(game, seat, spec):
+                    return
             except Exception as exc:  # e.g. the database refused the move: try again shortly
                 logs.event("ai_error", game_id=game.game_id, seat=seat, error=type(exc).__name__)
                 await asyncio.sleep(AI_RETRY_SECONDS)
+
+    async def ai_move(self, game: LiveGame, seat: int, spec: str) -> bool:
+        """Choose and play one action of the AI ``seat`` (here, or in ``kahuna worker``); ``False``
+        if the game moved on while the agent thought. Raises if the action could not be stored."""
+        view = view_of(game.state, seat)
+        clock = game.clock
+        if clock is not None and timed.short_of_time(clock.left(seat, time.time()), clock.control):
+            action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
+        else:
+            action = await self._ai_action(game, spec, view.to_json())
+        async with game.lock:
+            if game.version != view.version:
+                return False
+            if game.state.why_illegal(action) is not None:
+                logs.event("ai_error", game_id=game.game_id, seat=seat, error="illegal action")
+                action = random.Random(random_seed()).choice(game.state.legal_actions())
+            await self._apply(game, seat, action)
+        return True
 
     async def _ai_action(self, game: LiveGame, spec: str, view_json: dict[str, Any]) -> Action:
         """The agent's choice; a uniformly random legal action if the agent fails (logged)."""
@@ -710,6 +774,8 @@ class GameService:
             client.answered_at = client.queued
             newly_online = client.seat is not None and not game.online()[client.seat]
             game.clients.add(client)
+            if self.cluster is not None:
+                self.cluster.presence(game)
         if newly_online:
             game.broadcast_presence()
         else:
@@ -719,8 +785,30 @@ class GameService:
         if client not in game.clients:
             return
         game.clients.discard(client)
+        if self.cluster is not None:
+            self.cluster.presence(game)
         if client.seat is not None and not game.online()[client.seat]:
             game.broadcast_presence()
+
+    # ----------------------------------------------------------------- several instances
+
+    async def refresh(self, game: LiveGame) -> None:
+        """Catch ``game`` up with the database after another instance changed it (the caller holds
+        its lock): rebuilt from the record, then a ``sync`` to each of its connections here."""
+        stored = await self.writer.read(lambda conn: store.load_game(conn, game.game_id))
+        if stored is None:
+            return
+        game.adopt(rebuild(stored))
+        self._watch(game)
+        game.broadcast_sync()
+        self.schedule_ai(game)
+
+    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event]) -> None:
+        """Another instance stored ``seat``'s action, now applied to ``game`` here: tell this
+        instance's connections, as for an action played here (the caller holds the lock)."""
+        self._watch(game)
+        game.broadcast_update(seat, events)
+        self.schedule_ai(game)
 
 
 def _store_last_action(conn: Connection, row: ActionRow, after: GameState) -> None:
@@ -733,6 +821,11 @@ def _quick_action(view: PlayerView) -> Action:
     """The quick level's choice, computed in a thread rather than queued behind other games' AI
     turns: a seat short of time cannot wait (``kahuna/ai/timed.py``)."""
     return make_agent(timed.QUICK_LEVEL).choose(view, random.Random(random_seed()))
+
+
+def _overtaken(game: LiveGame) -> Rejected:
+    """The refusal of a change that another instance's change beat to the database."""
+    return Rejected("stale_version", f"another action came first; the game is at version {game.version}")
 
 
 def _damaged(game_id: str) -> Rejected:
