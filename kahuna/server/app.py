@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -19,6 +20,7 @@ from starlette.exceptions import HTTPException
 from kahuna.server import analysis, api, hints, logs, ws
 from kahuna.server.ai import AiPool
 from kahuna.server.broker import Broker, LocalBroker
+from kahuna.server.cluster import Cluster
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
 from kahuna.server.ratelimit import Quotas
@@ -27,6 +29,9 @@ from kahuna.server.seeks import seeks as _seeks  # noqa: F401
 from kahuna.server.service import DealProvider, GameService, Rejected
 from kahuna.server.store import check_writable, open_engine
 from kahuna.server.writer import Writer
+
+if TYPE_CHECKING:
+    from kahuna.server.redis_broker import RedisBroker
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 BOARD_JSON = Path(__file__).resolve().parent.parent / "rules" / "board.json"
@@ -43,6 +48,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     writer = Writer(engine)
     ai_pool = AiPool(settings.ai_workers)
     broker: Broker = LocalBroker()
+    shared = None if settings.broker_url is None else _redis_broker(settings.broker_url)
+    if shared is not None:
+        broker = shared
     limits = settings.limits
     service = GameService(
         writer,
@@ -52,6 +60,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
     )
+    if shared is not None:
+        service.cluster = Cluster(shared, service)
     analyses = analysis.AnalysisJobs(
         writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst
     )
@@ -59,6 +69,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         writer.start()
+        if shared is not None:
+            await shared.start()  # Redis must answer before any game is served
         await ai_pool.warm_up()
         resumed = await service.resume()
         logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
@@ -66,6 +78,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             yield
         finally:
             service.stop()
+            if service.cluster is not None:
+                await service.cluster.close()
             analyses.stop()
             ai_pool.close()
             await broker.close()
@@ -109,6 +123,13 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=Quotas(limits))
     return app
+
+
+def _redis_broker(url: str) -> RedisBroker:
+    """The broker of ``--broker`` (imported here: the Redis client is the ``redis`` extra)."""
+    from kahuna.server.redis_broker import RedisBroker
+
+    return RedisBroker(url)
 
 
 def _invalid(_request: Request, exc: Exception) -> JSONResponse:
