@@ -1,0 +1,165 @@
+"""Two real ``kahuna serve`` processes on one PostgreSQL database and one Redis.
+
+A game whose seats are connected to different instances is played live to the end; the same
+version acted on through both instances at once is stored once; a deadline both instances know
+of is fired once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scale_harness import pg_url, redis_url
+from server_harness import Player, Server, play_random, run
+from sqlalchemy import create_engine, func, select
+
+from kahuna.rules import GameRecord
+from kahuna.server import store
+
+__all__ = ["pg_url", "redis_url"]
+
+pytestmark = [pytest.mark.pg, pytest.mark.redis]
+
+
+@pytest.fixture
+def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server, str]]:
+    """Two instances sharing a fresh database and Redis; the database URL."""
+    args = ("--broker", redis_url, "--limit", "clock_min_seconds=1")
+    servers = []
+    try:
+        for name in ("a", "b"):
+            server = Server(tmp_path / name, args=args)
+            (tmp_path / name).mkdir()
+            server.db = pg_url
+            servers.append(server.start())
+        yield servers[0], servers[1], pg_url
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def _count_actions(url: str, game_id: str) -> int:
+    engine = create_engine(store.database_url(url))
+    with engine.connect() as conn:
+        count = conn.execute(select(func.count()).where(store.actions.c.game_id == game_id)).scalar()
+    engine.dispose()
+    return int(count or 0)
+
+
+def test_seats_on_different_instances_play_a_game_to_the_end(pair: tuple[Server, Server, str]) -> None:
+    a, b, url = pair
+    game = a.create(opponent="hotseat", seat="first", name="Ana")
+    game_id = game["game_id"]
+
+    async def scenario() -> None:
+        black = await Player.join(a, game_id, game["tokens"][0])
+        white = await Player.join(b, game_id, game["tokens"][1])
+        watcher = await Player.join(b, game_id)
+        # Presence crosses instances: Black (on a) learns that White is connected (to b).
+        presence = await black.conn.until(lambda m: m["type"] == "presence" and m["online"] == [True, True])
+        assert presence["online"] == [True, True]
+        await play_random({0: black, 1: white}, [watcher], random.Random(11), None)
+        assert black.over and white.over and watcher.over
+        assert black.last["view"]["result"] == white.last["view"]["result"] == watcher.last["view"]["result"]
+        # A chat line from b reaches the players' room on a.
+        await white.conn.send(type="chat", text="gg", id="c")
+        line = await black.conn.until(lambda m: m["type"] == "chat")
+        assert line["text"] == "gg" and line["seat"] == 1
+
+    run(scenario())
+    record = GameRecord.from_json(b.get(f"/api/games/{game_id}/record").json())
+    assert record.replay().is_over
+    assert _count_actions(url, game_id) == len(record.actions)
+    assert a.get(f"/api/games/{game_id}").json()["version"] == len(record.actions)
+
+
+def test_one_version_acted_on_through_both_instances_is_stored_once(pair: tuple[Server, Server, str]) -> None:
+    a, b, url = pair
+    game = a.create(opponent="hotseat", seat="first")
+    game_id = game["game_id"]
+    outcomes: list[tuple[str, str]] = []
+
+    async def scenario() -> None:
+        on_a = {s: await Player.join(a, game_id, game["tokens"][s]) for s in (0, 1)}
+        on_b = {s: await Player.join(b, game_id, game["tokens"][s]) for s in (0, 1)}
+        rng = random.Random(5)
+        for n in range(20):
+            seat = on_a[0].last["view"]["to_move"]
+            first, second = on_a[seat], on_b[seat]
+            await second.reach(first.version)
+            version = first.version
+            legal = first.last["legal"]
+            # Both instances get an action for the same version at the same moment.
+            await asyncio.gather(
+                first.conn.send(type="action", action=rng.choice(legal), version=version, id=f"a{n}"),
+                second.conn.send(type="action", action=rng.choice(legal), version=version, id=f"b{n}"),
+            )
+            replies = await asyncio.gather(_reply_and_update(first, version), _reply_and_update(second, version))
+            kinds = sorted(r["type"] for r in replies)
+            assert kinds == ["ack", "error"], replies
+            error = next(r for r in replies if r["type"] == "error")
+            assert error["code"] in ("stale_version", "not_your_turn"), error
+            outcomes.append((replies[0]["type"], replies[1]["type"]))
+            for player in (on_a[1 - seat], on_b[1 - seat]):
+                await player.reach(version + 1)
+            assert len({p.version for p in (*on_a.values(), *on_b.values())}) == 1
+            if on_a[0].over:
+                break
+
+    run(scenario())
+    version = a.get(f"/api/games/{game_id}").json()["version"]
+    assert version == len(outcomes)
+    assert _count_actions(url, game_id) == len(outcomes)
+    assert b.get(f"/api/games/{game_id}").json()["version"] == version
+    # Both instances won some races: the test did race them.
+    assert {winner for winner, _ in outcomes} == {"ack", "error"}
+
+
+async def _reply_and_update(player: Player, version: int) -> dict[str, Any]:
+    """The answer to the action just sent, once the connection also has the game past ``version``
+    (the update may come before or after the answer)."""
+    reply = None
+    while reply is None or player.version <= version:
+        message = await player.conn.recv()
+        if message["type"] in ("ack", "error"):
+            reply = message
+        elif message["type"] in ("update", "sync"):
+            player.last = message
+    return reply
+
+
+def test_a_deadline_known_to_both_instances_fires_once(pair: tuple[Server, Server, str]) -> None:
+    a, b, url = pair
+    game = a.create(opponent="hotseat", seat="first", clock={"initial": 2, "increment": 0})
+    game_id = game["game_id"]
+
+    async def scenario() -> None:
+        on_a = await Player.join(a, game_id, game["tokens"][0])
+        on_b = await Player.join(b, game_id, game["tokens"][1])
+        for player in (on_a, on_b):
+            ended = await player.conn.until(lambda m: m["type"] == "sync" and m["termination"] is not None, 10)
+            assert ended["termination"] == {"reason": "timeout", "seat": 0}
+
+    run(scenario())
+    time.sleep(0.5)
+    fired = [
+        line
+        for server in (a, b)
+        for line in server.log().splitlines()
+        if '"game_over"' in line and json.loads(line).get("game_id") == game_id
+    ]
+    assert len(fired) == 1, fired
+    engine = create_engine(store.database_url(url))
+    with engine.connect() as conn:
+        status, result = conn.execute(
+            select(store.games.c.status, store.games.c.result).where(store.games.c.id == game_id)
+        ).one()
+    engine.dispose()
+    assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
