@@ -99,7 +99,7 @@ class Guard:
 
         declared = _content_length(scope)
         limiter = self.quotas.limiter(scope["method"], scope["path"])
-        wait = 0.0 if limiter is None else limiter.check(scope["client"][0] if scope.get("client") else "")
+        wait = 0.0 if limiter is None else await limiter.take(scope["client"][0] if scope.get("client") else "")
         try:
             if wait:
                 status = 429
