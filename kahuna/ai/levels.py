@@ -12,7 +12,7 @@ from kahuna.ai.registry import SpecError, make_agent, parse_options
 
 LEVEL_SPECS: dict[str, str] = {
     "easy": "greedy:noise=0.3",
-    "medium": "greedy",
+    "medium": "greedy:weights=greedy-tuned",
     "hard": "ismcts:iterations=250",
     "expert": "ismcts:iterations=1500",
 }

@@ -130,3 +130,9 @@ def test_value_calibration_counts_every_searched_position() -> None:
     assert table["positions"] > 20
     assert sum(row["n"] for row in table["bins"]) == table["positions"]
     assert 0.0 <= table["brier"] <= 1.0
+
+
+def test_medium_plays_with_the_shipped_tuned_weights() -> None:
+    tuned = load_weights("greedy-tuned")
+    assert tuned != DEFAULT_WEIGHTS
+    assert getattr(make_agent("medium"), "weights", None) == tuned
