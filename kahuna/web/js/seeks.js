@@ -1,0 +1,185 @@
+// The community lobby (/lobby): the open seeks, live from /ws/lobby; a seek of your own; "play
+// now" (quick pairing); challenges to the computer's rated levels. Names are put on the page as
+// text only. A seek lives while this page is open: the page pings every 10 s, and the server
+// cancels the seek when the connection closes.
+
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+import { api, ApiError } from "./api.js";
+import { rememberSeat } from "./store.js";
+import { currentAccount } from "./account.js";
+
+const CLOCKS = [
+  ["180+2", "3+2"],
+  ["300+3", "5+3"],
+  ["600+5", "10+5"],
+  ["900+10", "15+10"],
+  ["d1", null],
+  ["d3", null],
+];
+const PING_MS = 10000;
+
+function clockOf(value) {
+  if (value.startsWith("d")) return { days: Number(value.slice(1)) };
+  const [initial, increment] = value.split("+").map(Number);
+  return { initial, increment };
+}
+
+export function clockLabel(clock) {
+  if (!clock) return t("seeks.untimed");
+  if (clock.days) return clock.days === 1 ? t("lobby.clock_day") : t("lobby.clock_days", { n: clock.days });
+  return `${Math.round(clock.initial / 60)}+${clock.increment || 0}`;
+}
+
+/** Go to a seat the lobby gave this browser (remembered, like any seat, for "my games"). */
+function takeSeat(seat) {
+  rememberSeat({ game_id: seat.game_id, seat: seat.seat, token: seat.token });
+  location.assign(seat.seat_url);
+}
+
+function errorText(err) {
+  if (err instanceof ApiError && err.code === "too_many_seeks") return t("seeks.too_many");
+  if (err instanceof ApiError && err.status === 401) return t("seeks.sign_in_for_rated");
+  return err instanceof ApiError && err.message ? err.message : t("lobby.offline");
+}
+
+export async function mountSeeks(root, levels) {
+  document.title = `${t("seeks.title")} — Kahuna`;
+  const me = await currentAccount();
+  const list = h("ul", { class: "seek-list", "data-testid": "seek-list", "aria-live": "polite" });
+  const status = h("p", { class: "message", role: "status", "data-testid": "seek-status" });
+  const seeks = new Map(); // seek_id -> public seek
+  const mine = new Map(); // seek_id -> token
+  let socket = null;
+
+  const clockSelect = h(
+    "select",
+    { id: "seek-clock" },
+    CLOCKS.map(([value, label]) => h("option", { value, text: label || clockLabel(clockOf(value)) })),
+  );
+  clockSelect.value = "300+3";
+  const rated = h("input", { type: "checkbox", id: "seek-rated", checked: Boolean(me), disabled: !me });
+  const nameInput = h("input", { id: "seek-name", maxlength: 40, value: me ? me.username : "Player", disabled: Boolean(me) });
+
+  function render() {
+    const items = [...seeks.values()].map((seek) => {
+      const own = mine.has(seek.seek_id);
+      const rating = seek.rating === null ? "" : ` (${seek.rating})`;
+      return h("li", { class: "seek", "data-seek": seek.seek_id }, [
+        h("span", { class: "seek-who" }, [
+          seek.account ? h("a", { href: `/users/${encodeURIComponent(seek.username)}`, text: seek.username }) : seek.username,
+          rating,
+        ]),
+        h("span", { class: "seek-clock", text: clockLabel(seek.clock) }),
+        h("span", { class: "seek-rated", text: seek.rated ? t("seeks.rated") : t("seeks.casual") }),
+        own
+          ? h("button", { type: "button", class: "secondary", onclick: () => cancel(seek.seek_id), text: t("seeks.cancel") })
+          : h("button", { type: "button", onclick: () => accept(seek.seek_id), text: t("seeks.accept") }),
+      ]);
+    });
+    fill(list, items.length ? items : [h("li", { class: "seek-empty", text: t("seeks.none") })]);
+  }
+
+  function own(seekId, token) {
+    mine.set(seekId, token);
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "own", seek_id: seekId, token }));
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
+    const ping = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"type":"ping"}'), PING_MS);
+    socket.onopen = () => {
+      for (const [seekId, token] of mine) socket.send(JSON.stringify({ type: "own", seek_id: seekId, token }));
+    };
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "seeks") {
+        seeks.clear();
+        for (const seek of message.seeks) seeks.set(seek.seek_id, seek);
+      } else if (message.type === "seek_added") seeks.set(message.seek.seek_id, message.seek);
+      else if (message.type === "seek_removed") {
+        seeks.delete(message.seek_id);
+        if (mine.has(message.seek_id) && message.reason !== "accepted") mine.delete(message.seek_id);
+      } else if (message.type === "accepted" && message.token) {
+        mine.delete(message.seek_id);
+        takeSeat(message);
+        return;
+      }
+      render();
+    };
+    socket.onclose = () => {
+      clearInterval(ping);
+      setTimeout(connect, 2000);
+    };
+  }
+
+  async function create(kind) {
+    status.textContent = "";
+    const body = { clock: clockOf(clockSelect.value), rated: rated.checked, name: nameInput.value.trim() || "Player" };
+    try {
+      const made = kind === "pool" ? await api.playNow(body) : await api.seek(body);
+      if (made.game_id) return takeSeat(made);
+      own(made.seek_id, made.token);
+      status.textContent = kind === "pool" ? t("seeks.waiting_pairing") : t("seeks.waiting");
+      render();
+    } catch (err) {
+      status.textContent = errorText(err);
+    }
+  }
+
+  async function accept(seekId) {
+    status.textContent = "";
+    try {
+      takeSeat(await api.acceptSeek(seekId, nameInput.value.trim() || "Player"));
+    } catch (err) {
+      status.textContent = err instanceof ApiError && err.code === "gone" ? t("seeks.gone") : errorText(err);
+    }
+  }
+
+  async function cancel(seekId) {
+    const token = mine.get(seekId);
+    mine.delete(seekId);
+    await api.cancelSeek(seekId, token).catch(() => {});
+  }
+
+  async function challenge(level) {
+    status.textContent = "";
+    try {
+      const body = { opponent: `ai-${level}`, clock: clockOf(clockSelect.value), rated: rated.checked, name: nameInput.value.trim() || "Player" };
+      takeSeat(await api.challenge(body));
+    } catch (err) {
+      status.textContent = errorText(err);
+    }
+  }
+
+  const bots = levels.filter((level) => level !== "random");
+  fill(root, [
+    h("section", { class: "community" }, [
+      h("h1", { text: t("seeks.title") }),
+      h("p", { class: "lede", text: me ? t("seeks.signed_in", { name: me.username }) : t("seeks.guest") }),
+      h("div", { class: "seek-form card-panel" }, [
+        h("div", { class: "field" }, [h("label", { for: "seek-clock", text: t("lobby.clock") }), clockSelect]),
+        h("div", { class: "field" }, [h("label", { for: "seek-name", text: t("lobby.name") }), nameInput]),
+        h("div", { class: "choice" }, [rated, h("label", { for: "seek-rated", text: t("seeks.rated_game") })]),
+        h("div", { class: "actions" }, [
+          h("button", { type: "button", id: "play-now", onclick: () => create("pool"), text: t("seeks.play_now") }),
+          h("button", { type: "button", id: "new-seek", class: "secondary", onclick: () => create("seek"), text: t("seeks.create") }),
+        ]),
+        status,
+      ]),
+      h("h2", { text: t("seeks.open") }),
+      list,
+      h("h2", { text: t("seeks.bots") }),
+      h("p", { text: t("seeks.bots_help") }),
+      h(
+        "div",
+        { class: "actions bot-levels" },
+        bots.map((level) => h("button", { type: "button", class: "secondary", onclick: () => challenge(level), text: t(`level.${level}`) })),
+      ),
+      h("p", {}, [h("a", { href: "/leaderboard", text: t("leaderboard.title") })]),
+    ]),
+  ]);
+  render();
+  connect();
+}
