@@ -6,14 +6,17 @@ Every endpoint is rate limited per client address before a request gets here (``
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server import ai as ai_seats
+from kahuna.server.accounts import Account
+from kahuna.server.auth import optional_account
 from kahuna.server.live import LiveGame
 from kahuna.server.names import MAX_CODE_POINTS, clean_name
 from kahuna.server.service import GameService, NewGame, Rejected
@@ -119,10 +122,17 @@ def router(service: GameService) -> APIRouter:
         return game
 
     @api.post("/games", status_code=201, response_model=CreatedGame)
-    async def create_game(body: CreateGame, request: Request) -> dict[str, Any]:
-        """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link."""
+    async def create_game(
+        body: CreateGame, request: Request, account: Annotated[Account | None, Depends(optional_account)]
+    ) -> dict[str, Any]:
+        """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
+
+        A signed-in creator's seats become its account's (its "my games" on any browser)."""
         spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
-        return await service.create(spec, owner=client_ip(request))
+        created = await service.create(spec, owner=client_ip(request))
+        if account is not None:
+            await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
+        return created
 
     @api.get("/levels", response_model=Levels)
     async def levels() -> dict[str, Any]:
@@ -130,9 +140,17 @@ def router(service: GameService) -> APIRouter:
         return {"levels": [level for level in ("random", *LEVELS) if ai_seats.available(level)]}
 
     @api.post("/join/{invite}", response_model=SeatLinks)
-    async def join_game(invite: Annotated[str, Path(max_length=64)], body: JoinGame) -> dict[str, Any]:
-        """Take the free seat of a human game (409 once taken)."""
-        return await service.join(invite, body.name)
+    async def join_game(
+        invite: Annotated[str, Path(max_length=64)],
+        body: JoinGame,
+        request: Request,
+        account: Annotated[Account | None, Depends(optional_account)],
+    ) -> dict[str, Any]:
+        """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its account's."""
+        joined = await service.join(invite, body.name)
+        if account is not None:
+            await request.app.state.auth.adopt(account, [joined["token"]])
+        return joined
 
     @api.get("/games/{game_id}", response_model=Summary)
     async def game_summary(game_id: GameId) -> dict[str, Any]:
@@ -168,4 +186,7 @@ def router(service: GameService) -> APIRouter:
 
 def rejected_response(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Rejected)
-    return JSONResponse({"error": exc.code, "message": exc.message, **exc.extra}, status_code=exc.status)
+    wait = exc.extra.get("retry_after")
+    headers = {"Retry-After": str(math.ceil(wait))} if exc.status == 429 and isinstance(wait, int | float) else None
+    body = {"error": exc.code, "message": exc.message, **exc.extra}
+    return JSONResponse(body, status_code=exc.status, headers=headers)

@@ -25,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints,
 
 from kahuna.rules import NotationError, parse
 from kahuna.server import logs, messages
+from kahuna.server.accounts import Account
+from kahuna.server.auth import websocket_account
 from kahuna.server.config import Limits
 from kahuna.server.live import Client, LiveGame
 from kahuna.server.ratelimit import Bucket
@@ -38,6 +40,8 @@ class Hello(BaseModel):
     type: Literal["hello"]
     version: StrictInt | None = None
     token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    seat: Literal[0, 1] | None = None
+    """Instead of a token: a seat of the signed-in account (session cookie or Bearer on the handshake)."""
 
 
 class ActionMessage(BaseModel):
@@ -115,6 +119,8 @@ class Connection:
         self.chat_bucket = Bucket(limits.chat_per_minute / 60, limits.chat_burst)
         self.greeted = False
         """Whether a ``hello`` was answered (the seat is fixed from then on)."""
+        self.account: Account | None = None
+        """The account of the handshake (session cookie or Bearer), if any: it may claim its seats."""
 
 
 async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits) -> None:
@@ -129,6 +135,11 @@ async def play(websocket: WebSocket, service: GameService, game_id: str, max_fra
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
     conn = Connection(websocket, service, game, limits)
+    try:
+        conn.account = await websocket_account(websocket)
+    except Rejected as exc:  # a wrong Bearer token: the program must learn of it
+        await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
+        return
     token = websocket.query_params.get("token") or None
     if token is not None:  # deprecated: the token belongs in the first hello
         logs.event("ws_token_in_query", game_id=game.game_id, deprecated=True)
@@ -181,6 +192,18 @@ async def _authenticate(conn: Connection, token: str) -> bool:
         return False
     conn.client.seat = seat
     conn.client.token = token
+    return True
+
+
+async def _claim(conn: Connection, seat: int) -> bool:
+    """Bind the connection to ``seat`` if it belongs to the handshake's account; else close it (4403)."""
+    account = conn.account
+    game_id = conn.game.game_id
+    auth = conn.websocket.app.state.auth
+    if account is None or seat not in await auth.seats_in_game(account, game_id):
+        await _refuse(conn.websocket, "forbidden", "this seat is not your account's", CLOSE_FORBIDDEN)
+        return False
+    conn.client.seat = seat
     return True
 
 
@@ -263,6 +286,13 @@ async def _hello(conn: Connection, message: Hello) -> bool:
             if not await _authenticate(conn, message.token):
                 return False
         elif client.seat is None or conn.game.seat_of_token(message.token) != client.seat:
+            client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
+            return True
+    elif message.seat is not None:
+        if not conn.greeted and client.seat is None:
+            if not await _claim(conn, message.seat):
+                return False
+        elif client.seat != message.seat:
             client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
             return True
     conn.greeted = True
