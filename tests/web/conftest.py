@@ -67,6 +67,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
                 *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
                 *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
+                *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

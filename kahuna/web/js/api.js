@@ -1,4 +1,7 @@
-// The server's HTTP API (docs/protocol.md). Errors become ApiError with the server's message.
+// The server's HTTP API (docs/protocol.md, docs/accounts.md). Errors become ApiError with the
+// server's message. Every state-changing request echoes the csrf cookie in X-CSRF-Token: a signed-in
+// browser's session cookie alone is refused for changes (the server's CSRF protection); a guest has
+// no csrf cookie and sends nothing.
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -8,19 +11,34 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The value of the readable csrf cookie (set at sign-in), or null. */
+export function csrfToken() {
+  const found = document.cookie.split("; ").find((c) => c.startsWith("csrf="));
+  return found ? decodeURIComponent(found.slice(5)) : null;
+}
+
+async function call(method, path, body, extra = {}) {
+  const headers = body === undefined ? { ...extra } : { "Content-Type": "application/json", ...extra };
+  const csrf = UNSAFE.has(method) ? csrfToken() : null;
+  if (csrf) headers["X-CSRF-Token"] = csrf;
   let response;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
     throw new ApiError(0, "offline", "");
   }
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, data?.error || "error", data?.message || response.statusText);
+  if (!response.ok) {
+    const error = new ApiError(response.status, data?.error || "error", data?.message || response.statusText);
+    error.retryAfter = Number(response.headers.get("Retry-After")) || null;
+    throw error;
+  }
   return data;
 }
 
@@ -33,4 +51,22 @@ export const api = {
   analysis: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}/analysis`),
   requestAnalysis: (gameId, token) => call("POST", `/api/games/${encodeURIComponent(gameId)}/analysis`, { token }),
   hint: (gameId, tokens) => call("POST", `/api/games/${encodeURIComponent(gameId)}/hint`, { tokens }),
+  signUp: (username, password) => call("POST", "/api/accounts", { username, password }),
+  signIn: (username, password, tokens) => call("POST", "/api/session", { username, password, tokens }),
+  signOut: () => call("DELETE", "/api/session"),
+  me: () => call("GET", "/api/me"),
+  deleteAccount: (password) => call("DELETE", "/api/me", { password }),
+  accountGames: () => call("GET", "/api/me/games"),
+  adopt: (tokens) => call("POST", "/api/me/games/adopt", { tokens }),
+  tokens: () => call("GET", "/api/tokens"),
+  createToken: (name) => call("POST", "/api/tokens", { name }),
+  revokeToken: (id) => call("DELETE", `/api/tokens/${encodeURIComponent(id)}`),
+  seek: (body) => call("POST", "/api/seeks", body),
+  playNow: (body) => call("POST", "/api/pairing", body),
+  acceptSeek: (seekId, name) => call("POST", `/api/seeks/${encodeURIComponent(seekId)}/accept`, { name }),
+  cancelSeek: (seekId, token) =>
+    call("DELETE", `/api/seeks/${encodeURIComponent(seekId)}`, undefined, token ? { "X-Seek-Token": token } : {}),
+  challenge: (body) => call("POST", "/api/challenges", body),
+  user: (name) => call("GET", `/api/users/${encodeURIComponent(name)}`),
+  leaderboard: (pool) => call("GET", `/api/leaderboard?pool=${encodeURIComponent(pool)}`),
 };

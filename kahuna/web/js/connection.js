@@ -29,7 +29,10 @@ export class GameConnection {
     ws.onopen = () => {
       this.retry = 500;
       const hello = { type: "hello", version: this.version };
-      if (this.token) hello.token = this.token;
+      // "seat:N" stands for a seat of the signed-in account (its session cookie goes with the
+      // handshake); anything else is a seat token.
+      if (this.token?.startsWith("seat:")) hello.seat = Number(this.token.slice(5));
+      else if (this.token) hello.token = this.token;
       ws.send(JSON.stringify(hello));
       this.pinger = setInterval(() => this.send({ type: "ping" }), PING_MS);
       this.onState("open");

@@ -8,6 +8,7 @@ import { copyRow } from "./game.js";
 import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
 import { formatClock } from "./life.js";
+import { currentAccount, playerName } from "./account.js";
 
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
 
@@ -191,6 +192,15 @@ export function mountLobby(root, board, levels) {
             h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
             h("p", {}, [tutorialButton("primary")]),
           ]),
+          h("section", { class: "community-link card-panel" }, [
+            h("h2", { text: t("seeks.title") }),
+            h("p", { text: t("seeks.teaser") }),
+            h("p", {}, [
+              h("a", { href: "/lobby", id: "community-link", text: t("nav.community") }),
+              " · ",
+              h("a", { href: "/leaderboard", text: t("nav.leaderboard") }),
+            ]),
+          ]),
           mine,
           watch,
         ]),
@@ -225,18 +235,33 @@ function started(game, opponent, result) {
   result.querySelector("input").focus();
 }
 
+/**
+ * The games of this browser's seat tokens and, when signed in, of the account (on any browser):
+ * an account's seat this browser has no token for is played as "seat:N" (see connection.js).
+ */
+async function myGames(seats) {
+  const me = await currentAccount();
+  const [local, remote] = await Promise.all([
+    seats.length ? api.myGames(seats.map((s) => s.token)) : [],
+    me ? api.accountGames() : [],
+  ]);
+  const known = new Set(local.map((g) => `${g.game_id}/${g.seat}`));
+  const more = remote.filter((g) => !known.has(`${g.game_id}/${g.seat}`)).map((g) => ({ ...g, token: `seat:${g.seat}` }));
+  return [...local, ...more].sort((a, b) => String(b.updated).localeCompare(String(a.updated)));
+}
+
 async function listMyGames(box) {
   const seats = loadSeats();
   const title = box.querySelector("h2");
-  if (!seats.length) {
-    fill(box, [title, h("p", { class: "hint", text: t("lobby.no_games") })]);
-    return;
-  }
   let games;
   try {
-    games = await api.myGames(seats.map((s) => s.token));
+    games = await myGames(seats);
   } catch (err) {
     fill(box, [title, h("p", { class: "message", text: err.message || t("lobby.offline") })]);
+    return;
+  }
+  if (!games.length) {
+    fill(box, [title, h("p", { class: "hint", text: t("lobby.no_games") })]);
     return;
   }
   const byGame = new Map();
@@ -250,7 +275,7 @@ async function listMyGames(box) {
   const waitingList = waiting.map((g) =>
     h("li", { class: "my-game waiting-game" }, [
       h("a", { href: `/play/${encodeURIComponent(g.game_id)}#${g.token}`, class: "waiting-link", text: t("lobby.resume") }),
-      h("span", { class: "my-game-players", text: (g.players || []).filter(Boolean).join(" – ") }),
+      h("span", { class: "my-game-players", text: (g.players || []).filter(Boolean).map(playerName).join(" – ") }),
       g.clock
         ? h("small", { class: "my-game-state", text: formatClock(g.clock.remaining[g.seat]) })
         : null,
@@ -263,7 +288,9 @@ async function listMyGames(box) {
       g.status === "over"
         ? `/replay/${encodeURIComponent(g.game_id)}`
         : `/play/${encodeURIComponent(g.game_id)}#${tokens.join(",")}`;
-    const players = (g.players || []).map((p, seat) => `${colourName(seat)}: ${p ?? t("players.waiting")}`).join(" · ");
+    const players = (g.players || [])
+      .map((p, seat) => `${colourName(seat)}: ${p === null ? t("players.waiting") : playerName(p)}`)
+      .join(" · ");
     const state =
       g.status === "over"
         ? outcomeWords(g.result?.winner ?? null, g.result?.reason ?? "draw")

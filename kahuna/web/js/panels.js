@@ -5,6 +5,7 @@ import { h } from "./dom.js";
 import { t, colourName } from "./i18n.js";
 import { cardBack, cardShown } from "./cards.js";
 import { islandName, outcomeWords } from "./narrate.js";
+import { playerName } from "./account.js";
 
 /** A colour-blind-safe mark for a seat: a diamond for Black, a ring for White. */
 export function seatMark(seat) {
@@ -29,7 +30,7 @@ function total(points) {
  */
 export function playersPanel(view, players, me, online, hideHands = false) {
   const rows = [0, 1].map((seat) => {
-    const name = players?.[seat] ?? t("players.waiting");
+    const name = players?.[seat] == null ? t("players.waiting") : playerName(players[seat]);
     const you = me === seat ? h("span", { class: "you", text: t("players.you") }) : null;
     const turn = view.to_move === seat && !view.result;
     const dot = online

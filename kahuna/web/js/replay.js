@@ -1,6 +1,7 @@
 // The replay viewer of a finished game: step, play and jump through the spectator views the
 // server sends for every action (GET /api/games/<id>/replay); no rule is re-computed here.
 
+import { playerName } from "./account.js";
 import { h, s, fill, sleep } from "./dom.js";
 import { t } from "./i18n.js";
 import { api } from "./api.js";
@@ -92,7 +93,7 @@ class ReplayViewer {
     fill(root, [
       h("div", { class: "game replay", onkeydown: (e) => this.key(e) }, [
         h("div", { class: "table-col" }, [
-          h("h1", { class: "banner", text: t("replay.title", { players: (data.players || []).join(" – ") }) }),
+          h("h1", { class: "banner", text: t("replay.title", { players: (data.players || []).map(playerName).join(" – ") }) }),
           this.summaryBox,
           h("div", { class: "board-wrap" }, [this.board.element]),
           controls,

@@ -1,0 +1,300 @@
+// Accounts in the browser: sign up, sign in, the account page (personal API tokens, sign out,
+// delete the account) and who is signed in (shown in the header). Every name and token is put on
+// the page as text (textContent via h()), never as HTML.
+
+import { h, s, fill, copyText } from "./dom.js";
+import { t } from "./i18n.js";
+import { api, csrfToken } from "./api.js";
+import { loadSeats } from "./store.js";
+
+let signedIn; // the promise of GET /api/me: the account, or null for a guest
+
+/**
+ * The signed-in account ({username, ratings, ...}) or null; asked once per page. A guest has no
+ * csrf cookie (it comes with the session cookie, which scripts cannot read): no request then. A
+ * session that ended on the server leaves a csrf cookie behind, which is dropped here.
+ */
+export function currentAccount() {
+  if (signedIn === undefined) {
+    signedIn = csrfToken()
+      ? api.me().catch((err) => {
+          if (err.status === 401) document.cookie = "csrf=; Max-Age=0; Path=/; SameSite=Lax";
+          return null;
+        })
+      : Promise.resolve(null);
+  }
+  return signedIn;
+}
+
+/** The header's account corner: the username (linked to the account page), or "Sign in". */
+export function accountLink() {
+  const box = h("span", { class: "account-link", "data-testid": "account-link" });
+  currentAccount().then((me) => {
+    const label = me ? me.username : t("account.sign_in");
+    fill(box, [
+      h("a", { href: me ? "/account" : "/signin", class: me ? "signed-in" : "guest", title: label }, [
+        personIcon(),
+        h("span", { class: "account-text", text: label }),
+      ]),
+    ]);
+  });
+  return box;
+}
+
+/** A small person outline: on a phone the guest's link shows only this (its text stays for screen readers). */
+function personIcon() {
+  return s("svg", { class: "person-icon", viewBox: "0 0 16 16", width: 16, height: 16, "aria-hidden": "true" }, [
+    s("circle", { cx: 8, cy: 5, r: 3 }),
+    s("path", { d: "M2 15c0-3.3 2.7-5.5 6-5.5s6 2.2 6 5.5" }),
+  ]);
+}
+
+/** A localized name for a seat's player: a deleted account's seat shows a fixed label. */
+export function playerName(name) {
+  return name === "(deleted player)" ? t("account.deleted_player") : name;
+}
+
+function field(id, label, attrs) {
+  return h("div", { class: "field" }, [h("label", { for: id, text: label }), h("input", { id, name: id, ...attrs })]);
+}
+
+/** The words for an API refusal on these pages. */
+function refusal(err) {
+  if (err.code === "rate_limited") return t("account.too_many", { s: err.retryAfter || 60 });
+  if (err.code === "taken") return t("account.taken");
+  if (err.code === "unauthorized") return t("account.wrong");
+  if (err.code === "offline") return t("lobby.offline");
+  return err.message;
+}
+
+/** Sign in and adopt the games this browser holds; then go to `next`. */
+async function signInAndGo(username, password, next) {
+  await api.signIn(username, password, loadSeats().map((s) => s.token));
+  location.href = next;
+}
+
+function credentialsForm({ id, title, intro, button, autocomplete, onSubmit, footer }) {
+  const error = h("p", { class: "message", role: "alert", "data-testid": "account-error" });
+  const form = h("form", { class: "account-form card-panel", id }, [
+    h("h1", { text: title }),
+    intro ? h("p", { class: "hint", text: intro }) : null,
+    field("username", t("account.username"), {
+      type: "text",
+      autocomplete: "username",
+      required: true,
+      minlength: 2,
+      maxlength: 20,
+      pattern: "[A-Za-z0-9_\\-]{2,20}",
+      autocapitalize: "none",
+      spellcheck: "false",
+    }),
+    field("password", t("account.password"), { type: "password", autocomplete, required: true, minlength: 8, maxlength: 256 }),
+    h("button", { type: "submit", class: "btn primary", id: `${id}-submit`, text: button }),
+    error,
+    footer,
+  ]);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    const submit = form.querySelector("button[type=submit]");
+    submit.disabled = true;
+    try {
+      await onSubmit(form.elements.username.value.trim(), form.elements.password.value);
+    } catch (err) {
+      error.textContent = refusal(err);
+      submit.disabled = false;
+    }
+  });
+  return form;
+}
+
+/** /signup */
+export function mountSignUp(root) {
+  const form = credentialsForm({
+    id: "signup",
+    title: t("account.sign_up"),
+    intro: t("account.sign_up_intro"),
+    button: t("account.sign_up"),
+    autocomplete: "new-password",
+    onSubmit: async (username, password) => {
+      await api.signUp(username, password);
+      await signInAndGo(username, password, "/account");
+    },
+    footer: h("p", {}, [t("account.have_account"), " ", h("a", { href: "/signin", text: t("account.sign_in") })]),
+  });
+  fill(root, [h("div", { class: "lobby account-page" }, [form])]);
+  document.title = `${t("account.sign_up")} — Kahuna`;
+  form.elements.username.focus();
+}
+
+/** /signin */
+export function mountSignIn(root) {
+  const form = credentialsForm({
+    id: "signin",
+    title: t("account.sign_in"),
+    intro: t("account.sign_in_intro"),
+    button: t("account.sign_in"),
+    autocomplete: "current-password",
+    onSubmit: (username, password) => signInAndGo(username, password, "/"),
+    footer: h("p", {}, [t("account.no_account"), " ", h("a", { href: "/signup", text: t("account.sign_up") })]),
+  });
+  fill(root, [h("div", { class: "lobby account-page" }, [form])]);
+  document.title = `${t("account.sign_in")} — Kahuna`;
+  form.elements.username.focus();
+}
+
+/** /account: who is signed in, its ratings, its tokens, sign out, delete. */
+export async function mountAccount(root) {
+  document.title = `${t("account.title")} — Kahuna`;
+  const me = await currentAccount();
+  if (!me) {
+    location.href = "/signin";
+    return;
+  }
+  const status = h("p", { class: "message", role: "status" });
+  const ratings = h(
+    "ul",
+    { class: "ratings" },
+    Object.entries(me.ratings).map(([pool, r]) =>
+      h("li", { text: `${t(`account.pool_${pool}`)}: ${r.rating}${r.provisional ? "?" : ""} (${t("account.games", { n: r.games })})` }),
+    ),
+  );
+  const tokenList = h("ul", { class: "token-list", "data-testid": "token-list" });
+  const shown = h("div", { class: "new-token", "aria-live": "polite" });
+  const tokenName = h("input", { id: "token-name", type: "text", maxlength: 40, required: true });
+  const tokens = h("section", { class: "card-panel tokens", "aria-labelledby": "tokens-title" }, [
+    h("h2", { id: "tokens-title", text: t("account.tokens") }),
+    h("p", { class: "hint", text: t("account.tokens_help") }),
+    tokenList,
+    h(
+      "form",
+      {
+        class: "copy-line",
+        id: "token-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          try {
+            const made = await api.createToken(tokenName.value.trim());
+            tokenName.value = "";
+            showToken(shown, made.token);
+            await listTokens(tokenList, status);
+          } catch (err) {
+            status.textContent = refusal(err);
+          }
+        },
+      },
+      [
+        h("label", { for: "token-name", text: t("account.token_name") }),
+        tokenName,
+        h("button", { type: "submit", class: "btn", id: "token-create", text: t("account.token_create") }),
+      ],
+    ),
+    shown,
+  ]);
+  const password = h("input", { id: "delete-password", type: "password", autocomplete: "current-password", required: true });
+  const danger = h("details", { class: "card-panel delete-account" }, [
+    h("summary", { text: t("account.delete") }),
+    h("p", { text: t("account.delete_help") }),
+    h(
+      "form",
+      {
+        id: "delete-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          try {
+            await api.deleteAccount(password.value);
+            location.href = "/";
+          } catch (err) {
+            status.textContent = refusal(err);
+          }
+        },
+      },
+      [
+        h("div", { class: "field" }, [h("label", { for: "delete-password", text: t("account.password") }), password]),
+        h("button", { type: "submit", class: "btn", id: "delete-account", text: t("account.delete_button") }),
+      ],
+    ),
+  ]);
+  fill(root, [
+    h("div", { class: "lobby account-page" }, [
+      h("section", { class: "card-panel" }, [
+        h("h1", { text: t("account.title") }),
+        h("p", {}, [t("account.signed_in_as", { name: "" }), h("strong", { id: "account-name", text: me.username })]),
+        ratings,
+        h("p", {}, [
+          h("button", {
+            type: "button",
+            class: "btn",
+            id: "sign-out",
+            text: t("account.sign_out"),
+            onclick: async () => {
+              try {
+                await api.signOut();
+                location.href = "/";
+              } catch (err) {
+                status.textContent = refusal(err);
+              }
+            },
+          }),
+        ]),
+        status,
+      ]),
+      tokens,
+      danger,
+    ]),
+  ]);
+  await listTokens(tokenList, status);
+}
+
+function showToken(box, token) {
+  const input = h("input", { type: "text", readonly: true, value: token, id: "new-token", class: "link-input" });
+  fill(box, [
+    h("p", { class: "hint", text: t("account.token_once") }),
+    h("div", { class: "copy-line" }, [
+      input,
+      h("button", { type: "button", class: "btn copy", text: t("share.copy"), onclick: () => copyText(token, input) }),
+    ]),
+  ]);
+  input.select();
+}
+
+async function listTokens(list, status) {
+  let tokens;
+  try {
+    tokens = await api.tokens();
+  } catch (err) {
+    status.textContent = refusal(err);
+    return;
+  }
+  if (!tokens.length) {
+    fill(list, [h("li", { class: "hint", text: t("account.no_tokens") })]);
+    return;
+  }
+  fill(
+    list,
+    tokens.map((token) =>
+      h("li", { class: "token", dataset: { id: token.id } }, [
+        h("strong", { class: "token-name", text: token.name }),
+        " ",
+        h("small", {
+          text: token.last_used ? t("account.token_used", { when: token.last_used }) : t("account.token_unused"),
+        }),
+        " ",
+        h("button", {
+          type: "button",
+          class: "btn revoke",
+          text: t("account.token_revoke"),
+          "aria-label": t("account.token_revoke_named", { name: token.name }),
+          onclick: async () => {
+            try {
+              await api.revokeToken(token.id);
+            } catch (err) {
+              status.textContent = refusal(err);
+            }
+            await listTokens(list, status);
+          },
+        }),
+      ]),
+    ),
+  );
+}
