@@ -17,26 +17,42 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from kahuna.server import analysis, api, hints, logs, ws
+from kahuna.ai.levels import LEVELS
+from kahuna.server import account_api, analysis, api, challenges, hints, lobby_api, logs, profiles, ws
+from kahuna.server import ai as ai_seats
 from kahuna.server.ai import AiPool
+from kahuna.server.auth import Authenticator, LoginThrottle
 from kahuna.server.broker import Broker, LocalBroker
 from kahuna.server.cluster import Cluster
 from kahuna.server.config import Settings
 from kahuna.server.guard import BodyRefused, Guard, loggable_path
+from kahuna.server.lobby import Lobby
 from kahuna.server.ratelimit import LimiterFactory, Quotas, memory_limiter
-from kahuna.server.ratings import ratings as _ratings  # noqa: F401  (tables of migration 0003; lobby routes follow)
-from kahuna.server.seeks import seeks as _seeks  # noqa: F401
 from kahuna.server.service import DealProvider, GameService, Rejected
 from kahuna.server.store import check_writable, open_engine
 from kahuna.server.writer import Writer
 
 if TYPE_CHECKING:
+    from kahuna.server.jobs import Submitter
     from kahuna.server.redis_broker import RedisBroker
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 BOARD_JSON = Path(__file__).resolve().parent.parent / "rules" / "board.json"
 """The board the referee plays on, served to the browser as ``/static/board.json`` (one file, no copy)."""
-PAGE_ROUTES = ("/", "/play/{game_id}", "/join/{invite}", "/watch/{game_id}", "/replay/{game_id}", "/rules")
+PAGE_ROUTES = (
+    "/",
+    "/play/{game_id}",
+    "/join/{invite}",
+    "/watch/{game_id}",
+    "/replay/{game_id}",
+    "/rules",
+    "/signup",
+    "/signin",
+    "/account",
+    "/lobby",
+    "/users/{username}",
+    "/leaderboard",
+)
 
 _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
@@ -64,9 +80,13 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     )
     if shared is not None:
         service.cluster = Cluster(shared, service)
+    if settings.broker_url is not None and not settings.local_ai:
+        service.ai_jobs = _job_submitter(settings.broker_url)
     analyses = analysis.AnalysisJobs(
         writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst
     )
+    lobby = Lobby(service, broker)
+    bot_levels = [level for level in LEVELS if ai_seats.available(level)]
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -75,6 +95,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             await shared.start()  # Redis must answer before any game is served
         await ai_pool.warm_up()
         resumed = await service.resume()
+        await writer.write(lambda conn: challenges.ensure_level_bots(conn, bot_levels))
+        lobby.start()
         logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
         try:
             yield
@@ -82,6 +104,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             service.stop()
             if service.cluster is not None:
                 await service.cluster.close()
+            if service.ai_jobs is not None:
+                await service.ai_jobs.close()
+            await lobby.stop()
             analyses.stop()
             ai_pool.close()
             await broker.close()
@@ -96,13 +121,32 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         redoc_url=None,
     )
     app.state.broker = broker
+    auth = app.state.auth = Authenticator(
+        writer,
+        LoginThrottle(
+            limiters("login_failures", limits.login_failures_per_hour / 3600, limits.login_failures_burst),
+            limiters(
+                "client_login_failures",
+                limits.client_login_failures_per_hour / 3600,
+                limits.client_login_failures_burst,
+            ),
+        ),
+    )
     app.include_router(api.router(service))
+    app.include_router(account_api.router(auth, service))
     app.include_router(analysis.router(service, analyses))
+    app.include_router(lobby_api.router(lobby))
+    app.include_router(challenges.router(lobby))
+    app.include_router(profiles.router(writer))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(Exception, _server_error)
+
+    @app.websocket("/ws/lobby")
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await lobby_api.lobby_socket(websocket, lobby)
 
     @app.websocket("/ws/{game_id}")
     async def game_socket(websocket: WebSocket, game_id: str) -> None:
@@ -133,6 +177,13 @@ def _redis_broker(url: str) -> RedisBroker:
     from kahuna.server.redis_broker import RedisBroker
 
     return RedisBroker(url)
+
+
+def _job_submitter(url: str) -> Submitter:
+    """AI moves queued for ``kahuna worker`` on the Redis of ``--broker`` (``kahuna.server.jobs``)."""
+    from kahuna.server.jobs import JobQueue, Submitter
+
+    return Submitter(JobQueue.from_url(url))
 
 
 def _redis_limiters(broker: RedisBroker) -> LimiterFactory:
