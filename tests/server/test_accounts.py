@@ -389,3 +389,16 @@ def test_accounts_survive_a_restart(tmp_path: Path) -> None:
         assert second.post("/api/session", {"username": "keeper", "password": PASSWORD}).status_code == 200
     finally:
         second.stop()
+
+
+def test_the_browser_code_never_parses_text_as_html() -> None:
+    """Usernames, player names, chat and token names reach the page only as text: no script of the
+    web UI uses an HTML-parsing sink (the browser test shows a markup-like token name as text)."""
+    web = Path(__file__).resolve().parents[2] / "kahuna" / "web"
+    sinks = ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment")
+    scripts = sorted(web.rglob("*.js"))
+    assert len(scripts) > 10
+    for script in scripts:
+        text = script.read_text()
+        for sink in sinks:
+            assert sink not in text, f"{script.name} uses {sink}"
