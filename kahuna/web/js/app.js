@@ -9,13 +9,18 @@ import { GamePage } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
 import { seatsOf } from "./store.js";
+import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
+import { mountSeeks } from "./seeks.js";
+import { mountProfile } from "./profile.js";
+import { mountLeaderboard } from "./leaderboard.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
   return { page, arg };
 }
 
-/** The seat tokens for /play/<id>: from the URL fragment, else the ones this browser kept. */
+/** The seat tokens for /play/<id>: from the URL fragment, else the ones this browser kept. A
+ * fragment entry "seat:N" is seat N of the signed-in account (played without a token). */
 function tokensFor(gameId) {
   const fragment = location.hash.slice(1);
   if (fragment) return fragment.split(",").filter(Boolean);
@@ -39,7 +44,9 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
+      h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
     ]),
+    accountLink(),
     h("label", { for: "language", class: "visually-hidden", text: t("nav.language") }),
     picker,
   ]);
@@ -69,6 +76,12 @@ async function start() {
     fill(top, [header(main)]);
     if (page === "") mountLobby(main, board, levels);
     else if (page === "rules") mountRules(main, board);
+    else if (page === "lobby") mountSeeks(main, levels);
+    else if (page === "users") mountProfile(main, arg);
+    else if (page === "leaderboard") mountLeaderboard(main);
+    else if (page === "signup") mountSignUp(main);
+    else if (page === "signin") mountSignIn(main);
+    else if (page === "account") mountAccount(main);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
     else if (page === "play" || page === "watch") {

@@ -1,0 +1,69 @@
+"""Accounts in the browser: a guest's game, sign-up (which adopts it), the account page (tokens
+shown once, listed as text, revoked), sign-out, and the same game resumed from another browser by
+signing in there; on a phone-sized screen."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+OpenPage = Callable[..., Page]
+PASSWORD = "reef-lagoon-coral-7"
+PHONE = {"width": 390, "height": 844}
+
+
+def test_sign_up_adopts_the_guest_game_and_another_browser_resumes_it(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    guest = open_page("/", **PHONE)
+    guest.get_by_label("Against the computer").check()
+    guest.locator("#level").select_option("random")
+    guest.locator("#name").fill("Hina")
+    guest.locator("#start").click()
+    guest.wait_for_url(re.compile(r"/play/"))
+    game_id = guest.url.split("/play/")[1].split("#")[0]
+
+    guest.goto(guest.url.split("/play/")[0] + "/")
+    guest.get_by_test_id("account-link").get_by_role("link", name="Sign in").click()
+    guest.wait_for_url(re.compile(r"/signin$"))
+    guest.get_by_role("link", name="Create an account").click()
+    guest.locator("#username").fill("Hina_web")
+    guest.locator("#password").fill(PASSWORD)
+    guest.locator("#signup-submit").click()
+    guest.wait_for_url(re.compile(r"/account$"))
+    expect(guest.locator("#account-name")).to_have_text("Hina_web")
+    expect(guest.get_by_test_id("account-link")).to_have_text("Hina_web")
+    expect(guest.locator(".ratings li").first).to_contain_text("1500?")
+    width = guest.evaluate("document.getElementById('main').scrollWidth")
+    assert width <= PHONE["width"], f"the account page is {width} px wide on a {PHONE['width']} px screen"
+
+    # a token named like markup is listed as text; the secret is shown once
+    guest.locator("#token-name").fill('<img src=x id="injected">')
+    guest.locator("#token-create").click()
+    secret = guest.locator("#new-token")
+    expect(secret).to_have_value(re.compile(r"^kahuna_"))
+    expect(guest.get_by_test_id("token-list").locator(".token-name")).to_have_text('<img src=x id="injected">')
+    assert guest.locator("#injected").count() == 0
+    guest.reload()
+    assert guest.locator("#new-token").count() == 0
+    guest.get_by_role("button", name='Revoke the token <img src=x id="injected">').click()
+    expect(guest.get_by_test_id("token-list")).to_have_text("No tokens.")
+
+    guest.locator("#sign-out").click()
+    guest.wait_for_url(re.compile(r"/$"))
+    expect(guest.get_by_test_id("account-link")).to_have_text("Sign in")
+
+    # another browser, no seat tokens of its own: signing in brings the game along
+    other = open_page("/signin", context=new_context(**PHONE))
+    other.locator("#username").fill("hina_WEB")  # the name without regard to case
+    other.locator("#password").fill(PASSWORD)
+    other.locator("#signin-submit").click()
+    other.wait_for_url(re.compile(r"/$"))
+    expect(other.get_by_test_id("account-link")).to_have_text("Hina_web")
+    resume = other.locator(f'.my-game-link[href^="/play/{game_id}#seat:"]')
+    expect(resume).to_have_count(1)
+    resume.click()
+    expect(other.locator(".players-box .you")).to_have_count(1)  # playing its seat, not watching
+    assert other.locator(".watching").count() == 0
