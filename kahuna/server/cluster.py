@@ -148,6 +148,13 @@ class Cluster:
             return
         if kind == "w":
             self._publish(game, {"k": "p", "on": list(game.local_online())})
+            if game.rematch_offer is not None:
+                self.rematch_offered(game)
+            return
+        if kind == "o":
+            if game.rematch is None:
+                game.rematch_offer = (int(data["seat"]), str(data["gid"]), data["dig"])
+                game.send_rematch_offer()
             return
         async with game.lock:
             if kind == "a":
@@ -201,6 +208,13 @@ class Cluster:
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
         self._publish(game, {"k": "c", "seq": seq, "line": line})
+
+    def rematch_offered(self, game: LiveGame) -> None:
+        """A seat offered a rematch: its id and the digest of the offering seat's new token (never
+        a token), so that the other seat may accept through any instance."""
+        assert game.rematch_offer is not None
+        seat, new_id, new_digest = game.rematch_offer
+        self._publish(game, {"k": "o", "seat": seat, "gid": new_id, "dig": new_digest})
 
     def changed(self, game: LiveGame) -> None:
         """Seats, the end or a rematch changed: the others reload the game."""

@@ -172,9 +172,9 @@ class LiveGame:
     rematch: str | None = None
     """The id of the rematch the players agreed on, once they have."""
     rematch_of: str | None = None
-    rematch_offer: tuple[int, str | None] | None = None
-    """A pending rematch offer: the seat that made it and its seat token (memory only: an offer
-    does not survive a restart, the agreed rematch does)."""
+    rematch_offer: tuple[int, str, str | None] | None = None
+    """A pending rematch offer: the seat that made it, the rematch's game id and the digest of that
+    seat's token in it (memory only: an offer does not survive a restart, the agreed rematch does)."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -284,6 +284,13 @@ class LiveGame:
     def broadcast_sync(self) -> None:
         for client in self.clients:
             client.send_text(self.sync_text(client.seat))
+
+    def send_rematch_offer(self) -> None:
+        """The pending rematch offer to every connection."""
+        assert self.rematch_offer is not None
+        text = messages.encode(messages.rematch_offered(self.rematch_offer[0]))
+        for client in self.clients:
+            client.send_text(text)
 
     def broadcast_presence(self) -> None:
         text = messages.encode(messages.presence(self.online()))

@@ -613,27 +613,34 @@ class GameService:
             other = 1 - seat
             offer = game.rematch_offer
             if game.ai_spec(other) is None and (offer is None or offer[0] == seat):
-                game.rematch_offer = (seat, client.token)
-                text = messages.encode(messages.rematch_offered(seat))
-                for each in game.clients:
-                    each.send_text(text)
+                # The rematch's id and the offering seat's new token are fixed now, so that the
+                # other seat may accept through any instance (which never sees this seat's token).
+                new_id = new_game_id() if offer is None else offer[1]
+                game.rematch_offer = (seat, new_id, self._rematch_digest(client, new_id))
+                game.send_rematch_offer()
+                if self.cluster is not None:
+                    self.cluster.rematch_offered(game)
                 return
-            old_tokens: list[str | None] = [None, None]
-            old_tokens[seat] = client.token
+            new_id = new_game_id() if offer is None else offer[1]
+            digests: list[str | None] = [None, None]
+            digests[1 - seat] = self._rematch_digest(client, new_id)  # old seat s plays seat 1 - s
             if offer is not None and offer[0] == other:
-                old_tokens[other] = offer[1]
-            await self._start_rematch(game, old_tokens)
+                digests[seat] = offer[2]
+            await self._start_rematch(game, new_id, digests)
 
     def _rematch_token(self, client: Client, new_game_id: str) -> str | None:
         return None if client.token is None else rematch_token(client.token, new_game_id)
 
-    async def _start_rematch(self, game: LiveGame, old_tokens: list[str | None]) -> None:
-        """Create the rematch: old seat ``s`` plays seat ``1 - s``; the lock of ``game`` is held."""
-        game_id = new_game_id()
+    def _rematch_digest(self, client: Client, new_game_id: str) -> str | None:
+        token = self._rematch_token(client, new_game_id)
+        return None if token is None else digest(token)
+
+    async def _start_rematch(self, game: LiveGame, game_id: str, digests: list[str | None]) -> None:
+        """Create the rematch ``game_id``: old seat ``s`` plays seat ``1 - s``, whose seat-token
+        digest is ``digests[1 - s]``; the lock of ``game`` is held."""
         kinds = [game.kinds[1], game.kinds[0]]
         names = [game.names[1], game.names[0]]
-        tokens = [None if t is None else rematch_token(t, game_id) for t in reversed(old_tokens)]
-        if any(kinds[s] == HUMAN and tokens[s] is None for s in (0, 1)):
+        if any(kinds[s] == HUMAN and digests[s] is None for s in (0, 1)):
             raise Rejected("forbidden", "both players must be present with their seat links")
         clock = None if game.clock is None else Clock.new(game.clock.control)
         if clock is not None:
@@ -648,7 +655,7 @@ class GameService:
             kinds=kinds,
             names=names,
             invite=None,
-            seat_tokens=[None if t is None else digest(t) for t in tokens],
+            seat_tokens=digests,
             status=messages.PLAYING,
             reshuffles=[],
             actions=[],
@@ -798,9 +805,15 @@ class GameService:
         stored = await self.writer.read(lambda conn: store.load_game(conn, game.game_id))
         if stored is None:
             return
+        had_rematch = game.rematch
         game.adopt(rebuild(stored))
         self._watch(game)
         game.broadcast_sync()
+        if had_rematch is None and game.rematch is not None:  # agreed through another instance
+            game.rematch_offer = None
+            for client in game.clients:
+                seat = None if client.seat is None else 1 - client.seat
+                client.send(messages.rematch(game.rematch, seat, self._rematch_token(client, game.rematch)))
         self.schedule_ai(game)
 
     def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event]) -> None:

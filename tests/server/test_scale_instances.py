@@ -72,6 +72,17 @@ def test_seats_on_different_instances_play_a_game_to_the_end(pair: tuple[Server,
         await white.conn.send(type="chat", text="gg", id="c")
         line = await black.conn.until(lambda m: m["type"] == "chat")
         assert line["text"] == "gg" and line["seat"] == 1
+        # A rematch offered on a and accepted on b: both seats get their links to the new game.
+        await black.conn.send(type="rematch", id="r0")
+        offered = await white.conn.until(lambda m: m["type"] == "rematch_offered")
+        assert offered["seat"] == 0
+        await white.conn.send(type="rematch", id="r1")
+        links = [await p.conn.until(lambda m: m["type"] == "rematch") for p in (black, white)]
+        assert links[0]["game_id"] == links[1]["game_id"] and [link["seat"] for link in links] == [1, 0]
+        for server, link in zip((b, a), links, strict=True):  # each new token is its seat, anywhere
+            token = link["seat_url"].rsplit("#", 1)[1]
+            seat = await Player.join(server, link["game_id"], token)
+            assert seat.last["seat"] == link["seat"]
 
     run(scenario())
     record = GameRecord.from_json(b.get(f"/api/games/{game_id}/record").json())
