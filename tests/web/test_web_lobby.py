@@ -1,0 +1,48 @@
+"""The community lobby in Chromium: a seek posted in one browser and accepted in another takes
+both to the same game; the profile (rating graph) and leaderboard pages, on a phone too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+OpenPage = Callable[..., Page]
+
+
+def test_a_seek_accepted_in_a_second_browser_takes_both_to_the_same_game(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    seeker = open_page("/lobby", new_context())
+    seeker.locator("#seek-name").fill("Seeker")
+    seeker.locator("#new-seek").click()
+    expect(seeker.get_by_test_id("seek-status")).not_to_be_empty()
+    mine = seeker.locator(".seek", has_text="Seeker")
+    expect(mine.get_by_role("button")).to_have_text("Cancel")
+
+    taker = open_page("/lobby", new_context())
+    row = taker.locator(".seek", has_text="Seeker")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("5+3")
+    row.get_by_role("button", name="Play").click()
+    taker.wait_for_url("**/play/**")
+    seeker.wait_for_url("**/play/**")
+    assert seeker.url.split("#")[0] == taker.url.split("#")[0]
+    for page in (seeker, taker):
+        expect(page.locator(".board")).to_be_visible()
+    seats = {
+        page.evaluate("() => JSON.parse(localStorage.getItem('kahuna.seats'))[0].seat") for page in (seeker, taker)
+    }
+    assert seats == {0, 1}
+
+
+def test_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
+    profile = open_page("/users/ai-medium", width=390, height=800, locale="de-DE")
+    expect(profile.get_by_test_id("profile-name")).to_contain_text("ai-medium")
+    expect(profile.get_by_test_id("rating-realtime")).to_contain_text("1500?")
+    expect(profile.locator(".graph-empty").first).to_have_text("Noch keine gewerteten Partien.")
+    width = profile.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390
+    board = open_page("/leaderboard?pool=correspondence", width=390, height=800)
+    expect(board.locator("h1")).to_have_text("Leaderboard")
+    expect(board.locator(".pool-tabs a[aria-current=page]")).to_have_text("Correspondence")
