@@ -100,11 +100,15 @@ class Writer:
                     future.set_exception(error)
 
     def _commit(self, batch: list[Write]) -> list[BaseException | None]:
-        """One transaction for the batch; if it fails, each write alone, so one bad write fails alone."""
-        if self._conn is None:
-            self._conn = self.engine.connect()
-        conn = self._conn
+        """One transaction for the batch; if it fails, each write alone, so one bad write fails alone.
+
+        A database that cannot be reached (PostgreSQL stopped) fails the writes, never the writer:
+        connecting is inside the ``try``, and the next batch connects again."""
+        conn: Connection | None = None
         try:
+            if self._conn is None:
+                self._conn = self.engine.connect()
+            conn = self._conn
             with conn.begin():
                 rows = [w for w in batch if isinstance(w, ActionRow)]
                 if rows:
@@ -114,7 +118,7 @@ class Writer:
                         fn(conn)
             return [None] * len(batch)
         except Exception as exc:
-            if conn.invalidated:
+            if conn is None or conn.invalidated:
                 self._conn = None
             if len(batch) == 1:
                 if isinstance(exc, Conflict | IntegrityError):
