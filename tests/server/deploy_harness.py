@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -120,20 +121,16 @@ def _pg_bin(name: str) -> str:
 class PrivatePostgres:
     """A PostgreSQL cluster of its own (``initdb``, trust auth, role ``postgres``) on a free port."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self) -> None:
         self.port = free_port()
-        self.dir = tmp / f"pg-{self.port}"
+        # Not under pytest's temporary directory: another pytest session on the machine resets
+        # its root to mode 0700, which would lock the postgres user out in the middle of a test.
+        self.dir = Path(tempfile.mkdtemp(prefix="kahuna-pg-"))
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         self._as_postgres: list[str] = []
         if os.geteuid() == 0:  # initdb and postgres refuse to run as root
             self._as_postgres = ["runuser", "-u", "postgres", "--"]
-        self.dir.mkdir(parents=True)
-        if self._as_postgres:
             shutil.chown(self.dir, "postgres", "postgres")
-            for parent in (tmp, *tmp.parents):  # the postgres user must reach its directory
-                if parent == Path("/"):
-                    break
-                parent.chmod(parent.stat().st_mode | 0o011)
         data = self.dir / "data"
         self._run([_pg_bin("initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
 
@@ -153,6 +150,12 @@ class PrivatePostgres:
 
     def running(self) -> bool:
         return (self.dir / "data" / "postmaster.pid").exists()
+
+    def destroy(self) -> None:
+        """Stop the cluster if it runs and remove its directory."""
+        if self.running():
+            self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _wait_for(check: object, what: str, timeout: float = 20) -> None:

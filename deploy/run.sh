@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Kahuna's reference deployment on one machine (docs/deploy.md): nginx on 127.0.0.1 in front of
+# two `kahuna serve` instances sharing one PostgreSQL database and one Redis, and two
+# `kahuna worker` processes that play the AI moves. Prints the URL to open; Ctrl-C (or SIGTERM)
+# stops everything it started. An instance or worker that dies is started again after a second,
+# as a service manager would.
+#
+#   deploy/run.sh [--port 8080] [--db URL] [--broker URL] [--run-dir DIR] [--claim-after SECONDS]
+#
+# --db      PostgreSQL URL (default postgresql://postgres@127.0.0.1:5432/kahuna on the machine's
+#           PostgreSQL; that database is created if it does not exist)
+# --broker  Redis URL (default redis://127.0.0.1:6379/0, the machine's Redis)
+# --run-dir where the generated nginx.conf, the pid files and every log go (default: a new
+#           directory under $TMPDIR or /tmp)
+# Environment: PYTHON (default .venv/bin/python of this checkout, else python3), NGINX (default
+# /usr/sbin/nginx).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PORT=8080
+DB=""
+BROKER="redis://127.0.0.1:6379/0"
+RUN_DIR=""
+CLAIM_AFTER=30
+
+usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --port) PORT=$2; shift 2 ;;
+        --db) DB=$2; shift 2 ;;
+        --broker) BROKER=$2; shift 2 ;;
+        --run-dir) RUN_DIR=$2; shift 2 ;;
+        --claim-after) CLAIM_AFTER=$2; shift 2 ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "deploy/run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+if [ -z "${PYTHON:-}" ]; then
+    if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=python3; fi
+fi
+NGINX=${NGINX:-/usr/sbin/nginx}
+if [ -z "$RUN_DIR" ]; then
+    RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kahuna-deploy.XXXXXX")
+fi
+mkdir -p "$RUN_DIR/tmp"
+RUN_DIR=$(cd "$RUN_DIR" && pwd)
+cd "$ROOT"
+
+say() { echo "deploy/run.sh: $*" >&2; }
+
+# ---------------------------------------------------------------- the database and Redis
+
+if [ -z "$DB" ]; then
+    DB=postgresql://postgres@127.0.0.1:5432/kahuna
+    "$PYTHON" - "$DB" <<'EOF' || { say "PostgreSQL does not answer on 127.0.0.1:5432 (give --db URL)"; exit 1; }
+import sys
+import psycopg
+from psycopg import sql
+
+url = sys.argv[1]
+admin = url.rsplit("/", 1)[0] + "/postgres"
+with psycopg.connect(admin, autocommit=True, connect_timeout=3) as conn:
+    if conn.execute("SELECT 1 FROM pg_database WHERE datname = 'kahuna'").fetchone() is None:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier("kahuna")))
+        print("deploy/run.sh: created the database kahuna", file=sys.stderr)
+EOF
+fi
+"$PYTHON" - "$BROKER" <<'EOF' || { say "Redis does not answer at $BROKER (give --broker URL)"; exit 1; }
+import sys
+import redis
+
+redis.Redis.from_url(sys.argv[1], socket_connect_timeout=3).ping()
+EOF
+
+# ---------------------------------------------------------------- children
+
+declare -A COMMAND PID
+NAMES=()
+STOPPING=0
+
+start() {  # start NAME: run ${COMMAND[NAME]} in the background, output to RUN_DIR/NAME.log
+    local name=$1
+    # shellcheck disable=SC2086  # the command is a list of words written by this script
+    eval "${COMMAND[$name]}" >>"$RUN_DIR/$name.log" 2>&1 &
+    PID[$name]=$!
+    echo "${PID[$name]}" >"$RUN_DIR/$name.pid"
+}
+
+stop_all() {
+    trap - INT TERM EXIT
+    STOPPING=1
+    local i
+    for ((i = ${#NAMES[@]} - 1; i >= 0; i--)); do  # the proxy first, the instances last
+        kill -TERM "${PID[${NAMES[$i]}]}" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    say "stopped"
+    exit 0
+}
+trap stop_all INT TERM EXIT
+
+free_port() {
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_http() {  # wait_http URL NAME: until URL answers (any HTTP status), at most 60 s
+    "$PYTHON" - "$1" <<'EOF' || { say "$2 did not start (log: $RUN_DIR/$2.log)"; exit 1; }
+import sys, time, urllib.error, urllib.request
+
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1)
+        sys.exit(0)
+    except urllib.error.HTTPError:
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)
+EOF
+}
+
+q() { printf '%q' "$1"; }
+
+# The instances see every client as 127.0.0.1 (nginx): the per-address connection cap is nginx's
+# (limit_conn in nginx.conf), and the instances' own is raised to their total.
+LIMITS="--limit max_connections=10000 --limit max_connections_per_ip=10000"
+INSTANCE_PORTS=()
+for i in 1 2; do
+    port=$(free_port)
+    INSTANCE_PORTS+=("$port")
+    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS"
+    NAMES+=("instance$i")
+    start "instance$i"
+    wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database
+done
+for i in 1 2; do
+    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER"
+    NAMES+=("worker$i")
+    start "worker$i"
+done
+
+sed -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@PORT@|$PORT|g" \
+    -e "s|@INSTANCE1@|${INSTANCE_PORTS[0]}|g" -e "s|@INSTANCE2@|${INSTANCE_PORTS[1]}|g" \
+    "$ROOT/deploy/nginx.conf.in" >"$RUN_DIR/nginx.conf"
+COMMAND[nginx]="exec $(q "$NGINX") -p $(q "$RUN_DIR") -e $(q "$RUN_DIR/nginx-error.log") -c $(q "$RUN_DIR/nginx.conf") -g 'daemon off;'"
+NAMES+=("nginx")
+start nginx
+wait_http "http://127.0.0.1:$PORT/api/levels" nginx
+
+echo "Kahuna deployment: open http://127.0.0.1:$PORT/  (instances on ports ${INSTANCE_PORTS[*]}, run directory $RUN_DIR)"
+
+# ---------------------------------------------------------------- supervision
+
+while [ "$STOPPING" = 0 ]; do
+    sleep 1 &
+    wait $! || true
+    for name in "${NAMES[@]}"; do
+        if ! kill -0 "${PID[$name]}" 2>/dev/null; then
+            say "$name (pid ${PID[$name]}) is gone: starting it again"
+            wait "${PID[$name]}" 2>/dev/null || true
+            start "$name"
+        fi
+    done
+done

@@ -1,0 +1,379 @@
+"""The reference deployment (deploy/run.sh) under failures: an instance killed, Redis restarted,
+PostgreSQL stopped.
+
+One deployment for the module (it starts seven processes): nginx on a free loopback port in
+front of two ``kahuna serve`` instances and two ``kahuna worker`` processes, all sharing a private
+PostgreSQL cluster and a private Redis server (deploy_harness), never the machine's shared ones,
+which these tests restart and stop. The scenarios run in order on that deployment.
+
+The clients behave as the browser does: they keep the last version they saw and, when their
+WebSocket drops, connect again (through the proxy) with ``hello`` and that version. Every action
+acknowledged to a client must be in the database at its place, whatever happened in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from deploy_harness import PrivatePostgres, PrivateRedis
+from server_harness import ROOT, free_port
+from sqlalchemy import create_engine, select
+
+from kahuna.server import store
+
+pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+
+NGINX = "/usr/sbin/nginx"
+
+
+@dataclass
+class Deployment:
+    url: str
+    ws_url: str
+    run_dir: Path
+    db: str
+    redis: PrivateRedis
+    postgres: PrivatePostgres
+    script: subprocess.Popen[bytes]
+    instance_ports: list[int]
+
+    def pid(self, name: str) -> int:
+        return int((self.run_dir / f"{name}.pid").read_text())
+
+    def log(self, name: str) -> str:
+        return (self.run_dir / f"{name}.log").read_text(errors="replace")
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        response = httpx.post(f"{self.url}/api/games", json=body, timeout=10)
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        return created
+
+    def stored_actions(self, game_id: str) -> list[str]:
+        engine = create_engine(store.database_url(self.db))
+        try:
+            with engine.connect() as conn:
+                query = select(store.actions.c.token).where(store.actions.c.game_id == game_id)
+                return list(conn.execute(query.order_by(store.actions.c.seq)).scalars())
+        finally:
+            engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    if not os.path.exists(NGINX):
+        if os.environ.get("CI"):
+            pytest.fail("nginx is not installed (CI must run this test)")
+        pytest.skip("nginx is not installed")
+    tmp = tmp_path_factory.mktemp("deploy")
+    postgres = PrivatePostgres().start()
+    redis = PrivateRedis(tmp).start()
+    run_dir = tmp / "run"
+    port = free_port()
+    out_path = tmp / "run.out"
+    command = ["bash", str(ROOT / "deploy" / "run.sh"), "--port", str(port), "--db", postgres.url]
+    command += ["--broker", redis.url, "--run-dir", str(run_dir), "--claim-after", "3"]
+    with open(out_path, "wb") as out:
+        script = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while "Kahuna deployment: open" not in out_path.read_text():
+            assert script.poll() is None and time.monotonic() < deadline, out_path.read_text()
+            time.sleep(0.1)
+        ports = re.search(r"instances on ports (\d+) (\d+)", out_path.read_text())
+        assert ports is not None
+        url = f"http://127.0.0.1:{port}"
+        yield Deployment(
+            url,
+            f"ws://127.0.0.1:{port}",
+            run_dir,
+            postgres.url,
+            redis,
+            postgres,
+            script,
+            [int(p) for p in ports.groups()],
+        )
+    finally:
+        script.send_signal(signal.SIGINT)  # as Ctrl-C: the script stops everything it started
+        try:
+            script.wait(30)
+        except subprocess.TimeoutExpired:
+            script.kill()
+            script.wait()
+        redis.stop()
+        postgres.destroy()
+    assert "deploy/run.sh: stopped" in out_path.read_text()
+    for name in ("instance1", "instance2", "worker1", "worker2", "nginx"):  # nothing left behind
+        pid = int((run_dir / f"{name}.pid").read_text())
+        assert not _alive(pid), f"{name} still runs"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@dataclass
+class Seat:
+    """One player's client, as the browser behaves: the last version it saw, a WebSocket that it
+    opens again (with ``hello`` and that version) whenever it drops."""
+
+    url: str
+    token: str
+    version: int | None = None
+    legal: list[str] = field(default_factory=list)
+    over: bool = False
+    acked: dict[int, str] = field(default_factory=dict)
+    """Version reached → the action this client sent and the server acknowledged."""
+    reconnects: int = 0
+    sent: dict[str, str] = field(default_factory=dict)
+    """Message id → the action sent with it."""
+    syncs: int = 0
+    errors: list[str] = field(default_factory=list)
+    ws: Any = None
+
+    async def open(self) -> None:
+        self.ws = await websockets.connect(self.url, max_size=None, open_timeout=5)
+        await self.ws.send(json.dumps({"type": "hello", "version": self.version, "token": self.token}))
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def recv(self, timeout: float = 15) -> dict[str, Any]:
+        """The next message; on a dropped connection, connect again (up to ``timeout`` in all)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no message")
+            try:
+                message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), left))
+            except (websockets.ConnectionClosed, OSError):
+                await self._reconnect(deadline)
+                continue
+            self._take(message)
+            return message
+
+    async def _reconnect(self, deadline: float) -> None:
+        self.reconnects += 1
+        while True:
+            try:
+                await self.open()
+                return
+            except (OSError, websockets.InvalidHandshake, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
+
+    def _take(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "update":
+            # Nothing skipped: each update is the next version after the one this client has.
+            assert self.version is not None and message["version"] == self.version + 1, (self.version, message)
+        if kind == "sync":
+            self.syncs += 1
+        if kind in ("update", "sync"):
+            self.version = message["version"]
+            self.legal = message["legal"]
+            self.over = message["view"]["result"] is not None
+        if kind == "error":
+            self.errors.append(message["code"])
+        if kind == "ack":  # an answer to this action or, after a "moved_on", to an earlier one
+            self.acked[message["version"]] = self.sent[message["id"]]
+
+    async def reach(self, version: int, timeout: float = 15) -> None:
+        while self.version is None or self.version < version:
+            await self.recv(timeout)
+
+    async def act(self, token: str, timeout: float = 15) -> dict[str, Any]:
+        """Send ``token`` at this client's version; its answer (``ack`` or ``error``, matched by
+        the message id), or ``moved_on`` if the game changed or the connection dropped first (the
+        action may or may not have been played: the caught-up state tells)."""
+        version, connection = self.version, self.reconnects
+        msg_id = f"a{len(self.sent)}"
+        self.sent[msg_id] = token
+        await self.ws.send(json.dumps({"type": "action", "action": token, "version": version, "id": msg_id}))
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] in ("ack", "error") and message.get("id") == msg_id:
+                return message
+            if self.version != version or self.reconnects != connection:  # the answer may never come
+                return {"type": "error", "code": "moved_on"}
+
+
+async def _move(client: Seat, rng: random.Random) -> int:
+    """One random legal action of ``client``, played again (as a player would click again) until
+    acknowledged, then the AI's answer if it is an AI game; the version acknowledged."""
+    while True:
+        while not client.legal:
+            await client.recv()
+        answer = await client.act(rng.choice(client.legal))
+        if answer["type"] == "ack":
+            version: int = answer["version"]
+            return version
+        assert answer["code"] != "server_error", answer
+
+
+async def _pair(deployment: Deployment, game: dict[str, Any], urls: tuple[str, str] | None = None) -> list[Seat]:
+    seats = []
+    for seat in (0, 1):
+        base = deployment.ws_url if urls is None else urls[seat]
+        client = Seat(f"{base}/ws/{game['game_id']}", game["tokens"][seat])
+        await client.open()
+        await client.reach(0)
+        seats.append(client)
+    return seats
+
+
+async def _play(seats: list[Seat], rng: random.Random, moves: int) -> None:
+    """``moves`` random legal actions (or until the end), each seen by both clients."""
+    for _ in range(moves):
+        if seats[0].over:
+            return
+        mover = seats[0] if seats[0].legal else seats[1]
+        assert mover.legal, "nobody to move"
+        answer = await mover.act(rng.choice(mover.legal))
+        if answer["type"] != "ack":
+            continue  # a client that lost its action sees the game as it is and plays again
+        for client in seats:
+            await client.reach(answer["version"])
+
+
+def _check_acknowledged(deployment: Deployment, game_id: str, seats: list[Seat]) -> None:
+    """Every acknowledged action is stored, at the version it was acknowledged for."""
+    stored = deployment.stored_actions(game_id)
+    for client in seats:
+        for version, token in client.acked.items():
+            assert stored[version - 1] == token, (game_id, version, client.acked, stored)
+
+
+def test_one_instance_killed_mid_game_its_clients_continue_on_the_other(deployment: Deployment) -> None:
+    async def scenario() -> None:
+        hotseat = deployment.create(opponent="hotseat", seat="first", name="A")
+        against_ai = deployment.create(opponent="ai", level="medium", seat="first", name="B")
+        seats = await _pair(deployment, hotseat)
+        human = Seat(f"{deployment.ws_url}/ws/{against_ai['game_id']}", against_ai["token"])
+        await human.open()
+        await human.reach(0)
+        rng = random.Random(14)
+        await _play(seats, rng, 12)
+        for _ in range(4):  # the human's actions and the AI's answers, from a worker
+            await _move(human, rng)
+        before = [client.version for client in seats]
+        os.kill(deployment.pid("instance1"), signal.SIGKILL)
+        await _play(seats, rng, 12)
+        assert seats[0].version is not None and before[0] is not None and seats[0].version > before[0]
+        assert sum(client.reconnects for client in seats) >= 1 or human.reconnects >= 1
+        for _ in range(4):
+            await _move(human, rng)
+        _check_acknowledged(deployment, hotseat["game_id"], seats)
+        _check_acknowledged(deployment, against_ai["game_id"], [human])
+        for client in [*seats, human]:
+            assert "server_error" not in client.errors
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))
+    # The script starts a killed instance again, as a service manager would.
+    deadline = time.monotonic() + 30
+    while "instance1 (pid" not in (deployment.run_dir.parent / "run.out").read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+def test_redis_restarted_instances_and_workers_reconnect_and_clients_resync(deployment: Deployment) -> None:
+    direct = tuple(f"ws://127.0.0.1:{port}" for port in deployment.instance_ports)
+    assert len(direct) == 2
+
+    async def scenario() -> None:
+        _wait_http(f"http://127.0.0.1:{deployment.instance_ports[0]}/api/levels")  # restarted after the last test
+        hotseat = deployment.create(opponent="hotseat", seat="first", name="A")
+        seats = await _pair(deployment, hotseat, (direct[0], direct[1]))  # one seat on each instance
+        rng = random.Random(15)
+        await _play(seats, rng, 6)
+        syncs = [client.syncs for client in seats]
+        deployment.redis.restart(down_for=1.0)
+        # Both instances reload the games they hold and send their clients a sync.
+        for client in seats:
+            while client.syncs == syncs[seats.index(client)]:
+                await client.recv(20)
+        await _play(seats, rng, 6)  # live again across the instances
+        _check_acknowledged(deployment, hotseat["game_id"], seats)
+        # The AI moves flow again: queued by an instance, played by a worker, seen by the client.
+        against_ai = deployment.create(opponent="ai", level="medium", seat="second", name="B")
+        human = Seat(f"{deployment.ws_url}/ws/{against_ai['game_id']}", against_ai["token"])
+        await human.open()
+        while not human.legal:
+            await human.recv(20)
+        assert human.version is not None and human.version > 0
+        for client in [*seats, human]:
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))
+    deadline = time.monotonic() + 20  # each worker looks at Redis's identity every 2 s
+    while not all('"new_server":true' in deployment.log(name) for name in ("worker1", "worker2")):
+        assert time.monotonic() < deadline, "a worker did not notice the new Redis server"
+        time.sleep(0.2)
+
+
+def test_postgresql_stopped_actions_refused_nothing_lost_and_play_resumes(deployment: Deployment) -> None:
+    async def scenario() -> None:
+        hotseat = deployment.create(opponent="hotseat", seat="first", name="A")
+        seats = await _pair(deployment, hotseat)
+        rng = random.Random(16)
+        await _play(seats, rng, 6)
+        deployment.postgres.stop()
+        try:
+            mover = seats[0] if seats[0].legal else seats[1]
+            token = rng.choice(mover.legal)
+            refused = await mover.act(token)
+            assert refused["type"] == "error" and refused["code"] == "server_error", refused
+            response = httpx.post(f"{deployment.url}/api/games", json={"opponent": "hotseat"}, timeout=10)
+            assert response.status_code >= 500 and response.json()["error"] == "server_error"
+        finally:
+            deployment.postgres.start()
+        answer: dict[str, Any] = {}
+        for _ in range(20):  # a connection that was cut may cost one more refusal
+            answer = await mover.act(token)
+            if answer["type"] == "ack":
+                break
+            assert answer["code"] == "server_error", answer
+            await asyncio.sleep(0.25)
+        assert answer["type"] == "ack"
+        for client in seats:
+            await client.reach(answer["version"])
+        await _play(seats, rng, 6)
+        _check_acknowledged(deployment, hotseat["game_id"], seats)
+        for client in seats:
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))
+
+
+def _wait_http(url: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} does not answer")
