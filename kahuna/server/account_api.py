@@ -50,7 +50,16 @@ MY_GAMES_LIMIT = 200
 
 Username = Annotated[str, StringConstraints(max_length=64)]
 Password = Annotated[str, StringConstraints(max_length=4 * MAX_PASSWORD)]
-TokenName = Annotated[str, StringConstraints(max_length=160), AfterValidator(clean_name)]
+
+
+def _token_name(text: str) -> str:
+    name = clean_name(text)
+    if len(name) > 40:
+        raise ValueError("a token's name has at most 40 characters")
+    return name
+
+
+TokenName = Annotated[str, StringConstraints(max_length=160), AfterValidator(_token_name)]
 
 
 class Credentials(BaseModel):

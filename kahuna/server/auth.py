@@ -137,11 +137,9 @@ class Authenticator:
         self.throttle = throttle
         self._touched: dict[int, float] = {}
 
-    async def of_bearer(self, header: str) -> Account:
-        """The account of an ``Authorization`` header; ``Rejected`` (401) if it names none."""
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > 128:
+    async def of_bearer(self, token: str) -> Account:
+        """The account of a Bearer token; ``Rejected`` (401) if it names none."""
+        if not token or len(token) > 128:
             raise Rejected("unauthorized", "use Authorization: Bearer <personal API token>", 401)
         found = await self.writer.read(lambda conn: db.account_of_token(conn, digest(token)))
         if found is None:
@@ -182,10 +180,10 @@ class Authenticator:
         if hasattr(request.state, "account"):
             cached: Account | None = request.state.account
             return cached
-        header = request.headers.get("authorization")
+        bearer = _bearer(request)
         account: Account | None
-        if header is not None:
-            account = await self.of_bearer(header)
+        if bearer is not None:
+            account = await self.of_bearer(bearer)
         else:
             session_id = request.cookies.get(SESSION_COOKIE, "")
             account = await self.of_session(session_id)
@@ -198,13 +196,20 @@ class Authenticator:
 
     async def of_websocket(self, websocket: WebSocket) -> Account | None:
         """The account of a WebSocket handshake: Bearer, or the session cookie from this origin only."""
-        header = websocket.headers.get("authorization")
-        if header is not None:
-            return await self.of_bearer(header)
+        bearer = _bearer(websocket)
+        if bearer is not None:
+            return await self.of_bearer(bearer)
         origin = websocket.headers.get("origin")
         if origin is not None and origin.partition("://")[2] != websocket.headers.get("host"):
             return None  # another site's page: its cookie must not act (cross-site WebSocket hijacking)
         return await self.of_session(websocket.cookies.get(SESSION_COOKIE, ""))
+
+
+def _bearer(connection: HTTPConnection) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; other schemes (a proxy's Basic
+    authentication) are not this server's business and leave the request a guest's or the cookie's."""
+    scheme, _, token = connection.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
 
 
 def _authenticator(connection: HTTPConnection) -> Authenticator:

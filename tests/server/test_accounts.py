@@ -211,6 +211,12 @@ def test_tokens_are_shown_once_listed_without_secret_and_revocable(server: Serve
     bad = client(server, headers={"Authorization": "Bearer kahuna_made_up"})
     assert bad.get("/api/me").status_code == 401
     assert bad.post("/api/games", json={"opponent": "human"}).status_code == 401
+    # another scheme (a proxy's Basic authentication) is no token: the request is a guest's
+    basic = client(server, headers={"Authorization": "Basic dXNlcjpwYXNz"})
+    assert basic.get("/api/me").status_code == 401
+    assert basic.post("/api/games", json={"opponent": "human"}).status_code == 201
+    too_long = browser.post("/api/tokens", json={"name": "x" * 41}, headers=csrf(browser))
+    assert too_long.status_code == 422
 
 
 def test_an_account_cannot_revoke_another_accounts_token(server: Server) -> None:
