@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select, update
@@ -43,6 +44,12 @@ from kahuna.server.broker import Subscription, game_channel
 from kahuna.server.live import LiveGame
 from kahuna.server.store import ActionRow, actions, games
 from kahuna.server.writer import Conflict
+
+PRESENCE_EVERY = 15.0
+"""Seconds between two announcements of an instance's connected seats of a game (a heartbeat)."""
+PRESENCE_TTL = 40.0
+"""Seconds after which another instance's announcement no longer counts: an instance that died
+(``kill -9``) stops counting as its seats' connection."""
 
 if TYPE_CHECKING:  # the Redis client is an optional extra: imported only where a broker is configured
     from kahuna.server.redis_broker import RedisBroker
@@ -92,6 +99,9 @@ class Cluster:
         self._follows: dict[str, tuple[Subscription, asyncio.Task[None]]] = {}
         self._presence: dict[str, tuple[bool, bool]] = {}
         """What this instance last announced for each game it holds."""
+        self._heard: dict[tuple[str, str], float] = {}
+        """When each (game, other instance) last announced its seats (monotonic seconds)."""
+        self._heartbeat: asyncio.Task[None] | None = None
         broker.on_reconnect(self.resync)
 
     # ----------------------------------------------------------------- following games
@@ -100,6 +110,8 @@ class Cluster:
         """Listen for what other instances do to ``game`` (call when it enters memory)."""
         if game.game_id in self._follows:
             return
+        if self._heartbeat is None:
+            self._heartbeat = asyncio.get_running_loop().create_task(self._presence_loop())
         subscription = self.broker.subscribe(game_channel(game.game_id))
         task = asyncio.get_running_loop().create_task(self._consume(game, subscription))
         self._follows[game.game_id] = (subscription, task)
@@ -109,6 +121,8 @@ class Cluster:
         """Stop listening (the game left memory)."""
         followed = self._follows.pop(game_id, None)
         self._presence.pop(game_id, None)
+        for key in [key for key in self._heard if key[0] == game_id]:
+            del self._heard[key]
         if followed is not None:
             subscription, task = followed
             task.cancel()
@@ -142,6 +156,7 @@ class Cluster:
         kind = data["k"]
         if kind == "p":
             before = game.online()
+            self._heard[game.game_id, data["i"]] = time.monotonic()
             game.remote_online[data["i"]] = (bool(data["on"][0]), bool(data["on"][1]))
             if game.online() != before:
                 game.broadcast_presence()
@@ -227,6 +242,26 @@ class Cluster:
             self._presence[game.game_id] = online
             self._publish(game, {"k": "p", "on": list(online)})
 
+    async def _presence_loop(self) -> None:
+        """Announce this instance's seats of each game it holds again, and forget the seats of an
+        instance that has not announced them for :data:`PRESENCE_TTL`."""
+        while True:
+            await asyncio.sleep(PRESENCE_EVERY)
+            now = time.monotonic()
+            for game_id in list(self._follows):
+                game = self.service.games.get(game_id)
+                if game is None:
+                    continue
+                if any(game.local_online()):
+                    self._publish(game, {"k": "p", "on": list(game.local_online())})
+                before = game.online()
+                for instance in list(game.remote_online):
+                    if now - self._heard.get((game_id, instance), now) > PRESENCE_TTL:
+                        del game.remote_online[instance]
+                        self._heard.pop((game_id, instance), None)
+                if game.online() != before:
+                    game.broadcast_presence()
+
     async def resync(self) -> None:
         """After Redis was away: reload every game held (a ``sync`` to each of its connections) and
         announce presence again, since any message of the meantime may be lost."""
@@ -243,6 +278,14 @@ class Cluster:
             self._publish(game, {"k": "w"})
 
     async def close(self) -> None:
+        """Stop following; tell the others that this instance's connections are gone."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        for game_id in list(self._follows):
+            game = self.service.games.get(game_id)
+            if game is not None and any(self._presence.get(game_id, (False, False))):
+                self._publish(game, {"k": "p", "on": [False, False]})
+        await asyncio.sleep(0)  # let the announcements reach the broker's queue
         for game_id in list(self._follows):
             subscription, task = self._follows.pop(game_id)
             task.cancel()

@@ -91,6 +91,7 @@ class RedisBroker:
         self._subscribers: dict[str, set[RedisSubscription]] = {}
         self._pubsub: Any = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._sending = False
         self._tasks: list[asyncio.Task[None]] = []
         self._reconnected: list[Callable[[], Awaitable[None]]] = []
         self._control = asyncio.Lock()
@@ -125,6 +126,7 @@ class RedisBroker:
             batch = [await self._outbox.get()]
             while not self._outbox.empty() and len(batch) < PUBLISH_BATCH:
                 batch.append(self._outbox.get_nowait())
+            self._sending = True
             try:
                 if len(batch) == 1:
                     await self._client.publish(*batch[0])
@@ -138,6 +140,8 @@ class RedisBroker:
                 logs.event("broker_publish_failed", messages=len(batch), error=type(exc).__name__)
                 await asyncio.sleep(pause)
                 pause = min(RETRY_MAX, pause * 2)
+            finally:
+                self._sending = False
 
     # ----------------------------------------------------------------- subscribing
 
@@ -235,6 +239,11 @@ class RedisBroker:
                 await pubsub.aclose()
 
     async def close(self) -> None:
+        """Publish what is queued (for at most a second), then disconnect."""
+        for _ in range(100):
+            if (self._outbox.empty() and not self._sending) or not self._tasks:
+                break
+            await asyncio.sleep(0.01)
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -83,9 +83,13 @@ def test_seats_on_different_instances_play_a_game_to_the_end(pair: tuple[Server,
             token = link["seat_url"].rsplit("#", 1)[1]
             seat = await Player.join(server, link["game_id"], token)
             assert seat.last["seat"] == link["seat"]
+        # b stops: its connections are gone, and a's players learn that White is offline.
+        await asyncio.to_thread(b.stop)
+        gone = await black.conn.until(lambda m: m["type"] == "presence" and m["online"] == [True, False])
+        assert gone["online"] == [True, False]
 
     run(scenario())
-    record = GameRecord.from_json(b.get(f"/api/games/{game_id}/record").json())
+    record = GameRecord.from_json(a.get(f"/api/games/{game_id}/record").json())
     assert record.replay().is_over
     assert _count_actions(url, game_id) == len(record.actions)
     assert a.get(f"/api/games/{game_id}").json()["version"] == len(record.actions)
