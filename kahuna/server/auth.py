@@ -13,9 +13,9 @@ guests' requests without a session cookie: guest play stays exactly as before. T
 accepts the cookie only from a page of this origin (``Origin`` equal to ``Host``).
 
 **Throttling.** Failed sign-ins are counted per account and per client address in token buckets
-(``LoginCounters``); when either is empty the answer is ``429`` with ``Retry-After``, before any
-password is checked. The counters sit behind a small async interface so that several instances
-can share them (Redis) instead of keeping them in memory.
+(``ratelimit.Limiter``); when either is empty the answer is ``429`` with ``Retry-After``, before
+any password is checked. The counters sit behind that small async interface, so that several
+instances share them in Redis (``kahuna serve --broker``) instead of each keeping its own.
 """
 
 from __future__ import annotations
@@ -25,16 +25,13 @@ import hashlib
 import hmac
 import math
 import time
-from collections import OrderedDict
-from typing import Protocol
 
 from fastapi import Request, WebSocket
 from starlette.requests import HTTPConnection
 
 from kahuna.server import accounts as db
 from kahuna.server.accounts import Account
-from kahuna.server.config import Limits
-from kahuna.server.ratelimit import MAX_KEYS
+from kahuna.server.ratelimit import MAX_KEYS, Limiter
 from kahuna.server.service import Rejected
 from kahuna.server.tokens import digest
 from kahuna.server.writer import Writer
@@ -63,55 +60,12 @@ def is_https(connection: HTTPConnection) -> bool:
 # ------------------------------------------------------------------ throttling
 
 
-class LoginCounters(Protocol):
-    """Failed sign-ins per key, as token buckets (in memory here; shared by instances in Redis)."""
-
-    async def retry_after(self, key: str) -> float:
-        """0 if ``key`` may try now, else the seconds until it may (rounded up)."""
-        ...
-
-    async def failed(self, key: str) -> None:
-        """Count one failure of ``key``."""
-        ...
-
-
-class MemoryCounters:
-    """``burst`` failures at once, then ``rate`` per second; the least recently seen keys are forgotten."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        """key → (tokens, when they were counted)."""
-
-    def _tokens(self, key: str) -> float:
-        tokens, stamp = self._buckets.get(key, (float(self.burst), time.monotonic()))
-        return min(float(self.burst), tokens + (time.monotonic() - stamp) * self.rate)
-
-    async def retry_after(self, key: str) -> float:
-        tokens = self._tokens(key)
-        return 0.0 if tokens >= 1 else float(math.ceil((1 - tokens) / self.rate))
-
-    async def failed(self, key: str) -> None:
-        self._buckets[key] = (max(0.0, self._tokens(key) - 1), time.monotonic())
-        self._buckets.move_to_end(key)
-        if len(self._buckets) > MAX_KEYS:
-            self._buckets.popitem(last=False)
-
-
 class LoginThrottle:
     """The two budgets of failed sign-ins: per account (its username key) and per client address."""
 
-    def __init__(self, per_account: LoginCounters, per_client: LoginCounters) -> None:
+    def __init__(self, per_account: Limiter, per_client: Limiter) -> None:
         self.per_account = per_account
         self.per_client = per_client
-
-    @classmethod
-    def in_memory(cls, limits: Limits) -> LoginThrottle:
-        return cls(
-            MemoryCounters(limits.login_failures_per_hour / 3600, limits.login_failures_burst),
-            MemoryCounters(limits.client_login_failures_per_hour / 3600, limits.client_login_failures_burst),
-        )
 
     async def check(self, account_key: str, client: str) -> None:
         """``Rejected`` (429, ``retry_after``) when either budget is spent."""
