@@ -54,17 +54,21 @@ async def resign(url: str, game_id: str, token: str) -> dict[str, Any]:
                 return dict(message)
 
 
-async def play_then_resign(url: str, seats: list[dict[str, Any]], turns: int, seed: int) -> dict[str, Any]:
-    """Both seats play random actions until ``turns`` turns have ended; then the seat to move resigns."""
+async def play_then_resign(
+    url: str, seats: list[dict[str, Any]], turns: int, seed: int, urls: list[str] | None = None
+) -> dict[str, Any]:
+    """Both seats play random actions until ``turns`` turns have ended; then the seat to move
+    resigns. ``urls``: each seat's server (instances of one cluster), else ``url`` for both."""
+    where = urls or [url, url]
     tasks = [
-        asyncio.create_task(play_seat(url, seat["game_id"], seat["token"], random_until(turns, seed + i)))
+        asyncio.create_task(play_seat(where[i], seat["game_id"], seat["token"], random_until(turns, seed + i)))
         for i, seat in enumerate(seats)
     ]
     done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     stopped = next(task for task in done)
     assert isinstance(stopped.exception(), Stop)
-    resigner = seats[tasks.index(stopped)]
-    final = await resign(url, resigner["game_id"], resigner["token"])
+    index = tasks.index(stopped)
+    final = await resign(where[index], seats[index]["game_id"], seats[index]["token"])
     for task in tasks:
         task.cancel()
     return final
@@ -112,6 +116,8 @@ def test_a_guest_seek_is_listed_then_accepted_once_and_both_players_get_their_se
                     await ws.send(json.dumps({"type": "hello", "token": seat["token"]}))
                     assert json.loads(await ws.recv())["seat"] == seat["seat"]
             assert seek["seek_id"] not in [s["seek_id"] for s in (await bob.get("/api/seeks")).json()["seeks"]]
+            log = server.log()
+            assert seek["token"] not in log and bob_seat["token"] not in log  # tokens never in logs
 
     asyncio.run(scenario())
 
