@@ -170,7 +170,12 @@ def router(auth: Authenticator, service: GameService) -> APIRouter:
         except Refused as exc:
             raise _refused(exc) from None
         hashed = await _hashing(lambda: hash_password(password))
-        account = await write(lambda conn: db.insert_account(conn, username, hashed))
+        try:
+            account = await write(lambda conn: db.insert_account(conn, username, hashed))
+        except RuntimeError:  # the unique key, if another instance took the name a moment ago
+            if await writer.read(lambda conn: db.credentials(conn, username)) is None:
+                raise
+            account = None
         if account is None:
             raise Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
         logs.event("account_created", account_id=account.id)
