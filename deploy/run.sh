@@ -6,6 +6,7 @@
 # as a service manager would.
 #
 #   deploy/run.sh [--port 8080] [--db URL] [--broker URL] [--run-dir DIR] [--claim-after SECONDS]
+#                 [--instances 2] [--workers 2]
 #
 # --db      PostgreSQL URL (default postgresql://postgres@127.0.0.1:5432/kahuna on the machine's
 #           PostgreSQL; that database is created if it does not exist)
@@ -23,7 +24,10 @@ BROKER="redis://127.0.0.1:6379/0"
 RUN_DIR=""
 CLAIM_AFTER=30
 
-usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+INSTANCES=2
+WORKERS=2
+
+usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -32,11 +36,17 @@ while [ $# -gt 0 ]; do
         --broker) BROKER=$2; shift 2 ;;
         --run-dir) RUN_DIR=$2; shift 2 ;;
         --claim-after) CLAIM_AFTER=$2; shift 2 ;;
+        --instances) INSTANCES=$2; shift 2 ;;
+        --workers) WORKERS=$2; shift 2 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "deploy/run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
 done
 
+case "$INSTANCES$WORKERS" in
+    *[!0-9]*) echo "deploy/run.sh: --instances and --workers take numbers" >&2; exit 2 ;;
+esac
+if [ "$INSTANCES" -lt 1 ]; then echo "deploy/run.sh: --instances must be at least 1" >&2; exit 2; fi
 if [ -z "${PYTHON:-}" ]; then
     if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=python3; fi
 fi
@@ -128,7 +138,7 @@ q() { printf '%q' "$1"; }
 # (limit_conn in nginx.conf), and the instances' own is raised to their total.
 LIMITS="--limit max_connections=10000 --limit max_connections_per_ip=10000"
 INSTANCE_PORTS=()
-for i in 1 2; do
+for ((i = 1; i <= INSTANCES; i++)); do
     port=$(free_port)
     INSTANCE_PORTS+=("$port")
     COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS"
@@ -136,15 +146,21 @@ for i in 1 2; do
     start "instance$i"
     wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database
 done
-for i in 1 2; do
+for ((i = 1; i <= WORKERS; i++)); do
     COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER"
     NAMES+=("worker$i")
     start "worker$i"
 done
 
-sed -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@PORT@|$PORT|g" \
-    -e "s|@INSTANCE1@|${INSTANCE_PORTS[0]}|g" -e "s|@INSTANCE2@|${INSTANCE_PORTS[1]}|g" \
-    "$ROOT/deploy/nginx.conf.in" >"$RUN_DIR/nginx.conf"
+SERVERS=""
+for port in "${INSTANCE_PORTS[@]}"; do
+    SERVERS+="        server 127.0.0.1:$port max_fails=1 fail_timeout=5s;"$'\n'
+done
+CONF=$(<"$ROOT/deploy/nginx.conf.in")
+CONF=${CONF//@SERVERS@/${SERVERS%$'\n'}}
+CONF=${CONF//@RUN_DIR@/$RUN_DIR}
+CONF=${CONF//@PORT@/$PORT}
+printf '%s\n' "$CONF" >"$RUN_DIR/nginx.conf"
 COMMAND[nginx]="exec $(q "$NGINX") -p $(q "$RUN_DIR") -e $(q "$RUN_DIR/nginx-error.log") -c $(q "$RUN_DIR/nginx.conf") -g 'daemon off;'"
 NAMES+=("nginx")
 start nginx

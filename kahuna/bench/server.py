@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 import httpx
 import websockets
 
-from kahuna.bench import attacks
+from kahuna.bench import attacks, costs
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -66,6 +66,9 @@ class Figures:
     """The server's resident memory, sampled every second (own server on Linux only)."""
     attacks: dict[str, int] = field(default_factory=dict)
     """What the attackers sent and how it was answered (counts by kind of answer)."""
+    games_created: int = 0
+    costs: dict[str, Any] = field(default_factory=dict)
+    """With ``--url``: what the run cost the named processes, PostgreSQL and Redis (:mod:`kahuna.bench.costs`)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -76,8 +79,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "server (started on a free loopback port unless --url is given) and report the move round-trip "
         "latency (p50, p99) and actions/s.",
     )
-    p.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
-    p.add_argument("--url", help="base URL of a running server (default: start one)")
+    p.add_argument(
+        "--games",
+        type=_game_counts,
+        default=[50],
+        metavar="N[,N...]",
+        help="concurrent games (default 50); several numbers: one round each, then the highest actions/s "
+        f"with p99 <= {P99_TARGET_MS:g} ms",
+    )
+    p.add_argument("--url", help="base URL of a running server or proxy (default: start one)")
+    p.add_argument(
+        "--pid",
+        action="append",
+        default=[],
+        metavar="NAME=PID",
+        help="with --url: a server process (an instance, nginx) whose CPU time per action to report (repeatable)",
+    )
+    p.add_argument(
+        "--db", metavar="URL", help="with --url: the servers' PostgreSQL, to report commits and rows per action"
+    )
+    p.add_argument("--broker", metavar="URL", help="with --url: the servers' Redis, to report commands per action")
     p.add_argument("--think", type=float, default=250.0, metavar="MS", help="mean think time per move (default 250)")
     p.add_argument("--seconds", type=float, default=20.0, help="stop playing after this long (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
@@ -92,22 +113,59 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
+P99_TARGET_MS = 50.0
+"""The latency a round must keep to count in the summary of several rounds (issue 14)."""
+
+
+def _game_counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or list of numbers: {text!r}") from None
+    if not counts or min(counts) <= 0:
+        raise argparse.ArgumentTypeError("game counts must be positive")
+    return counts
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.games <= 0:
-        raise SystemExit("kahuna bench server: --games must be positive")
     if args.think < 0 or args.seconds <= 0 or args.attackers < 0:
         raise SystemExit("kahuna bench server: --think, --attackers must not be negative, --seconds must be positive")
-    pace = Pace(args.think / 1000, args.seconds)
+    if not args.url and (args.pid or args.db or args.broker):
+        raise SystemExit("kahuna bench server: --pid, --db and --broker go with --url")
     try:
-        if args.url:
-            url = args.url.rstrip("/")
-            figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, None, args.attackers))
-        else:
-            with own_server() as (url, pid):
-                figures, seconds = _run_loop(_bench(url, args.games, pace, args.seed, pid, args.attackers))
+        pids = costs.parse_pids(args.pid)
+    except ValueError as exc:
+        raise SystemExit(f"kahuna bench server: {exc}") from None
+    pace = Pace(args.think / 1000, args.seconds)
+    rounds: list[tuple[int, float, float]] = []
+    try:
+        for games in args.games:
+            if args.url:
+                url = args.url.rstrip("/")
+                before = costs.take(pids, args.db, args.broker)
+                figures, seconds = _run_loop(_bench(url, games, pace, args.seed, None, args.attackers))
+                after = costs.take(pids, None, None)  # CPU at the end of play, the stores once settled
+                costs.settle(args.db)
+                stores = costs.take({}, args.db, args.broker)
+                after.pg, after.redis = stores.pg, stores.redis
+                figures.costs = costs.per_action(before, after, len(figures.latencies), figures.games_created)
+            else:
+                with own_server() as (url, pid):
+                    figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, args.attackers))
+            rate, p99 = report(figures, seconds, games, args.json)
+            rounds.append((games, rate, p99))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
-    report(figures, seconds, args.games, args.json)
+    if len(rounds) > 1:
+        kept = [r for r in rounds if r[2] <= P99_TARGET_MS]
+        if kept:
+            games, rate, p99 = max(kept, key=lambda r: r[1])
+            print(
+                f"highest rate with p99 <= {P99_TARGET_MS:g} ms: {rate:,.0f} actions/s "
+                f"({games} games, p99 {p99:.1f} ms)"
+            )
+        else:
+            print(f"no round kept p99 <= {P99_TARGET_MS:g} ms")
     return 0
 
 
@@ -121,7 +179,8 @@ def _run_loop(main: Coroutine[Any, Any, T]) -> T:
     return uvloop.run(main)
 
 
-def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:
+def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple[float, float]:
+    """Print the figures of a round; its actions/s and p99 (ms)."""
     lat = sorted(figures.latencies)
     actions = len(lat)
     p50 = 1000 * lat[len(lat) // 2] if lat else 0.0
@@ -139,6 +198,23 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:
     if figures.rss_mib:
         rss = figures.rss_mib
         print(f"server RSS: {rss[0]:.0f} MiB at start, {max(rss):.0f} MiB at most, {rss[-1]:.0f} MiB at the end")
+    spent = figures.costs
+    if "cpu_ms_per_action" in spent:
+        each = ", ".join(f"{name} {ms:.3f}" for name, ms in spent["cpu_ms_per_action"].items())
+        print(f"CPU ms per action: {each}; in all {sum(spent['cpu_ms_per_action'].values()):.3f}")
+    if "pg_per_action" in spent:
+        pg = spent["pg_per_action"]
+        print(
+            f"PostgreSQL per action: {pg['commits']:.3f} commits, {pg['rows_written']:.3f} rows written, "
+            f"{pg['wal_bytes']:,.0f} WAL bytes; "
+            f"{spent.get('pg_bytes_per_game', 0):,} bytes of database per game created"
+        )
+    if "redis_per_action" in spent:
+        rd = spent["redis_per_action"]
+        print(
+            f"Redis per action: {rd['commands']:.3f} commands ({rd['publish']:.3f} PUBLISH), "
+            f"{rd['bytes_in']:,.0f} bytes in"
+        )
     if as_json:
         line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
@@ -148,7 +224,11 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> None:
             line["attacks"] = figures.attacks
         if figures.rss_mib:
             line["rss_mib"] = [round(r, 1) for r in figures.rss_mib]
+        if figures.costs:
+            line["costs"] = figures.costs
+            line["games_created"] = figures.games_created
         print(json.dumps(line))
+    return rate, p99
 
 
 def honest_address(url: str, game: int) -> str | None:
@@ -168,6 +248,7 @@ async def _bench(
             response = await http.post("/api/games", json={"opponent": "hotseat", "seat": "first", "name": "bench"})
             response.raise_for_status()
             created.append(response.json())
+            figures.games_created += 1
     with Progress(games, "games") as bar:
         cpu_before = _cpu_seconds(server_pid)
         start = time.perf_counter()
@@ -229,6 +310,7 @@ class _Table:
                 response = await http.post("/api/games", json=body)
                 response.raise_for_status()
                 game = response.json()
+                self.figures.games_created += 1
 
 
 async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
@@ -245,14 +327,7 @@ async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
 
 def _cpu_seconds(pid: int | None) -> float | None:
     """User + system CPU time of a process, from /proc (``None`` elsewhere)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None if pid is None else costs.cpu_seconds(pid)
 
 
 async def _seat(
