@@ -32,19 +32,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, case, func, select, update
 
 from kahuna.clock import Clock
 from kahuna.rules import KahunaError, parse
 from kahuna.server import logs
 from kahuna.server.broker import Subscription, game_channel
 from kahuna.server.live import LiveGame
-from kahuna.server.store import ActionRow, actions, games
+from kahuna.server.store import ActionRow, actions, clocks, games
 from kahuna.server.writer import Conflict
 
+DEADLINE_POLL = 2.0
+"""Seconds between two looks in the database for clocks running out soon (in games that other
+instances changed or created, or whose instance died)."""
 PRESENCE_EVERY = 15.0
 """Seconds between two announcements of an instance's connected seats of a game (a heartbeat)."""
 PRESENCE_TTL = 40.0
@@ -80,6 +85,20 @@ def claim_seat(conn: Connection, game_id: str, seat: int) -> None:
         raise Conflict()
 
 
+def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
+    """When the running clock of each game being played runs out, for those that do before
+    ``before`` (seconds since the epoch; ``math.inf``: all)."""
+    deadline = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    query = (
+        select(clocks.c.game_id, deadline)
+        .join(games, games.c.id == clocks.c.game_id)
+        .where(games.c.status == "playing", clocks.c.running.is_not(None), clocks.c.since.is_not(None))
+    )
+    if not math.isinf(before):
+        query = query.where(deadline < before)
+    return {game_id: float(at) for game_id, at in conn.execute(query)}
+
+
 def stored_version(conn: Connection, game_id: str) -> int:
     """How many actions of the game are stored."""
     count = conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar()
@@ -102,7 +121,29 @@ class Cluster:
         self._heard: dict[tuple[str, str], float] = {}
         """When each (game, other instance) last announced its seats (monotonic seconds)."""
         self._heartbeat: asyncio.Task[None] | None = None
+        self._deadline_poll: asyncio.Task[None] | None = None
         broker.on_reconnect(self.resync)
+
+    # ----------------------------------------------------------------- deadlines of games not held
+
+    async def watch_deadlines(self) -> int:
+        """Take every running clock's deadline from the database, then look every
+        :data:`DEADLINE_POLL` seconds for those due soon: an instance fires a deadline of a game it
+        does not hold (loaded then), whichever instance set it, and :func:`claim_end` keeps it
+        once. Returns how many deadlines were found at start."""
+        found = await self.service.writer.read(lambda conn: due_deadlines(conn, math.inf))
+        self.service.add_deadlines(found)
+        self._deadline_poll = asyncio.get_running_loop().create_task(self._poll_deadlines())
+        return len(found)
+
+    async def _poll_deadlines(self) -> None:
+        while True:
+            await asyncio.sleep(DEADLINE_POLL)
+            before = time.time() + 2 * DEADLINE_POLL
+            try:
+                self.service.add_deadlines(await self.service.writer.read(partial(due_deadlines, before=before)))
+            except Exception as exc:  # the database is away: the next look tries again
+                logs.event("deadline_poll_error", error=type(exc).__name__)
 
     # ----------------------------------------------------------------- following games
 
@@ -279,8 +320,9 @@ class Cluster:
 
     async def close(self) -> None:
         """Stop following; tell the others that this instance's connections are gone."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+        for task in (self._heartbeat, self._deadline_poll):
+            if task is not None:
+                task.cancel()
         for game_id in list(self._follows):
             game = self.service.games.get(game_id)
             if game is not None and any(self._presence.get(game_id, (False, False))):

@@ -17,6 +17,7 @@ import base64
 import contextlib
 import hashlib
 import hmac
+import math
 import random
 import secrets
 import time
@@ -168,6 +169,10 @@ class GameService:
         sweeper that drops idle games from memory. Damaged games are quarantined, not fatal."""
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         self._deadline_task = asyncio.get_running_loop().create_task(self._deadline_loop())
+        if self.cluster is not None and self.ai_jobs is not None:
+            # Several instances, AI moves in workers: games load when asked for; only the clocks'
+            # deadlines are needed now (an instance holds the games it serves, not all of them).
+            return await self.cluster.watch_deadlines()
         try:
             ids = await self.writer.read(store.unfinished_game_ids)
         except Exception as exc:  # a damaged index: serve what can be loaded, game by game
@@ -493,6 +498,17 @@ class GameService:
         else:
             self.deadlines[game.game_id] = deadline
         self._deadlines_changed.set()
+
+    def add_deadlines(self, found: dict[str, float]) -> None:
+        """Deadlines read from the database (set by any instance): the earlier of the known and the
+        found one is kept (firing early only looks at the clock and waits again)."""
+        changed = False
+        for game_id, deadline in found.items():
+            if deadline < self.deadlines.get(game_id, math.inf):
+                self.deadlines[game_id] = deadline
+                changed = True
+        if changed:
+            self._deadlines_changed.set()
 
     async def _deadline_loop(self) -> None:
         """Sleep until the earliest deadline (or a change), then end that game by timeout: decided

@@ -178,3 +178,24 @@ def test_a_deadline_known_to_both_instances_fires_once(pair: tuple[Server, Serve
         ).one()
     engine.dispose()
     assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
+
+
+def test_a_deadline_fires_on_the_other_instance_when_its_own_is_killed(pair: tuple[Server, Server, str]) -> None:
+    a, b, url = pair
+    game = a.create(opponent="hotseat", seat="first", clock={"initial": 3, "increment": 0})
+    game_id = game["game_id"]
+    a.kill()  # b never loaded the game: it learns the deadline from the database
+    engine = create_engine(store.database_url(url))
+    try:
+        deadline = time.monotonic() + 15
+        status = "playing"
+        while status != "over" and time.monotonic() < deadline:
+            time.sleep(0.2)
+            with engine.connect() as conn:
+                status = conn.execute(select(store.games.c.status).where(store.games.c.id == game_id)).scalar_one()
+        with engine.connect() as conn:
+            result = conn.execute(select(store.games.c.result).where(store.games.c.id == game_id)).scalar_one()
+    finally:
+        engine.dispose()
+    assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
+    assert any('"game_over"' in line and game_id in line for line in b.log().splitlines())
