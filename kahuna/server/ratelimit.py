@@ -120,8 +120,10 @@ class Quotas:
         """Which budget a request draws on (``None``: pages and static files are not limited here)."""
         if not path.startswith("/api/"):
             return None
-        if method == "POST" and path == "/api/games":
-            return self.games
+        if method == "POST" and path in ("/api/games", "/api/seeks", "/api/pairing", "/api/challenges"):
+            return self.games  # a lobby offer is a game to be: the same budget as creating one
+        if method == "POST" and path.startswith(("/api/seeks/", "/api/challenges/")) and path.endswith("/accept"):
+            return self.joins  # taking a seat, as an invite does
         if method == "POST" and path == "/api/accounts":
             return self.signups
         if method in ("POST", "DELETE") and path in ("/api/session", "/api/me"):
