@@ -50,6 +50,8 @@ from kahuna.server.writer import Conflict
 DEADLINE_POLL = 2.0
 """Seconds between two looks in the database for clocks running out soon (in games that other
 instances changed or created, or whose instance died)."""
+SUBSCRIBE_SETTLE = 1.0
+"""Seconds after which a new subscription surely reaches Redis (a second look for missed actions)."""
 PRESENCE_EVERY = 15.0
 """Seconds between two announcements of an instance's connected seats of a game (a heartbeat)."""
 PRESENCE_TTL = 40.0
@@ -170,8 +172,9 @@ class Cluster:
             asyncio.get_running_loop().create_task(subscription.close())
 
     async def _consume(self, game: LiveGame, subscription: Subscription) -> None:
-        # Something may have been stored between loading the game and subscribing: look once.
-        await self._catch_up_if_behind(game)
+        # Something may have been stored between loading the game and the subscription taking
+        # effect in Redis (it is sent in the background): look now, and once more a moment later.
+        asyncio.get_running_loop().create_task(self._catch_up_if_behind(game, 0.0, SUBSCRIBE_SETTLE))
         async for _channel, text in subscription:
             try:
                 if subscription.lagged:
@@ -185,11 +188,16 @@ class Cluster:
                     async with game.lock:
                         await self.service.refresh(game)
 
-    async def _catch_up_if_behind(self, game: LiveGame) -> None:
-        stored = await self.service.writer.read(lambda conn: stored_version(conn, game.game_id))
-        if stored > game.version:
-            async with game.lock:
-                await self.service.refresh(game)
+    async def _catch_up_if_behind(self, game: LiveGame, *delays: float) -> None:
+        for delay in delays:
+            await asyncio.sleep(delay)
+            try:
+                stored = await self.service.writer.read(lambda conn: stored_version(conn, game.game_id))
+                if stored > game.version:
+                    async with game.lock:
+                        await self.service.refresh(game)
+            except Exception as exc:  # the database is away: the next message or look catches up
+                logs.event("cluster_error", game_id=game.game_id, error=type(exc).__name__)
 
     async def _handle(self, game: LiveGame, data: dict[str, Any]) -> None:
         if data.get("i") == self.instance:
