@@ -105,9 +105,13 @@ def search(view: PlayerView, net: Network, config: NetSearchConfig, rng: random.
         node.visits += 1
         for child, chooser in path:
             child.reward += result if chooser == 0 else 1.0 - result
-    # ``visits`` of a child counts the iterations that went through it; the leaf's own count is
-    # already in ``node.visits`` (incremented once at the end of the walk).
-    return {index: child.visits for index, child in root.children.items() if child.visits}
+    visits = {index: child.visits for index, child in root.children.items() if child.visits}
+    if not visits and root.priors is not None:
+        # One iteration only judges the root: play the network's policy alone.
+        priors = root.priors
+        legal = [a.index for a in legal_actions_of(view)]
+        visits = {max(legal, key=lambda i: (float(priors[i]), -i)): 1}
+    return visits
 
 
 class NetAgent:

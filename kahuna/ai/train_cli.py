@@ -66,8 +66,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         type=int,
         default=0,
         metavar="GAMES",
-        help="when the run is done, play GAMES held-out self-play games and write the value head's "
-        "predicted-against-observed win rates to DIR/calibration.json",
+        help="then play GAMES held-out self-play games with the best network and write its value head's "
+        "predicted-against-observed win rates to DIR/calibration.json (--minutes 0: calibrate only)",
     )
     p.set_defaults(func=run)
 
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     finished = run_.run(minutes=args.minutes)
     for entry in run_.log_entries():
         print(_describe(entry))
-    if finished and args.calibrate > 0:
+    if args.calibrate > 0 and (run_.dir / "best.npz").is_file():
         _calibrate(run_.dir, run_.config, args.calibrate)
     if not finished:
         where = f"generation {run_.state['generation']} ({run_.state['stage']})"

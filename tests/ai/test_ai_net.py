@@ -87,6 +87,10 @@ def test_search_is_fixed_by_its_seed_and_visits_only_legal_actions() -> None:
         assert set(visits) <= legal
         # The root is judged on the first iteration; each later one adds one root visit.
         assert sum(visits.values()) == config.iterations - 1
+        # One iteration plays the policy alone: its most likely legal action.
+        (only,) = search(view, net, NetSearchConfig(iterations=1), random.Random(7))
+        logits, _ = net.evaluate(features.encode_view(view))
+        assert only in legal and logits[only] == max(logits[i] for i in legal)
 
 
 def test_the_net_spec_loads_weights_by_path_and_refuses_bad_options(tmp_path: Path) -> None:

@@ -313,8 +313,9 @@ def plot(entries: list[dict[str, Any]], path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     gens = [e["generation"] for e in entries]
     ax.plot(gens, [e.get("elo", 0.0) for e in entries], marker="o", label="best network, cumulative gate Elo")
-    refs = [e for e in entries if "reference" in e]
-    if refs:
+    agents = sorted({e["reference"]["agent"] for e in entries if "reference" in e})
+    for agent in agents:  # one series per reference agent (a continued run may change it)
+        refs = [e for e in entries if "reference" in e and e["reference"]["agent"] == agent]
         ys = np.array([r["reference"]["reference_elo"] for r in refs])
         lows = np.array([elo_difference(r["reference"]["reference_interval95"][0]) for r in refs])
         highs = np.array([elo_difference(r["reference"]["reference_interval95"][1]) for r in refs])
@@ -324,7 +325,7 @@ def plot(entries: list[dict[str, Any]], path: Path) -> bool:
             yerr=[ys - lows, highs - ys],
             marker="s",
             capsize=3,
-            label=f"against {refs[-1]['reference']['agent']} (95 % interval)",
+            label=f"against {agent} (95 % interval)",
         )
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo")
