@@ -3,6 +3,7 @@ both to the same game; the profile (rating graph) and leaderboard pages, on a ph
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import BrowserContext, Page, expect
@@ -46,3 +47,37 @@ def test_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
     board = open_page("/leaderboard?pool=correspondence", width=390, height=800)
     expect(board.locator("h1")).to_have_text("Leaderboard")
     expect(board.locator(".pool-tabs a[aria-current=page]")).to_have_text("Correspondence")
+
+
+def sign_up(page: Page, username: str) -> None:
+    """Create an account on the sign-up page (the browser context stays signed in)."""
+    page.locator("#username").fill(username)
+    page.locator("#password").fill("reef-lagoon-coral-7")
+    page.locator("#signup-submit").click()
+    page.wait_for_url(re.compile(r"/account$"))
+
+
+def test_a_player_challenged_from_a_profile_accepts_in_the_lobby_and_both_play_the_rated_game(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    target = open_page("/signup", new_context())
+    sign_up(target, "Tane_web")
+    target.goto(target.url.replace("/account", "/lobby"))
+    expect(target.get_by_test_id("seek-list")).to_be_visible()
+
+    challenger = open_page("/signup", new_context())
+    sign_up(challenger, "Moana_web")
+    challenger.goto(challenger.url.replace("/account", "/users/tane_WEB"))
+    challenger.locator("#challenge-link").click()
+    challenger.wait_for_url(re.compile(r"/lobby\?challenge="))
+    expect(challenger.locator("#seek-rated")).to_be_checked()
+    challenger.locator("#challenge").click()
+    expect(challenger.get_by_test_id("seek-status")).to_contain_text("Tane_web")  # the name as its owner wrote it
+
+    offer = target.get_by_test_id("challenge-list").locator(".seek", has_text="Moana_web")
+    expect(offer).to_contain_text("Rated")
+    offer.get_by_role("button", name="Play").click()
+    target.wait_for_url("**/play/**")
+    challenger.wait_for_url("**/play/**")
+    assert target.url.split("#")[0] == challenger.url.split("#")[0]
+    expect(challenger.locator(".board")).to_be_visible()

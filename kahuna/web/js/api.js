@@ -67,6 +67,8 @@ export const api = {
   cancelSeek: (seekId, token) =>
     call("DELETE", `/api/seeks/${encodeURIComponent(seekId)}`, undefined, token ? { "X-Seek-Token": token } : {}),
   challenge: (body) => call("POST", "/api/challenges", body),
+  acceptChallenge: (seekId) => call("POST", `/api/challenges/${encodeURIComponent(seekId)}/accept`),
+  declineChallenge: (seekId) => call("POST", `/api/challenges/${encodeURIComponent(seekId)}/decline`),
   user: (name) => call("GET", `/api/users/${encodeURIComponent(name)}`),
   leaderboard: (pool) => call("GET", `/api/leaderboard?pool=${encodeURIComponent(pool)}`),
 };

@@ -4,6 +4,7 @@
 import { h, s, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
+import { currentAccount } from "./account.js";
 
 const POOLS = ["realtime", "correspondence"];
 const W = 320;
@@ -55,9 +56,15 @@ export async function mountProfile(root, username) {
     fill(root, [h("p", { class: "message", text })]);
     return;
   }
+  const me = await currentAccount();
+  const challenge =
+    me && me.username !== profile.username
+      ? h("p", {}, [h("a", { href: `/lobby?challenge=${encodeURIComponent(profile.username)}`, id: "challenge-link", text: t("seeks.challenge", { name: profile.username }) })])
+      : null;
   fill(root, [
     h("section", { class: "profile" }, [
       h("h1", { "data-testid": "profile-name" }, [profile.username, profile.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null]),
+      challenge,
       h("div", { class: "pools" }, POOLS.map((pool) =>
         h("div", { class: "pool card-panel" }, [
           h("h2", { text: t(`pool.${pool}`) }),

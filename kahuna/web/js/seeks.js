@@ -1,7 +1,8 @@
 // The community lobby (/lobby): the open seeks, live from /ws/lobby; a seek of your own; "play
-// now" (quick pairing); challenges to the computer's rated levels. Names are put on the page as
-// text only. A seek lives while this page is open: the page pings every 10 s, and the server
-// cancels the seek when the connection closes.
+// now" (quick pairing); challenges to the computer's rated levels, to a player (/lobby?challenge=
+// NAME, from a profile) and from other players. Names are put on the page as text only. An offer
+// lives while this page is open: the page pings every 10 s, and the server cancels the offer when
+// the connection closes.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
@@ -49,6 +50,9 @@ export async function mountSeeks(root, levels) {
   const list = h("ul", { class: "seek-list", "data-testid": "seek-list", "aria-live": "polite" });
   const status = h("p", { class: "message", role: "status", "data-testid": "seek-status" });
   const seeks = new Map(); // seek_id -> public seek
+  const incoming = new Map(); // seek_id -> a challenge to this account
+  const challenges = h("ul", { class: "seek-list", "data-testid": "challenge-list", "aria-live": "polite" });
+  const opponent = new URLSearchParams(location.search).get("challenge");
   const mine = new Map(); // seek_id -> token
   let socket = null;
 
@@ -78,6 +82,19 @@ export async function mountSeeks(root, levels) {
       ]);
     });
     fill(list, items.length ? items : [h("li", { class: "seek-empty", text: t("seeks.none") })]);
+    fill(
+      challenges,
+      [...incoming.values()].map((c) =>
+        h("li", { class: "seek", "data-seek": c.seek_id }, [
+          h("span", { class: "seek-who" }, [c.account ? h("a", { href: `/users/${encodeURIComponent(c.username)}`, text: c.username }) : c.username]),
+          h("span", { class: "seek-clock", text: clockLabel(c.clock) }),
+          h("span", { class: "seek-rated", text: c.rated ? t("seeks.rated") : t("seeks.casual") }),
+          h("button", { type: "button", onclick: () => answer(c.seek_id, true), text: t("seeks.accept") }),
+          h("button", { type: "button", class: "secondary", onclick: () => answer(c.seek_id, false), text: t("seeks.decline") }),
+        ]),
+      ),
+    );
+    challengesBox.hidden = incoming.size === 0;
   }
 
   function own(seekId, token) {
@@ -98,8 +115,15 @@ export async function mountSeeks(root, levels) {
         seeks.clear();
         for (const seek of message.seeks) seeks.set(seek.seek_id, seek);
       } else if (message.type === "seek_added") seeks.set(message.seek.seek_id, message.seek);
-      else if (message.type === "seek_removed") {
+      else if (message.type === "challenges") {
+        for (const c of message.challenges) incoming.set(c.seek_id, c);
+      } else if (message.type === "challenge") incoming.set(message.challenge.seek_id, message.challenge);
+      else if (message.type === "declined") {
+        mine.delete(message.seek_id);
+        status.textContent = t("seeks.declined");
+      } else if (message.type === "seek_removed") {
         seeks.delete(message.seek_id);
+        incoming.delete(message.seek_id);
         if (mine.has(message.seek_id) && message.reason !== "accepted") mine.delete(message.seek_id);
       } else if (message.type === "accepted" && message.token) {
         mine.delete(message.seek_id);
@@ -118,10 +142,12 @@ export async function mountSeeks(root, levels) {
     status.textContent = "";
     const body = { clock: clockOf(clockSelect.value), rated: rated.checked, name: nameInput.value.trim() || "Player" };
     try {
-      const made = kind === "pool" ? await api.playNow(body) : await api.seek(body);
+      const made =
+        kind === "pool" ? await api.playNow(body) : kind === "challenge" ? await api.challenge({ ...body, opponent }) : await api.seek(body);
       if (made.game_id) return takeSeat(made);
       own(made.seek_id, made.token);
-      status.textContent = kind === "pool" ? t("seeks.waiting_pairing") : t("seeks.waiting");
+      status.textContent =
+        kind === "pool" ? t("seeks.waiting_pairing") : kind === "challenge" ? t("seeks.waiting_challenge", { name: opponent }) : t("seeks.waiting");
       render();
     } catch (err) {
       status.textContent = errorText(err);
@@ -132,6 +158,18 @@ export async function mountSeeks(root, levels) {
     status.textContent = "";
     try {
       takeSeat(await api.acceptSeek(seekId, nameInput.value.trim() || "Player"));
+    } catch (err) {
+      status.textContent = err instanceof ApiError && err.code === "gone" ? t("seeks.gone") : errorText(err);
+    }
+  }
+
+  async function answer(seekId, yes) {
+    status.textContent = "";
+    incoming.delete(seekId);
+    render();
+    try {
+      if (yes) takeSeat(await api.acceptChallenge(seekId));
+      else await api.declineChallenge(seekId);
     } catch (err) {
       status.textContent = err instanceof ApiError && err.code === "gone" ? t("seeks.gone") : errorText(err);
     }
@@ -154,6 +192,10 @@ export async function mountSeeks(root, levels) {
   }
 
   const bots = levels.filter((level) => level !== "random");
+  const challengesBox = h("div", { class: "challenges", hidden: true }, [h("h2", { text: t("seeks.challenges") }), challenges]);
+  const challengeButton = opponent
+    ? h("button", { type: "button", id: "challenge", onclick: () => create("challenge"), text: t("seeks.challenge", { name: opponent }) })
+    : null;
   fill(root, [
     h("section", { class: "community" }, [
       h("h1", { text: t("seeks.title") }),
@@ -165,9 +207,11 @@ export async function mountSeeks(root, levels) {
         h("div", { class: "actions" }, [
           h("button", { type: "button", id: "play-now", onclick: () => create("pool"), text: t("seeks.play_now") }),
           h("button", { type: "button", id: "new-seek", class: "secondary", onclick: () => create("seek"), text: t("seeks.create") }),
+          challengeButton,
         ]),
         status,
       ]),
+      challengesBox,
       h("h2", { text: t("seeks.open") }),
       list,
       h("h2", { text: t("seeks.bots") }),
