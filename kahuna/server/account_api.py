@@ -240,7 +240,9 @@ def router(auth: Authenticator, service: GameService) -> APIRouter:
         for game_id, seat in held:
             game = service.games.get(game_id)
             if game is not None:
-                game.names[seat] = DELETED_NAME
+                game.rename(seat, DELETED_NAME)
+                if service.cluster is not None:  # other instances holding it reload it
+                    service.cluster.changed(game)
         _clear_session_cookies(response, request)
         logs.event("account_deleted", account_id=account.id, seats=len(held))
 

@@ -281,6 +281,13 @@ class LiveGame:
                 texts[seat] = messages.encode(messages.update(self.state, seat_acted, events, seat, status))
             recent.add(self.version, texts[seat])
 
+    def rename(self, seat: int, name: str) -> None:
+        """A seat's name changed outside the game (its account was deleted): every connection gets a
+        ``sync`` with the new name (the cached ones predate it)."""
+        self.names[seat] = name
+        self._syncs.clear()
+        self.broadcast_sync()
+
     def broadcast_sync(self) -> None:
         for client in self.clients:
             client.send_text(self.sync_text(client.seat))

@@ -263,7 +263,19 @@ def test_a_deleted_account_cannot_sign_in_and_its_games_show_a_deleted_player(se
     refused = browser.request("DELETE", "/api/me", json={"password": "wrong-password"}, headers=csrf(browser))
     assert refused.status_code == 401
     session = browser.cookies["session"]
-    assert browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf(browser)).status_code == 204
+
+    async def watch_the_deletion() -> None:
+        """A spectator of the game sees the deleted player's new name at once."""
+        async with websockets.connect(f"{server.ws_url}/ws/{game['game_id']}") as ws:
+            watcher = Conn(ws)
+            await watcher.send(type="hello")
+            assert (await watcher.until(lambda m: m["type"] == "sync"))["players"][game["seat"]] == "Gone_soon"
+            deleted = browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf(browser))
+            assert deleted.status_code == 204
+            sync = await watcher.until(lambda m: m["type"] == "sync")
+            assert sync["players"][game["seat"]] == "(deleted player)"
+
+    run(watch_the_deletion())
     assert server.post("/api/session", {"username": "Gone_soon", "password": PASSWORD}).status_code == 401
     assert client(server, cookies={"session": session}).get("/api/me").status_code == 401
     assert client(server, headers={"Authorization": f"Bearer {token}"}).get("/api/me").status_code == 401
