@@ -172,6 +172,17 @@ def test_cookie_authenticated_changes_need_the_csrf_header(server: Server) -> No
     assert browser.get("/api/me").status_code == 200
 
 
+def test_another_sites_form_cannot_sign_a_browser_in(server: Server) -> None:
+    """Login CSRF: a cross-site form can post only form encodings or text/plain, never JSON."""
+    sign_up(server, "Mallory_1")
+    body = json.dumps({"username": "Mallory_1", "password": PASSWORD})
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        answer = httpx.post(
+            server.url + "/api/session", content=body, headers={"Content-Type": content_type}, timeout=10
+        )
+        assert answer.status_code == 422 and "session" not in answer.cookies, content_type
+
+
 def test_guests_need_no_csrf_token_and_a_dead_session_cookie_changes_nothing(server: Server) -> None:
     assert server.post("/api/games", {"opponent": "human", "name": "Guest"}).status_code == 201
     stale = client(server, cookies={"session": "expired-or-made-up", "csrf": "x"})
