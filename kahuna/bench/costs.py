@@ -42,14 +42,17 @@ def parse_pids(specs: list[str]) -> dict[str, int]:
 
 
 def take(pids: dict[str, int], db_url: str | None, broker_url: str | None) -> Snapshot:
+    """The counters now; each named process counts with its children (nginx's worker, an
+    instance's AI processes), as they work for it."""
     snapshot = Snapshot()
     for name, pid in pids.items():
-        cpu = cpu_seconds(pid)
-        if cpu is not None:
-            snapshot.cpu[name] = cpu
-        rss = rss_mib(pid)
-        if rss is not None:
-            snapshot.rss_mib[name] = rss
+        tree = [pid, *descendants(pid)]
+        cpus = [cpu for cpu in map(cpu_seconds, tree) if cpu is not None]
+        if cpus:
+            snapshot.cpu[name] = sum(cpus)
+        rss = [mib for mib in map(rss_mib, tree) if mib is not None]
+        if rss:
+            snapshot.rss_mib[name] = sum(rss)
     if db_url is not None:
         snapshot.pg = _pg_counters(db_url)
     if broker_url is not None:
@@ -85,6 +88,16 @@ def per_action(before: Snapshot, after: Snapshot, actions: int, games: int) -> d
             "bytes_in": round(diff["bytes_in"] / actions, 1),
         }
     return out
+
+
+def descendants(pid: int) -> list[int]:
+    """The children of a process, their children, and so on (Linux ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            children = [int(child) for child in fh.read().split()]
+    except OSError:
+        return []
+    return [grandchild for child in children for grandchild in (child, *descendants(child))]
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -7,7 +7,14 @@ in step: a brisk player; 0 measures the saturated server, where latency is mostl
 other games' moves). Clients play for ``--seconds``, starting a new game when theirs ends. The
 latency of a move is the time from sending the action to receiving its ``ack`` (the action is then
 committed to the database). Without ``--url`` the benchmark starts its own server on a free port
-with a fresh SQLite database in a temporary directory, and stops it at the end.
+with a fresh SQLite database in a temporary directory, and stops it at the end. With ``--ai
+LEVEL`` each game is against that AI level, one client per game.
+
+With ``--url`` (a server, or the proxy of a deployment) the run can also report what it cost
+(:mod:`kahuna.bench.costs`): CPU per action of the processes named by ``--pid``, PostgreSQL
+commits, rows and WAL per action (``--db``), Redis commands per action (``--broker``).
+``--games 100,200,400`` plays one round per count and ends with the highest actions/s whose p99
+stayed within 50 ms.
 
 ``--attackers K`` turns it into a soak: K malicious clients run beside the honest ones for the
 whole time (see :mod:`kahuna.bench.attacks`:
@@ -50,6 +57,14 @@ class Pace:
     """Seconds a client waits before each move."""
     seconds: float
     """How long the clients play."""
+    ai: str | None = None
+    """An AI level to play against (one client per game, seat 0); ``None``: hotseat games."""
+
+    def new_game(self) -> dict[str, str]:
+        """The body of ``POST /api/games`` for one table's game."""
+        if self.ai is None:
+            return {"opponent": "hotseat", "seat": "first", "name": "bench"}
+        return {"opponent": "ai", "level": self.ai, "seat": "first", "name": "bench"}
 
 
 @dataclass
@@ -103,6 +118,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--seconds", type=float, default=20.0, help="stop playing after this long (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
     p.add_argument(
+        "--ai",
+        metavar="LEVEL",
+        help="games against this AI level, one client each (default: hotseat games, two clients each); "
+        "with a broker the AI moves are the workers' load",
+    )
+    p.add_argument(
         "--attackers",
         type=int,
         default=0,
@@ -136,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         pids = costs.parse_pids(args.pid)
     except ValueError as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
-    pace = Pace(args.think / 1000, args.seconds)
+    pace = Pace(args.think / 1000, args.seconds, args.ai)
     rounds: list[tuple[int, float, float]] = []
     try:
         for games in args.games:
@@ -245,7 +266,7 @@ async def _bench(
         address = honest_address(url, i)
         transport = httpx.AsyncHTTPTransport(local_address=address) if address else None
         async with httpx.AsyncClient(base_url=url, timeout=30, transport=transport) as http:
-            response = await http.post("/api/games", json={"opponent": "hotseat", "seat": "first", "name": "bench"})
+            response = await http.post("/api/games", json=pace.new_game())
             response.raise_for_status()
             created.append(response.json())
             figures.games_created += 1
@@ -256,7 +277,7 @@ async def _bench(
         clients = []
         for i, game in enumerate(created):
             rngs = (random.Random(seed * 1009 + 2 * i), random.Random(seed * 1009 + 2 * i + 1))
-            table = _Table(url, honest_address(url, i), rngs, pace.think, deadline, figures, bar)
+            table = _Table(url, honest_address(url, i), rngs, pace, deadline, figures, bar)
             clients.append(table.play(game))
         game_ids = [game["game_id"] for game in created]
         for k in range(attackers):
@@ -278,7 +299,7 @@ class _Table:
     url: str
     address: str | None
     rngs: tuple[random.Random, random.Random]
-    think: float
+    pace: Pace
     deadline: float
     figures: Figures
     bar: Progress
@@ -287,15 +308,16 @@ class _Table:
         ws_url = "ws" + self.url[len("http") :]
         while True:
             seats = []
-            for seat in (0, 1):
-                hello = {"type": "hello", "version": None, "token": game["tokens"][seat]}
+            tokens = [game["token"]] if self.pace.ai else game["tokens"]
+            for seat, token in enumerate(tokens):
+                hello = {"type": "hello", "version": None, "token": token}
                 seats.append(
                     _seat(
                         f"{ws_url}/ws/{game['game_id']}",
                         hello,
                         self.address,
                         self.rngs[seat],
-                        self.think,
+                        self.pace.think,
                         self.deadline,
                         self.figures,
                         self.bar,
@@ -306,8 +328,7 @@ class _Table:
                 return
             transport = httpx.AsyncHTTPTransport(local_address=self.address) if self.address else None
             async with httpx.AsyncClient(base_url=self.url, timeout=30, transport=transport) as http:
-                body = {"opponent": "hotseat", "seat": "first", "name": "bench"}
-                response = await http.post("/api/games", json=body)
+                response = await http.post("/api/games", json=self.pace.new_game())
                 response.raise_for_status()
                 game = response.json()
                 self.figures.games_created += 1
