@@ -34,7 +34,7 @@ from kahuna.server import logs, store
 from kahuna.server.ai import AiPool
 from kahuna.server.api import GameId, Secret, client_ip
 from kahuna.server.live import LiveGame
-from kahuna.server.ratelimit import RateLimiter
+from kahuna.server.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.service import GameService, Rejected
 from kahuna.server.writer import Writer
 
@@ -55,12 +55,20 @@ class Job:
 class AnalysisJobs:
     """Starts, tracks and caches the analyses of finished games."""
 
-    def __init__(self, writer: Writer, ai: AiPool, iterations: int, per_hour: float, burst: int) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        ai: AiPool,
+        iterations: int,
+        per_hour: float,
+        burst: int,
+        limiters: LimiterFactory = memory_limiter,
+    ) -> None:
         self.budget = Budget(iterations=iterations)
         """Per decision and per graph point: fixed for every game (``Limits.analysis_iterations``)."""
         self.writer = writer
         self.ai = ai
-        self.quota = RateLimiter(per_hour / 3600.0, burst)
+        self.quota = limiters("analyses", per_hour / 3600.0, burst)
         self.jobs: dict[str, Job] = {}
         self._cache: dict[str, dict[str, Any]] = {}
 
@@ -95,7 +103,7 @@ class AnalysisJobs:
             return
         if await self.result(game.game_id) is not None:
             return
-        wait = self.quota.check(client)
+        wait = await self.quota.take(client)
         if wait:
             raise Rejected("analysis_quota", "analysis quota spent: try again later", 429, retry_after=wait)
         record = GameRecord.from_json(game.full_record())

@@ -83,7 +83,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     if settings.broker_url is not None and not settings.local_ai:
         service.ai_jobs = _job_submitter(settings.broker_url)
     analyses = analysis.AnalysisJobs(
-        writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst
+        writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst, limiters
     )
     lobby = Lobby(service, broker)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
@@ -138,7 +138,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(lobby_api.router(lobby))
     app.include_router(challenges.router(lobby))
     app.include_router(profiles.router(writer))
-    app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst))
+    app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, limiters))
     app.add_exception_handler(Rejected, api.rejected_response)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)

@@ -18,7 +18,7 @@ from kahuna.ai.hints import hint
 from kahuna.rules import view_of
 from kahuna.server.ai import AiPool
 from kahuna.server.api import GameId, Secret, client_ip
-from kahuna.server.ratelimit import RateLimiter
+from kahuna.server.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.service import GameService, Rejected
 from kahuna.server.tokens import random_seed
 
@@ -30,9 +30,11 @@ class HintRequest(BaseModel):
     """The seat tokens this client holds for the game (both in hot-seat)."""
 
 
-def router(service: GameService, ai: AiPool, per_minute: float, burst: int) -> APIRouter:
+def router(
+    service: GameService, ai: AiPool, per_minute: float, burst: int, limiters: LimiterFactory = memory_limiter
+) -> APIRouter:
     api = APIRouter(prefix="/api")
-    quota = RateLimiter(per_minute / 60.0, burst)
+    quota = limiters("hints", per_minute / 60.0, burst)
 
     @api.post("/games/{game_id}/hint")
     async def give_hint(game_id: GameId, body: HintRequest, request: Request) -> dict[str, Any]:
@@ -51,7 +53,7 @@ def router(service: GameService, ai: AiPool, per_minute: float, burst: int) -> A
         other = 1 - mover
         if game.ai_spec(other) is None and other not in held:
             raise Rejected("no_hints", "no hints in a game against another person", 403)
-        wait = quota.check(client_ip(request))
+        wait = await quota.take(client_ip(request))
         if wait:
             raise Rejected("rate_limited", "too many hints: try again soon", 429, retry_after=wait)
         version = game.version
