@@ -279,3 +279,18 @@ def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
         select(store.seats.c.seat).where(store.seats.c.game_id == game_id, store.seats.c.account_id == account_id)
     )
     return sorted(seat for (seat,) in rows)
+
+
+def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:
+    """A rematch: old seat ``s`` plays new seat ``1 - s``, so its account does too."""
+    held = conn.execute(
+        select(store.seats.c.seat, store.seats.c.account_id).where(
+            store.seats.c.game_id == old_game_id, store.seats.c.account_id.is_not(None)
+        )
+    ).all()
+    for seat, account_id in held:
+        conn.execute(
+            update(store.seats)
+            .where(store.seats.c.game_id == new_game_id, store.seats.c.seat == 1 - seat)
+            .values(account_id=account_id)
+        )

@@ -45,8 +45,8 @@ from kahuna.rules import (
     view_of,
 )
 from kahuna.rules.board import SEAT_NAMES
+from kahuna.server import accounts, logs, messages, ratings, store
 from kahuna.server import ai as ai_seats
-from kahuna.server import logs, messages, ratings, store
 from kahuna.server.ai import AiPool
 from kahuna.server.cluster import Cluster, claim_end, claim_seat
 from kahuna.server.jobs import Job, Submitter
@@ -678,8 +678,13 @@ class GameService:
             clock=None if clock is None else clock.to_store(),
             rematch_of=game.game_id,
         )
+
+        def write(conn: Connection) -> None:
+            store.insert_game(conn, stored)
+            accounts.carry_seats_over(conn, game.game_id, game_id)  # the players' accounts keep their games
+
         try:
-            await self.writer.write(lambda conn: store.insert_game(conn, stored))
+            await self.writer.write(write)
         except Conflict:  # the players agreed on another instance at the same moment
             await self.refresh(game)
             raise Rejected("stale_version", "the rematch was agreed meanwhile") from None

@@ -431,3 +431,32 @@ def test_the_browser_code_never_parses_text_as_html() -> None:
         text = script.read_text()
         for sink in sinks:
             assert sink not in text, f"{script.name} uses {sink}"
+
+
+def test_a_rematch_between_accounts_is_both_accounts_game(server: Server) -> None:
+    host = signed_in(server, "Rematch_a")
+    guest = signed_in(server, "Rematch_b")
+    game = host.post("/api/games", json={"opponent": "human", "name": "A"}, headers=csrf(host)).json()
+    joined = guest.post(
+        game["invite_url"].replace("/join/", "/api/join/"), json={"name": "B"}, headers=csrf(guest)
+    ).json()
+
+    async def resign_and_rematch() -> str:
+        url = f"{server.ws_url}/ws/{game['game_id']}"
+        async with websockets.connect(url) as first, websockets.connect(url) as second:
+            a, b = Conn(first, game["token"]), Conn(second, joined["token"])
+            for conn in (a, b):
+                await conn.hello(None)
+                await conn.until(lambda m: m["type"] == "sync")
+            await a.send(type="resign", id="r")
+            await a.until(lambda m: m["type"] == "ack")
+            await a.send(type="rematch", id="m1")
+            await a.until(lambda m: m["type"] == "ack")
+            await b.send(type="rematch", id="m2")
+            rematch = await b.until(lambda m: m["type"] == "rematch")
+            return str(rematch["game_id"])
+
+    new_id = run(resign_and_rematch())
+    host_games = {(g["game_id"], g["seat"]) for g in host.get("/api/me/games").json()}
+    guest_games = {(g["game_id"], g["seat"]) for g in guest.get("/api/me/games").json()}
+    assert (new_id, 1 - game["seat"]) in host_games and (new_id, game["seat"]) in guest_games
