@@ -1,9 +1,10 @@
 """``kahuna bot``: run any agent as an online bot on a Kahuna server (docs/bot-protocol.md).
 
 The bot signs in with a bot account's personal API token (``Authorization: Bearer``), listens on
-``/ws/lobby`` for challenges to its account, accepts those its flags allow (declines the others),
-and plays each game over the game WebSocket with a fresh agent of ``--agent`` (any agent spec,
-``cmd:`` programs included). A dropped lobby or game connection is reopened.
+``/ws/lobby`` for challenges to its account, accepts those its flags allow (declines the others)
+and, with ``--seeks``, takes open lobby seeks of the kinds ``--accept`` allows; it plays each game
+over the game WebSocket with a fresh agent of ``--agent`` (any agent spec, ``cmd:`` programs
+included). A dropped lobby or game connection is reopened.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--accept", default="rated,casual", help="which challenges to accept: rated, casual or both (default both)"
     )
+    parser.add_argument(
+        "--seeks", action="store_true", help="also accept open lobby seeks (of the kinds --accept allows)"
+    )
     parser.add_argument("--max-games", type=int, default=0, help="stop after this many games (0: never)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's choices (default: random)")
     parser.set_defaults(func=run)
@@ -52,12 +56,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"kahuna bot: {exc}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
-    bot = OnlineBot(args.server.rstrip("/"), args.token, args.agent, accept, args.max_games, seed)
+    bot = OnlineBot(args.server.rstrip("/"), args.token, args.agent, accept, args.max_games, seed, args.seeks)
     return asyncio.run(bot.run())
 
 
 class OnlineBot:
-    def __init__(self, server: str, token: str, spec: str, accept: set[str], max_games: int, seed: int) -> None:
+    def __init__(
+        self, server: str, token: str, spec: str, accept: set[str], max_games: int, seed: int, seeks: bool = False
+    ) -> None:
         self.server = server
         self.headers = {"Authorization": f"Bearer {token}"}
         self.spec = spec
@@ -67,6 +73,8 @@ class OnlineBot:
         self.started = 0
         self.games: set[asyncio.Task[None]] = set()
         self.seen: set[str] = set()
+        self.seeks = seeks
+        self.username: str | None = None
 
     def done(self) -> bool:
         return self.max_games > 0 and self.started >= self.max_games
@@ -94,12 +102,19 @@ class OnlineBot:
                     message = json.loads(text)
                     if message.get("type") == "error" and message.get("code") == "unauthorized":
                         raise SystemExit(f"kahuna bot: the server refused the token: {message.get('message')}")
-                    if message.get("type") == "challenges":
-                        print(f"kahuna bot: online as {message.get('username')}", file=sys.stderr)
+                    kind = message.get("type")
+                    if kind == "challenges":
+                        self.username = message.get("username")
+                        print(f"kahuna bot: online as {self.username}", file=sys.stderr)
                         for challenge in message["challenges"]:
                             await self._consider(http, challenge)
-                    elif message.get("type") == "challenge":
+                    elif kind == "challenge":
                         await self._consider(http, message["challenge"])
+                    elif kind == "seeks" and self.seeks:
+                        for seek in message["seeks"]:
+                            await self._take_seek(http, seek)
+                    elif kind == "seek_added" and self.seeks:
+                        await self._take_seek(http, message["seek"])
                     if self.done():
                         return
             finally:
@@ -124,9 +139,22 @@ class OnlineBot:
         if answer.status_code != 200:
             print(f"kahuna bot: could not accept ({answer.status_code} {answer.text})", file=sys.stderr)
             return
-        seat = answer.json()
+        self._start(answer.json(), challenge["username"])
+
+    async def _take_seek(self, http: httpx.AsyncClient, seek: dict[str, Any]) -> None:
+        """Accept an open lobby seek of a kind ``--accept`` allows (never the bot's own)."""
+        wanted = ("rated" if seek["rated"] else "casual") in self.accept
+        if not wanted or seek["seek_id"] in self.seen or seek["username"] == self.username or self.done():
+            return
+        self.seen.add(seek["seek_id"])
+        answer = await http.post(f"/api/seeks/{seek['seek_id']}/accept")
+        if answer.status_code != 200:  # taken by someone quicker, or withdrawn
+            return
+        self._start(answer.json(), seek["username"])
+
+    def _start(self, seat: dict[str, Any], opponent: str) -> None:
         self.started += 1
-        print(f"kahuna bot: playing {seat['game_id']} against {challenge['username']}", file=sys.stderr)
+        print(f"kahuna bot: playing {seat['game_id']} against {opponent}", file=sys.stderr)
         task = asyncio.create_task(self._play(seat))
         self.games.add(task)
         task.add_done_callback(self.games.discard)
