@@ -339,3 +339,50 @@ def test_challenges_to_a_person_wait_for_their_answer(server: Server, rated: boo
                 assert (await a.get(f"/api/challenges/{made['seek_id']}")).json()["status"] == "declined"
 
     asyncio.run(scenario())
+
+
+def test_a_rated_game_lost_on_time_is_rated_and_an_aborted_one_is_not(tmp_path: Path) -> None:
+    fast = Server(tmp_path, args=("--limit", "clock_min_seconds=1")).start()
+    try:
+
+        async def scenario() -> None:
+            headers = [await new_account(fast.url, name) for name in ("quick-1", "quick-2")]
+
+            async def rated_seats(clock: dict[str, int]) -> list[dict[str, Any]]:
+                async with client(fast.url, headers=headers[0]) as a, client(fast.url, headers=headers[1]) as b:
+                    seek = (await a.post("/api/seeks", json={"clock": clock, "rated": True})).json()
+                    taken = (await b.post(f"/api/seeks/{seek['seek_id']}/accept")).json()
+                    own = (await a.get(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]})).json()
+                    return [own, taken]
+
+            aborted = await rated_seats(CLOCK)
+            async with websockets.connect(f"{fast.ws_url}/ws/{aborted[0]['game_id']}") as ws:
+                await ws.send(json.dumps({"type": "hello", "token": aborted[0]["token"]}))
+                await ws.recv()
+                await ws.send(json.dumps({"type": "abort"}))
+                while (message := json.loads(await ws.recv()))["type"] != "sync":
+                    pass
+                assert message["termination"]["reason"] == "aborted"
+
+            timed = await rated_seats({"initial": 3})
+            tasks = [
+                asyncio.create_task(play_seat(fast.url, s["game_id"], s["token"], random_until(2, 7 + i)))
+                for i, s in enumerate(timed)
+            ]
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            assert isinstance(next(iter(done)).exception(), Stop)  # the seat to move now lets its clock run out
+            for task in tasks:
+                task.cancel()
+            for _ in range(100):
+                summary = fast.get(f"/api/games/{timed[0]['game_id']}").json()
+                if summary["status"] == "over":
+                    break
+                await asyncio.sleep(0.1)
+            assert summary["result"]["reason"] == "timeout"
+
+        asyncio.run(scenario())
+        for name in ("quick-1", "quick-2"):
+            realtime = fast.get(f"/api/users/{name}").json()["ratings"]["realtime"]
+            assert realtime["games"] == 1 and realtime["rating"] != 1500  # the timeout only
+    finally:
+        fast.stop()
