@@ -77,6 +77,17 @@ def test_self_play_targets_and_training_lower_the_loss() -> None:
     model = PolicyValueNet(hidden=32)
     history = train(model, Positions.concat([positions, positions]), epochs=8, batch=32, lr=3e-3, seed=1)
     assert history[-1]["policy_loss"] < history[0]["policy_loss"]
+    # Early stopping: the model keeps the epoch that did best on other games' positions.
+    other, _ = play(teacher_search(40), "another-game", explore=4)
+    fresh = PolicyValueNet(hidden=32)
+    history = train(fresh, positions, epochs=6, batch=32, lr=3e-2, seed=1, validation=other)
+    best = min(h["val_policy_loss"] + h["val_value_loss"] for h in history)
+    with torch.no_grad():
+        logits, v = fresh(torch.from_numpy(other.obs))
+        logits = logits.masked_fill(~torch.from_numpy(other.mask.astype(bool)), -1e9)
+        p = -(torch.from_numpy(other.policy) * torch.log_softmax(logits, -1)).sum(-1).mean()
+        b = torch.nn.functional.binary_cross_entropy_with_logits(v, torch.from_numpy(other.value))
+    assert float(p + b) == pytest.approx(best, rel=1e-5)
 
 
 def arrays(path: Path) -> dict[str, np.ndarray]:

@@ -4,6 +4,7 @@ A run lives in one directory::
 
     state.json      where the run is (generation, stage, games done in the stage) and its settings
     data/           the positions of each self-play game (gGGG-NNNNN.npz), the replay buffer's source
+                    (every tenth game held out to stop training early)
     best.npz/.pt    the network that self-play uses (numpy for play, torch to train on)
     candidate.*     the network trained this generation, waiting for the gate
     log.jsonl       one line per generation: losses, gate result, Elo, score against the reference
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -189,19 +191,20 @@ class Run:
         torch.manual_seed(self.config.seed)
         return True
 
-    def _buffer(self) -> Positions:
-        """The newest ``buffer`` positions, over all generations so far."""
-        parts: list[Positions] = []
+    def _buffer(self) -> tuple[Positions, Positions]:
+        """The newest ``buffer`` positions over all generations so far, as (training, validation):
+        every tenth game (by its file name's CRC) is held out to stop training early."""
+        chosen: list[Path] = []
         count = 0
         for path in sorted((self.dir / "data").glob("g*.npz"), reverse=True):
-            part = Positions.load(path)
-            parts.append(part)
-            count += len(part)
+            chosen.append(path)
+            count += len(Positions.load(path))
             if count >= self.config.buffer:
                 break
-        data = Positions.concat(parts[::-1])
-        keep = self.config.buffer
-        return Positions(data.obs[-keep:], data.mask[-keep:], data.policy[-keep:], data.value[-keep:])
+        chosen.reverse()
+        held = [p for p in chosen if zlib.crc32(p.name.encode()) % 10 == 0]
+        kept = [p for p in chosen if zlib.crc32(p.name.encode()) % 10 != 0]
+        return Positions.concat([Positions.load(p) for p in kept]), Positions.concat([Positions.load(p) for p in held])
 
     def _train(self) -> None:
         self._spend()
@@ -210,13 +213,16 @@ class Run:
         model = PolicyValueNet(c.hidden)
         if g:
             model.load_state_dict(torch.load(self.dir / "best.pt", weights_only=True))
-        data = self._buffer()
-        history = train(model, data, c.epochs, c.batch, c.lr, seed=c.seed * 1000 + g)
+        data, validation = self._buffer()
+        history = train(model, data, c.epochs, c.batch, c.lr, seed=c.seed * 1000 + g, validation=validation)
         meta = {"generation": g, "positions": len(data), "seed": c.seed, "trained": "kahuna train"}
         net = model.export(meta)
         net.save(self.dir / "candidate.npz")
         torch.save(model.state_dict(), self.dir / "candidate.pt")
-        self.state["train"] = {"positions": len(data), "losses": history[-1] if history else {}}
+        best = history[-1]
+        if len(validation):
+            best = min(history, key=lambda h: h["val_policy_loss"] + h["val_value_loss"])
+        self.state["train"] = {"positions": len(data), "held_out": len(validation), "losses": best}
         if g == 0:
             self._accept()
             self._next_stage("reference")
