@@ -23,7 +23,6 @@ from sqlalchemy import Boolean, Column, Connection, Float, Integer, String, Tabl
 from kahuna.server.store import metadata
 
 OPEN, ACCEPTED, CANCELLED, EXPIRED, DECLINED = "open", "accepted", "cancelled", "expired", "declined"
-KINDS = ("seek", "pool", "challenge")
 
 seeks = Table(
     "seeks",

@@ -16,7 +16,8 @@ from server_harness import Server
 
 from kahuna.bench.lobby import CLOCK, client, new_account, wait_accepted
 from kahuna.bot.client import play_seat, play_with_agent
-from kahuna.server import seeks
+from kahuna.server import accounts, seeks
+from kahuna.server.challenges import ensure_level_bots
 from kahuna.server.lobby import allowed_gap, compatible
 from kahuna.server.seeks import Seek
 from kahuna.server.store import open_engine
@@ -386,3 +387,16 @@ def test_a_rated_game_lost_on_time_is_rated_and_an_aborted_one_is_not(tmp_path: 
             assert realtime["games"] == 1 and realtime["rating"] != 1500  # the timeout only
     finally:
         fast.stop()
+
+
+def test_a_levels_name_held_by_a_person_does_not_keep_the_server_from_starting(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    with engine.begin() as conn:
+        assert accounts.insert_account(conn, "AI-Hard", "not a real hash") is not None
+        ensure_level_bots(conn, ["easy", "hard"])
+        ensure_level_bots(conn, ["easy", "hard"])  # at every start: no second account
+        easy = accounts.account_by_name(conn, "ai-easy")
+        hard = accounts.account_by_name(conn, "ai-hard")
+    engine.dispose()
+    assert easy is not None and easy.is_bot
+    assert hard is not None and not hard.is_bot and hard.username == "AI-Hard"
