@@ -17,11 +17,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from kahuna.server import logs
-from kahuna.server.store import ActionRow, insert_actions
+from kahuna.server.store import ActionRow, games, insert_actions
 
 Write = Callable[[Connection], None] | ActionRow
 
@@ -39,6 +39,18 @@ CHECKPOINT_EVERY = 2.0
 """Seconds between WAL checkpoints (SQLite only)."""
 
 
+def lock_unfinished(conn: Connection, game_ids: list[str]) -> None:
+    """Share-lock the rows of the games whose actions this transaction inserts, and
+    :class:`Conflict` if one of them is over. An end (``cluster.claim_end``) updates the same row, so it
+    waits for these actions to commit and then counts them, or these wait for it and see the
+    game over: an action and an end by two instances cannot both be stored (PostgreSQL; SQLite
+    has one writer at a time anyway)."""
+    ids = sorted(set(game_ids))
+    query = select(games.c.id).where(games.c.id.in_(ids), games.c.status != "over").with_for_update(read=True)
+    if len(conn.execute(query).all()) != len(ids):
+        raise Conflict()
+
+
 class Writer:
     """The single database writer of a server (start it inside the running event loop)."""
 
@@ -50,6 +62,8 @@ class Writer:
         self._conn: Connection | None = None
         """The writer thread's own connection, kept open (a pool checkout per commit costs more)."""
         self._checkpoints: asyncio.Task[None] | None = None
+        self._shared = engine.dialect.name != "sqlite"
+        """A database several instances may write: actions take their games' row locks."""
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -112,6 +126,8 @@ class Writer:
             with conn.begin():
                 rows = [w for w in batch if isinstance(w, ActionRow)]
                 if rows:
+                    if self._shared:
+                        lock_unfinished(conn, [row.game_id for row in rows])
                     insert_actions(conn, rows)
                 for fn in batch:
                     if not isinstance(fn, ActionRow):
