@@ -171,17 +171,16 @@ class Lobby:
         )
         pool = ratings.pool_of(offer.clock)
 
-        def write(conn: Connection) -> bool:
+        def write(conn: Connection) -> Seek | None:
             if seeks.count_open(conn, client, moment) >= MAX_OPEN_PER_CLIENT:
-                return False
+                return None
             rated = replace(seek, rating=ratings.rating_for_seek(conn, seek.owner_account, pool))
             seeks.insert(conn, rated)
-            return True
+            return rated
 
-        if not await self.transact(write):
+        stored = await self.transact(write)
+        if stored is None:
             raise Rejected("too_many_seeks", f"at most {MAX_OPEN_PER_CLIENT} open offers at once: cancel one", 429)
-        stored = await self.writer.read(lambda conn: seeks.load(conn, seek.seek_id))
-        assert stored is not None
         logs.event("seek_created", seek_id=seek.seek_id, offer=seek.kind, rated=seek.rated)
         out: dict[str, Any] = {"seek_id": seek.seek_id, "token": token}
         if seek.kind == "seek":

@@ -173,8 +173,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
                 mine = lobby.broker.subscribe(seek_channel(message.seek_id))
                 extra.append(mine)
                 tasks.append(asyncio.create_task(forward(mine)))
-                await lobby.keep_alive({message.seek_id: message.token})
-                status = await lobby.status(message.seek_id, message.token)  # accepted meanwhile?
+                status = await lobby.status(message.seek_id, message.token)  # kept alive; accepted meanwhile?
                 if "token" in status:
                     owned.pop(message.seek_id, None)
                     send({"type": "accepted", **status})
