@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from scale_harness import pg_url, redis_url
 from server_harness import Player, Server, play_random, run
@@ -199,3 +200,29 @@ def test_a_deadline_fires_on_the_other_instance_when_its_own_is_killed(pair: tup
         engine.dispose()
     assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
     assert any('"game_over"' in line and game_id in line for line in b.log().splitlines())
+
+
+async def _redeem(server: Server, invite: str, name: str) -> int:
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+        response = await client.post(f"/api/join/{invite}", json={"name": name})
+        return response.status_code
+
+
+async def _join_through_both(a: Server, b: Server, game: dict[str, Any], n: int) -> list[int]:
+    """Redeem ``game``'s invite through ``a`` and ``b`` at once; the two answers' status codes."""
+    invite = game["invite_url"].rsplit("/", 1)[1]
+    host = await Player.join(a, game["game_id"], game["token"])
+    codes = list(await asyncio.gather(_redeem(a, invite, f"A{n}"), _redeem(b, invite, f"B{n}")))
+    # The host, on a, learns who took the seat, whichever instance they joined through.
+    joined = await host.conn.until(lambda m: m["type"] == "sync" and m["players"][1] is not None)
+    assert joined["players"][1] == (f"A{n}" if codes[0] == 200 else f"B{n}")
+    return codes
+
+
+def test_an_invite_redeemed_through_both_instances_at_once_gives_one_seat(pair: tuple[Server, Server, str]) -> None:
+    a, b, _url = pair
+    outcomes = []
+    for n in range(5):
+        game = a.create(opponent="human", seat="first", name="Host")
+        outcomes.append(sorted(run(_join_through_both(a, b, game, n))))
+    assert outcomes == [[200, 409]] * 5
