@@ -12,6 +12,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.server import logs
 from kahuna.server.config import Limits, Settings, default_db_url
 
+_EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
+"""The optional packages a URL may need, and the extra that installs each."""
+
 WS_MAX_SIZE = 1024 * 1024
 """Frames up to this size get a protocol error; bigger ones close the connection (code 1009)."""
 
@@ -81,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
             db_url=db_url, ai_workers=args.ai_workers, broker_url=args.broker, local_ai=args.local_ai, limits=limits
         )
         app = create_app(settings)
+    except ModuleNotFoundError as exc:
+        extra = _EXTRAS.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"kahuna serve: {extra[0]} needs the {extra[1]} extra: pip install 'kahuna[{extra[1]}]'", file=sys.stderr)
+        return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
