@@ -23,8 +23,9 @@ The database decides who wins a race, the broker tells the others:
 Messages carry full action tokens (the database does too); they reach only other instances, which
 send their clients player views, never the message.
 
-The embedded default (one process, SQLite, in-process broker) has no :class:`Cluster`: nothing
-here runs, and it costs no round trip.
+The embedded default (one process, SQLite, in-process broker) has no :class:`Cluster` and
+publishes nothing; of this module it runs only :func:`claim_end` and :func:`claim_seat`, one
+statement each inside transactions it makes anyway (once per game), so an action costs what it did.
 """
 
 from __future__ import annotations
