@@ -38,6 +38,9 @@ LOBBY_FRAME = 512
 """Bytes a lobby message may have (``own`` is the longest)."""
 LOBBY_IDLE = 60.0
 """Seconds of silence after which a lobby connection is closed (clients ping every 10 s)."""
+MAX_BACKLOG = 1000
+"""Messages queued for a lobby connection that does not read them before it is closed."""
+CLOSE_TOO_SLOW = 1013
 
 
 class NewSeek(BaseModel):
@@ -111,10 +114,19 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
     owned: dict[str, str] = {}
     """Offers this connection owns: id → the owner's token (memory only, never logged)."""
     extra: list[Any] = []
-    outbox: asyncio.Queue[str] = asyncio.Queue(maxsize=1000)
+    outbox: asyncio.Queue[str | None] = asyncio.Queue()
+    behind = False
 
     def send(message: dict[str, Any]) -> None:
-        if not outbox.full():
+        """Queue a message; a client :data:`MAX_BACKLOG` behind is closed (it reconnects and gets
+        the list afresh) rather than missing events silently."""
+        nonlocal behind
+        if behind:
+            return
+        if outbox.qsize() >= MAX_BACKLOG:
+            behind = True
+            outbox.put_nowait(None)
+        else:
             outbox.put_nowait(json.dumps(message, ensure_ascii=False))
 
     async def forward(messages: Any) -> None:
@@ -130,8 +142,10 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
                 send(event)
 
     async def sender() -> None:
-        while True:
-            await websocket.send_text(await outbox.get())
+        while (text := await outbox.get()) is not None:
+            await websocket.send_text(text)
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+            await websocket.close(CLOSE_TOO_SLOW)
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
     send({"type": "seeks", "seeks": await lobby.open_seeks()})
@@ -177,6 +191,9 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
                 if "token" in status:
                     owned.pop(message.seek_id, None)
                     send({"type": "accepted", **status})
+                elif status["status"] != "open":  # cancelled or expired while the owner was away
+                    owned.pop(message.seek_id, None)
+                    send({"type": "seek_removed", "seek_id": message.seek_id, "reason": status["status"]})
                 else:
                     send({"type": "owned", "seek_id": message.seek_id, "alive_seconds": SEEK_TTL})
     except (WebSocketDisconnect, RuntimeError):

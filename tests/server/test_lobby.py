@@ -186,6 +186,11 @@ def test_a_seek_disappears_when_its_owners_lobby_connection_closes(server: Serve
                 removed = json.loads(await asyncio.wait_for(watcher.recv(), 5))
                 assert removed == {"type": "seek_removed", "seek_id": seek["seek_id"], "reason": "cancelled"}
                 assert (await http.get(f"/api/seeks/{seek['seek_id']}")).json()["status"] == "cancelled"
+                async with websockets.connect(f"{server.ws_url}/ws/lobby") as back:  # the owner returns
+                    await back.recv()
+                    await back.send(json.dumps({"type": "own", "seek_id": seek["seek_id"], "token": seek["token"]}))
+                    gone = json.loads(await back.recv())
+                    assert gone == {"type": "seek_removed", "seek_id": seek["seek_id"], "reason": "cancelled"}
 
     asyncio.run(scenario())
 
