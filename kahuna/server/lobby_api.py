@@ -1,6 +1,7 @@
 """The lobby's HTTP endpoints and its WebSocket ``/ws/lobby`` (docs/community.md).
 
-``/ws/lobby`` sends the open seeks at once, then every change (``seek_added``, ``seek_removed``);
+``/ws/lobby`` sends the open seeks at once, then every change (``seek_added``, ``seek_removed``),
+and the list afresh at the next ping after the broker may have lost events (``lagged``);
 a signed-in connection also gets its account's challenges. A client that owns an offer says so
 (``{"type": "own", "seek_id", "token"}``): its pings keep the offer alive, the offer is cancelled
 when the connection closes, and when it is accepted the connection sends ``accepted`` with the
@@ -172,6 +173,8 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
             if message.type == "ping":
                 if owned:
                     await lobby.keep_alive(owned)
+                if any(sub.lagged for sub in (subscription, *extra)):
+                    await _resync(lobby, send, owned, [subscription, *extra])
                 send({"type": "pong"})
             elif message.seek_id is None or message.token is None:
                 send({"type": "error", "code": "malformed", "message": "own needs seek_id and token"})
@@ -210,6 +213,19 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
         with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
             await websocket.close()
         logs.event("lobby_close", owned=len(owned))
+
+
+async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions: list[Any]) -> None:
+    """Events may have been lost (the broker was away): the list afresh, and the seats of owned
+    offers accepted meanwhile, from the database, which is the truth."""
+    for sub in subscriptions:
+        sub.lagged = False
+    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    for seek_id, token in list(owned.items()):
+        status = await lobby.status(seek_id, token)
+        if "token" in status:
+            owned.pop(seek_id, None)
+            send({"type": "accepted", **status})
 
 
 class _Incoming(BaseModel):
