@@ -37,13 +37,17 @@ def test_a_seek_accepted_in_a_second_browser_takes_both_to_the_same_game(
     assert seats == {0, 1}
 
 
-def test_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
+def test_lobby_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
     profile = open_page("/users/ai-medium", width=390, height=800, locale="de-DE")
     expect(profile.get_by_test_id("profile-name")).to_contain_text("ai-medium")
     expect(profile.get_by_test_id("rating-realtime")).to_contain_text("1500?")
     expect(profile.locator(".graph-empty").first).to_have_text("Noch keine gewerteten Partien.")
     width = profile.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390
+    lobby = open_page("/lobby", width=390, height=800, locale="es-ES")
+    expect(lobby.locator("#play-now")).to_have_text("Jugar ya")
+    expect(lobby.locator(".bot-levels button")).to_have_count(4)
+    assert lobby.evaluate("() => document.documentElement.scrollWidth") <= 390
     board = open_page("/leaderboard?pool=correspondence", width=390, height=800)
     expect(board.locator("h1")).to_have_text("Leaderboard")
     expect(board.locator(".pool-tabs a[aria-current=page]")).to_have_text("Correspondence")
