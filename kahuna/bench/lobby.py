@@ -39,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--pairs", type=int, default=20, help="quick pairings to time (default 20)")
     parser.add_argument("--agent", default="medium", help="the agent of both accounts in the rated games")
     parser.add_argument("--level", default="easy", help="the AI level played against (its ai-<level> account)")
+    parser.add_argument("--series", type=int, default=0, help="then one account plays N rated games against the level")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
@@ -46,10 +47,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     if args.url is not None:
-        report = asyncio.run(measure(args.url.rstrip("/"), args.pairs, args.agent, args.level, args.seed))
+        report = asyncio.run(measure(args.url.rstrip("/"), args.pairs, args.agent, args.level, args.seed, args.series))
     else:
         with own_server() as (url, _pid):
-            report = asyncio.run(measure(url, args.pairs, args.agent, args.level, args.seed))
+            report = asyncio.run(measure(url, args.pairs, args.agent, args.level, args.seed, args.series))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -167,10 +168,16 @@ async def rated_game(url: str, agent: str, seed: int) -> dict[str, Any]:
     }
 
 
-async def bot_level_game(url: str, agent: str, level: str, seed: int) -> dict[str, Any]:
-    """A new account challenges ``ai-<level>`` to a rated game and plays it to the end."""
-    name = f"carol-{secrets.token_hex(3)}"
-    headers = await new_account(url, name)
+async def bot_level_game(
+    url: str, agent: str, level: str, seed: int, player: tuple[str, dict[str, str]] | None = None
+) -> dict[str, Any]:
+    """An account (a new one unless ``player`` names one and its headers) challenges
+    ``ai-<level>`` to a rated game and plays it to the end."""
+    if player is None:
+        name = f"carol-{secrets.token_hex(3)}"
+        headers = await new_account(url, name)
+    else:
+        name, headers = player
     bot = f"ai-{level}"
     before = [await rating(url, name), await rating(url, bot)]
     async with client(url, headers=headers) as carol:
@@ -191,10 +198,25 @@ async def bot_level_game(url: str, agent: str, level: str, seed: int) -> dict[st
     }
 
 
-async def measure(url: str, pairs: int, agent: str, level: str, seed: int) -> dict[str, Any]:
+async def series(url: str, agent: str, level: str, games: int, seed: int) -> list[dict[str, Any]]:
+    """One new account plays ``games`` rated games in a row against ``ai-<level>``: both ratings
+    after each (what a rating against the levels means, and how fast a deviation shrinks)."""
+    name = f"dana-{secrets.token_hex(3)}"
+    player = (name, await new_account(url, name))
+    out = []
+    for index in range(games):
+        game = await bot_level_game(url, agent, level, seed + index, player)
+        winner = game["result"]["winner"]
+        result = "draw" if winner is None else "won" if winner == game["seat"] else "lost"
+        out.append({"game_id": game["game_id"], "result": result, "player": game["after"][0], "bot": game["after"][1]})
+    return out
+
+
+async def measure(url: str, pairs: int, agent: str, level: str, seed: int, games: int = 0) -> dict[str, Any]:
     times = await pairing_latency(url, pairs)
     rated = await rated_game(url, agent, seed)
     against_bot = await bot_level_game(url, agent, level, seed + 10)
+    in_a_row = await series(url, agent, level, games, seed + 100) if games else []
     ms = sorted(t * 1000 for t in times)
     return {
         "pairing_ms": {
@@ -205,6 +227,7 @@ async def measure(url: str, pairs: int, agent: str, level: str, seed: int) -> di
         },
         "rated_game": rated,
         "bot_level_game": against_bot,
+        "series": in_a_row,
     }
 
 
@@ -219,4 +242,10 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"{key}: {game['game_id']} {' vs '.join(game['players'])}, {game['actions']} actions, {game['result']}")
         for name, old, new in zip(game["players"], game["before"], game["after"], strict=True):
             print(f"  {name}: {old['rating']} ±{old['deviation']} -> {new['rating']} ±{new['deviation']}")
+    for index, game in enumerate(report["series"], 1):
+        player, bot = game["player"], game["bot"]
+        print(
+            f"series game {index}: {game['result']}; "
+            f"player {player['rating']} ±{player['deviation']}, bot {bot['rating']} ±{bot['deviation']}"
+        )
     sys.stdout.flush()
