@@ -120,8 +120,12 @@ class Lobby:
                 logs.event("lobby_error", error=type(exc).__name__)
 
     async def expire(self) -> None:
+        """Expire the offers whose owners went silent (a read each second; a write only if any)."""
         moment = time.time()
-        for seek_id in await self.transact(lambda conn: seeks.lapsed(conn, moment)):
+        candidates = await self.writer.read(lambda conn: seeks.lapsing(conn, moment))
+        if not candidates:
+            return
+        for seek_id in await self.transact(lambda conn: seeks.lapsed(conn, moment, candidates)):
             await self._removed(seek_id, "expired")
 
     # ----------------------------------------------------------------- offers

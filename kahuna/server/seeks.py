@@ -199,9 +199,17 @@ def keep_alive(conn: Connection, seek_id: str, until: float) -> None:
     conn.execute(update(seeks).where(seeks.c.id == seek_id, seeks.c.status == OPEN).values(alive_until=until))
 
 
-def lapsed(conn: Connection, now: float) -> list[str]:
-    """Expire the open offers whose owner stopped showing signs of life; their ids."""
+def lapsing(conn: Connection, now: float) -> list[str]:
+    """The open offers whose owner stopped showing signs of life (a read: most of the time, none)."""
+    return list(conn.execute(select(seeks.c.id).where(seeks.c.status == OPEN, seeks.c.alive_until <= now)).scalars())
+
+
+def lapsed(conn: Connection, now: float, ids: list[str] | None = None) -> list[str]:
+    """Expire the open offers (among ``ids``, if given) whose owner stopped showing signs of life;
+    the ids of those this call expired (another instance may expire some first)."""
     due = (seeks.c.status == OPEN, seeks.c.alive_until <= now)
-    ids = list(conn.execute(select(seeks.c.id).where(*due)).scalars())
-    expire = [update(seeks).where(seeks.c.id == seek_id, *due).values(status=EXPIRED) for seek_id in ids]
-    return [seek_id for seek_id, statement in zip(ids, expire, strict=True) if conn.execute(statement).rowcount == 1]
+    expired = []
+    for seek_id in lapsing(conn, now) if ids is None else ids:
+        if conn.execute(update(seeks).where(seeks.c.id == seek_id, *due).values(status=EXPIRED)).rowcount == 1:
+            expired.append(seek_id)
+    return expired

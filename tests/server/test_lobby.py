@@ -206,7 +206,9 @@ def test_an_offer_whose_owner_stopped_showing_signs_of_life_expires(tmp_path: Pa
         seeks.keep_alive(conn, "s1", 160.0)
         assert seeks.lapsed(conn, 131.0) == []
         assert [s.seek_id for s in seeks.open_seeks(conn, "seek", 131.0, 10)] == ["s1"]
-        assert seeks.lapsed(conn, 161.0) == ["s1"]
+        assert seeks.lapsing(conn, 161.0) == ["s1"]
+        assert seeks.lapsed(conn, 161.0, ["s1"]) == ["s1"]
+        assert seeks.lapsed(conn, 161.0, ["s1"]) == []  # expired once
         assert seeks.open_seeks(conn, "seek", 131.0, 10) == []
         assert not seeks.claim(conn, ["s1"], "g", [0], 131.0)
     engine.dispose()
