@@ -57,6 +57,12 @@ class Deployment:
     def log(self, name: str) -> str:
         return (self.run_dir / f"{name}.log").read_text(errors="replace")
 
+    def instance_of(self, game_id: str) -> str:
+        """The instance whose log shows WebSockets of ``game_id`` (nginx routes them by game)."""
+        names = [name for name in ("instance1", "instance2") if f'"ws_open","game_id":"{game_id}"' in self.log(name)]
+        assert len(names) == 1, names
+        return names[0]
+
     def create(self, **body: Any) -> dict[str, Any]:
         response = httpx.post(f"{self.url}/api/games", json=body, timeout=10)
         assert response.status_code == 201, response.text
@@ -211,7 +217,11 @@ class Seat:
         version, connection = self.version, self.reconnects
         msg_id = f"a{len(self.sent)}"
         self.sent[msg_id] = token
-        await self.ws.send(json.dumps({"type": "action", "action": token, "version": version, "id": msg_id}))
+        try:
+            await self.ws.send(json.dumps({"type": "action", "action": token, "version": version, "id": msg_id}))
+        except (websockets.ConnectionClosed, OSError):  # the connection is gone: never sent
+            await self._reconnect(time.monotonic() + timeout)
+            return {"type": "error", "code": "moved_on"}
         while True:
             message = await self.recv(timeout)
             if message["type"] in ("ack", "error") and message.get("id") == msg_id:
@@ -279,22 +289,28 @@ def test_one_instance_killed_mid_game_its_clients_continue_on_the_other(deployme
         for _ in range(4):  # the human's actions and the AI's answers, from a worker
             await _move(human, rng)
         before = [client.version for client in seats]
-        os.kill(deployment.pid("instance1"), signal.SIGKILL)
+        # nginx routes a game's sockets by its id: kill the instance both games' sockets are on.
+        victims = {deployment.instance_of(hotseat["game_id"]), deployment.instance_of(against_ai["game_id"])}
+        for name in victims:
+            os.kill(deployment.pid(name), signal.SIGKILL)
+        killed.extend(victims)
         await _play(seats, rng, 12)
         assert seats[0].version is not None and before[0] is not None and seats[0].version > before[0]
-        assert sum(client.reconnects for client in seats) >= 1 or human.reconnects >= 1
+        assert all(client.reconnects >= 1 for client in seats)
         for _ in range(4):
             await _move(human, rng)
+        assert human.reconnects >= 1
         _check_acknowledged(deployment, hotseat["game_id"], seats)
         _check_acknowledged(deployment, against_ai["game_id"], [human])
         for client in [*seats, human]:
             assert "server_error" not in client.errors
             await client.close()
 
+    killed: list[str] = []
     asyncio.run(asyncio.wait_for(scenario(), 90))
     # The script starts a killed instance again, as a service manager would.
     deadline = time.monotonic() + 30
-    while "instance1 (pid" not in (deployment.run_dir.parent / "run.out").read_text():
+    while not all(f"{name} (pid" in (deployment.run_dir.parent / "run.out").read_text() for name in killed):
         assert time.monotonic() < deadline
         time.sleep(0.1)
 
@@ -304,7 +320,8 @@ def test_redis_restarted_instances_and_workers_reconnect_and_clients_resync(depl
     assert len(direct) == 2
 
     async def scenario() -> None:
-        _wait_http(f"http://127.0.0.1:{deployment.instance_ports[0]}/api/levels")  # restarted after the last test
+        for port in deployment.instance_ports:  # one was killed and started again by the last test
+            _wait_http(f"http://127.0.0.1:{port}/api/levels")
         hotseat = deployment.create(opponent="hotseat", seat="first", name="A")
         seats = await _pair(deployment, hotseat, (direct[0], direct[1]))  # one seat on each instance
         rng = random.Random(15)
