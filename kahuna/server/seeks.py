@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Connection, Float, Integer, String, Table, Text, func, select, update
+from sqlalchemy import Boolean, Column, Connection, Float, Integer, String, Table, Text, func, or_, select, update
 
+from kahuna.server.accounts import accounts
 from kahuna.server.store import metadata
 
 OPEN, ACCEPTED, CANCELLED, EXPIRED, DECLINED = "open", "accepted", "cancelled", "expired", "declined"
@@ -135,11 +136,18 @@ def load(conn: Connection, seek_id: str) -> Seek | None:
     return None if row is None else _seek(row)
 
 
+def _owner_active() -> Any:
+    """The condition that an offer's owner is a guest or an account that has not been deleted (a
+    deleted account's offers are never listed, accepted or paired)."""
+    deleted = select(accounts.c.id).where(accounts.c.deleted.is_not(None))
+    return or_(seeks.c.owner_account.is_(None), seeks.c.owner_account.not_in(deleted.scalar_subquery()))
+
+
 def open_seeks(conn: Connection, kind: str, now: float, limit: int) -> list[Seek]:
     """Open offers of ``kind`` whose owner is present, oldest first."""
     query = (
         select(seeks)
-        .where(seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now)
+        .where(seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
         .order_by(seeks.c.created)
         .limit(limit)
     )
@@ -154,6 +162,7 @@ def challenges_for(conn: Connection, account_id: int, now: float) -> list[Seek]:
             seeks.c.target_account == account_id,
             seeks.c.status == OPEN,
             seeks.c.alive_until > now,
+            _owner_active(),
         )
         .order_by(seeks.c.created)
     )
@@ -174,7 +183,7 @@ def claim(conn: Connection, seek_ids: list[str], game_id: str, seats: list[int],
     for seek_id, seat in zip(seek_ids, seats, strict=True):
         done = conn.execute(
             update(seeks)
-            .where(seeks.c.id == seek_id, seeks.c.status == OPEN, seeks.c.alive_until > now)
+            .where(seeks.c.id == seek_id, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
             .values(status=ACCEPTED, game_id=game_id, seat=seat)
         )
         claimed += done.rowcount

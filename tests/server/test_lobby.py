@@ -14,7 +14,7 @@ import pytest
 import websockets
 from server_harness import Server
 
-from kahuna.bench.lobby import CLOCK, client, new_account, wait_accepted
+from kahuna.bench.lobby import CLOCK, PASSWORD, client, new_account, wait_accepted
 from kahuna.bot.client import play_seat, play_with_agent
 from kahuna.server import accounts, seeks
 from kahuna.server.challenges import ensure_level_bots
@@ -407,3 +407,20 @@ def test_a_levels_name_held_by_a_person_does_not_keep_the_server_from_starting(t
     engine.dispose()
     assert easy is not None and easy.is_bot
     assert hard is not None and not hard.is_bot and hard.username == "AI-Hard"
+
+
+def test_a_deleted_accounts_seek_is_neither_listed_nor_accepted(server: Server) -> None:
+    async def scenario() -> None:
+        headers = await new_account(server.url, "leaving")
+        async with client(server.url, headers=headers) as leaving, client(server.url, "127.0.4.20") as guest:
+            seek = (await leaving.post("/api/seeks", json={"clock": CLOCK})).json()
+            listed = [s["seek_id"] for s in (await guest.get("/api/seeks")).json()["seeks"]]
+            assert seek["seek_id"] in listed
+            gone = await leaving.request("DELETE", "/api/me", json={"password": PASSWORD})
+            assert gone.status_code == 204, gone.text
+            listed = [s["seek_id"] for s in (await guest.get("/api/seeks")).json()["seeks"]]
+            assert seek["seek_id"] not in listed
+            taken = await guest.post(f"/api/seeks/{seek['seek_id']}/accept", json={"name": "Late"})
+            assert taken.status_code == 409
+
+    asyncio.run(scenario())
