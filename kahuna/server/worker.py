@@ -30,6 +30,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -118,7 +119,7 @@ async def main(settings: WorkerSettings) -> None:
     pool = AiPool(settings.jobs)
     queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
     service = GameService(writer, pool)
-    service.ai_jobs = Submitter(queue)
+    service.ai_jobs = _QueuedByWorker(queue)
     broker = RedisBroker(settings.broker_url)
     service.cluster = Announcer(broker, service)
     try:
@@ -134,6 +135,14 @@ async def main(settings: WorkerSettings) -> None:
         await writer.close()
         engine.dispose()
         logs.event("worker_stopped", consumer=settings.consumer)
+
+
+class _QueuedByWorker(Submitter):
+    """The service's submitter in a worker: the worker queues the next move itself, awaited,
+    before it acknowledges the job (:meth:`Worker.play`), so the service need not."""
+
+    def submit(self, job: Job, wanted: Callable[[], bool]) -> None:
+        return
 
 
 class Announcer(Cluster):
