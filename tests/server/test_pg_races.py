@@ -1,0 +1,84 @@
+"""The races between instances, decided by PostgreSQL: an action and an end of the same game
+committed at the same moment from two connections — exactly one of them is stored, in either order."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+from scale_harness import pg_url
+from sqlalchemy import Connection, Engine, func, select
+
+from kahuna.server import store
+from kahuna.server.cluster import claim_end
+from kahuna.server.store import ActionRow, StoredGame
+from kahuna.server.writer import Conflict, lock_unfinished
+
+__all__ = ["pg_url"]
+
+pytestmark = pytest.mark.pg
+
+DEAL = "ABCDEFGHIJKLABCDEFGHIJKL"
+
+
+def _new_game(engine: Engine, game_id: str) -> None:
+    game = StoredGame(
+        game_id=game_id, created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", variant={}, deal=DEAL,
+        kinds=["human", "human"], names=["A", "B"], invite=None, seat_tokens=[None, None], status="playing",
+        reshuffles=[], actions=[],
+    )  # fmt: skip
+    with engine.begin() as conn:
+        store.insert_game(conn, game)
+
+
+def _act(conn: Connection, game_id: str) -> None:
+    lock_unfinished(conn, [game_id])
+    row = ActionRow(game_id, 0, 0, "dA", (), "playing", None, "2026-01-01T00:00:01Z")
+    store.insert_actions(conn, [row])
+
+
+def _end(conn: Connection, game_id: str) -> None:
+    claim_end(conn, game_id, 0)
+    store.end_game(conn, game_id, {"winner": 1}, {"reason": "resign", "seat": 0}, "2026-01-01T00:00:01Z", None)
+
+
+def _race(engine: Engine, game_id: str, first: Callable[[Connection, str], None], second: Callable[..., None]) -> str:
+    """Run ``first`` in a transaction left open, start ``second`` in another thread (it must wait
+    for the first's row lock), commit the first; what became of the second."""
+    outcome: list[str] = []
+
+    def run_second() -> None:
+        try:
+            with engine.begin() as conn:
+                second(conn, game_id)
+            outcome.append("stored")
+        except Conflict:
+            outcome.append("conflict")
+
+    with engine.begin() as conn:
+        first(conn, game_id)
+        thread = threading.Thread(target=run_second)
+        thread.start()
+        time.sleep(0.5)
+        assert thread.is_alive(), "the second transaction did not wait for the first's lock"
+    thread.join(10)
+    return outcome[0]
+
+
+def test_an_action_and_an_end_at_the_same_moment_cannot_both_be_stored(pg_url: str) -> None:
+    engine = store.open_engine(pg_url)
+    try:
+        _new_game(engine, "action-first")
+        assert _race(engine, "action-first", _act, _end) == "conflict"  # the end saw the action
+        _new_game(engine, "end-first")
+        assert _race(engine, "end-first", _end, _act) == "conflict"  # the action saw the game over
+        with engine.connect() as conn:
+            count = func.count()
+            stored = dict(conn.execute(select(store.actions.c.game_id, count).group_by(store.actions.c.game_id)).all())
+            status = dict(conn.execute(select(store.games.c.id, store.games.c.status)).all())
+        assert stored == {"action-first": 1}
+        assert status == {"action-first": "playing", "end-first": "over"}
+    finally:
+        engine.dispose()
