@@ -75,9 +75,10 @@ def test_an_action_and_an_end_at_the_same_moment_cannot_both_be_stored(pg_url: s
         _new_game(engine, "end-first")
         assert _race(engine, "end-first", _end, _act) == "conflict"  # the action saw the game over
         with engine.connect() as conn:
-            count = func.count()
-            stored = dict(conn.execute(select(store.actions.c.game_id, count).group_by(store.actions.c.game_id)).all())
-            status = dict(conn.execute(select(store.games.c.id, store.games.c.status)).all())
+            by_game = select(store.actions.c.game_id, func.count()).group_by(store.actions.c.game_id)
+            stored: dict[str, int] = {game_id: n for game_id, n in conn.execute(by_game)}
+            statuses = select(store.games.c.id, store.games.c.status)
+            status: dict[str, str] = {game_id: s for game_id, s in conn.execute(statuses)}
         assert stored == {"action-first": 1}
         assert status == {"action-first": "playing", "end-first": "over"}
     finally:
