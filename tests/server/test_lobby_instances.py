@@ -87,3 +87,21 @@ def test_a_rated_game_across_instances_moves_the_ratings_once(pair: tuple[Server
                 assert ratings["games"] == 1 and ratings["rating"] != 1500
 
     asyncio.run(scenario())
+
+
+def test_play_now_pairs_two_players_on_different_instances(pair: tuple[Server, Server]) -> None:
+    a, b = pair
+
+    async def scenario() -> None:
+        async with client(a.url, "127.0.7.40") as first, client(b.url, "127.0.7.41") as second:
+            one = (await first.post("/api/pairing", json={"clock": CLOCK, "name": "On A"})).json()
+            async with websockets.connect(f"{a.ws_url}/ws/lobby") as mine:
+                await mine.recv()
+                await mine.send(json.dumps({"type": "own", "seek_id": one["seek_id"], "token": one["token"]}))
+                assert json.loads(await mine.recv())["type"] == "owned"
+                two = (await second.post("/api/pairing", json={"clock": CLOCK, "name": "On B"})).json()
+                accepted = json.loads(await asyncio.wait_for(mine.recv(), 5))
+            assert accepted["type"] == "accepted" and accepted["game_id"] == two["game_id"]
+            assert {accepted["seat"], two["seat"]} == {0, 1} and accepted["token"] == one["token"]
+
+    asyncio.run(scenario())
