@@ -32,7 +32,10 @@ pytestmark = [pytest.mark.pg, pytest.mark.redis]
 @pytest.fixture
 def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server, str]]:
     """Two instances sharing a fresh database and Redis; the database URL."""
-    args = ("--broker", redis_url, "--limit", "clock_min_seconds=1")
+    # The per-address budgets live in the shared Redis (kahuna:limit:*), where other test runs on
+    # this machine draw from them too: wide enough here that no run can spend another's.
+    budgets = ("games_burst=100000", "joins_burst=100000", "reads_burst=100000", "clock_min_seconds=1")
+    args = ("--broker", redis_url, *(arg for budget in budgets for arg in ("--limit", budget)))
     servers = []
     try:
         for name in ("a", "b"):
