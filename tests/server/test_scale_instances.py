@@ -17,7 +17,17 @@ from typing import Any
 
 import httpx
 import pytest
-from scale_harness import pg_url, redis_url
+from scale_harness import (
+    PG_HOST,
+    PG_PORT,
+    REDIS_HOST,
+    REDIS_PORT,
+    create_database,
+    drop_database,
+    pg_url,
+    redis_url,
+    require_service,
+)
 from server_harness import Player, Server, play_random, run
 from sqlalchemy import create_engine, func, select
 
@@ -28,25 +38,51 @@ __all__ = ["pg_url", "redis_url"]
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 
+Pair = tuple[Server, Server, str]
+"""Two instances and the URL of their database."""
 
-@pytest.fixture
-def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server, str]]:
-    """Two instances sharing a fresh database and Redis; the database URL."""
+
+def _start_pair(tmp: Path, db_url: str, broker_url: str) -> list[Server]:
     # The per-address budgets live in the shared Redis (kahuna:limit:*), where other test runs on
     # this machine draw from them too: wide enough here that no run can spend another's.
     budgets = ("games_burst=100000", "joins_burst=100000", "reads_burst=100000", "clock_min_seconds=1")
-    args = ("--broker", redis_url, *(arg for budget in budgets for arg in ("--limit", budget)))
-    servers = []
+    args = ("--broker", broker_url, *(arg for budget in budgets for arg in ("--limit", budget)))
+    servers: list[Server] = []
     try:
         for name in ("a", "b"):
-            server = Server(tmp_path / name, args=args)
-            (tmp_path / name).mkdir()
-            server.db = pg_url
+            (tmp / name).mkdir()
+            server = Server(tmp / name, args=args)
+            server.db = db_url
             servers.append(server.start())
-        yield servers[0], servers[1], pg_url
-    finally:
+    except BaseException:
         for server in servers:
             server.stop()
+        raise
+    return servers
+
+
+@pytest.fixture
+def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[Pair]:
+    """Two instances sharing a fresh database and Redis, for a test that stops or kills one."""
+    servers = _start_pair(tmp_path, pg_url, redis_url)
+    yield servers[0], servers[1], pg_url
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """Two instances for the tests that leave both running (each test makes its own games)."""
+    require_service("PostgreSQL", PG_HOST, PG_PORT)
+    require_service("Redis", REDIS_HOST, REDIS_PORT)
+    db_url = create_database()
+    try:
+        servers = _start_pair(tmp_path_factory.mktemp("pair"), db_url, f"redis://{REDIS_HOST}:{REDIS_PORT}/0")
+        yield servers[0], servers[1], db_url
+        for server in servers:
+            server.stop()
+    finally:
+        drop_database(db_url)
 
 
 def _count_actions(url: str, game_id: str) -> int:
@@ -57,7 +93,7 @@ def _count_actions(url: str, game_id: str) -> int:
     return int(count or 0)
 
 
-def test_seats_on_different_instances_play_a_game_to_the_end(pair: tuple[Server, Server, str]) -> None:
+def test_seats_on_different_instances_play_a_game_to_the_end(pair: Pair) -> None:
     a, b, url = pair
     game = a.create(opponent="hotseat", seat="first", name="Ana")
     game_id = game["game_id"]
@@ -99,8 +135,8 @@ def test_seats_on_different_instances_play_a_game_to_the_end(pair: tuple[Server,
     assert a.get(f"/api/games/{game_id}").json()["version"] == len(record.actions)
 
 
-def test_one_version_acted_on_through_both_instances_is_stored_once(pair: tuple[Server, Server, str]) -> None:
-    a, b, url = pair
+def test_one_version_acted_on_through_both_instances_is_stored_once(shared_pair: Pair) -> None:
+    a, b, url = shared_pair
     game = a.create(opponent="hotseat", seat="first")
     game_id = game["game_id"]
     outcomes: list[tuple[str, str]] = []
@@ -154,8 +190,8 @@ async def _reply_and_update(player: Player, version: int) -> dict[str, Any]:
     return reply
 
 
-def test_a_deadline_known_to_both_instances_fires_once(pair: tuple[Server, Server, str]) -> None:
-    a, b, url = pair
+def test_a_deadline_known_to_both_instances_fires_once(shared_pair: Pair) -> None:
+    a, b, url = shared_pair
     game = a.create(opponent="hotseat", seat="first", clock={"initial": 2, "increment": 0})
     game_id = game["game_id"]
 
@@ -184,7 +220,7 @@ def test_a_deadline_known_to_both_instances_fires_once(pair: tuple[Server, Serve
     assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
 
 
-def test_a_deadline_fires_on_the_other_instance_when_its_own_is_killed(pair: tuple[Server, Server, str]) -> None:
+def test_a_deadline_fires_on_the_other_instance_when_its_own_is_killed(pair: Pair) -> None:
     a, b, url = pair
     game = a.create(opponent="hotseat", seat="first", clock={"initial": 3, "increment": 0})
     game_id = game["game_id"]
@@ -222,8 +258,8 @@ async def _join_through_both(a: Server, b: Server, game: dict[str, Any], n: int)
     return codes
 
 
-def test_an_invite_redeemed_through_both_instances_at_once_gives_one_seat(pair: tuple[Server, Server, str]) -> None:
-    a, b, _url = pair
+def test_an_invite_redeemed_through_both_instances_at_once_gives_one_seat(shared_pair: Pair) -> None:
+    a, b, _url = shared_pair
     outcomes = []
     for n in range(5):
         game = a.create(opponent="human", seat="first", name="Host")
