@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, TypeVar
 
@@ -35,8 +35,8 @@ from kahuna.server.names import clean_name
 from kahuna.server.passwords import (
     MAX_PASSWORD,
     Refused,
+    check_new_username,
     check_password,
-    check_username,
     hash_password,
     username_key,
     verify_password,
@@ -150,7 +150,8 @@ def _clear_session_cookies(response: Response, request: Request) -> None:
         response.delete_cookie(name, path="/", secure=secure, httponly=http_only, samesite="lax")
 
 
-def router(auth: Authenticator, service: GameService) -> APIRouter:
+def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[[int], Awaitable[None]]) -> APIRouter:
+    """The accounts API; ``withdraw_offers(account_id)`` cancels a deleted account's lobby offers."""
     api = APIRouter(prefix="/api", tags=["accounts"])
     writer = auth.writer
 
@@ -165,7 +166,7 @@ def router(auth: Authenticator, service: GameService) -> APIRouter:
         """Create an account (409 ``taken`` when the name is taken without regard to case and
         look-alikes; 422 ``invalid`` with the reason). Sign in afterwards with ``POST /api/session``."""
         try:
-            username = check_username(body.username)
+            username = check_new_username(body.username)
             password = check_password(body.password, username)
         except Refused as exc:
             raise _refused(exc) from None
@@ -243,6 +244,7 @@ def router(auth: Authenticator, service: GameService) -> APIRouter:
                 game.rename(seat, DELETED_NAME)
                 if service.cluster is not None:  # other instances holding it reload it
                     service.cluster.changed(game)
+        await withdraw_offers(account.id)
         _clear_session_cookies(response, request)
         logs.event("account_deleted", account_id=account.id, seats=len(held))
 

@@ -133,7 +133,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         ),
     )
     app.include_router(api.router(service))
-    app.include_router(account_api.router(auth, service))
+    app.include_router(account_api.router(auth, service, lobby.withdraw_all))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby_api.router(lobby))
     app.include_router(challenges.router(lobby))

@@ -22,14 +22,15 @@ from kahuna.server.api import client_ip
 from kahuna.server.auth import optional_account, require_account
 from kahuna.server.lobby import Lobby
 from kahuna.server.lobby_api import NewSeek, SeekId, SeekToken, offer_of
+from kahuna.server.passwords import LEVEL_PREFIX
 from kahuna.server.ratings import game_accounts
 from kahuna.server.service import Rejected
 
 MaybeAccount = Annotated[Account | None, Depends(optional_account)]
 TheAccount = Annotated[Account, Depends(require_account)]
 
-BOT_PREFIX = "ai-"
-"""The AI levels' bot accounts are ``ai-<level>``."""
+BOT_PREFIX = LEVEL_PREFIX
+"""The AI levels' bot accounts are ``ai-<level>`` (a prefix people cannot sign up with)."""
 
 
 def level_of(account: Account) -> str | None:

@@ -237,6 +237,11 @@ class Lobby:
         if await self.transact(lambda conn: seeks.close(conn, seek_id, seeks.CANCELLED)):
             await self._removed(seek_id, "cancelled")
 
+    async def withdraw_all(self, account_id: int) -> None:
+        """Cancel an account's open offers (it was deleted) and tell the lobby they are gone."""
+        for seek_id in await self.transact(lambda conn: seeks.withdraw_all(conn, account_id)):
+            await self._removed(seek_id, "cancelled")
+
     async def decline(self, seek_id: str, account: Account) -> None:
         seek = await self._load(seek_id)
         if seek.kind != "challenge" or seek.target_account != account.id:

@@ -46,6 +46,20 @@ def check_username(name: str) -> str:
     return name
 
 
+LEVEL_PREFIX = "ai-"
+"""The AI levels' bot accounts are ``ai-<level>``: no person may sign up with a name that starts
+like it (compared by key, so ``AI_``, ``a1-`` and ``Al-`` are refused too), or a challenge meant for
+a level could reach them."""
+
+
+def check_new_username(name: str) -> str:
+    """``name`` if a person may sign up with it: a username not in the AI levels' namespace."""
+    check_username(name)
+    if username_key(name).startswith(username_key(LEVEL_PREFIX)):
+        raise Refused(f"usernames starting with {LEVEL_PREFIX!r} are kept for the AI levels")
+    return name
+
+
 def username_key(name: str) -> str:
     """What must be unique among usernames: NFKC, case-folded, ASCII look-alikes merged."""
     key = unicodedata.normalize("NFKC", name).casefold()

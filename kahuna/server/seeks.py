@@ -204,6 +204,14 @@ def close(conn: Connection, seek_id: str, status: str) -> bool:
     return bool(done.rowcount == 1)
 
 
+def withdraw_all(conn: Connection, account_id: int) -> list[str]:
+    """Cancel every open offer an account made (it is being deleted); the ids of those cancelled."""
+    owned = list(
+        conn.execute(select(seeks.c.id).where(seeks.c.owner_account == account_id, seeks.c.status == OPEN)).scalars()
+    )
+    return [seek_id for seek_id in owned if close(conn, seek_id, CANCELLED)]
+
+
 def keep_alive(conn: Connection, seek_id: str, until: float) -> None:
     conn.execute(update(seeks).where(seeks.c.id == seek_id, seeks.c.status == OPEN).values(alive_until=until))
 

@@ -75,6 +75,9 @@ def test_usernames_are_unique_without_regard_to_case_and_look_alikes(server: Ser
         ("\u0430lani", "ASCII"),  # a Cyrillic a
         ("\u03bfnu", "ASCII"),  # a Greek omicron
         ("ｋａｉ", "ASCII"),  # full-width letters
+        ("ai-expert", "AI levels"),  # the levels' bot accounts
+        ("AI_master", "AI levels"),
+        ("a1-hard", "AI levels"),  # a look-alike of the prefix
     ],
 )
 def test_invalid_usernames_are_refused_with_the_reason(server: Server, username: str, reason: str) -> None:

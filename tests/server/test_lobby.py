@@ -418,6 +418,8 @@ def test_a_deleted_accounts_seek_is_neither_listed_nor_accepted(server: Server) 
             assert seek["seek_id"] in listed
             gone = await leaving.request("DELETE", "/api/me", json={"password": PASSWORD})
             assert gone.status_code == 204, gone.text
+            status = (await guest.get(f"/api/seeks/{seek['seek_id']}")).json()
+            assert status["status"] == "cancelled", status
             listed = [s["seek_id"] for s in (await guest.get("/api/seeks")).json()["seeks"]]
             assert seek["seek_id"] not in listed
             taken = await guest.post(f"/api/seeks/{seek['seek_id']}/accept", json={"name": "Late"})
