@@ -182,11 +182,15 @@ class RedisBroker:
                 pubsub = self._pubsub
                 if pubsub is None:
                     return
+                # Whether a channel is wanted is decided now, not when the command was asked for
+                # (a game may leave memory and come back meanwhile). No channel: no command, since
+                # UNSUBSCRIBE without one would leave every channel.
+                wanted = name == "subscribe"
+                now = [c for c in channels if (c in self._subscribers) == wanted]
+                if not now:
+                    return
                 with contextlib.suppress(RedisError, OSError):  # the reader notices and reconnects
-                    if name == "subscribe":
-                        await pubsub.subscribe(*[c for c in channels if c in self._subscribers])
-                    else:
-                        await pubsub.unsubscribe(*[c for c in channels if c not in self._subscribers])
+                    await (pubsub.subscribe(*now) if wanted else pubsub.unsubscribe(*now))
 
         asyncio.get_running_loop().create_task(run())
 

@@ -115,3 +115,29 @@ def test_after_a_redis_restart_subscriptions_come_back_marked_lagged(private_red
             await two.close()
 
     asyncio.run(scenario())
+
+
+def test_a_channel_left_and_taken_again_at_once_keeps_every_subscription(redis_url: str) -> None:
+    async def scenario() -> None:
+        one, two = RedisBroker(redis_url), RedisBroker(redis_url)
+        await one.start()
+        await two.start()
+        try:
+            first, other = game_channel("a" + two.instance), game_channel("b" + two.instance)
+            kept = two.subscribe(other)
+            leaving = two.subscribe(first)
+            await _subscribed(one, first)
+            await _subscribed(one, other)
+            await leaving.close()  # a game leaves memory ...
+            back = two.subscribe(first)  # ... and is loaded again before Redis heard of it
+            await asyncio.sleep(0.3)
+            await _subscribed(one, first)
+            await one.publish(first, "1")
+            await one.publish(other, "2")
+            assert await asyncio.wait_for(_take(back, 1), 5) == [(first, "1")]
+            assert await asyncio.wait_for(_take(kept, 1), 5) == [(other, "2")]
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(scenario())
