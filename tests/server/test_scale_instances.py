@@ -265,3 +265,23 @@ def test_an_invite_redeemed_through_both_instances_at_once_gives_one_seat(shared
         game = a.create(opponent="human", seat="first", name="Host")
         outcomes.append(sorted(run(_join_through_both(a, b, game, n))))
     assert outcomes == [[200, 409]] * 5
+
+
+def test_a_resignation_through_one_instance_ends_the_game_on_the_other(shared_pair: Pair) -> None:
+    a, b, _url = shared_pair
+    game = a.create(opponent="hotseat", seat="first")
+
+    async def scenario() -> None:
+        black = await Player.join(a, game["game_id"], game["tokens"][0])
+        white = await Player.join(b, game["game_id"], game["tokens"][1])
+        await play_random({0: black, 1: white}, [], random.Random(2), 6)
+        await white.conn.send(type="resign", id="r")
+        assert (await white.conn.until(lambda m: m["type"] in ("ack", "error")))["type"] == "ack"
+        ended = await black.conn.until(lambda m: m["type"] == "sync" and m["termination"] is not None)
+        assert ended["termination"] == {"reason": "resign", "seat": 1}
+        # Black, on a, can no longer act: a knows the game is over.
+        await black.conn.send(type="action", action="pass", version=ended["version"], id="late")
+        late = await black.conn.until(lambda m: m["type"] == "error")
+        assert late["code"] == "game_over"
+
+    run(scenario())
