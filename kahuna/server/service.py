@@ -827,7 +827,9 @@ class GameService:
         if stored is None:
             return
         had_rematch = game.rematch
+        before = game.version
         game.adopt(rebuild(stored))
+        logs.event("game_refreshed", game_id=game.game_id, version=game.version, behind=game.version - before)
         self._watch(game)
         game.broadcast_sync()
         if had_rematch is None and game.rematch is not None:  # agreed through another instance
