@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
@@ -37,6 +38,11 @@ from kahuna.server.live import LiveGame
 from kahuna.server.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.service import GameService, Rejected
 from kahuna.server.writer import Writer
+
+if TYPE_CHECKING:
+    from kahuna.server.jobs import JobQueue
+
+T = TypeVar("T")
 
 SEED = 0
 """Every game is analysed with the same seed: the same game gives the same analysis."""
@@ -71,6 +77,9 @@ class AnalysisJobs:
         self.quota = limiters("analyses", per_hour / 3600.0, burst)
         self.jobs: dict[str, Job] = {}
         self._cache: dict[str, dict[str, Any]] = {}
+        self.queue: JobQueue | None = None
+        """Set with ``kahuna serve --broker`` (unless ``--local-ai``): analyses are queued for
+        ``kahuna worker`` processes, their progress kept in Redis, rather than computed here."""
 
     def stop(self) -> None:
         """Cancel the running jobs (the server is stopping; they are asked for again later)."""
@@ -103,12 +112,19 @@ class AnalysisJobs:
             return
         if await self.result(game.game_id) is not None:
             return
+        if self.queue is not None and (await self.queue.progress(game.game_id)).get("state") == "running":
+            return
         wait = await self.quota.take(client)
         if wait:
             raise Rejected("analysis_quota", "analysis quota spent: try again later", 429, retry_after=wait)
         record = GameRecord.from_json(game.full_record())
         steps = await asyncio.to_thread(decisions, record)
         starts, _ = await asyncio.to_thread(turn_starts, record)
+        if self.queue is not None:
+            total = len(steps) + len(starts)
+            await self.queue.submit_analysis(game.game_id, game.version, total, self.budget.iterations)
+            logs.event("analysis_queued", game_id=game.game_id, tasks=total)
+            return
         job = Job(total=len(steps) + len(starts))
         self.jobs[game.game_id] = job
         job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
@@ -124,33 +140,16 @@ class AnalysisJobs:
         client: str,
     ) -> None:
         owner = f"analysis:{client}"
+
+        async def run(fn: Callable[..., T], *args: Any) -> T:
+            return await self.ai.run(owner, fn, *args)
+
+        def progress() -> None:
+            job.done += 1
+
         try:
-            moves: list[MoveAnalysis] = []
-            for decision in steps:
-                moves.append(await self.ai.run(owner, analyse_decision, decision, self.budget, SEED))
-                job.done += 1
-            graph: list[GraphPoint] = []
-            for turn, step, view in starts:
-                black = await self.ai.run(owner, public_estimate, view, self.budget, seed_for(SEED, step))
-                graph.append(GraphPoint(turn, step, black))
-                job.done += 1
-            outcome = record.replay().outcome
-            if outcome is not None:
-                result_point = 0.5 if outcome.winner is None else float(outcome.winner == 0)
-                graph.append(GraphPoint(len(graph), len(record.actions), result_point))
-            result = {
-                "budget": self.budget.iterations,
-                "moves": [m.to_json() for m in moves],
-                "summary": summary(moves),
-                "graph": [p.to_json() for p in graph],
-            }
-            text = json.dumps(result)
-            when = datetime.now(UTC).isoformat(timespec="seconds")
-
-            def write(conn: Connection) -> None:
-                conn.execute(insert(store.analyses).values(game_id=game_id, result=text, at=when))
-
-            await self.writer.write(write)
+            result = await compute(record, steps, starts, self.budget, run, progress)
+            await self.writer.write(lambda conn: store_result(conn, game_id, result))
             self._cache[game_id] = result
             del self.jobs[game_id]
             logs.event("analysis_done", game_id=game_id)
@@ -163,10 +162,52 @@ class AnalysisJobs:
         result = await self.result(game.game_id)
         if result is not None:
             return {"state": "done", **result}
+        if self.queue is not None:
+            progress = await self.queue.progress(game.game_id)
+            if progress.get("state") not in ("running", "failed"):
+                return {"state": "none"}
+            return {"state": progress["state"], "done": int(progress["done"]), "total": int(progress["total"])}
         job = self.jobs.get(game.game_id)
         if job is None:
             return {"state": "none"}
         return {"state": "failed" if job.failed else "running", "done": job.done, "total": job.total}
+
+
+async def compute(
+    record: GameRecord,
+    steps: list[Decision],
+    starts: list[tuple[int, int, PlayerView]],
+    budget: Budget,
+    run: Callable[..., Awaitable[Any]],
+    progress: Callable[[], None],
+) -> dict[str, Any]:
+    """The analysis of a finished game: each decision and each graph point one task, passed to
+    ``run(fn, *args)`` (an AI pool, in an instance or in ``kahuna worker``); ``progress()`` after each."""
+    moves: list[MoveAnalysis] = []
+    for decision in steps:
+        moves.append(await run(analyse_decision, decision, budget, SEED))
+        progress()
+    graph: list[GraphPoint] = []
+    for turn, step, view in starts:
+        black = await run(public_estimate, view, budget, seed_for(SEED, step))
+        graph.append(GraphPoint(turn, step, black))
+        progress()
+    outcome = record.replay().outcome
+    if outcome is not None:
+        result_point = 0.5 if outcome.winner is None else float(outcome.winner == 0)
+        graph.append(GraphPoint(len(graph), len(record.actions), result_point))
+    return {
+        "budget": budget.iterations,
+        "moves": [m.to_json() for m in moves],
+        "summary": summary(moves),
+        "graph": [p.to_json() for p in graph],
+    }
+
+
+def store_result(conn: Connection, game_id: str, result: dict[str, Any]) -> None:
+    """Keep a game's analysis (a second one for the same game is refused by the key: ``Conflict``)."""
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    conn.execute(insert(store.analyses).values(game_id=game_id, result=json.dumps(result), at=when))
 
 
 class AnalysisRequest(BaseModel):

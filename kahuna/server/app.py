@@ -85,6 +85,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     analyses = analysis.AnalysisJobs(
         writer, ai_pool, limits.analysis_iterations, limits.analyses_per_hour, limits.analyses_burst, limiters
     )
+    if service.ai_jobs is not None:  # analyses go to the workers too
+        analyses.queue = service.ai_jobs.queue
     lobby = Lobby(service, broker)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
 

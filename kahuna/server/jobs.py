@@ -43,6 +43,8 @@ CLAIM_AFTER = 30.0
 """Default seconds a job may stay pending without news before another worker claims it: longer
 than the slowest AI move (docs/ai.md), so a working worker is never robbed of its job."""
 
+PROGRESS_SECONDS = 3600
+"""How long the progress of an analysis is kept in Redis (its result is kept in the database)."""
 RETRY_FIRST, RETRY_MOST = 0.2, 5.0
 """Seconds between two tries to reach Redis: doubling from the first to the most."""
 
@@ -192,6 +194,38 @@ class JobQueue:
             pipe.xack(self.stream, GROUP, entry)
             pipe.xdel(self.stream, entry)
             await pipe.execute()
+
+    # ----------------------------------------------------------------- analyses
+
+    def _progress_key(self, game_id: str) -> str:
+        return f"{self.prefix}:analysis:{game_id}"
+
+    async def submit_analysis(self, game_id: str, version: int, total: int, iterations: int) -> None:
+        """Queue the analysis of a finished game: its progress (``state`` running, ``done``,
+        ``total``) and budget go in a hash that every instance reads and the worker updates."""
+        key = self._progress_key(game_id)
+        fields: Any = {"state": "running", "done": 0, "total": total, "iterations": iterations}
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=fields)
+            pipe.expire(key, PROGRESS_SECONDS)
+            await pipe.execute()
+        job = Job("analysis", game_id, version)
+        await self.redis.delete(self._marker(job))  # a failed analysis may be asked for again
+        await self.submit(job)
+
+    async def progress(self, game_id: str) -> dict[str, str]:
+        """The hash of an analysis in progress (empty if none)."""
+        answer: Any = await self.redis.hgetall(self._progress_key(game_id))
+        return {str(key): str(value) for key, value in answer.items()}
+
+    async def report(self, game_id: str, **fields: str | int) -> None:
+        mapping: Any = fields  # redis's stubs want a Mapping of its own key and value unions
+        await self.redis.hset(self._progress_key(game_id), mapping=mapping)
+
+    async def keep(self, job: Job, consumer: str) -> None:
+        """Tell the group that ``consumer`` still works on ``job`` (its idle time starts again):
+        a long job (an analysis) is not claimed by another worker while its worker is alive."""
+        await self.redis.xclaim(self.stream, GROUP, consumer, 0, [job.entry], justid=True)
 
     async def run_id(self) -> str:
         """The Redis server's run id: a new one means it restarted (and may have lost every job)."""

@@ -32,20 +32,24 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from kahuna.ai.analysis import Budget, decisions
+from kahuna.ai.wingraph import turn_starts
+from kahuna.rules import GameRecord
 from kahuna.server import logs, messages, store
 from kahuna.server.ai import AiPool
+from kahuna.server.analysis import compute, store_result
 from kahuna.server.cluster import Cluster
-from kahuna.server.config import default_db_url
+from kahuna.server.config import Limits, default_db_url
 from kahuna.server.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job, JobQueue, Submitter
 from kahuna.server.live import AI_PREFIX, LiveGame, rebuild
 from kahuna.server.service import GameService, Rejected
 from kahuna.server.store import open_engine
-from kahuna.server.writer import Writer
+from kahuna.server.writer import Conflict, Writer
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
     from kahuna.server.redis_broker import RedisBroker
@@ -261,7 +265,10 @@ class Worker:
 
     async def play(self, job: Job) -> str:
         """Play one AI job; what became of it: ``played``, ``past`` (its version was played
-        already: the move now due, if any, is queued), ``over`` or ``gone`` (no such game)."""
+        already: the move now due, if any, is queued), ``over`` or ``gone`` (no such game). An
+        analysis job: ``played`` (stored), ``past`` (stored already), ``failed`` or ``gone``."""
+        if job.kind == "analysis":
+            return await self.analyse(job)
         start = time.perf_counter()
         game = await self._load(job.game_id)
         if game is None:
@@ -301,6 +308,57 @@ class Worker:
         )
         return outcome
 
+    async def analyse(self, job: Job) -> str:
+        """Compute and store the analysis of a finished game (``kahuna.server.analysis``), at the
+        budget the instance asked for, reporting progress in Redis for every instance to show;
+        the job is kept fresh (``XCLAIM``) so that no other worker takes it while this one works."""
+        start = time.perf_counter()
+        outcome = await self._analyse(job)
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        logs.event("job_done", game_id=job.game_id, job="analysis", outcome=outcome, consumer=self.consumer, ms=ms)
+        return outcome
+
+    async def _analyse(self, job: Job) -> str:
+        from redis.exceptions import RedisError
+
+        game = await self._load(job.game_id)
+        if game is None or not game.state.is_over:
+            return "gone"
+        if await self.service.writer.read(lambda conn: _has_analysis(conn, job.game_id)):
+            await self.queue.report(job.game_id, state="done")
+            return "past"
+        asked = await self.queue.progress(job.game_id)
+        budget = Budget(iterations=int(asked.get("iterations", Limits().analysis_iterations)))
+        record = GameRecord.from_json(game.full_record())
+        steps = await asyncio.to_thread(decisions, record)
+        starts, _ = await asyncio.to_thread(turn_starts, record)
+        done = 0
+        kept = time.monotonic()
+
+        async def run(fn: Callable[..., Any], *args: Any) -> Any:
+            nonlocal done, kept
+            answer = await self.service.ai.run(f"analysis:{job.game_id}", fn, *args)
+            done += 1
+            try:
+                await self.queue.report(job.game_id, state="running", done=done)
+                if time.monotonic() - kept > self.queue.claim_after / 3:
+                    await self.queue.keep(job, self.consumer)
+                    kept = time.monotonic()
+            except (RedisError, OSError) as exc:  # progress is for show; the result goes to the database
+                logs.event("worker_redis_error", consumer=self.consumer, error=type(exc).__name__)
+            return answer
+
+        try:
+            result = await compute(record, steps, starts, budget, run, lambda: None)
+        except Exception as exc:  # an agent failed: the players may ask again
+            logs.event("analysis_failed", game_id=job.game_id, error=type(exc).__name__)
+            await self.queue.report(job.game_id, state="failed")
+            return "failed"
+        with contextlib.suppress(Conflict):  # another worker stored it first: the same (fixed seed and budget)
+            await self.service.writer.write(lambda conn: store_result(conn, job.game_id, result))
+        await self.queue.report(job.game_id, state="done", done=done)
+        return "played"
+
     async def _queue_next(self, game: LiveGame) -> None:
         if _ai_to_move(game):
             await self.queue.submit(Job("ai", game.game_id, game.version))
@@ -318,6 +376,10 @@ class Worker:
             return None
         game.owner = game_id
         return game
+
+
+def _has_analysis(conn: Connection, game_id: str) -> bool:
+    return conn.execute(select(store.analyses.c.game_id).where(store.analyses.c.game_id == game_id)).first() is not None
 
 
 def _ai_to_move(game: LiveGame) -> bool:

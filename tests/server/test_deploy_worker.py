@@ -245,3 +245,60 @@ def test_after_a_redis_restart_the_worker_queues_the_due_moves_again(tmp_path: P
         assert '"new_server":true' in worker.log()
     finally:
         worker.stop()
+
+
+def _finished_game(db: str, seed: int) -> tuple[str, int]:
+    """A game between two humans played to the end at random and stored as the server stores it;
+    its id and number of actions."""
+    rng = random.Random(seed)
+    state = GameState.new(rng)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+    game_id = _new_game(db, "medium", seed)
+    engine = store.open_engine(db)
+    with engine.begin() as conn:
+        conn.execute(store.games.update().where(store.games.c.id == game_id).values(kind0="human", deal=state.deal))
+        rows = [
+            store.ActionRow(game_id, seq, seat, action.token, (), "playing", None, "2026-01-01T00:00:00Z")
+            for seq, (seat, action) in enumerate(state.history)
+        ]
+        store.insert_actions(conn, rows)
+        for idx, cards in enumerate(state.reshuffles):
+            conn.execute(store.reshuffles.insert().values(game_id=game_id, idx=idx, cards=cards))
+        assert state.outcome is not None
+        result = json.dumps(state.outcome.to_json())
+        conn.execute(store.games.update().where(store.games.c.id == game_id).values(status="over", result=result))
+    engine.dispose()
+    return game_id, len(state.history)
+
+
+def test_an_analysis_job_is_computed_by_a_worker_with_progress_and_stored_once(
+    tmp_path: Path, redis: PrivateRedis
+) -> None:
+    _flush(redis)
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    game_id, version = _finished_game(db, 5)
+    assert rebuild(_stored(db, game_id)).state.is_over
+    worker = _worker(tmp_path, db, redis, "one")
+    try:
+        _queue(redis.url)(lambda q: q.submit_analysis(game_id, version, 1, 5))
+
+        def stored_analysis() -> str | None:
+            engine = store.open_engine(db)
+            with engine.connect() as conn:
+                query = store.analyses.select().where(store.analyses.c.game_id == game_id)
+                row = conn.execute(query).mappings().first()
+            engine.dispose()
+            return None if row is None else str(row["result"])
+
+        _wait(lambda: stored_analysis() is not None, "the analysis", timeout=60)
+        result = json.loads(stored_analysis() or "")
+        assert result["budget"] == 5 and result["moves"] and result["graph"]
+        progress = _queue(redis.url)(lambda q: q.progress(game_id))
+        assert progress["state"] == "done" and int(progress["done"]) == len(result["moves"]) + len(result["graph"]) - 1
+        # Asked again (a second instance, a retry): found stored, nothing computed.
+        _queue(redis.url)(lambda q: q.submit_analysis(game_id, version, 1, 5))
+        _wait(lambda: [d["outcome"] for d in _jobs_done(worker)] == ["played", "past"], "the second job")
+        assert _queue(redis.url)(lambda q: q.waiting()) == 0
+    finally:
+        worker.stop()
