@@ -11,6 +11,10 @@ Who sees what: everyone sees a finished analysis, as everyone may read a finishe
 record (``GET /api/games/{id}/record``, deal included): a move's analysis, computed from its mover's
 hand, tells nothing the record does not. Only a player may start one.
 
+With ``kahuna serve --broker`` the job is queued for ``kahuna worker`` instead (the same
+:func:`compute`, in the worker's pool; progress in Redis: ``kahuna.server.jobs``), so every instance
+shows the same progress and the instances do no search.
+
 The quota is per client address (players have no accounts: a browser's "player" is its address),
 ``analyses_per_hour`` jobs started per hour with a burst; cached results cost nothing.
 """
