@@ -28,7 +28,7 @@ from kahuna.server.jobs import GROUP, Job, JobQueue
 from kahuna.server.live import rebuild
 from kahuna.server.tokens import digest
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
