@@ -20,6 +20,7 @@ import random
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -274,6 +275,22 @@ def _check_acknowledged(deployment: Deployment, game_id: str, seats: list[Seat])
     for client in seats:
         for version, token in client.acked.items():
             assert stored[version - 1] == token, (game_id, version, client.acked, stored)
+
+
+def test_bench_through_the_proxy_reports_the_costs_per_action(deployment: Deployment) -> None:
+    """``kahuna bench server --url`` against the deployment, with the instances' CPU and the
+    PostgreSQL and Redis counters (docs/scaling.md is built from these figures)."""
+    pids = [f"--pid={name}={deployment.pid(name)}" for name in ("instance1", "instance2", "nginx")]
+    command = [sys.executable, "-m", "kahuna", "bench", "server", "--url", deployment.url, "--games", "4"]
+    command += ["--seconds", "3", "--think", "50", "--db", deployment.db, "--broker", deployment.redis.url, "--json"]
+    out = subprocess.run([*command, *pids], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert figures["actions"] > 0 and figures["errors"] == 0
+    costs = figures["costs"]
+    assert costs["cpu_ms_per_action"]["instance1"] + costs["cpu_ms_per_action"]["instance2"] > 0
+    assert costs["pg_per_action"]["rows_written"] >= 1  # the action's row, at least
+    assert costs["redis_per_action"]["publish"] >= 1  # each stored action is announced
 
 
 def test_one_instance_killed_mid_game_its_clients_continue_on_the_other(deployment: Deployment) -> None:
