@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from deploy_harness import Child, PrivateRedis, kahuna
+from server_harness import Server
 
 from kahuna.rules import GameState
 from kahuna.server import store
@@ -302,3 +303,30 @@ def test_an_analysis_job_is_computed_by_a_worker_with_progress_and_stored_once(
         assert _queue(redis.url)(lambda q: q.waiting()) == 0
     finally:
         worker.stop()
+
+
+def test_with_a_broker_the_server_queues_ai_moves_unless_told_to_play_them(tmp_path: Path, redis: PrivateRedis) -> None:
+    """``kahuna serve --broker`` computes no AI move: it queues it (and a worker plays it);
+    ``--local-ai`` keeps playing them in the instance, as without a broker."""
+    _flush(redis)
+    queued = Server(tmp_path / "queued", args=("--broker", redis.url))
+    local = Server(tmp_path / "local", args=("--broker", redis.url, "--local-ai"))
+    for server in (queued, local):
+        server.tmp.mkdir()
+        server.start()
+    try:
+        game = queued.create(opponent="ai", level="medium", seat="second", name="P")
+        _wait(lambda: _queue(redis.url)(lambda q: q.waiting()) == 1, "the queued AI move")
+        time.sleep(0.5)
+        assert queued.get(f"/api/games/{game['game_id']}").json()["version"] == 0  # nobody played it
+        other = local.create(opponent="ai", level="medium", seat="second", name="P")
+        _wait(lambda: local.get(f"/api/games/{other['game_id']}").json()["version"] > 0, "the local AI move")
+        assert _queue(redis.url)(lambda q: q.waiting()) == 1  # the local one was not queued
+        worker = _worker(tmp_path, queued.db, redis, "one")
+        try:
+            _wait(lambda: queued.get(f"/api/games/{game['game_id']}").json()["version"] > 0, "the worker's move")
+        finally:
+            worker.stop()
+    finally:
+        for server in (queued, local):
+            server.stop()
