@@ -90,7 +90,7 @@ def reshuffle_hidden(state: GameState, viewer: int, rng: random.Random) -> GameS
     return None
 
 
-@pytest.mark.parametrize("spec", ["greedy", "easy", "ismcts:iterations=60"])
+@pytest.mark.parametrize("spec", ["greedy", "easy", "ismcts:iterations=60", "net:iterations=40", "net:iterations=1"])
 def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
     rng = random.Random(5)
     checked = 0
