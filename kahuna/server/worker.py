@@ -6,9 +6,8 @@ from the database (never from a cache: another worker or instance may have moved
 agent choose in its own process pool (``--jobs`` processes, the same :class:`~kahuna.server.ai.AiPool`
 as a server's, so an agent sees only the AI seat's view), and plays the action through the same
 :meth:`~kahuna.server.service.GameService.ai_move` as an instance does: stored first, under the
-database's one-action-per-version key, then announced to the instances. It plays the AI's other
-actions of the turn the same way (the game in memory is then the stored one), queues the next
-move if the game moved on while it thought, and only then acknowledges the job.
+database's one-action-per-version key, then announced to the instances. It queues the next move
+if the AI is still to move, and only then acknowledges the job.
 
 A worker killed in the middle of a move never acknowledges its job; another one claims it after
 ``--claim-after`` seconds and plays it. If the first one had stored the move already, the job is
@@ -271,7 +270,6 @@ class Worker:
         if job.kind == "analysis":
             return await self.analyse(job)
         start = time.perf_counter()
-        moves = 0
         game = await self._load(job.game_id)
         if game is None:
             outcome = "gone"
@@ -285,9 +283,18 @@ class Worker:
             await self._queue_next(game)
             outcome = "past"
         else:
-            moves, game = await self._play_turn(game)
-            outcome = "played" if moves else "past"
-            self.played += moves
+            seat = game.state.to_move
+            spec = game.ai_spec(seat)
+            assert spec is not None
+            try:
+                played = await self.service.ai_move(game, seat, spec)
+            except Rejected:
+                stored = await self._load(job.game_id)
+                if stored is None or stored.version <= job.version:
+                    raise  # not stored by anyone: the database refused; try again
+                played, game = False, stored  # another worker stored this version first (and told)
+            outcome = "played" if played else "past"
+            self.played += played
             await self._queue_next(game)
         ms = round((time.perf_counter() - start) * 1000, 1)
         logs.event(
@@ -295,37 +302,11 @@ class Worker:
             game_id=job.game_id,
             version=job.version,
             outcome=outcome,
-            moves=moves,
             deliveries=job.deliveries,
             consumer=self.consumer,
             ms=ms,
         )
         return outcome
-
-    async def _play_turn(self, game: LiveGame) -> tuple[int, LiveGame]:
-        """Play the AI's actions while it is to move (a turn is about two): the game in memory is
-        the stored one after each, so the next needs no reload. How many were stored, and the
-        game as it now is. A worker that dies in the middle leaves a job that is past when
-        redelivered, and the move then due is queued: each action is still played once."""
-        moves = 0
-        while _ai_to_move(game):
-            seat = game.state.to_move
-            spec = game.ai_spec(seat)
-            assert spec is not None
-            before = game.version
-            try:
-                moved = await self.service.ai_move(game, seat, spec)
-            except Rejected:
-                stored = await self._load(game.game_id)
-                if stored is None or stored.version <= before:
-                    raise  # not stored by anyone: the database refused; try again
-                return moves, stored  # another worker stored this version first (and told)
-            finally:
-                self.service.deadlines.pop(game.game_id, None)
-            if not moved:
-                break
-            moves += 1
-        return moves, game
 
     async def analyse(self, job: Job) -> str:
         """Compute and store the analysis of a finished game (``kahuna.server.analysis``), at the
