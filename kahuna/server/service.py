@@ -247,6 +247,9 @@ class GameService:
             if game.invite is not None:
                 self.invites[game.invite] = game_id
             self._watch(game)
+            # An AI move may be due that nobody is computing: the instance that queued it (or was
+            # thinking) died first. Queued again here (a job still queued is not queued twice).
+            self.schedule_ai(game)
         return game
 
     async def my_games(self, tokens: list[str]) -> list[dict[str, Any]]:
