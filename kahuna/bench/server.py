@@ -72,6 +72,8 @@ class Figures:
     latencies: list[float] = field(default_factory=list)
     """Seconds from sending an action to its ack."""
     errors: int = 0
+    error_codes: dict[str, int] = field(default_factory=dict)
+    """The errors by code (``stale_version``, ``not_your_turn``, …)."""
     throttled: int = 0
     """Actions answered ``rate_limited`` (sent again after the wait the server asked for)."""
     games_over: int = 0
@@ -208,7 +210,9 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
     p99 = 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
     rate = actions / seconds if seconds > 0 else 0.0
     print(f"{games} concurrent games ({figures.games_over} played to the end), {actions} actions in {seconds:.2f} s")
-    print(f"move round-trip p50 {p50:.1f} ms, p99 {p99:.1f} ms; {rate:,.0f} actions/s; {figures.errors} errors")
+    codes = ", ".join(f"{code} {count}" for code, count in sorted(figures.error_codes.items()))
+    errors = f"{figures.errors} errors" + (f" ({codes})" if codes else "")
+    print(f"move round-trip p50 {p50:.1f} ms, p99 {p99:.1f} ms; {rate:,.0f} actions/s; {errors}")
     if figures.throttled:
         print(f"{figures.throttled} actions were rate limited and sent again")
     cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
@@ -240,6 +244,8 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
         line.update({"p99_ms": round(p99, 2), "actions_per_s": round(rate, 1), "errors": figures.errors})
+        if figures.error_codes:
+            line["error_codes"] = figures.error_codes
         line["server_cpu_ms_per_action"] = cpu_ms
         if figures.attacks:
             line["attacks"] = figures.attacks
@@ -382,6 +388,7 @@ async def _seat(
                 await ws.send(last_sent)
             elif kind == "error":
                 figures.errors += 1
+                figures.error_codes[message["code"]] = figures.error_codes.get(message["code"], 0) + 1
             elif kind in ("sync", "update"):
                 if message["view"]["result"] is not None:
                     if message["view"]["seat"] == 0:

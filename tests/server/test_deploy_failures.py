@@ -286,7 +286,7 @@ def test_bench_through_the_proxy_reports_the_costs_per_action(deployment: Deploy
     out = subprocess.run([*command, *pids], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout.strip().splitlines()[-1])
-    assert figures["actions"] > 0 and figures["errors"] == 0
+    assert figures["actions"] > 0 and figures["errors"] == 0, figures.get("error_codes")
     costs = figures["costs"]
     assert costs["cpu_ms_per_action"]["instance1"] + costs["cpu_ms_per_action"]["instance2"] > 0
     assert costs["pg_per_action"]["rows_written"] >= 1  # the action's row, at least
