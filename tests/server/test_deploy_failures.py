@@ -14,6 +14,7 @@ acknowledged to a client must be in the database at its place, whatever happened
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -118,9 +119,12 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         script.send_signal(signal.SIGINT)  # as Ctrl-C: the script stops everything it started
         try:
             script.wait(30)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired:  # the script is stuck: leave nothing running (the test fails below)
             script.kill()
             script.wait()
+            for pid_file in run_dir.glob("*.pid"):
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pid_file.read_text()), signal.SIGKILL)
         redis.stop()
         postgres.destroy()
     assert "deploy/run.sh: stopped" in out_path.read_text()
