@@ -12,7 +12,7 @@ Delivery is at most once: a subscriber that was away (a Redis restart, a full qu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 LOBBY = "lobby"
@@ -55,11 +55,14 @@ QUEUE_SIZE = 1000
 dropped: a slow consumer never makes a publisher wait."""
 
 
-class LocalSubscription:
-    def __init__(self, broker: LocalBroker, channels: tuple[str, ...]) -> None:
-        self._broker = broker
+class QueueSubscription:
+    """A subscription as both brokers hand it out: the broker's reader puts each message of the
+    subscription's channels in a bounded queue (:meth:`deliver`); closing it tells the broker."""
+
+    def __init__(self, channels: tuple[str, ...], on_close: Callable[[QueueSubscription], None]) -> None:
         self.channels = channels
         self.lagged = False
+        self._on_close = on_close
         self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
         self._closed = False
 
@@ -79,7 +82,7 @@ class LocalSubscription:
     async def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._broker.unsubscribe(self)
+            self._on_close(self)
             self._queue.put_nowait(None)
 
 
@@ -87,19 +90,19 @@ class LocalBroker:
     """Channels inside one process: ``publish`` hands the message to each subscriber's queue at once."""
 
     def __init__(self) -> None:
-        self._subscribers: dict[str, set[LocalSubscription]] = {}
+        self._subscribers: dict[str, set[QueueSubscription]] = {}
 
     async def publish(self, channel: str, message: str) -> None:
         for subscription in tuple(self._subscribers.get(channel, ())):
             subscription.deliver(channel, message)
 
-    def subscribe(self, *channels: str) -> LocalSubscription:
-        subscription = LocalSubscription(self, channels)
+    def subscribe(self, *channels: str) -> QueueSubscription:
+        subscription = QueueSubscription(channels, self.unsubscribe)
         for channel in channels:
             self._subscribers.setdefault(channel, set()).add(subscription)
         return subscription
 
-    def unsubscribe(self, subscription: LocalSubscription) -> None:
+    def unsubscribe(self, subscription: QueueSubscription) -> None:
         for channel in subscription.channels:
             subscribers = self._subscribers.get(channel)
             if subscribers is not None:

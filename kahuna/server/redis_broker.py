@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kahuna.server import logs
-from kahuna.server.broker import QUEUE_SIZE
+from kahuna.server.broker import QueueSubscription
 
 PUBLISH_BATCH = 256
 """Messages sent in one pipeline at most."""
@@ -36,36 +36,6 @@ OUTBOX_SIZE = 100_000
 """Messages waiting to be published before the oldest are dropped (Redis is down or slow)."""
 RETRY_MIN, RETRY_MAX = 0.1, 2.0
 """Seconds between two attempts to reach Redis again."""
-
-
-class RedisSubscription:
-    """The messages of some channels, as the instance's reader hands them over."""
-
-    def __init__(self, broker: RedisBroker, channels: tuple[str, ...]) -> None:
-        self._broker = broker
-        self.channels = channels
-        self.lagged = False
-        self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
-        self._closed = False
-
-    def deliver(self, channel: str, message: str) -> None:
-        if self._queue.qsize() >= QUEUE_SIZE:
-            self._queue.get_nowait()
-            self.lagged = True
-        self._queue.put_nowait((channel, message))
-
-    async def __aiter__(self) -> AsyncIterator[tuple[str, str]]:
-        while not self._closed:
-            item = await self._queue.get()
-            if item is None:
-                return
-            yield item
-
-    async def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._broker.unsubscribe(self)
-            self._queue.put_nowait(None)
 
 
 class RedisBroker:
@@ -88,7 +58,7 @@ class RedisBroker:
             url, decode_responses=True, socket_connect_timeout=2, socket_keepalive=True, health_check_interval=5,
             retry=Retry(ExponentialBackoff(), 0),
         )  # fmt: skip
-        self._subscribers: dict[str, set[RedisSubscription]] = {}
+        self._subscribers: dict[str, set[QueueSubscription]] = {}
         self._pubsub: Any = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._sending = False
@@ -145,8 +115,8 @@ class RedisBroker:
 
     # ----------------------------------------------------------------- subscribing
 
-    def subscribe(self, *channels: str) -> RedisSubscription:
-        subscription = RedisSubscription(self, channels)
+    def subscribe(self, *channels: str) -> QueueSubscription:
+        subscription = QueueSubscription(channels, self.unsubscribe)
         new = []
         for channel in channels:
             subscribers = self._subscribers.setdefault(channel, set())
@@ -157,7 +127,7 @@ class RedisBroker:
             self._command("subscribe", new)
         return subscription
 
-    def unsubscribe(self, subscription: RedisSubscription) -> None:
+    def unsubscribe(self, subscription: QueueSubscription) -> None:
         gone = []
         for channel in subscription.channels:
             subscribers = self._subscribers.get(channel)

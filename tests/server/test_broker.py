@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from kahuna.server.broker import LOBBY, QUEUE_SIZE, LocalBroker, LocalSubscription, game_channel, user_channel
+from kahuna.server.broker import LOBBY, QUEUE_SIZE, LocalBroker, QueueSubscription, game_channel, user_channel
 
 
-async def _take(subscription: LocalSubscription, count: int) -> list[tuple[str, str]]:
+async def _take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:
     got: list[tuple[str, str]] = []
     async for item in subscription:
         got.append(item)

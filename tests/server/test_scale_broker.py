@@ -12,15 +12,15 @@ import pytest
 from scale_harness import redis_url
 from server_harness import free_port
 
-from kahuna.server.broker import LOBBY, game_channel
-from kahuna.server.redis_broker import RedisBroker, RedisSubscription
+from kahuna.server.broker import LOBBY, QueueSubscription, game_channel
+from kahuna.server.redis_broker import RedisBroker
 
 __all__ = ["redis_url"]
 
 pytestmark = pytest.mark.redis
 
 
-async def _take(subscription: RedisSubscription, count: int) -> list[tuple[str, str]]:
+async def _take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:
     got: list[tuple[str, str]] = []
     async for item in subscription:
         got.append(item)
