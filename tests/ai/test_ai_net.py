@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_ai_agents import positions
 
 from kahuna.ai import features
 from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
@@ -15,7 +16,7 @@ from kahuna.ai.net import LAYERS, Network, load_network, shipped
 from kahuna.ai.netsearch import NetSearchConfig, search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import SpsaConfig, load_weights, spsa
-from kahuna.rules import NUM_ACTIONS, GameState, legal_actions_of, view_of
+from kahuna.rules import NUM_ACTIONS, legal_actions_of, view_of
 
 
 def random_network(seed: int, hidden: int = 16) -> Network:
@@ -33,18 +34,6 @@ def random_network(seed: int, hidden: int = 16) -> Network:
     return Network({k: rng.normal(0, 0.5, shapes[k]).astype(np.float32) for k in LAYERS}, {"test": seed})
 
 
-def some_views(seed: int, count: int) -> list[GameState]:
-    rng = random.Random(seed)
-    state = GameState.new(random.Random(seed))
-    out: list[GameState] = []
-    while not state.is_over and len(out) < count:
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-        if len(state.history) % 13 == 0 and not state.is_over:
-            out.append(state.copy())
-    return out
-
-
 def test_the_research_adapters_use_the_same_encoding() -> None:
     pytest.importorskip("gymnasium")
     from kahuna.envs import observation
@@ -57,7 +46,7 @@ def test_weights_survive_a_file_and_single_and_batch_passes_agree(tmp_path: Path
     net.save(tmp_path / "w.npz")
     again = Network.load(tmp_path / "w.npz")
     assert again.meta == {"test": 1}
-    obs = np.stack([features.encode_view(view_of(s, s.to_move)) for s in some_views(2, 5)])
+    obs = np.stack([features.encode_view(view_of(s, s.to_move)) for s in positions(2, 5)])
     logits, values = again.evaluate_batch(obs)
     for row in range(len(obs)):
         one_logits, one_value = net.evaluate(obs[row])
@@ -79,7 +68,7 @@ def test_weights_that_do_not_fit_the_observation_are_refused() -> None:
 def test_search_is_fixed_by_its_seed_and_visits_only_legal_actions() -> None:
     net = random_network(3)
     config = NetSearchConfig(iterations=60)
-    for state in some_views(4, 4):
+    for state in positions(4, 4):
         view = view_of(state, state.to_move)
         legal = {a.index for a in legal_actions_of(view)}
         visits = search(view, net, config, random.Random(7))
@@ -96,7 +85,7 @@ def test_search_is_fixed_by_its_seed_and_visits_only_legal_actions() -> None:
 def test_the_net_spec_loads_weights_by_path_and_refuses_bad_options(tmp_path: Path) -> None:
     random_network(5).save(tmp_path / "w.npz")
     agent = make_agent(f"net:iterations=20,weights={tmp_path / 'w.npz'}")
-    state = some_views(6, 1)[0]
+    state = positions(6, 1)[0]
     view = view_of(state, state.to_move)
     assert agent.choose(view, random.Random(1)) in legal_actions_of(view)
     for spec in ("net:iterations=0", f"net:weights={tmp_path / 'missing.npz'}", "net:depth=3"):
