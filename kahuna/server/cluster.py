@@ -194,8 +194,14 @@ class Cluster:
             await asyncio.sleep(delay)
             try:
                 stored = await self.service.writer.read(lambda conn: stored_version(conn, game.game_id))
-                if stored > game.version:
-                    async with game.lock:
+                if stored <= game.version:
+                    continue
+                async with game.lock:
+                    # Compared again under the lock: what was read may be an action this instance
+                    # was making current meanwhile, or one it applied from the broker. Reloading
+                    # then would send each connection a second message of the version it already
+                    # has, and a client acting on both is answered ``stale_version`` the second time.
+                    if stored > game.version:
                         await self.service.refresh(game)
             except Exception as exc:  # the database is away: the next message or look catches up
                 logs.event("cluster_error", game_id=game.game_id, error=type(exc).__name__)

@@ -1,0 +1,115 @@
+"""An instance's look in the database for actions it missed, racing the action it is applying.
+
+A game entering an instance's memory is compared with the database once at once and once a second
+later (``Cluster._catch_up_if_behind``), in case an action was stored before the instance's
+subscription reached Redis. That look reads the stored count without the game's lock; if the
+action it counted is made current here meanwhile (this instance's own, or another's applied from
+the broker), reloading the game sends each connection a ``sync`` of the version its ``update``
+already showed, and a client acting on both is told ``stale_version`` (seen through the reference
+deployment, issue 14).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scale_harness import redis_url
+
+from kahuna.rules import GameState
+from kahuna.server import store
+from kahuna.server.ai import AiPool
+from kahuna.server.cluster import Cluster
+from kahuna.server.live import Client, rebuild
+from kahuna.server.redis_broker import RedisBroker
+from kahuna.server.service import GameService
+from kahuna.server.store import ActionRow, StoredGame
+from kahuna.server.writer import Writer
+
+__all__ = ["redis_url"]
+
+pytestmark = pytest.mark.redis
+
+
+def _stored_game(deal: str) -> StoredGame:
+    return StoredGame(
+        game_id="race",
+        created="2026-11-30T07:00:00Z",
+        updated="2026-11-30T07:00:00Z",
+        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
+        deal=deal,
+        kinds=["human", "human"],
+        names=["A", "B"],
+        invite=None,
+        seat_tokens=["d0", "d1"],
+        status="playing",
+        reshuffles=[],
+        actions=[],
+    )
+
+
+def _received(client: Client) -> list[dict[str, Any]]:
+    out = []
+    while not client.outbox.empty():
+        text = client.outbox.get_nowait()
+        assert text is not None
+        out.append(json.loads(text))
+    return out
+
+
+async def _queued_on(lock: asyncio.Lock) -> None:
+    """Wait until a task waits for ``lock`` (the catch-up has read the database and wants the game)."""
+    for _ in range(500):
+        if lock._waiters:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the catch-up never asked for the game's lock")
+
+
+def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_again(
+    tmp_path: Path, redis_url: str
+) -> None:
+    state = GameState.new(random.Random(5))
+    assert state.deal is not None
+    deal = state.deal
+    action = state.legal_actions()[0]
+    state.apply(action)
+    row = ActionRow(
+        "race", 0, 0, action.token, tuple(enumerate(state.reshuffles)), "playing", None, "2026-11-30T07:00:01Z"
+    )
+    message = {"seq": 0, "seat": 0, "tok": action.token, "rs": list(row.new_reshuffles), "clk": None, "at": row.at}
+
+    async def scenario() -> list[dict[str, Any]]:
+        writer = Writer(store.open_engine(f"sqlite:///{tmp_path / 'k.db'}"))
+        writer.start()
+        broker = RedisBroker(redis_url)
+        await broker.start()
+        ai = AiPool(1)
+        service = GameService(writer, ai)
+        cluster = service.cluster = Cluster(broker, service)
+        try:
+            stored = _stored_game(deal)
+            await writer.write(lambda conn: store.insert_game(conn, stored))
+            game = service.games["race"] = rebuild(stored)
+            client = Client(1)
+            await service.hello(game, client, None)
+            _received(client)  # the sync and the presence of the hello
+            async with game.lock:  # the instance is busy with the game (here: applying the action)
+                await writer.write(row)  # stored: the database is one action ahead of memory
+                catch_up = asyncio.get_running_loop().create_task(cluster._catch_up_if_behind(game, 0.0))
+                await _queued_on(game.lock)
+                assert cluster._apply(game, message)  # made current, its update sent
+            await catch_up
+            return _received(client)
+        finally:
+            await cluster.close()
+            await broker.close()
+            await writer.close()
+            ai.close()
+
+    got = asyncio.run(scenario())
+    assert [(m["type"], m["version"]) for m in got] == [("update", 1)]
