@@ -63,7 +63,7 @@ export async function mountSeeks(root, levels) {
   );
   clockSelect.value = "300+3";
   const rated = h("input", { type: "checkbox", id: "seek-rated", checked: Boolean(me), disabled: !me });
-  const nameInput = h("input", { id: "seek-name", maxlength: 40, value: me ? me.username : "Player", disabled: Boolean(me) });
+  const nameInput = h("input", { id: "seek-name", type: "text", maxlength: 40, value: me ? me.username : "Player", disabled: Boolean(me) });
 
   function render() {
     const items = [...seeks.values()].map((seek) => {
@@ -77,8 +77,8 @@ export async function mountSeeks(root, levels) {
         h("span", { class: "seek-clock", text: clockLabel(seek.clock) }),
         h("span", { class: "seek-rated", text: seek.rated ? t("seeks.rated") : t("seeks.casual") }),
         own
-          ? h("button", { type: "button", class: "secondary", onclick: () => cancel(seek.seek_id), text: t("seeks.cancel") })
-          : h("button", { type: "button", onclick: () => accept(seek.seek_id), text: t("seeks.accept") }),
+          ? h("button", { type: "button", class: "btn", onclick: () => cancel(seek.seek_id), text: t("seeks.cancel") })
+          : h("button", { type: "button", class: "btn primary", onclick: () => accept(seek.seek_id), text: t("seeks.accept") }),
       ]);
     });
     fill(list, items.length ? items : [h("li", { class: "seek-empty", text: t("seeks.none") })]);
@@ -89,8 +89,8 @@ export async function mountSeeks(root, levels) {
           h("span", { class: "seek-who" }, [c.account ? h("a", { href: `/users/${encodeURIComponent(c.username)}`, text: c.username }) : c.username]),
           h("span", { class: "seek-clock", text: clockLabel(c.clock) }),
           h("span", { class: "seek-rated", text: c.rated ? t("seeks.rated") : t("seeks.casual") }),
-          h("button", { type: "button", onclick: () => answer(c.seek_id, true), text: t("seeks.accept") }),
-          h("button", { type: "button", class: "secondary", onclick: () => answer(c.seek_id, false), text: t("seeks.decline") }),
+          h("button", { type: "button", class: "btn primary", onclick: () => answer(c.seek_id, true), text: t("seeks.accept") }),
+          h("button", { type: "button", class: "btn", onclick: () => answer(c.seek_id, false), text: t("seeks.decline") }),
         ]),
       ),
     );
@@ -194,7 +194,7 @@ export async function mountSeeks(root, levels) {
   const bots = levels.filter((level) => level !== "random");
   const challengesBox = h("div", { class: "challenges", hidden: true }, [h("h2", { text: t("seeks.challenges") }), challenges]);
   const challengeButton = opponent
-    ? h("button", { type: "button", id: "challenge", onclick: () => create("challenge"), text: t("seeks.challenge", { name: opponent }) })
+    ? h("button", { type: "button", id: "challenge", class: "btn primary", onclick: () => create("challenge"), text: t("seeks.challenge", { name: opponent }) })
     : null;
   fill(root, [
     h("section", { class: "community" }, [
@@ -205,8 +205,8 @@ export async function mountSeeks(root, levels) {
         h("div", { class: "field" }, [h("label", { for: "seek-name", text: t("lobby.name") }), nameInput]),
         h("div", { class: "choice" }, [rated, h("label", { for: "seek-rated", text: t("seeks.rated_game") })]),
         h("div", { class: "actions" }, [
-          h("button", { type: "button", id: "play-now", onclick: () => create("pool"), text: t("seeks.play_now") }),
-          h("button", { type: "button", id: "new-seek", class: "secondary", onclick: () => create("seek"), text: t("seeks.create") }),
+          h("button", { type: "button", id: "play-now", class: "btn primary", onclick: () => create("pool"), text: t("seeks.play_now") }),
+          h("button", { type: "button", id: "new-seek", class: "btn", onclick: () => create("seek"), text: t("seeks.create") }),
           challengeButton,
         ]),
         status,
@@ -219,7 +219,7 @@ export async function mountSeeks(root, levels) {
       h(
         "div",
         { class: "actions bot-levels" },
-        bots.map((level) => h("button", { type: "button", class: "secondary", onclick: () => challenge(level), text: t(`level.${level}`) })),
+        bots.map((level) => h("button", { type: "button", class: "btn", onclick: () => challenge(level), text: t(`level.${level}`) })),
       ),
       h("p", {}, [h("a", { href: "/leaderboard", text: t("leaderboard.title") })]),
     ]),
