@@ -156,7 +156,7 @@ export async function mountAccount(root) {
     "ul",
     { class: "ratings" },
     Object.entries(me.ratings).map(([pool, r]) =>
-      h("li", { text: `${t(`account.pool_${pool}`)}: ${r.rating}${r.provisional ? "?" : ""} (${t("account.games", { n: r.games })})` }),
+      h("li", { text: `${t(`account.pool_${pool}`)}: ${r.rating}${r.provisional ? "?" : ""} (${t(r.games === 1 ? "account.games_one" : "account.games", { n: r.games })})` }),
     ),
   );
   const tokenList = h("ul", { class: "token-list", "data-testid": "token-list" });

@@ -69,7 +69,7 @@ export async function mountProfile(root, username) {
         h("div", { class: "pool card-panel" }, [
           h("h2", { text: t(`pool.${pool}`) }),
           h("p", { class: "rating", "data-testid": `rating-${pool}`, text: ratingText(profile.ratings[pool]) }),
-          h("p", { text: t("profile.games_count", { n: profile.ratings[pool].games }) }),
+          h("p", { text: t(profile.ratings[pool].games === 1 ? "profile.games_count_one" : "profile.games_count", { n: profile.ratings[pool].games }) }),
           ratingGraph(profile.history[pool], pool),
         ]),
       )),
