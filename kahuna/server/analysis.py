@@ -9,7 +9,8 @@ so an analysis never holds more than one worker; ``done``/``total`` tasks is its
 
 Who sees what: everyone sees a finished analysis, as everyone may read a finished game's full
 record (``GET /api/games/{id}/record``, deal included): a move's analysis, computed from its mover's
-hand, tells nothing the record does not. Only a player may start one.
+hand, tells nothing the record does not. Only a player may start one: with a seat token, or as the
+signed-in account a seat belongs to (cookie with the CSRF header, or Bearer).
 
 With ``kahuna serve --broker`` the job is queued for ``kahuna worker`` instead (the same
 :func:`compute`, in the worker's pool; progress in Redis: ``kahuna.server.jobs``), so every instance
@@ -26,9 +27,9 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection, insert, select
 
@@ -36,8 +37,10 @@ from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision,
 from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
 from kahuna.rules import GameRecord, PlayerView
 from kahuna.server import logs, store
+from kahuna.server.accounts import Account
 from kahuna.server.ai import AiPool
 from kahuna.server.api import GameId, Secret, client_ip
+from kahuna.server.auth import optional_account
 from kahuna.server.live import LiveGame
 from kahuna.server.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.service import GameService, Rejected
@@ -217,7 +220,8 @@ def store_result(conn: Connection, game_id: str, result: dict[str, Any]) -> None
 class AnalysisRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    token: Secret
+    token: Secret | None = None
+    """A seat token of the game; none when the signed-in account holds a seat of it."""
 
 
 def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
@@ -231,12 +235,19 @@ def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
         return game
 
     @api.post("/games/{game_id}/analysis")
-    async def request_analysis(game_id: GameId, body: AnalysisRequest, request: Request) -> dict[str, Any]:
-        """Start the analysis of a finished game (a player's seat token; 409 before the end, 403 for
-        a token of no seat, 429 when the address's quota is spent) and return where it is."""
+    async def request_analysis(
+        game_id: GameId,
+        body: AnalysisRequest,
+        request: Request,
+        account: Annotated[Account | None, Depends(optional_account)],
+    ) -> dict[str, Any]:
+        """Start the analysis of a finished game (a player's seat token, or an account's seat; 409
+        before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""
         game = await game_or_404(game_id)
-        seat = game.seat_of_token(body.token)
-        if seat is None:
+        player = body.token is not None and game.seat_of_token(body.token) is not None
+        if not player and account is not None:
+            player = bool(await request.app.state.auth.seats_in_game(account, game_id))
+        if not player:
             raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
         if not game.state.is_over:
             raise Rejected("not_over", "the analysis is available once the game is over", 409)

@@ -2,8 +2,10 @@
 why (:mod:`kahuna.ai.hints`), computed in the AI worker pool from that seat's own view.
 
 Hints are for learning, never against a person: the seat to move must be one the client holds a
-token of, and the other seat must be an AI or be held by the same client (hot-seat: the client
-presents both tokens). The server has no rated games yet; when it does, they get no hints either.
+token of, or one of the signed-in account's seats (session cookie with the CSRF header, or Bearer:
+the same authority that plays the seat over the WebSocket without its token), and the other seat
+must be an AI or be held by the same client (hot-seat: both tokens, or both seats the account's).
+The server has no rated games yet; when it does, they get no hints either.
 Each address may ask ``hints_per_minute`` (with a burst), since a hint is an expert's search.
 """
 
@@ -11,13 +13,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.ai.hints import hint
 from kahuna.rules import view_of
+from kahuna.server.accounts import Account
 from kahuna.server.ai import AiPool
 from kahuna.server.api import GameId, Secret, client_ip
+from kahuna.server.auth import optional_account
 from kahuna.server.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.service import GameService, Rejected
 from kahuna.server.tokens import random_seed
@@ -26,8 +30,9 @@ from kahuna.server.tokens import random_seed
 class HintRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    tokens: Annotated[list[Secret], Field(min_length=1, max_length=2)]
-    """The seat tokens this client holds for the game (both in hot-seat)."""
+    tokens: Annotated[list[Secret], Field(max_length=2)] = []
+    """The seat tokens this client holds for the game (both in hot-seat); none for a signed-in
+    account's own seats."""
 
 
 def router(
@@ -37,13 +42,20 @@ def router(
     quota = limiters("hints", per_minute / 60.0, burst)
 
     @api.post("/games/{game_id}/hint")
-    async def give_hint(game_id: GameId, body: HintRequest, request: Request) -> dict[str, Any]:
+    async def give_hint(
+        game_id: GameId,
+        body: HintRequest,
+        request: Request,
+        account: Annotated[Account | None, Depends(optional_account)],
+    ) -> dict[str, Any]:
         """The move the expert AI would play now for the seat to move, and one line on why (403 in a
         game against a person, 409 when it is not a held seat's turn, 429 over the quota)."""
         game = await service.get(game_id)
         if game is None:
             raise Rejected("not_found", "no such game", 404)
         held = {seat for token in body.tokens if (seat := game.seat_of_token(token)) is not None}
+        if account is not None:
+            held.update(await request.app.state.auth.seats_in_game(account, game_id))
         if not held:
             raise Rejected("forbidden", "hints are for the players of the game", 403)
         state = game.state

@@ -51,6 +51,9 @@ class Client:
         self.token: str | None = None
         """The seat token this connection presented (memory only, never logged): a rematch's new
         seat token is derived from it (``rematch_token``)."""
+        self.by_account = False
+        """Whether the seat was claimed as the signed-in account's (``hello`` with ``seat``, no
+        token): a rematch then gives it a seat of the account in the new game rather than a token."""
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.stopped = False
         self.queued = 0

@@ -648,11 +648,22 @@ class GameService:
             await self._start_rematch(game, new_id, digests)
 
     def _rematch_token(self, client: Client, new_game_id: str) -> str | None:
-        return None if client.token is None else rematch_token(client.token, new_game_id)
+        """The fragment of the client's seat link in the rematch: its new token, or ``seat:N`` for a
+        seat played as its account's (the new seat is the account's too: ``carry_seats_over``)."""
+        if client.token is not None:
+            return rematch_token(client.token, new_game_id)
+        if client.by_account and client.seat is not None:
+            return f"seat:{1 - client.seat}"
+        return None
 
     def _rematch_digest(self, client: Client, new_game_id: str) -> str | None:
-        token = self._rematch_token(client, new_game_id)
-        return None if token is None else digest(token)
+        """The digest of the client's seat token in the rematch. An account's seat played without a
+        token gets the digest of a random token nobody keeps: the seat is its account's alone."""
+        if client.token is not None:
+            return digest(rematch_token(client.token, new_game_id))
+        if client.by_account:
+            return digest(new_secret())
+        return None
 
     async def _start_rematch(self, game: LiveGame, game_id: str, digests: list[str | None]) -> None:
         """Create the rematch ``game_id``: old seat ``s`` plays seat ``1 - s``, whose seat-token

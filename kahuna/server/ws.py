@@ -204,6 +204,7 @@ async def _claim(conn: Connection, seat: int) -> bool:
         await _refuse(conn.websocket, "forbidden", "this seat is not your account's", CLOSE_FORBIDDEN)
         return False
     conn.client.seat = seat
+    conn.client.by_account = True
     return True
 
 
