@@ -1,6 +1,7 @@
 """Accounts in the browser: a guest's game, sign-up (which adopts it), the account page (tokens
 shown once, listed as text, revoked), sign-out, and the same game resumed from another browser by
-signing in there; on a phone-sized screen."""
+signing in there, where that seat (without its token) gets a hint, resigns, agrees on a rematch it
+opens as its account's seat, and may start the analysis; on a phone-sized screen."""
 
 from __future__ import annotations
 
@@ -67,3 +68,22 @@ def test_sign_up_adopts_the_guest_game_and_another_browser_resumes_it(
     resume.click()
     expect(other.locator(".players-box .you")).to_have_count(1)  # playing its seat, not watching
     assert other.locator(".watching").count() == 0
+
+    # without its token, the seat gets a hint, and after resigning a rematch and the analysis
+    expect(other.locator(".game")).to_have_attribute("data-turn", "mine")
+    other.locator("#hint").click()
+    expect(other.get_by_test_id("message")).to_contain_text("AI hint: ")
+    other.get_by_test_id("resign").click()
+    other.get_by_test_id("resign-confirm").click()
+    expect(other.locator(".game")).to_have_attribute("data-turn", "over")
+    other.get_by_test_id("rematch").click()  # the AI accepts at once
+    link = other.get_by_test_id("rematch-link")
+    expect(link).to_have_attribute("href", re.compile(r"^/play/[^#]+#seat:[01]$"))
+    link.click()
+    expect(other.get_by_test_id("rematch-of")).to_be_visible()
+    expect(other.locator(".players-box .you")).to_have_count(1)
+    assert other.locator(".watching").count() == 0
+    assert other.evaluate("localStorage.getItem('kahuna.seats') || '[]'") == "[]"  # no token was kept
+    other.goto(other.url.split("/play/")[0] + f"/replay/{game_id}")
+    other.locator("#analysis-ask").click()
+    expect(other.locator("#analysis-graph")).to_be_visible(timeout=60000)

@@ -8,6 +8,7 @@ import { h, s, fill, sleep } from "./dom.js";
 import { t, colourName } from "./i18n.js";
 import { api } from "./api.js";
 import { seatsOf } from "./store.js";
+import { currentAccount } from "./account.js";
 
 function say(key, params = {}) {
   return t(`analysis.${key}`, params);
@@ -24,6 +25,12 @@ const WIDTH = 600;
 const HEIGHT = 160;
 const PAD = 8;
 
+/** Whether the signed-in account (if any) holds a seat of the game: its newest games, listed by the server. */
+async function accountHolds(gameId) {
+  if (!(await currentAccount())) return false;
+  return (await api.accountGames()).some((game) => game.game_id === gameId);
+}
+
 /** Mount the panel into box; jump(version) moves the replay. Returns {show(version)}. */
 export function mountAnalysis(box, gameId, lastVersion, jump) {
   const panel = new AnalysisPanel(box, gameId, lastVersion, jump);
@@ -38,12 +45,15 @@ class AnalysisPanel {
     this.last = Math.max(1, lastVersion);
     this.jump = jump;
     this.token = seatsOf(gameId).map((seat) => seat.token)[0] || null;
+    // Whether this browser may start the analysis: a seat token, or a seat of the signed-in account.
+    this.player = Boolean(this.token);
     this.cursor = null;
     this.version = 0;
   }
 
   async load() {
     try {
+      if (!this.player) this.player = await accountHolds(this.gameId);
       const status = await api.analysis(this.gameId);
       this.render(status);
       if (status.state === "running") await this.poll();
@@ -80,7 +90,7 @@ class AnalysisPanel {
     const parts = [h("h2", { text: say("title") })];
     if (status.state === "none" || status.state === "failed") {
       parts.push(h("p", { class: "hint", text: say(status.state === "failed" ? "failed" : "none") }));
-      if (this.token)
+      if (this.player)
         parts.push(h("button", { type: "button", class: "btn", id: "analysis-ask", onclick: () => this.start() }, [say("ask")]));
     } else if (status.state === "running") {
       const text = say("running", { done: status.done, total: status.total });

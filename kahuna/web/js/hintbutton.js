@@ -27,7 +27,8 @@ export function hintButton(page, entry) {
 }
 
 async function askHint(page, entry) {
-  const tokens = page.conns.map((c) => c.conn.token).filter(Boolean);
+  // A "seat:N" entry is the signed-in account's seat: the server finds it from the session cookie.
+  const tokens = page.conns.map((c) => c.conn.token).filter((token) => token && !token.startsWith("seat:"));
   const version = entry.view.history.length;
   page.showMessage(t("hint.thinking"), true);
   try {

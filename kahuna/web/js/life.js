@@ -115,10 +115,9 @@ export class LifeControls {
     if (msg.type === "rematch_offered") this.offeredBy = msg.seat;
     if (msg.type === "rematch") {
       this.rematch = msg;
-      if (msg.seat_url) {
-        const token = msg.seat_url.split("#")[1];
-        rememberSeat({ game_id: msg.game_id, seat: msg.seat, token });
-      }
+      // A seat link "#seat:N" is the account's seat (no token): the account lists it, not this browser.
+      const token = msg.seat_url?.split("#")[1];
+      if (token && !token.startsWith("seat:")) rememberSeat({ game_id: msg.game_id, seat: msg.seat, token });
     }
   }
 
