@@ -244,10 +244,8 @@ def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
         """Start the analysis of a finished game (a player's seat token, or an account's seat; 409
         before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""
         game = await game_or_404(game_id)
-        player = body.token is not None and game.seat_of_token(body.token) is not None
-        if not player and account is not None:
-            player = bool(await request.app.state.auth.seats_in_game(account, game_id))
-        if not player:
+        tokens = [] if body.token is None else [body.token]
+        if not await request.app.state.auth.held_seats(game, tokens, account):
             raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
         if not game.state.is_over:
             raise Rejected("not_over", "the analysis is available once the game is over", 409)

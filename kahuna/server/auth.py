@@ -25,6 +25,8 @@ import hashlib
 import hmac
 import math
 import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from fastapi import Request, WebSocket
 from starlette.requests import HTTPConnection
@@ -35,6 +37,9 @@ from kahuna.server.ratelimit import MAX_KEYS, Limiter
 from kahuna.server.service import Rejected
 from kahuna.server.tokens import digest
 from kahuna.server.writer import Writer
+
+if TYPE_CHECKING:
+    from kahuna.server.live import LiveGame
 
 SESSION_COOKIE = "session"
 CSRF_COOKIE = "csrf"
@@ -120,6 +125,14 @@ class Authenticator:
     async def seats_in_game(self, account: Account, game_id: str) -> list[int]:
         """The seats of ``game_id`` that belong to the account."""
         return await self.writer.read(lambda conn: db.seats_in_game(conn, account.id, game_id))
+
+    async def held_seats(self, game: LiveGame, tokens: Iterable[str], account: Account | None) -> set[int]:
+        """The seats of ``game`` a request speaks for: those of the seat tokens it shows and, when it
+        is signed in, its account's (hints and analyses accept either)."""
+        held = {seat for token in tokens if (seat := game.seat_of_token(token)) is not None}
+        if account is not None:
+            held.update(await self.seats_in_game(account, game.game_id))
+        return held
 
     async def of_session(self, session_id: str) -> Account | None:
         if not session_id or len(session_id) > 128:

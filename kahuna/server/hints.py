@@ -53,9 +53,7 @@ def router(
         game = await service.get(game_id)
         if game is None:
             raise Rejected("not_found", "no such game", 404)
-        held = {seat for token in body.tokens if (seat := game.seat_of_token(token)) is not None}
-        if account is not None:
-            held.update(await request.app.state.auth.seats_in_game(account, game_id))
+        held = await request.app.state.auth.held_seats(game, body.tokens, account)
         if not held:
             raise Rejected("forbidden", "hints are for the players of the game", 403)
         state = game.state
