@@ -7,7 +7,8 @@ import asyncio
 from kahuna.server.broker import LOBBY, QUEUE_SIZE, LocalBroker, QueueSubscription, game_channel, user_channel
 
 
-async def _take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:
+async def take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:
+    """The next ``count`` messages (fewer if the subscription closes first)."""
     got: list[tuple[str, str]] = []
     async for item in subscription:
         got.append(item)
@@ -25,8 +26,8 @@ def test_each_subscriber_of_a_channel_gets_its_messages_in_order() -> None:
         await broker.publish(game_channel("g1"), "b")
         await broker.publish(user_channel(7), "c")
         await broker.publish(user_channel(8), "not for anyone")
-        assert await _take(lobby_and_user, 2) == [(LOBBY, "a"), ("user:7", "c")]
-        assert await _take(game, 1) == [("game:g1", "b")]
+        assert await take(lobby_and_user, 2) == [(LOBBY, "a"), ("user:7", "c")]
+        assert await take(game, 1) == [("game:g1", "b")]
         assert not lobby_and_user.lagged
 
     asyncio.run(scenario())
@@ -40,7 +41,7 @@ def test_a_closed_subscription_ends_and_leaves_the_channel() -> None:
         await subscription.close()
         assert broker.subscribers(LOBBY) == 0
         await broker.publish(LOBBY, "late")
-        assert await _take(subscription, 1) == []
+        assert await take(subscription, 1) == []
 
     asyncio.run(scenario())
 
@@ -52,7 +53,7 @@ def test_a_subscriber_that_falls_behind_is_marked_lagged_and_keeps_the_newest() 
         for n in range(QUEUE_SIZE + 5):
             await broker.publish(LOBBY, str(n))
         assert subscription.lagged
-        first = await _take(subscription, 1)
+        first = await take(subscription, 1)
         assert first == [(LOBBY, "5")]
 
     asyncio.run(scenario())

@@ -11,22 +11,14 @@ from pathlib import Path
 import pytest
 from scale_harness import redis_url
 from server_harness import free_port
+from test_broker import take
 
-from kahuna.server.broker import LOBBY, QueueSubscription, game_channel
+from kahuna.server.broker import LOBBY, game_channel
 from kahuna.server.redis_broker import RedisBroker
 
 __all__ = ["redis_url"]
 
 pytestmark = pytest.mark.redis
-
-
-async def _take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:
-    got: list[tuple[str, str]] = []
-    async for item in subscription:
-        got.append(item)
-        if len(got) == count:
-            break
-    return got
 
 
 async def _subscribed(broker: RedisBroker, channel: str) -> None:
@@ -51,7 +43,7 @@ def test_messages_reach_the_other_instance_in_order(redis_url: str) -> None:
             for n in range(300):
                 await one.publish(channel, str(n))
             await one.publish(LOBBY + one.instance, "seek")
-            got = await asyncio.wait_for(_take(subscription, 301), 10)
+            got = await asyncio.wait_for(take(subscription, 301), 10)
             assert [m for _, m in got[:300]] == [str(n) for n in range(300)]
             assert got[300] == (LOBBY + one.instance, "seek")
             await subscription.close()
@@ -100,7 +92,7 @@ def test_after_a_redis_restart_subscriptions_come_back_marked_lagged(private_red
             subscription = two.subscribe(game_channel("g"))
             await _subscribed(one, game_channel("g"))
             await one.publish(game_channel("g"), "before")
-            assert await asyncio.wait_for(_take(subscription, 1), 5) == [("game:g", "before")]
+            assert await asyncio.wait_for(take(subscription, 1), 5) == [("game:g", "before")]
             subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10)
             await asyncio.sleep(0.5)
             _start_redis(port, tmp)
@@ -108,7 +100,7 @@ def test_after_a_redis_restart_subscriptions_come_back_marked_lagged(private_red
             assert subscription.lagged
             await _subscribed(one, game_channel("g"))
             await one.publish(game_channel("g"), "after")
-            got = await asyncio.wait_for(_take(subscription, 1), 10)
+            got = await asyncio.wait_for(take(subscription, 1), 10)
             assert got == [("game:g", "after")]
         finally:
             await one.close()
@@ -134,8 +126,8 @@ def test_a_channel_left_and_taken_again_at_once_keeps_every_subscription(redis_u
             await _subscribed(one, first)
             await one.publish(first, "1")
             await one.publish(other, "2")
-            assert await asyncio.wait_for(_take(back, 1), 5) == [(first, "1")]
-            assert await asyncio.wait_for(_take(kept, 1), 5) == [(other, "2")]
+            assert await asyncio.wait_for(take(back, 1), 5) == [(first, "1")]
+            assert await asyncio.wait_for(take(kept, 1), 5) == [(other, "2")]
         finally:
             await one.close()
             await two.close()
