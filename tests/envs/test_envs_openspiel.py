@@ -18,6 +18,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from kahuna.ai.arena import GameTask, play_task
 from kahuna.envs.openspiel import GAME_NAME, KahunaState, log_from_view
 from kahuna.envs.openspiel_agent import OpenSpielIsmctsAgent
+from kahuna.fast import available
 from kahuna.rules import GameState, view_of
 
 pytestmark = pytest.mark.rl
@@ -130,3 +131,22 @@ def test_the_arena_plays_a_whole_game_with_openspiel_ismcts() -> None:
     specs = ("openspiel-ismcts:simulations=4", "random")
     outcome = play_task(GameTask(pairing=0, game=0, specs=specs, seed=0, deal=0, swapped=False, keep_record=False))
     assert outcome.result.forfeit is None and outcome.result.actions > 0
+
+
+@pytest.mark.skipif(not available(), reason="the compiled core is not built")
+def test_playouts_on_the_compiled_core_make_the_same_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leaf playouts run on the compiled twin when it is selected; the bot must not notice,
+    through a whole game's worth of decisions and the reshuffles its playouts cross."""
+    choices: dict[str, list[str]] = {}
+    for core in ("python", "fast"):
+        monkeypatch.setenv("KAHUNA_CORE", core)
+        agent = OpenSpielIsmctsAgent(simulations=30)
+        state = GameState.new(random.Random(8))
+        made: list[str] = []
+        for step in range(40):
+            view = view_of(state, state.to_move)
+            action = agent.choose(view, random.Random(step))
+            made.append(action.token)
+            state.apply(action)
+        choices[core] = made
+    assert choices["fast"] == choices["python"]
