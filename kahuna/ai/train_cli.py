@@ -59,6 +59,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--reference", default="hard", help=f"fixed agent each new best network plays {DEFAULTS_DOC}")
     p.add_argument("--reference-games", type=int, default=20, help=f"games against the reference {DEFAULTS_DOC}")
     p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help=f"games played at once, one worker process each; the results do not depend on it {DEFAULTS_DOC}",
+    )
+    p.add_argument(
         "--minutes", type=float, help="stop cleanly after this many minutes (continue with the same command)"
     )
     p.add_argument(
@@ -79,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kahuna train: needs the train extra (pip install 'kahuna[train]'): {exc}", file=sys.stderr)
         return 2
     positive = ("generations", "games", "iterations", "epochs", "batch", "hidden", "gate_games")
-    bad = [name for name in positive if getattr(args, name) < 1]
+    bad = [name for name in (*positive, "jobs") if getattr(args, name) < 1]
     bad += [n for n in ("teacher_games", "reference_games", "explore") if getattr(args, n) < 0]
     if bad or not 0 < args.gate <= 1 or args.lr <= 0 or args.buffer < 1 or args.teacher_iterations < 1:
         print(
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         reference=args.reference,
         reference_games=args.reference_games,
     )
-    run_ = Run(Path(args.dir), config, progress=None)
+    run_ = Run(Path(args.dir), config, progress=None, jobs=args.jobs)
     finished = run_.run(minutes=args.minutes)
     for entry in run_.log_entries():
         print(_describe(entry))
@@ -120,10 +126,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _calibrate(directory: Path, config: TrainConfig, games: int) -> None:
     from kahuna.ai.net import Network
+    from kahuna.ai.netsearch import NetSearchConfig
     from kahuna.ai.training.calibrate import value_calibration
 
     net = Network.load(directory / "best.npz")
-    table = value_calibration(net, games, config.seed, config.iterations, config.c_puct, config.explore)
+    search = NetSearchConfig(iterations=config.iterations, c_puct=config.c_puct)
+    table = value_calibration(net, games, config.seed, search, config.explore)
     (directory / "calibration.json").write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
     print(
         f"value head on {table['positions']} positions of {games} held-out games: Brier {table['brier']}, "

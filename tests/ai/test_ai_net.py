@@ -119,7 +119,8 @@ def test_heuristic_weights_files_and_spsa(tmp_path: Path) -> None:
 def test_value_calibration_counts_every_searched_position() -> None:
     from kahuna.ai.training.calibrate import value_calibration
 
-    table = value_calibration(random_network(8), games=1, seed=2, iterations=6, c_puct=1.5, explore=2, progress=False)
+    config = NetSearchConfig(iterations=6, c_puct=1.5)
+    table = value_calibration(random_network(8), games=1, seed=2, config=config, explore=2, progress=False)
     assert table["positions"] > 20
     assert sum(row["n"] for row in table["bins"]) == table["positions"]
     assert 0.0 <= table["brier"] <= 1.0

@@ -112,3 +112,19 @@ def test_a_stopped_run_continues_to_the_same_network(tmp_path: Path) -> None:
     assert "gate_score" in log[1] and "reference" in log[0]
     if importlib.util.find_spec("matplotlib") is not None:
         assert (whole.dir / "elo.png").is_file()
+
+
+def test_games_in_worker_processes_make_the_run_of_one_process(tmp_path: Path) -> None:
+    one = Run(tmp_path / "one", TINY)
+    assert one.run()
+    two = tmp_path / "two"
+    assert not Run(two, TINY, jobs=2).run(units=1)  # stopped inside generation 0's teacher games
+    assert Run(two, TINY, jobs=2).run()
+    names = sorted(p.name for p in (one.dir / "data").iterdir())
+    assert names == sorted(p.name for p in (two / "data").iterdir())
+    for name in names:
+        ours, theirs = Positions.load(one.dir / "data" / name), Positions.load(two / "data" / name)
+        assert all(np.array_equal(getattr(ours, k), getattr(theirs, k)) for k in ("obs", "mask", "policy", "value"))
+    expected, got = arrays(one.dir / "best.npz"), arrays(two / "best.npz")
+    assert all(np.array_equal(expected[k], got[k]) for k in LAYERS)
+    assert Run(two, TINY).log_entries() == one.log_entries()

@@ -13,15 +13,16 @@ from typing import Any
 
 from kahuna.ai.calibration import Sample, reliability
 from kahuna.ai.net import Network
+from kahuna.ai.netsearch import NetSearchConfig
 from kahuna.ai.training.selfplay import network_search, play
 from kahuna.progress import Progress
 
 
 def value_calibration(
-    net: Network, games: int, seed: int, iterations: int, c_puct: float, explore: int, progress: bool | None = None
+    net: Network, games: int, seed: int, config: NetSearchConfig, explore: int, progress: bool | None = None
 ) -> dict[str, Any]:
     """The reliability table of ``net``'s value head over ``games`` held-out self-play games."""
-    search = network_search(net, iterations, c_puct)
+    search = network_search(net, config)
     samples: list[Sample] = []
     with Progress(games, "calibration games", enabled=progress) as bar:
         for k in range(games):

@@ -37,16 +37,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from kahuna.ai.base import Agent
-from kahuna.ai.match import agent_rng, deal_rng, play_game
 from kahuna.ai.net import Network
-from kahuna.ai.netsearch import NetAgent, NetSearchConfig
-from kahuna.ai.registry import make_agent
+from kahuna.ai.netsearch import NetSearchConfig
 from kahuna.ai.stats import elo_difference, paired_interval
+from kahuna.ai.training.games import Games, Job, MatchGame, Player, SelfPlayGame
 from kahuna.ai.training.model import PolicyValueNet, train
-from kahuna.ai.training.selfplay import Positions, network_search, play, teacher_search
+from kahuna.ai.training.selfplay import Positions
 from kahuna.progress import Progress
-from kahuna.rules import GameState
 
 STAGES = ("selfplay", "train", "gate", "reference")
 
@@ -86,10 +83,12 @@ class Stopped(Exception):
 class Run:
     """A training run in a directory (see the module docstring)."""
 
-    def __init__(self, directory: Path, config: TrainConfig, progress: bool | None = False) -> None:
-        """``progress``: draw progress bars (None: when standard error is a terminal)."""
+    def __init__(self, directory: Path, config: TrainConfig, progress: bool | None = False, jobs: int = 1) -> None:
+        """``progress``: draw progress bars (None: when standard error is a terminal); ``jobs``:
+        games played at once in worker processes (the results do not depend on it)."""
         self.dir = directory
         self.progress = progress
+        self.jobs = jobs
         self.state_path = directory / "state.json"
         if self.state_path.is_file():
             saved = json.loads(self.state_path.read_text(encoding="utf-8"))
@@ -104,6 +103,7 @@ class Run:
             self.state = {"generation": 0, "stage": "selfplay", "done": 0, "scores": [], "elo": 0.0}
         self.state["config"] = asdict(self.config)
         self._units_left: int | None = None
+        self._pool = Games(1)
         self._deadline: float | None = None
 
     # -- bookkeeping ---------------------------------------------------------------------------
@@ -146,6 +146,7 @@ class Run:
         self._units_left = units
         self._deadline = None if minutes is None else time.monotonic() + 60 * minutes
         torch.set_num_threads(1)
+        self._pool = Games(self.jobs)
         try:
             while self.state["generation"] < self.config.generations:
                 stage = self.state["stage"]
@@ -159,32 +160,46 @@ class Run:
                     self._reference()
         except Stopped:
             return False
+        finally:
+            self._pool.close()
         return True
 
-    def _games(self, total: int, label: str, one: Callable[[int], None]) -> None:
+    def _going_on(self) -> bool:
+        try:
+            self._spend()
+        except Stopped:
+            return False
+        return True
+
+    def _games(self, total: int, label: str, make: Callable[[int], Job], record: Callable[[float], None]) -> None:
+        """Play games ``done`` … ``total - 1`` of the stage (``make(k)`` is game k), recording each
+        result in order and saving the state after each; Stopped when the budget ends first."""
         with Progress(total, label, enabled=self.progress) as bar:
             bar.advance(self.state["done"])
-            while self.state["done"] < total:
-                self._spend()
-                one(self.state["done"])
+            for result in self._pool.results(make, self.state["done"], total, self._going_on):
+                record(result)
                 self.state["done"] += 1
                 self._save_state()
                 bar.advance()
+            if self.state["done"] < total:
+                raise Stopped
 
     def _selfplay(self) -> None:
         c, g = self.config, self.state["generation"]
-        if g == 0 and c.teacher_games:
-            search, total, label = teacher_search(c.teacher_iterations), c.teacher_games, "teacher games"
+        teacher = c.teacher_iterations if g == 0 and c.teacher_games else 0
+        net: Network | None = None
+        if teacher:
+            total, label = c.teacher_games, "teacher games"
         else:
             net = self._network("best") if g else PolicyValueNet(c.hidden).export({}) if self._seed_model() else None
-            assert net is not None
-            search, total, label = network_search(net, c.iterations, c.c_puct), c.games, f"gen {g} self-play games"
+            total, label = c.games, f"gen {g} self-play games"
 
-        def one(k: int) -> None:
-            positions, _ = play(search, f"kahuna-train:{c.seed}:gen{g}:game{k}", c.explore)
-            positions.save(self.dir / "data" / f"g{g:03d}-{k:05d}.npz")
+        def make(k: int) -> Job:
+            path = self.dir / "data" / f"g{g:03d}-{k:05d}.npz"
+            seed = f"kahuna-train:{c.seed}:gen{g}:game{k}"
+            return SelfPlayGame(seed, c.explore, path, teacher, net, self._search_config())
 
-        self._games(total, label, one)
+        self._games(total, label, make, lambda _: None)
         self._next_stage("train")
 
     def _seed_model(self) -> bool:
@@ -233,27 +248,21 @@ class Run:
         (self.dir / "candidate.npz").replace(self.dir / "best.npz")
         (self.dir / "candidate.pt").replace(self.dir / "best.pt")
 
-    def _match(self, first: Agent, second: Agent, seed: int, deal_game: int) -> float:
-        """``first``'s score in game ``deal_game`` of a seat-swapped series."""
-        deal, swapped = deal_game // 2, bool(deal_game % 2)
-        agents = (second, first) if swapped else (first, second)
-        rngs = (agent_rng(seed, deal, swapped, 0), agent_rng(seed, deal, swapped, 1))
-        winner = play_game(agents, GameState.new(deal_rng(seed, deal)), rngs).winner
-        return 0.5 if winner is None else float(winner == (1 if swapped else 0))
+    def _search_config(self) -> NetSearchConfig:
+        return NetSearchConfig(iterations=self.config.iterations, c_puct=self.config.c_puct)
 
-    def _net_agent(self, name: str) -> NetAgent:
-        config = NetSearchConfig(iterations=self.config.iterations, c_puct=self.config.c_puct)
-        return NetAgent(self._network(name), config, name=name)
+    def _net_player(self, name: str) -> Player:
+        return Player(name, self._network(name), self._search_config())
 
     def _gate(self) -> None:
         c, g = self.config, self.state["generation"]
-        candidate, best = self._net_agent("candidate"), self._net_agent("best")
+        candidate, best = self._net_player("candidate"), self._net_player("best")
         seed = 1_000_000 + c.seed * 1000 + g
 
-        def one(k: int) -> None:
-            self.state["scores"].append(self._match(candidate, best, seed, k))
+        def make(k: int) -> Job:
+            return MatchGame(candidate, best, seed, k)
 
-        self._games(c.gate_games, f"gen {g} gate games", one)
+        self._games(c.gate_games, f"gen {g} gate games", make, self.state["scores"].append)
         scores: list[float] = self.state["scores"]
         rate = sum(scores) / len(scores)
         accepted = rate >= c.gate
@@ -272,14 +281,13 @@ class Run:
         c, g = self.config, self.state["generation"]
         pending: dict[str, Any] = self.state.get("pending") or {"generation": g, "accepted": True, "elo": 0.0}
         if c.reference_games:
-            best = self._net_agent("best")
-            reference = make_agent(c.reference)
+            best, reference = self._net_player("best"), Player(c.reference, spec=c.reference)
             seed = 2_000_000 + c.seed * 1000 + g
 
-            def one(k: int) -> None:
-                self.state["scores"].append(self._match(best, reference, seed, k))
+            def make(k: int) -> Job:
+                return MatchGame(best, reference, seed, k)
 
-            self._games(c.reference_games, f"gen {g} games against {c.reference}", one)
+            self._games(c.reference_games, f"gen {g} games against {c.reference}", make, self.state["scores"].append)
             pending["reference"] = {"agent": c.reference, **self._entry(g, self.state["scores"], "reference")}
         self.state["pending"] = pending
         self._finish_generation()

@@ -89,8 +89,8 @@ def teacher_search(iterations: int) -> Search:
     return search
 
 
-def network_search(net: Network, iterations: int, c_puct: float) -> Search:
-    config = NetSearchConfig(iterations=iterations, c_puct=c_puct)
+def network_search(net: Network, config: NetSearchConfig) -> Search:
+    """The network-guided ISMCTS (:mod:`kahuna.ai.netsearch`) with ``net``."""
 
     def search(view: PlayerView, rng: random.Random) -> dict[int, int]:
         return net_search(view, net, config, random.Random(rng.getrandbits(64)))
