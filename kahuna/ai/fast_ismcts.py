@@ -15,12 +15,39 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import astuple
 
 from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
 from kahuna.ai.registry import SpecError, option, parse_options
+from kahuna.ai.tuning import load_weights
 from kahuna.fast import core_module, selected_core
 from kahuna.fast.layout import view_fields
 from kahuna.rules import PlayerView
+
+OPTIONS: dict[str, type] = {
+    "iterations": int,
+    "seconds": float,
+    "c": float,
+    "playout": int,
+    "workers": int,
+    "weights": str,
+}
+"""The options of the ``ismcts`` and ``fast-ismcts`` specs."""
+
+
+def search_config(opts: dict[str, object]) -> SearchConfig:
+    """The search settings of parsed spec options; ``weights`` is a shipped name or a JSON path."""
+    try:
+        weights = load_weights(option(opts, "weights", ""))
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
+    return SearchConfig(
+        iterations=option(opts, "iterations", 1000),
+        seconds=option(opts, "seconds", 0.0),
+        exploration=option(opts, "c", 0.7),
+        playout_turns=option(opts, "playout", 2),
+        weights=weights,
+    )
 
 
 def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int, int], int]:
@@ -37,6 +64,7 @@ def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int,
         float(config.seconds),
         float(config.exploration),
         config.playout_turns,
+        astuple(config.weights),
     )
     return visits, done
 
@@ -64,15 +92,10 @@ def ismcts_agent(config: SearchConfig, workers: int, name: str) -> IsmctsAgent |
 
 
 def make(options: str) -> FastIsmctsAgent:
-    """``fast-ismcts[:iterations=1000,seconds=0,c=0.7,playout=2,workers=1]``: always the compiled
-    search (an error without the extension), whatever ``KAHUNA_CORE`` says."""
-    opts = parse_options(options, {"iterations": int, "seconds": float, "c": float, "playout": int, "workers": int})
-    config = SearchConfig(
-        iterations=option(opts, "iterations", 1000),
-        seconds=option(opts, "seconds", 0.0),
-        exploration=option(opts, "c", 0.7),
-        playout_turns=option(opts, "playout", 2),
-    )
+    """``fast-ismcts[:iterations=1000,seconds=0,c=0.7,playout=2,workers=1,weights=NAME]``: always
+    the compiled search (an error without the extension), whatever ``KAHUNA_CORE`` says."""
+    opts = parse_options(options, OPTIONS)
+    config = search_config(opts)
     workers = option(opts, "workers", 1)
     if not 1 <= config.iterations <= 10_000_000 or not 0 <= config.seconds <= 3600:
         raise SpecError("fast-ismcts needs 1 <= iterations <= 10000000 and 0 <= seconds <= 3600")

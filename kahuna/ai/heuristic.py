@@ -46,8 +46,12 @@ SCALE = 1.5
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The heuristic's tunable weights (``kahuna tune`` searches them; the compiled core keeps the
-    defaults, so only the Python agents that are handed other weights play differently)."""
+    """The heuristic's tunable weights (``kahuna tune`` searches them; the compiled ISMCTS is
+    handed them too, in this field order, so a tuned agent plays alike in both cores).
+
+    ``scale`` only squashes the score into a win probability (:func:`win_probability`), which is
+    what the ISMCTS leaves read; the greedy planner compares raw scores and ignores it.
+    """
 
     stone: float = STONE
     degree_bonus: float = DEGREE_BONUS
@@ -57,6 +61,11 @@ class Weights:
     bridge: float = BRIDGE
     strike: float = STRIKE
     card: float = CARD
+    scale: float = SCALE
+
+    def __post_init__(self) -> None:
+        if not all(math.isfinite(getattr(self, name)) for name in self.__slots__) or not self.scale > 0:
+            raise ValueError("heuristic weights must be finite and the scale positive")
 
     @classmethod
     def from_json(cls, data: dict[str, float]) -> Weights:
@@ -131,13 +140,19 @@ def score(
     return value + sum(state.points[seat]) - sum(state.points[1 - seat]) + _round_end(state, seat)
 
 
-def win_probability(state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief]) -> float:
-    """The score squashed to (0, 1): how MCTS reads a position it stops playing out."""
+def win_probability(
+    state: GameState, seat: int, beliefs: tuple[CardBelief, CardBelief], weights: Weights = DEFAULT_WEIGHTS
+) -> float:
+    """The score squashed to [0, 1] by ``weights.scale``: how MCTS reads a position it stops
+    playing out."""
     if state.phase is Phase.OVER:
         assert state.outcome is not None
         winner = state.outcome.winner
         return 0.5 if winner is None else float(winner == seat)
-    return 1.0 / (1.0 + math.exp(-score(state, seat, beliefs) / SCALE))
+    try:
+        return 1.0 / (1.0 + math.exp(-score(state, seat, beliefs, weights) / weights.scale))
+    except OverflowError:  # a tiny scale: C's exp gives infinity there, hence 0, and so do we
+        return 0.0
 
 
 def _round_end(state: GameState, seat: int) -> float:

@@ -7,7 +7,8 @@ children legal in that world it picks by UCB1, where a child's exploration term 
 iterations in which it was *available* rather than its parent's visits. At the first untried
 action it expands, plays the world on with a cheap heuristic policy for a few turns (claims and
 stone-breaking strikes first, otherwise builds or draws at random) and scores the position with
-the heuristic's win probability; the result is backed up from each mover's side. The most
+the heuristic's win probability (with the configured :class:`~kahuna.ai.heuristic.Weights`, so
+tuned weights change the leaf values); the result is backed up from each mover's side. The most
 visited root action is played.
 
 The budget is a number of iterations, or seconds (then the choice depends on the machine's speed,
@@ -23,10 +24,10 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from kahuna.ai.heuristic import CardBelief, win_probability
+from kahuna.ai.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, win_probability
 from kahuna.rules import NOBODY, Action, GameState, Kind, PlayerView, action_at, determinize, legal_actions_of
 from kahuna.rules.board import CONTROL, HAND_LIMIT, LINES
 
@@ -41,6 +42,8 @@ class SearchConfig:
     exploration: float = 0.7
     playout_turns: int = 2
     """Turns played by the playout policy after the tree before the heuristic judges the position."""
+    weights: Weights = DEFAULT_WEIGHTS
+    """The heuristic's weights at the leaves (``kahuna tune --agent ismcts`` tunes them)."""
 
 
 class Node:
@@ -111,7 +114,7 @@ def iterate(root: Node, state: GameState, rng: random.Random, config: SearchConf
         state.apply_unchecked(best_action)
         node = node.children[best_action.index]
         path.append((node, mover))
-    result = _playout(state, rng, config.playout_turns)
+    result = _playout(state, rng, config.playout_turns, config.weights)
     for node, mover in path:
         node.visits += 1
         node.reward += result if mover == 0 else 1.0 - result
@@ -126,7 +129,7 @@ def tree_actions(state: GameState) -> list[Action]:
     return kept or legal
 
 
-def _playout(state: GameState, rng: random.Random, turns: int) -> float:
+def _playout(state: GameState, rng: random.Random, turns: int, weights: Weights) -> float:
     """Play ``turns`` turns with the playout policy; the chance that seat 0 wins from there."""
     ended = 0
     while not state.is_over and ended < turns:
@@ -135,7 +138,7 @@ def _playout(state: GameState, rng: random.Random, turns: int) -> float:
         if action.ends_turn:
             ended += 1
     beliefs = (CardBelief.exact(state.hands[0]), CardBelief.exact(state.hands[1]))
-    return win_probability(state, 0, beliefs)
+    return win_probability(state, 0, beliefs, weights)
 
 
 def playout_action(state: GameState, rng: random.Random) -> Action:
@@ -206,12 +209,7 @@ class IsmctsAgent:
         if self.workers == 1:
             results = [run(view, self.config, seeds[0])]
         else:
-            share = SearchConfig(
-                iterations=-(-self.config.iterations // self.workers),
-                seconds=self.config.seconds,
-                exploration=self.config.exploration,
-                playout_turns=self.config.playout_turns,
-            )
+            share = replace(self.config, iterations=-(-self.config.iterations // self.workers))
             if self._pool is None:
                 self._pool = self.executor(self.workers)
             results = list(self._pool.map(run, [view] * self.workers, [share] * self.workers, seeds))

@@ -595,16 +595,14 @@ static void new_game(KState *s, MT *rng, int nbes, int ror) {
 /* ------------------------------------------------------------------ heuristic (heuristic.py) */
 
 #define WIN_SCORE 100.0
-#define H_STONE 1.0
-#define H_DEGREE_BONUS 0.06
-#define H_FRAGILE_LOSS 0.45
-#define H_CLAIM_THREAT 0.45
-#define H_PROGRESS 0.12
-#define H_BRIDGE 0.07
-#define H_STRIKE 0.08
-#define H_CARD 0.1
-#define H_SCALE 1.5
 static const double H_ROUND_POINTS[3] = {1.0, 2.0, 3.0};
+
+/* The heuristic's weights (heuristic.Weights, same order): a search is handed them at run time so
+   that tuned weights play in C exactly as in Python. */
+typedef struct {
+    double stone, degree_bonus, fragile_loss, claim_threat, progress, bridge, strike, card, scale;
+} HWeights;
+static const HWeights DEFAULT_HWEIGHTS = {1.0, 0.06, 0.45, 0.45, 0.12, 0.07, 0.08, 0.1, 1.5};
 
 typedef struct {
     double has[NI];
@@ -616,16 +614,16 @@ static void belief_exact(const int8_t *hand, Belief *b) {
     for (int l = 0; l < NL; l++) b->removal[l] = hand[LINE_A[l]] + hand[LINE_B[l]] >= 2 ? 1.0 : 0.0;
 }
 
-static double side_value(const KState *s, int p, const Belief *beliefs) {
+static double side_value(const KState *s, int p, const Belief *beliefs, const HWeights *w) {
     int o = 1 - p;
     const Belief *mine = &beliefs[p], *theirs = &beliefs[o];
-    double exposure = H_FRAGILE_LOSS * (s->to_move == p ? 0.5 : 1.0);
+    double exposure = w->fragile_loss * (s->to_move == p ? 0.5 : 1.0);
     int can_build = s->supply_bridges[p] > 0;
     double value = 0.0;
     for (int island = 0; island < NI; island++) {
         int owner = s->stones[island], need = CONTROL[island], have = s->counts[p][island];
         if (owner == p) {
-            double stone = H_STONE + H_DEGREE_BONUS * DEGREE[island];
+            double stone = w->stone + w->degree_bonus * DEGREE[island];
             if (have == need) {
                 double risk = 0.0;
                 for (int k = 0; k < ISLAND_NLINES[island]; k++) {
@@ -636,7 +634,7 @@ static double side_value(const KState *s, int p, const Belief *beliefs) {
             }
             value += stone;
         } else if (owner == NOBODY && have) {
-            value += H_PROGRESS * have / need;
+            value += w->progress * have / need;
             if (have == need - 1 && can_build && s->supply_stones[p]) {
                 double chance = 0.0;
                 for (int k = 0; k < ISLAND_NLINES[island]; k++) {
@@ -650,15 +648,15 @@ static double side_value(const KState *s, int p, const Belief *beliefs) {
                 }
                 if (chance != 0.0) {
                     int returned = s->counts[o][island];
-                    value += H_CLAIM_THREAT * chance * (1.0 + 0.15 * returned) * (1.0 + H_DEGREE_BONUS * DEGREE[island]);
+                    value += w->claim_threat * chance * (1.0 + 0.15 * returned) * (1.0 + w->degree_bonus * DEGREE[island]);
                 }
             }
         }
     }
     int on_board = BRIDGES - s->supply_bridges[p];
-    value += H_BRIDGE * on_board + H_CARD * s->hand_size[p];
+    value += w->bridge * on_board + w->card * s->hand_size[p];
     for (int line = 0; line < NL; line++)
-        if (s->bridges[line] == o && mine->removal[line] != 0.0) value += H_STRIKE * mine->removal[line];
+        if (s->bridges[line] == o && mine->removal[line] != 0.0) value += w->strike * mine->removal[line];
     return value;
 }
 
@@ -672,12 +670,12 @@ static double round_end(const KState *s, int seat) {
     return (lead > 0 ? 1.0 : -1.0) * H_ROUND_POINTS[s->round - 1] * closeness * closeness;
 }
 
-static double score(const KState *s, int seat, const Belief *beliefs) {
+static double score(const KState *s, int seat, const Belief *beliefs, const HWeights *w) {
     if (s->phase == OVER) {
         if (s->winner < 0) return 0.0;
         return s->winner == seat ? WIN_SCORE : -WIN_SCORE;
     }
-    double value = side_value(s, seat, beliefs) - side_value(s, 1 - seat, beliefs);
+    double value = side_value(s, seat, beliefs, w) - side_value(s, 1 - seat, beliefs, w);
     int ps = 0, po = 0;
     for (int r = 0; r < ROUNDS; r++) {
         ps += s->points[seat][r];
@@ -686,19 +684,19 @@ static double score(const KState *s, int seat, const Belief *beliefs) {
     return value + ps - po + round_end(s, seat);
 }
 
-static double win_probability(const KState *s, int seat, const Belief *beliefs) {
+static double win_probability(const KState *s, int seat, const Belief *beliefs, const HWeights *w) {
     if (s->phase == OVER) {
         if (s->winner < 0) return 0.5;
         return s->winner == seat ? 1.0 : 0.0;
     }
-    return 1.0 / (1.0 + exp(-score(s, seat, beliefs) / H_SCALE));
+    return 1.0 / (1.0 + exp(-score(s, seat, beliefs, w) / w->scale));
 }
 
-static double exact_win_probability(const KState *s) {
+static double exact_win_probability(const KState *s, const HWeights *w) {
     Belief b[2];
     belief_exact(s->hands[0], &b[0]);
     belief_exact(s->hands[1], &b[1]);
-    return win_probability(s, 0, b);
+    return win_probability(s, 0, b, w);
 }
 
 /* ------------------------------------------------------------------ playout (ismcts.py) */
@@ -742,7 +740,7 @@ static int playout_action(const KState *s, MT *rng) {
     return discards[mt_below(rng, nd)];
 }
 
-static double playout(KState *s, MT *rng, int turns) {
+static double playout(KState *s, MT *rng, int turns, const HWeights *w) {
     int ended = 0;
     while (s->phase != OVER && ended < turns) {
         int a = playout_action(s, rng);
@@ -750,7 +748,7 @@ static double playout(KState *s, MT *rng, int turns) {
         apply_rng(s, a, rng);
         if (action_kind_ends_turn(a)) ended++;
     }
-    return exact_win_probability(s);
+    return exact_win_probability(s, w);
 }
 
 /* Legal actions worth a branch: face-down discards only with a full hand. */
@@ -837,7 +835,7 @@ typedef struct {
 } Step;
 
 /* One iteration; returns 0, or -1 when out of memory. */
-static int iterate(Tree *t, const View *v, MT *rng, double c, int playout_turns) {
+static int iterate(Tree *t, const View *v, MT *rng, double c, int playout_turns, const HWeights *w) {
     KState s;
     determinize(v, rng, &s);
     Step path[1024];
@@ -885,7 +883,7 @@ static int iterate(Tree *t, const View *v, MT *rng, double c, int playout_turns)
         depth++;
         if (depth >= 1024) break; /* a game has far fewer actions; a guard, not a rule */
     }
-    double result = playout(&s, rng, playout_turns);
+    double result = playout(&s, rng, playout_turns, w);
     for (int i = 0; i < depth; i++) {
         Node *n = &t->nodes[path[i].node];
         n->visits++;
@@ -1057,7 +1055,7 @@ static PyObject *State_pile(StateObject *self, PyObject *unused) {
 static PyObject *State_copy(StateObject *self, PyObject *unused) { return new_state_object(&self->s); }
 
 static PyObject *State_heuristic(StateObject *self, PyObject *unused) {
-    return PyFloat_FromDouble(exact_win_probability(&self->s));
+    return PyFloat_FromDouble(exact_win_probability(&self->s, &DEFAULT_HWEIGHTS));
 }
 
 static PyObject *State_get_phase(StateObject *self, void *c) { return PyLong_FromLong(self->s.phase); }
@@ -1284,19 +1282,31 @@ static PyObject *mt_check(PyObject *mod, PyObject *args) {
     return Py_BuildValue("(NNN)", randoms, belows, shuffled);
 }
 
-/* search(view_fields, seat, hand_slots, down_slots, rng_state, iterations, seconds, c, playout)
+/* search(view_fields, seat, hand_slots, down_slots, rng_state, iterations, seconds, c, playout, weights)
    -> (visits {action: n}, iterations done). view_fields: the flat layout with the hidden cards
    left out (the other seat's hand holds only its known cards, its face-down discards are 0, the
-   deck is deck_len zeros). */
+   deck is deck_len zeros); weights: the nine heuristic weights, in HWeights order. */
 #define MAX_ITERATIONS 50000000
 static PyObject *search(PyObject *mod, PyObject *args) {
     PyObject *fields, *rng_state;
     int seat, hs0, hs1, ds0, ds1, iterations, playout_turns;
     double seconds, c;
+    HWeights w;
     if (!need_board()) return NULL;
-    if (!PyArg_ParseTuple(args, "Oi(ii)(ii)Oiddi:search", &fields, &seat, &hs0, &hs1, &ds0, &ds1, &rng_state,
-                          &iterations, &seconds, &c, &playout_turns))
+    if (!PyArg_ParseTuple(args, "Oi(ii)(ii)Oiddi(ddddddddd):search", &fields, &seat, &hs0, &hs1, &ds0, &ds1,
+                          &rng_state, &iterations, &seconds, &c, &playout_turns, &w.stone, &w.degree_bonus,
+                          &w.fragile_loss, &w.claim_threat, &w.progress, &w.bridge, &w.strike, &w.card, &w.scale))
         return NULL;
+    {
+        const double each[] = {w.stone, w.degree_bonus, w.fragile_loss, w.claim_threat, w.progress,
+                               w.bridge,  w.strike,       w.card,         w.scale};
+        int finite = 1;
+        for (size_t k = 0; k < sizeof each / sizeof each[0]; k++) finite = finite && isfinite(each[k]);
+        if (!finite || !(w.scale > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "heuristic weights must be finite and the scale positive");
+            return NULL;
+        }
+    }
     View v;
     memset(&v, 0, sizeof v);
     if (!read_int8s(fields, (int8_t *)&v.base, FLAT_SIZE, -1, 127, "view fields")) return NULL;
@@ -1385,7 +1395,7 @@ static PyObject *search(PyObject *mod, PyObject *args) {
         } else if ((done && now_seconds() >= deadline) || done >= MAX_ITERATIONS) {
             break;
         }
-        if (iterate(&t, &v, &rng, c, playout_turns) < 0) {
+        if (iterate(&t, &v, &rng, c, playout_turns, &w) < 0) {
             failed = 1;
             break;
         }

@@ -1,18 +1,26 @@
-"""The compiled ISMCTS equals the Python one: same root visits for the same view, settings and
-seed, in every phase and variant; the agents choose the same actions."""
+"""The compiled ISMCTS equals the Python one: same root visits for the same view, settings (the
+heuristic's weights included) and seed, in every phase and variant; the agents choose the same
+actions."""
 
 from __future__ import annotations
 
+import json
+import math
 import random
+from pathlib import Path
 
 import pytest
 
 from kahuna.ai.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
 from kahuna.ai.fast_ismcts import search as fast_search
+from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
 from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
 from kahuna.ai.ismcts import search as python_search
-from kahuna.ai.registry import SpecError
+from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.tuning import load_weights
+from kahuna.fast import core_module
 from kahuna.fast.differential import VARIANTS
+from kahuna.fast.layout import view_fields
 from kahuna.rules import GameState, Phase, PlayerView, Variant, view_of
 
 pytestmark = pytest.mark.needs_core
@@ -43,6 +51,41 @@ def test_root_visits_equal_python() -> None:
     for i, view in enumerate(views):
         config = SearchConfig(iterations=120, exploration=0.5 + 0.1 * (i % 4), playout_turns=i % 4)
         assert fast_search(view, config, 1000 + i) == python_search(view, config, 1000 + i)
+
+
+def test_root_visits_equal_python_with_other_weights() -> None:
+    """Tuned weights reach the compiled leaves: C and Python still agree, and they search differently."""
+    scaled = Weights(
+        **{name: value * (0.6 + 0.1 * k) for k, (name, value) in enumerate(DEFAULT_WEIGHTS.to_json().items())}
+    )
+    shipped = load_weights("greedy-tuned")
+    differs = 0
+    for i, view in enumerate(_views(12, 8)):
+        weights = (scaled, shipped, Weights(scale=0.3))[i % 3]
+        config = SearchConfig(iterations=100, playout_turns=i % 3, weights=weights)
+        visits = fast_search(view, config, 50 + i)
+        assert visits == python_search(view, config, 50 + i)
+        differs += visits != fast_search(view, SearchConfig(iterations=100, playout_turns=i % 3), 50 + i)
+    assert differs >= 6
+
+
+def test_weights_option_and_bounds(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"weights": {"scale": 2.5, "card": 0.2}}), encoding="utf-8")
+    for spec in (f"ismcts:iterations=5,weights={path}", f"fast-ismcts:iterations=5,weights={path}"):
+        agent = make_agent(spec)
+        assert isinstance(agent, IsmctsAgent)
+        assert agent.config.weights == Weights(scale=2.5, card=0.2)
+    with pytest.raises(SpecError):
+        make_agent("ismcts:weights=no-such-weights")
+    with pytest.raises(ValueError):
+        Weights(scale=0.0)
+    view = _views(1, 4)[0]
+    fields, hand_slots, down_slots = view_fields(view)
+    state = random.Random(1).getstate()[1]
+    for bad in ((1.0,) * 8 + (0.0,), (math.nan,) + (1.0,) * 8):
+        with pytest.raises(ValueError):
+            core_module().search(fields, view.seat, hand_slots, down_slots, state, 5, 0.0, 0.7, 2, bad)
 
 
 def test_final_turn_views_equal_python() -> None:
