@@ -16,6 +16,12 @@ else:
 
 setup(
     ext_modules=[
-        Extension("kahuna.fast._core", ["kahuna/fast/_core.c"], extra_compile_args=flags, optional=True),
+        Extension(
+            "kahuna.fast._core",
+            ["kahuna/fast/_core.c"],
+            depends=["kahuna/fast/_netsearch.inc.c"],  # #included by _core.c: an edit rebuilds
+            extra_compile_args=flags,
+            optional=True,
+        ),
     ]
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,7 @@ LAYERS = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
 """The arrays of a weights file: two hidden layers, the policy head and the value head."""
 
 Floats = npt.NDArray[np.float32]
+Doubles = npt.NDArray[np.float64]
 
 
 class Network:
@@ -46,6 +48,7 @@ class Network:
         if self.w1.shape[0] != OBS_SIZE or self.wp.shape[1] != NUM_ACTIONS or self.wv.shape[1] != 1:
             raise ValueError(f"weights of shape {self.w1.shape} → {self.wp.shape} do not fit the observation")
         self.meta = meta or {}
+        self._compiled: Any = None
 
     @classmethod
     def load(cls, path: str | Path) -> Network:
@@ -67,12 +70,53 @@ class Network:
         v = float((h @ self.wv + self.bv)[0])
         return logits, 1.0 / (1.0 + math.exp(-max(v, -60.0)))
 
+    def hidden(self, obs: Floats) -> tuple[Doubles, float]:
+        """The last hidden layer and the mover's win probability, computed as the compiled core
+        computes them: in double precision, input by input and unit by unit in increasing order,
+        skipping zeros (so the network search gives the same numbers in Python and in C, which
+        :meth:`evaluate`'s float32 matrix products would not)."""
+        h = _layer(obs, self.w1, self.b1)
+        h = _layer(h, self.w2, self.b2)
+        v = float(self.bv[0])
+        for j in np.flatnonzero(h):
+            v += float(h[j]) * float(self.wv[j, 0])
+        return h, 1.0 / (1.0 + math.exp(-max(v, -60.0)))
+
+    def logit(self, hidden: Doubles, action: int) -> float:
+        """The policy logit of one action from a last hidden layer of :meth:`hidden`, in the same
+        order as the compiled core (a search needs the logits of a few actions, not all 243)."""
+        acc = float(self.bp[action])
+        for j in np.flatnonzero(hidden):
+            acc += float(hidden[j]) * float(self.wp[j, action])
+        return acc
+
+    def compiled(self) -> Any:
+        """The network as the compiled core's ``Net`` (built once; the weights must not change
+        afterwards), for the compiled search; ``CoreUnavailableError`` without the extension."""
+        if self._compiled is None:
+            from kahuna.fast import core_module
+
+            self._compiled = core_module().Net(*(np.ascontiguousarray(getattr(self, k)) for k in LAYERS))
+        return self._compiled
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The compiled copy cannot be pickled (arena workers receive agents): rebuilt on demand.
+        return {**self.__dict__, "_compiled": None}
+
     def evaluate_batch(self, obs: Floats) -> tuple[Floats, Floats]:
         """The same for a batch ``float32[n, 173]``: logits ``[n, 243]`` and win probabilities ``[n]``."""
         h = np.maximum(obs @ self.w1 + self.b1, 0.0)
         h = np.maximum(h @ self.w2 + self.b2, 0.0)
         v = (h @ self.wv + self.bv)[:, 0]
         return h @ self.wp + self.bp, (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
+
+
+def _layer(x: npt.NDArray[np.floating[Any]], w: Floats, b: Floats) -> Doubles:
+    """``relu(x @ w + b)`` accumulated in double, row by row over the non-zero inputs in order."""
+    acc = b.astype(np.float64)
+    for i in np.flatnonzero(x):
+        acc += float(x[i]) * w[i].astype(np.float64)
+    return np.maximum(acc, 0.0)
 
 
 def shipped(name: str) -> Path:

@@ -9,109 +9,180 @@ the network's policy is the prior: ``Q + c · P · √N / (1 + n)``. A child not
 valued at its parent's network value (first-play urgency). The root's view is the agent's own,
 identical in every world, so its priors depend on nothing hidden.
 
+The priors of a node are the softmax of the logits of the actions legal in the world that judged
+it; an action that only another world offers there gets its prior from the same hidden layer
+and normalisation when first met, so the network is evaluated once per node and each logit at
+most once. With ``mix`` λ > 0 a leaf's value is ``(1 - λ) · network + λ · playout``: the playout
+of the heuristic ISMCTS (``playout_turns`` turns of its policy, then the heuristic's win
+probability, :func:`kahuna.ai.ismcts._playout`), a check on a network still learning.
+
 The most visited root action is played; self-play also reads the visit counts as the policy
 target (:mod:`kahuna.ai.training.selfplay`).
+
+:func:`search` runs in the compiled core when it is built and ``KAHUNA_CORE`` is not ``python``
+(``kahuna/fast/_netsearch.inc.c``, many times faster). Both follow the same steps with the same
+random stream and the same arithmetic (:meth:`Network.hidden` and :meth:`Network.logit` compute
+in the compiled core's order), so for the same view, network, settings and seed they give the
+same root visits (tests/fast checks it); :func:`python_search` is the readable reference.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import astuple, dataclass
 
 from kahuna.ai.features import encode_view
-from kahuna.ai.ismcts import tree_actions
-from kahuna.ai.net import Network
+from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
+from kahuna.ai.ismcts import _playout, tree_actions
+from kahuna.ai.net import Doubles, Network
+from kahuna.fast import core_module, selected_core
+from kahuna.fast.layout import view_fields
 from kahuna.rules import Action, GameState, PlayerView, action_at, determinize, legal_actions_of, view_of
+
+MAX_ITERATIONS = 10_000_000
+"""The compiled search's budget bound (beyond it :func:`search` runs in Python)."""
 
 
 @dataclass(frozen=True)
 class NetSearchConfig:
     iterations: int = 200
     c_puct: float = 1.5
+    mix: float = 0.0
+    """λ in [0, 1]: the playout's share of a leaf's value (0: the network's value alone)."""
+    playout_turns: int = 2
+    """Turns of the heuristic playout when ``mix`` > 0 (as :class:`kahuna.ai.ismcts.SearchConfig`)."""
+    heuristic: Weights = DEFAULT_WEIGHTS
+    """The heuristic's weights at the end of a playout."""
 
 
 class _Node:
-    """Statistics of the action that led here, from the side of the seat that chose it, and, once
-    the node has been judged, the network's priors and value for the seat to move here."""
+    """Statistics of the action that led here (its prior at the parent, visits, rewards from the
+    side of the seat that chose it) and, once judged, the network's view of the seat to move here:
+    its value, the last hidden layer, and the softmax's maximum and sum for the priors."""
 
-    __slots__ = ("children", "priors", "reward", "value", "visits")
+    __slots__ = ("children", "hidden", "prior", "reward", "top", "total", "value", "visits")
 
-    def __init__(self) -> None:
+    def __init__(self, prior: float) -> None:
         self.children: dict[int, _Node] = {}
+        self.prior = prior
         self.visits = 0
         self.reward = 0.0
-        self.priors: np.ndarray | None = None
+        self.hidden: Doubles | None = None
         self.value = 0.5
+        self.top = 0.0
+        self.total = 1.0
+
+    def child(self, index: int, net: Network) -> _Node:
+        """The child of an action, created with its prior the first time a world offers it."""
+        node = self.children.get(index)
+        if node is None:
+            assert self.hidden is not None
+            prior = math.exp(net.logit(self.hidden, index) - self.top) / self.total
+            node = self.children[index] = _Node(prior)
+        return node
 
 
 def _judge(node: _Node, state: GameState, net: Network) -> float:
-    """Evaluate a new node with the network; returns the mover's win probability."""
-    mover = state.to_move
-    logits, value = net.evaluate(encode_view(view_of(state, mover)))
-    legal = [a.index for a in tree_actions(state)]
-    top = float(logits[legal].max())
-    exps = np.exp(logits - top)
-    node.priors = exps / float(exps[legal].sum())
-    node.value = value
+    """Evaluate a new node with the network and give it a child per action; returns the mover's
+    win probability."""
+    hidden, value = net.hidden(encode_view(view_of(state, state.to_move)))
+    logits = [(a.index, net.logit(hidden, a.index)) for a in tree_actions(state)]
+    top = max(logit for _, logit in logits)
+    exps = [(index, math.exp(logit - top)) for index, logit in logits]
+    total = 0.0
+    for _, e in exps:
+        total += e
+    for index, e in exps:
+        node.children[index] = _Node(e / total)
+    node.hidden, node.value, node.top, node.total = hidden, value, top, total
     return value
 
 
-def search(view: PlayerView, net: Network, config: NetSearchConfig, rng: random.Random) -> dict[int, int]:
-    """Root visits per action index after ``config.iterations`` iterations."""
-    root = _Node()
-    c = config.c_puct
-    for _ in range(config.iterations):
-        state = determinize(view, rng)
-        node = root
-        path: list[tuple[_Node, int]] = []
-        while True:
-            if state.is_over:
-                assert state.outcome is not None
-                winner = state.outcome.winner
-                result = 0.5 if winner is None else float(winner == 0)
-                break
-            mover = state.to_move
-            if node.priors is None:
-                value = _judge(node, state, net)
-                result = value if mover == 0 else 1.0 - value
-                break
-            priors = node.priors
-            scale = c * math.sqrt(node.visits + 1)
-            first_play = node.value
-            best_value = -1.0
-            best: Action | None = None
-            best_child: _Node | None = None
-            for action in tree_actions(state):
-                child = node.children.get(action.index)
-                if child is None or not child.visits:
-                    q = first_play
-                    n = 0
-                else:
-                    q = child.reward / child.visits
-                    n = child.visits
-                u = q + scale * float(priors[action.index]) / (1 + n)
-                if u > best_value:
-                    best_value, best, best_child = u, action, child
-            assert best is not None
-            if best_child is None:
-                best_child = node.children[best.index] = _Node()
-            node.visits += 1
-            state.apply_unchecked(best)
-            path.append((best_child, mover))
-            node = best_child
+def _iterate(root: _Node, state: GameState, net: Network, config: NetSearchConfig, rng: random.Random) -> None:
+    """One iteration in the world ``state``: down the tree by PUCT to a new node or the end."""
+    node = root
+    path: list[tuple[_Node, int]] = []
+    while True:
+        if state.is_over:
+            assert state.outcome is not None
+            winner = state.outcome.winner
+            result = 0.5 if winner is None else float(winner == 0)
+            break
+        mover = state.to_move
+        if node.hidden is None:
+            value = _judge(node, state, net)
+            result = value if mover == 0 else 1.0 - value
+            if config.mix > 0.0:
+                played = _playout(state, rng, config.playout_turns, config.heuristic)
+                result = (1.0 - config.mix) * result + config.mix * played
+            break
+        scale = config.c_puct * math.sqrt(node.visits + 1)
+        best_value = -1.0
+        best: Action | None = None
+        best_child = node
+        for action in tree_actions(state):
+            child = node.child(action.index, net)
+            q = child.reward / child.visits if child.visits else node.value
+            u = q + scale * child.prior / (1 + child.visits)
+            if u > best_value:
+                best_value, best, best_child = u, action, child
+        assert best is not None
         node.visits += 1
-        for child, chooser in path:
-            child.reward += result if chooser == 0 else 1.0 - result
+        state.apply_unchecked(best)
+        path.append((best_child, mover))
+        node = best_child
+    node.visits += 1
+    for child, chooser in path:
+        child.reward += result if chooser == 0 else 1.0 - result
+
+
+def python_search(view: PlayerView, net: Network, config: NetSearchConfig, seed: int) -> dict[int, int]:
+    """Root visits per action index after ``config.iterations`` iterations, in Python."""
+    rng = random.Random(seed)
+    root = _Node(0.0)
+    for _ in range(config.iterations):
+        _iterate(root, determinize(view, rng), net, config, rng)
     visits = {index: child.visits for index, child in root.children.items() if child.visits}
-    if not visits and root.priors is not None:
+    if not visits:
         # One iteration only judges the root: play the network's policy alone.
-        priors = root.priors
         legal = [a.index for a in legal_actions_of(view)]
-        visits = {max(legal, key=lambda i: (float(priors[i]), -i)): 1}
+        visits = {max(legal, key=lambda i: (root.child(i, net).prior, -i)): 1}
     return visits
+
+
+def compiled_search(view: PlayerView, net: Network, config: NetSearchConfig, seed: int) -> dict[int, int]:
+    """The same root visits as :func:`python_search`, searched by the compiled core."""
+    fields, hand_slots, down_slots = view_fields(view)
+    visits: dict[int, int] = core_module().net_search(
+        net.compiled(),
+        fields,
+        view.seat,
+        hand_slots,
+        down_slots,
+        random.Random(seed).getstate()[1],
+        config.iterations,
+        float(config.c_puct),
+        float(config.mix),
+        config.playout_turns,
+        astuple(config.heuristic),
+    )
+    return visits
+
+
+def compiled(config: NetSearchConfig) -> bool:
+    """Whether :func:`search` runs in C: the core is built and selected, the settings in bounds."""
+    bounded = config.iterations <= MAX_ITERATIONS and config.c_puct <= 1e6 and config.playout_turns <= 1000
+    return bounded and 0.0 <= config.mix <= 1.0 and selected_core() == "fast"
+
+
+def search(view: PlayerView, net: Network, config: NetSearchConfig, rng: random.Random) -> dict[int, int]:
+    """Root visits per action index after ``config.iterations`` iterations (the compiled search
+    when :func:`compiled` says so, else :func:`python_search`: the same visits either way); the
+    search's random stream is seeded by one draw from ``rng``."""
+    seed = rng.getrandbits(64)
+    run = compiled_search if compiled(config) else python_search
+    return run(view, net, config, seed)
 
 
 class NetAgent:

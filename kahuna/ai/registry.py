@@ -127,13 +127,28 @@ def _ismcts(options: str) -> Agent:
 def _net(options: str) -> Agent:
     from kahuna.ai.net import load_network
     from kahuna.ai.netsearch import NetAgent, NetSearchConfig
+    from kahuna.ai.tuning import load_weights
 
-    opts = parse_options(options, {"iterations": int, "c": float, "weights": str})
-    config = NetSearchConfig(iterations=option(opts, "iterations", 200), c_puct=option(opts, "c", 1.5))
+    allowed = {"iterations": int, "c": float, "mix": float, "playout": int, "weights": str, "heuristic": str}
+    opts = parse_options(options, allowed)
+    try:
+        heuristic = load_weights(option(opts, "heuristic", ""))
+    except ValueError as exc:
+        raise SpecError(f"net: {exc}") from None
+    config = NetSearchConfig(
+        iterations=option(opts, "iterations", 200),
+        c_puct=option(opts, "c", 1.5),
+        mix=option(opts, "mix", 0.0),
+        playout_turns=option(opts, "playout", 2),
+        heuristic=heuristic,
+    )
     if not 1 <= config.iterations <= 1_000_000 or config.c_puct < 0:
         raise SpecError("net needs 1 <= iterations <= 1000000 and c >= 0")
+    if not 0.0 <= config.mix <= 1.0 or not 0 <= config.playout_turns <= 1000:
+        raise SpecError("net needs 0 <= mix <= 1 and 0 <= playout <= 1000")
     try:
         network = load_network(option(opts, "weights", "net"))
     except (OSError, ValueError) as exc:
         raise SpecError(f"net: cannot load the weights: {exc}") from None
+    # The search runs in the compiled core when it is built and KAHUNA_CORE allows it: same moves.
     return NetAgent(network, config, name="net" + (f":{options}" if options else ""))

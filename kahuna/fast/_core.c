@@ -1282,6 +1282,80 @@ static PyObject *mt_check(PyObject *mod, PyObject *args) {
     return Py_BuildValue("(NNN)", randoms, belows, shuffled);
 }
 
+/* The view a search starts from (view_fields, seat, hand_slots, down_slots: see search below),
+   checked; 0 with a Python exception when it is not a consistent view of the seat to move. */
+static int read_view(PyObject *fields, int seat, const int hs[2], const int ds[2], View *v) {
+    memset(v, 0, sizeof *v);
+    if (!read_int8s(fields, (int8_t *)&v->base, FLAT_SIZE, -1, 127, "view fields")) return 0;
+    KState *b = &v->base;
+    if (seat < 0 || seat > 1) {
+        PyErr_SetString(PyExc_ValueError, "seat must be 0 or 1");
+        return 0;
+    }
+    if (b->phase == OVER || b->to_move != seat) {
+        PyErr_SetString(PyExc_ValueError, "search is for the seat to move in a running game");
+        return 0;
+    }
+    int other = 1 - seat;
+    if (hs[seat] || ds[seat] || hs[other] < 0 || ds[other] < 0 || hs[other] > HAND_LIMIT || ds[other] > NCARDS) {
+        PyErr_SetString(PyExc_ValueError, "hidden slots belong to the other seat and are small");
+        return 0;
+    }
+    /* The unseen pool: two of each card minus what the viewer can locate. */
+    int unseen[NI], pool_len = 0;
+    for (int cc = 0; cc < NI; cc++) {
+        if (b->deck[cc] != 0 || b->discard_down[other][cc] != 0 || b->hands[other][cc] != b->known[other][cc]) {
+            PyErr_SetString(PyExc_ValueError, "view fields must leave the hidden cards out");
+            return 0;
+        }
+        int parts[5] = {b->display[cc], b->discard_up[cc], b->hands[seat][cc], b->discard_down[seat][cc],
+                        b->known[other][cc]};
+        for (int k = 0; k < 5; k++)
+            if (parts[k] < 0 || parts[k] > PER_ISLAND) {
+                PyErr_SetString(PyExc_ValueError, "card counts must be 0-2");
+                return 0;
+            }
+        unseen[cc] = PER_ISLAND - (parts[0] + parts[1] + parts[2] + parts[3] + parts[4]);
+        if (unseen[cc] < 0) {
+            PyErr_SetString(PyExc_ValueError, "a card is in more places than it has copies");
+            return 0;
+        }
+        for (int k = 0; k < unseen[cc]; k++) v->pool[pool_len++] = (int8_t)cc;
+    }
+    for (int i = NI; i < NCARDS; i++)
+        if (b->deck[i] != 0) {
+            PyErr_SetString(PyExc_ValueError, "view fields must leave the deck out");
+            return 0;
+        }
+    if (pool_len != hs[other] + ds[other] + b->deck_len) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent player view: unseen cards do not fill the hidden places");
+        return 0;
+    }
+    v->pool_len = pool_len;
+    v->seat = seat;
+    v->hand_slots[other] = hs[other];
+    v->down_slots[other] = ds[other];
+    /* Check the view by checking one determinization of it. */
+    {
+        KState probe = *b;
+        int pos = 0;
+        for (int i = 0; i < hs[other]; i++) probe.hands[other][v->pool[pos++]]++;
+        for (int i = 0; i < ds[other]; i++) probe.discard_down[other][v->pool[pos++]]++;
+        for (int i = 0; i < b->deck_len; i++) probe.deck[i] = v->pool[pos++];
+        const char *problem = check_state(&probe);
+        if (problem) {
+            PyErr_Format(PyExc_ValueError, "inconsistent view: %s", problem);
+            return 0;
+        }
+        derive(&probe);
+        if (!check_state_derived(&probe)) {
+            PyErr_SetString(PyExc_ValueError, "inconsistent view");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* search(view_fields, seat, hand_slots, down_slots, rng_state, iterations, seconds, c, playout, weights)
    -> (visits {action: n}, iterations done). view_fields: the flat layout with the hidden cards
    left out (the other seat's hand holds only its known cards, its face-down discards are 0, the
@@ -1307,81 +1381,14 @@ static PyObject *search(PyObject *mod, PyObject *args) {
             return NULL;
         }
     }
-    View v;
-    memset(&v, 0, sizeof v);
-    if (!read_int8s(fields, (int8_t *)&v.base, FLAT_SIZE, -1, 127, "view fields")) return NULL;
-    KState *b = &v.base;
-    if (seat < 0 || seat > 1) {
-        PyErr_SetString(PyExc_ValueError, "seat must be 0 or 1");
-        return NULL;
-    }
     if (iterations < 1 || iterations > MAX_ITERATIONS || !(seconds >= 0.0 && seconds <= 3600.0) ||
         !(c >= 0.0 && c <= 100.0) || playout_turns < 0 || playout_turns > 1000) {
         PyErr_SetString(PyExc_ValueError, "bad search budget or settings");
         return NULL;
     }
-    if (b->phase == OVER || b->to_move != seat) {
-        PyErr_SetString(PyExc_ValueError, "search is for the seat to move in a running game");
-        return NULL;
-    }
-    int other = 1 - seat;
     int hs[2] = {hs0, hs1}, ds[2] = {ds0, ds1};
-    if (hs[seat] || ds[seat] || hs[other] < 0 || ds[other] < 0 || hs[other] > HAND_LIMIT || ds[other] > NCARDS) {
-        PyErr_SetString(PyExc_ValueError, "hidden slots belong to the other seat and are small");
-        return NULL;
-    }
-    /* The unseen pool: two of each card minus what the viewer can locate. */
-    int unseen[NI], pool_len = 0;
-    for (int cc = 0; cc < NI; cc++) {
-        if (b->deck[cc] != 0 || b->discard_down[other][cc] != 0 || b->hands[other][cc] != b->known[other][cc]) {
-            PyErr_SetString(PyExc_ValueError, "view fields must leave the hidden cards out");
-            return NULL;
-        }
-        int parts[5] = {b->display[cc], b->discard_up[cc], b->hands[seat][cc], b->discard_down[seat][cc],
-                        b->known[other][cc]};
-        for (int k = 0; k < 5; k++)
-            if (parts[k] < 0 || parts[k] > PER_ISLAND) {
-                PyErr_SetString(PyExc_ValueError, "card counts must be 0-2");
-                return NULL;
-            }
-        unseen[cc] = PER_ISLAND - (parts[0] + parts[1] + parts[2] + parts[3] + parts[4]);
-        if (unseen[cc] < 0) {
-            PyErr_SetString(PyExc_ValueError, "a card is in more places than it has copies");
-            return NULL;
-        }
-        for (int k = 0; k < unseen[cc]; k++) v.pool[pool_len++] = (int8_t)cc;
-    }
-    for (int i = NI; i < NCARDS; i++)
-        if (b->deck[i] != 0) {
-            PyErr_SetString(PyExc_ValueError, "view fields must leave the deck out");
-            return NULL;
-        }
-    if (pool_len != hs[other] + ds[other] + b->deck_len) {
-        PyErr_SetString(PyExc_ValueError, "inconsistent player view: unseen cards do not fill the hidden places");
-        return NULL;
-    }
-    v.pool_len = pool_len;
-    v.seat = seat;
-    v.hand_slots[other] = hs[other];
-    v.down_slots[other] = ds[other];
-    /* Check the view by checking one determinization of it. */
-    {
-        KState probe = *b;
-        int pos = 0;
-        for (int i = 0; i < hs[other]; i++) probe.hands[other][v.pool[pos++]]++;
-        for (int i = 0; i < ds[other]; i++) probe.discard_down[other][v.pool[pos++]]++;
-        for (int i = 0; i < b->deck_len; i++) probe.deck[i] = v.pool[pos++];
-        const char *problem = check_state(&probe);
-        if (problem) {
-            PyErr_Format(PyExc_ValueError, "inconsistent view: %s", problem);
-            return NULL;
-        }
-        derive(&probe);
-        if (!check_state_derived(&probe)) {
-            PyErr_SetString(PyExc_ValueError, "inconsistent view");
-            return NULL;
-        }
-    }
+    View v;
+    if (!read_view(fields, seat, hs, ds, &v)) return NULL;
     MT rng;
     if (!read_mt_state(rng_state, &rng)) return NULL;
     Tree t = {NULL, 0, 0};
@@ -1433,10 +1440,10 @@ static PyObject *search(PyObject *mod, PyObject *args) {
 #define OBS_SIZE 173
 #define MAX_BATCH 65536
 
-/* The observation of the seat to move, as kahuna.envs.observation.encode_view writes it (each
-   value a double rounded once to float, as numpy does when storing a Python float). */
-static void encode_obs(const KState *s, float *obs) {
-    int me = s->to_move, them = 1 - me, k = 0;
+/* The observation of seat `me`'s view, as kahuna.ai.features.encode_view writes it (each value a
+   double rounded once to float, as numpy does when storing a Python float). */
+static void encode_obs(const KState *s, int me, float *obs) {
+    int them = 1 - me, k = 0;
     for (int l = 0; l < NL; l++) obs[k++] = s->bridges[l] == me ? 1.0f : 0.0f;
     for (int l = 0; l < NL; l++) obs[k++] = s->bridges[l] == them ? 1.0f : 0.0f;
     for (int i = 0; i < NI; i++) obs[k++] = s->stones[i] == me ? 1.0f : 0.0f;
@@ -1532,7 +1539,7 @@ static int get_out(PyObject *obj, Py_buffer *view, Py_ssize_t items, Py_ssize_t 
 
 static void write_outputs(BatchObject *self, Py_ssize_t i, float *obs, int8_t *mask, int8_t *to_move) {
     const KState *s = &self->games[i];
-    encode_obs(s, obs + i * OBS_SIZE);
+    encode_obs(s, s->to_move, obs + i * OBS_SIZE);
     int8_t *m = mask + i * NACTIONS;
     memset(m, 0, NACTIONS);
     uint8_t legal[MAX_LEGAL];
@@ -1650,12 +1657,16 @@ static PyObject *fields_layout(PyObject *mod, PyObject *unused) {
     return out;
 }
 
+#include "_netsearch.inc.c"
+
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS, "configure(lines, control, degree)"},
     {"fields_layout", fields_layout, METH_NOARGS, "[(name, size)] of the flat state layout"},
     {"random_games", random_games, METH_VARARGS, "random_games(seeds, nbes, ror) -> (actions, results)"},
     {"search", search, METH_VARARGS, "ISMCTS from a player view (see kahuna/ai/fast_ismcts.py)"},
     {"mt_check", mt_check, METH_VARARGS, "the C Mersenne Twister's output, for tests"},
+    {"net_search", net_search, METH_VARARGS, "network-guided ISMCTS from a player view (see kahuna/ai/netsearch.py)"},
+    {"observe", observe, METH_VARARGS, "observe(state, seat, out): a seat's observation (kahuna.ai.features)"},
     {NULL},
 };
 
@@ -1665,7 +1676,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&StateType) < 0 || PyType_Ready(&BatchType) < 0) return NULL;
+    if (PyType_Ready(&StateType) < 0 || PyType_Ready(&BatchType) < 0 || PyType_Ready(&NetType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&StateType);
@@ -1677,6 +1688,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_INCREF(&BatchType);
     if (PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0) {
         Py_DECREF(&BatchType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&NetType);
+    if (PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0) {
+        Py_DECREF(&NetType);
         Py_DECREF(m);
         return NULL;
     }

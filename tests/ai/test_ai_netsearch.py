@@ -1,0 +1,60 @@
+"""The network search's reference arithmetic and its options (tests/fast proves the compiled twin equal)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_ai_agents import positions
+from test_ai_net import random_network
+
+from kahuna.ai.features import encode_view
+from kahuna.ai.netsearch import NetAgent, NetSearchConfig, python_search, search
+from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.tuning import load_weights
+from kahuna.rules import NUM_ACTIONS, view_of
+
+
+def test_the_exact_forward_pass_is_the_network() -> None:
+    net = random_network(4, hidden=12)
+    for state in positions(3, 6):
+        obs = encode_view(view_of(state, state.to_move))
+        logits, value = net.evaluate(obs)
+        hidden, exact = net.hidden(obs)
+        assert hidden.dtype == np.float64 and exact == pytest.approx(value, abs=1e-6)
+        assert np.allclose([net.logit(hidden, a) for a in range(NUM_ACTIONS)], logits, atol=1e-4)
+
+
+def test_search_draws_its_seed_from_the_rng(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAHUNA_CORE", "python")
+    net = random_network(5)
+    view = view_of(positions(2, 1)[0], positions(2, 1)[0].to_move)
+    config = NetSearchConfig(iterations=30, mix=0.5)
+    seed = random.Random(8).getrandbits(64)
+    assert search(view, net, config, random.Random(8)) == python_search(view, net, config, seed)
+
+
+def test_mix_weighs_the_playout_in() -> None:
+    net = random_network(6)
+    changed = 0
+    for i, state in enumerate(positions(7, 6)):
+        view = view_of(state, state.to_move)
+        alone = python_search(view, net, NetSearchConfig(iterations=40), i)
+        # Without a mix the playout is never played, whatever its length.
+        assert python_search(view, net, NetSearchConfig(iterations=40, playout_turns=5), i) == alone
+        mixed = python_search(view, net, NetSearchConfig(iterations=40, mix=1.0), i)
+        assert sum(mixed.values()) == sum(alone.values()) == 39
+        changed += mixed != alone
+    assert changed >= 3
+
+
+def test_the_net_spec_takes_the_search_options(tmp_path: Path) -> None:
+    random_network(2).save(tmp_path / "w.npz")
+    agent = make_agent(f"net:iterations=7,c=0.9,mix=0.25,playout=3,heuristic=greedy-tuned,weights={tmp_path / 'w.npz'}")
+    assert isinstance(agent, NetAgent)
+    assert agent.config == NetSearchConfig(7, 0.9, 0.25, 3, load_weights("greedy-tuned"))
+    for spec in ("net:mix=1.5", "net:playout=-1", "net:heuristic=nothing-such"):
+        with pytest.raises(SpecError):
+            make_agent(spec)
