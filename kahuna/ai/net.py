@@ -5,10 +5,13 @@ Output: a logit for each of the 243 actions (:attr:`kahuna.rules.Action.index`; 
 only the legal ones) and the probability that the seat to move wins the game.
 
 The network is trained with PyTorch (``kahuna train``, the ``train`` extra), but play needs only
-numpy, a core dependency: the forward pass of a net this size (two hidden layers of 128) is a
-few matrix-vector products, about 20 µs, where a pure-Python loop would take milliseconds per
-position and make a searching agent a hundred times slower. A weights file is an ``.npz`` of
-the layers' arrays plus a JSON ``meta`` string (sizes, how it was trained); the torch model in
+numpy, a core dependency: :meth:`Network.evaluate` is a few float32 matrix-vector products
+(about 20 µs for two hidden layers of 128), for training and analysis. The search evaluates
+positions with :meth:`Network.hidden` and :meth:`Network.logits`, which add the same products
+in double precision in one fixed order, the order of the compiled core's forward pass
+(:meth:`Network.compiled`, ``kahuna/fast/_netsearch.inc.c``, a few µs), so that the Python and
+the compiled search compute the same numbers. A weights file is an ``.npz`` of the layers'
+arrays plus a JSON ``meta`` string (sizes, how it was trained); the torch model in
 :mod:`kahuna.ai.training.model` exports exactly these arrays, and a test checks both forward
 passes agree on saved weights.
 """
@@ -72,23 +75,18 @@ class Network:
 
     def hidden(self, obs: Floats) -> tuple[Doubles, float]:
         """The last hidden layer and the mover's win probability, computed as the compiled core
-        computes them: in double precision, input by input and unit by unit in increasing order,
-        skipping zeros (so the network search gives the same numbers in Python and in C, which
-        :meth:`evaluate`'s float32 matrix products would not)."""
+        computes them: in double precision, adding input by input and unit by unit in increasing
+        order, skipping zeros (so the network search gives the same numbers in Python and in C,
+        which :meth:`evaluate`'s float32 matrix products would not)."""
         h = _layer(obs, self.w1, self.b1)
         h = _layer(h, self.w2, self.b2)
-        v = float(self.bv[0])
-        for j in np.flatnonzero(h):
-            v += float(h[j]) * float(self.wv[j, 0])
-        return h, 1.0 / (1.0 + math.exp(-max(v, -60.0)))
+        (v,) = _ordered_sum(self.bv, h, self.wv)
+        return h, 1.0 / (1.0 + math.exp(-max(float(v), -60.0)))
 
-    def logit(self, hidden: Doubles, action: int) -> float:
-        """The policy logit of one action from a last hidden layer of :meth:`hidden`, in the same
-        order as the compiled core (a search needs the logits of a few actions, not all 243)."""
-        acc = float(self.bp[action])
-        for j in np.flatnonzero(hidden):
-            acc += float(hidden[j]) * float(self.wp[j, action])
-        return acc
+    def logits(self, hidden: Doubles, actions: list[int]) -> list[float]:
+        """The policy logits of some actions from a last hidden layer of :meth:`hidden`, in the
+        compiled core's order (a search needs the logits of a few actions, not all 243)."""
+        return [float(x) for x in _ordered_sum(self.bp[actions], hidden, self.wp[:, actions])]
 
     def compiled(self) -> Any:
         """The network as the compiled core's ``Net`` (built once; the weights must not change
@@ -111,12 +109,21 @@ class Network:
         return h @ self.wp + self.bp, (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
 
 
+def _ordered_sum(bias: Floats, x: npt.NDArray[np.floating[Any]], w: Floats) -> Doubles:
+    """``bias + x @ w`` in double, adding the products ``x[i] * w[i]`` of the non-zero inputs one
+    row after another, in order (``np.add.accumulate``: a matrix product or ``np.sum`` would add
+    them in another order, with other roundings)."""
+    rows = np.flatnonzero(x)
+    terms = np.empty((len(rows) + 1, w.shape[1]))
+    terms[0] = bias
+    terms[1:] = x[rows].astype(np.float64)[:, None] * w[rows].astype(np.float64)
+    out: Doubles = np.add.accumulate(terms, axis=0)[-1]
+    return out
+
+
 def _layer(x: npt.NDArray[np.floating[Any]], w: Floats, b: Floats) -> Doubles:
-    """``relu(x @ w + b)`` accumulated in double, row by row over the non-zero inputs in order."""
-    acc = b.astype(np.float64)
-    for i in np.flatnonzero(x):
-        acc += float(x[i]) * w[i].astype(np.float64)
-    return np.maximum(acc, 0.0)
+    """``relu(x @ w + b)`` accumulated as the compiled core does (:func:`_ordered_sum`)."""
+    return np.maximum(_ordered_sum(b, x, w), 0.0)
 
 
 def shipped(name: str) -> Path:

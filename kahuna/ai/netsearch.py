@@ -21,7 +21,7 @@ target (:mod:`kahuna.ai.training.selfplay`).
 
 :func:`search` runs in the compiled core when it is built and ``KAHUNA_CORE`` is not ``python``
 (``kahuna/fast/_netsearch.inc.c``, many times faster). Both follow the same steps with the same
-random stream and the same arithmetic (:meth:`Network.hidden` and :meth:`Network.logit` compute
+random stream and the same arithmetic (:meth:`Network.hidden` and :meth:`Network.logits` compute
 in the compiled core's order), so for the same view, network, settings and seed they give the
 same root visits (tests/fast checks it); :func:`python_search` is the readable reference.
 """
@@ -78,7 +78,8 @@ class _Node:
         node = self.children.get(index)
         if node is None:
             assert self.hidden is not None
-            prior = math.exp(net.logit(self.hidden, index) - self.top) / self.total
+            (logit,) = net.logits(self.hidden, [index])
+            prior = math.exp(logit - self.top) / self.total
             node = self.children[index] = _Node(prior)
         return node
 
@@ -87,9 +88,10 @@ def _judge(node: _Node, state: GameState, net: Network) -> float:
     """Evaluate a new node with the network and give it a child per action; returns the mover's
     win probability."""
     hidden, value = net.hidden(encode_view(view_of(state, state.to_move)))
-    logits = [(a.index, net.logit(hidden, a.index)) for a in tree_actions(state)]
-    top = max(logit for _, logit in logits)
-    exps = [(index, math.exp(logit - top)) for index, logit in logits]
+    actions = [a.index for a in tree_actions(state)]
+    logits = net.logits(hidden, actions)
+    top = max(logits)
+    exps = [(index, math.exp(logit - top)) for index, logit in zip(actions, logits, strict=True)]
     total = 0.0
     for _, e in exps:
         total += e

@@ -24,7 +24,7 @@ def test_the_exact_forward_pass_is_the_network() -> None:
         logits, value = net.evaluate(obs)
         hidden, exact = net.hidden(obs)
         assert hidden.dtype == np.float64 and exact == pytest.approx(value, abs=1e-6)
-        assert np.allclose([net.logit(hidden, a) for a in range(NUM_ACTIONS)], logits, atol=1e-4)
+        assert np.allclose(net.logits(hidden, list(range(NUM_ACTIONS))), logits, atol=1e-4)
 
 
 def test_search_draws_its_seed_from_the_rng(monkeypatch: pytest.MonkeyPatch) -> None:

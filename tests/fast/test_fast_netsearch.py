@@ -79,7 +79,7 @@ def test_forward_pass_equals_python_exactly(hidden: int) -> None:
         obs = encode_view(view_of(state, state.to_move))
         actions = [a.index for a in tree_actions(state)]
         last, value = net.hidden(obs)
-        expected = (value, [net.logit(last, a) for a in actions])
+        expected = (value, net.logits(last, actions))
         assert compiled_net.evaluate(obs, actions) == portable.evaluate(obs, actions) == expected
         assert value == pytest.approx(net.evaluate(obs)[1], abs=1e-5)
 
@@ -91,7 +91,7 @@ def test_the_shipped_network_evaluates_alike() -> None:
     for state in _states(10, 5):
         obs = encode_view(view_of(state, state.to_move))
         last, value = net.hidden(obs)
-        assert net.compiled().evaluate(obs, [240, 0], 3) == (value, [net.logit(last, 240), net.logit(last, 0)])
+        assert net.compiled().evaluate(obs, [240, 0], 3) == (value, net.logits(last, [240, 0]))
 
 
 def test_root_visits_equal_python() -> None:
