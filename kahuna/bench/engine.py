@@ -4,6 +4,8 @@
 both`` the two side by side in one run. Both cores play the very same games for the same seed
 (the compiled core uses CPython's generator), so the action counts must agree: the output says so.
 ``--search N`` adds ISMCTS iterations per second, N iterations from each of a fixed set of views;
+``--net N`` the same for the network search (:mod:`kahuna.ai.netsearch`, shipped weights) and, on
+the compiled core, the CPU time of one network evaluation;
 ``--vector N`` the steps per second of the vectorised environment (kahuna.envs.vector) with N games,
 random legal actions chosen by numpy, observations and masks included.
 """
@@ -97,6 +99,39 @@ def search_speed(core: str, iterations: int, seed: int) -> tuple[int, float]:
     return done, time.perf_counter() - start
 
 
+NET_EVALUATIONS = 5000
+"""Forward passes of the compiled network per search view when timing one."""
+
+
+def net_speed(core: str, iterations: int, seed: int) -> tuple[int, float, float, float | None]:
+    """The network search (shipped weights, default settings but ``iterations``) from every view
+    of :func:`search_views`: iterations made, seconds and CPU seconds spent, and on the compiled
+    core the CPU microseconds of one forward pass with the logits of the position's tree actions."""
+    from kahuna.ai.features import encode_view
+    from kahuna.ai.ismcts import tree_actions
+    from kahuna.ai.net import load_network
+    from kahuna.ai.netsearch import NetSearchConfig, compiled_search, python_search
+    from kahuna.rules import determinize
+
+    net = load_network("net")
+    run = compiled_search if core == "fast" else python_search
+    config = NetSearchConfig(iterations=iterations)
+    views = search_views(seed)
+    start, cpu = time.perf_counter(), time.process_time()
+    for i, view in enumerate(views):
+        run(view, net, config, seed + i)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    micros = None
+    if core == "fast":
+        compiled = net.compiled()
+        cpu_pass = time.process_time()
+        for view in views:
+            actions = [a.index for a in tree_actions(determinize(view, random.Random(seed)))]
+            compiled.evaluate(encode_view(view), actions, NET_EVALUATIONS)
+        micros = (time.process_time() - cpu_pass) / (NET_EVALUATIONS * len(views)) * 1e6
+    return iterations * len(views), seconds, cpu, micros
+
+
 VECTOR_STEPS = 200
 """Steps of the vectorised environment per measurement (after one warm-up step)."""
 
@@ -122,7 +157,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="play N uniformly random complete games and report games/s and actions/s",
         description="Play N complete games in which every action is drawn uniformly from the legal "
         "actions (one core), and report games/s and actions/s; with --core both, on the referee and "
-        "on the compiled core side by side; with --search, ISMCTS iterations/s as well.",
+        "on the compiled core side by side; with --search, ISMCTS iterations/s as well; with --net, the network "
+        "search's.",
     )
     p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and choices (default 0)")
@@ -146,6 +182,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         metavar="N",
         help=f"also measure the vectorised environment: {VECTOR_STEPS} steps of N games at once (default 0: no)",
     )
+    p.add_argument(
+        "--net",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"also measure the network search (shipped weights): N iterations from each of {SEARCH_VIEWS} "
+        "positions, and on the compiled core the microseconds of one network evaluation (default 0: no)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     p.set_defaults(func=run)
 
@@ -160,9 +204,16 @@ def _cores(requested: str | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games <= 0 or args.search < 0 or not 0 <= args.vector <= 65_536 or not 0 <= args.seed < 2**40:
+    if (
+        args.games <= 0
+        or args.search < 0
+        or args.net < 0
+        or not 0 <= args.vector <= 65_536
+        or not 0 <= args.seed < 2**40
+    ):
         raise SystemExit(
-            "kahuna bench engine: --games must be positive, --search >= 0, 0 <= --vector <= 65536, 0 <= --seed < 2**40"
+            "kahuna bench engine: --games must be positive, --search and --net >= 0, 0 <= --vector <= 65536, "
+            "0 <= --seed < 2**40"
         )
     try:
         cores = _cores(args.core)
@@ -199,6 +250,17 @@ def run(args: argparse.Namespace) -> int:
             per_cpu = entry["search_iterations_per_cpu_s"]
             print(f"[{core}] ISMCTS: {done} iterations in {search_seconds:.2f} s", end="")
             print(f", {rate:,.0f} iterations/s, {per_cpu:,.0f} per CPU-second")
+        if args.net:
+            done, net_seconds, net_cpu, micros = net_speed(core, args.net, args.seed)
+            entry["net_iterations"] = done
+            entry["net_iterations_per_s"] = round(done / net_seconds, 1)
+            entry["net_iterations_per_cpu_s"] = round(done / net_cpu, 1)
+            rate, per_cpu = entry["net_iterations_per_s"], entry["net_iterations_per_cpu_s"]
+            print(f"[{core}] net search: {done} iterations in {net_seconds:.2f} s", end="")
+            print(f", {rate:,.0f} iterations/s, {per_cpu:,.0f} per CPU-second")
+            if micros is not None:
+                entry["net_evaluation_cpu_us"] = round(micros, 2)
+                print(f"[{core}] network: {micros:.2f} µs of CPU per evaluation (forward pass, tree actions' logits)")
         if args.vector:
             steps, vector_seconds = vector_speed(core, args.vector, args.seed)
             entry["vector_envs"] = args.vector
@@ -216,6 +278,9 @@ def run(args: argparse.Namespace) -> int:
             ratio = fa["search_iterations_per_s"] / py["search_iterations_per_s"]
             cpu_ratio = fa["search_iterations_per_cpu_s"] / py["search_iterations_per_cpu_s"]
             print(f", {ratio:.1f}x ISMCTS iterations/s ({cpu_ratio:.1f}x per CPU-second)", end="")
+        if args.net:
+            cpu_ratio = fa["net_iterations_per_cpu_s"] / py["net_iterations_per_cpu_s"]
+            print(f", {cpu_ratio:.1f}x net search iterations per CPU-second", end="")
         if args.vector:
             print(f", {fa['vector_steps_per_s'] / py['vector_steps_per_s']:.1f}x vectorised env steps/s", end="")
         print()

@@ -3,6 +3,7 @@ numbers exactly, and the same root visits for the same view, network, settings a
 
 from __future__ import annotations
 
+import json
 import pickle
 import random
 
@@ -155,3 +156,14 @@ def test_a_network_with_its_compiled_copy_still_pickles() -> None:
     again = pickle.loads(pickle.dumps(net))
     obs = encode_view(view_of(_states(1, 3)[0], 0))
     assert again.compiled().evaluate(obs, [240]) == net.compiled().evaluate(obs, [240])
+
+
+def test_bench_engine_measures_the_network_search(capsys: pytest.CaptureFixture[str]) -> None:
+    from kahuna.cli import main
+
+    if not shipped("net").is_file():
+        pytest.skip("no network shipped")
+    assert main(["bench", "engine", "--games", "2", "--core", "both", "--net", "3", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.splitlines()[-1])["cores"]
+    assert figures["fast"]["net_iterations"] == figures["python"]["net_iterations"] == 24
+    assert figures["fast"]["net_evaluation_cpu_us"] > 0 and "net_evaluation_cpu_us" not in figures["python"]
