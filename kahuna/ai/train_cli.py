@@ -45,12 +45,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--c-puct", type=float, default=1.5, help=f"PUCT exploration constant {DEFAULTS_DOC}")
     p.add_argument(
+        "--mix",
+        type=float,
+        default=0.0,
+        help=f"λ: a leaf's value is (1-λ)·network + λ·heuristic playout, in every network search {DEFAULTS_DOC}",
+    )
+    p.add_argument("--playout", type=int, default=2, help=f"turns of that playout {DEFAULTS_DOC}")
+    p.add_argument(
         "--explore", type=int, default=12, help=f"decisions per game drawn in proportion to visits {DEFAULTS_DOC}"
     )
     p.add_argument("--buffer", type=int, default=100_000, help=f"newest positions trained on {DEFAULTS_DOC}")
     p.add_argument("--epochs", type=int, default=4, help=f"passes over the buffer per generation {DEFAULTS_DOC}")
     p.add_argument("--batch", type=int, default=256, help=f"positions per training step {DEFAULTS_DOC}")
     p.add_argument("--lr", type=float, default=1e-3, help=f"Adam's learning rate {DEFAULTS_DOC}")
+    p.add_argument(
+        "--value-weight",
+        type=float,
+        default=1.0,
+        help=f"weight of the value loss beside the policy loss (below 1: the value head memorises slower) "
+        f"{DEFAULTS_DOC}",
+    )
     p.add_argument("--hidden", type=int, default=128, help=f"units per hidden layer {DEFAULTS_DOC}")
     p.add_argument(
         "--gate-games", type=int, default=200, help=f"games of the candidate against the best network {DEFAULTS_DOC}"
@@ -86,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     positive = ("generations", "games", "iterations", "epochs", "batch", "hidden", "gate_games")
     bad = [name for name in (*positive, "jobs") if getattr(args, name) < 1]
-    bad += [n for n in ("teacher_games", "reference_games", "explore") if getattr(args, n) < 0]
+    bad += [n for n in ("teacher_games", "reference_games", "explore", "playout") if getattr(args, n) < 0]
+    bad += [n for n in ("mix", "value_weight") if not 0 <= getattr(args, n) <= 1]
     if bad or not 0 < args.gate <= 1 or args.lr <= 0 or args.buffer < 1 or args.teacher_iterations < 1:
         print(
             f"kahuna train: bad settings {', '.join(bad) or '(gate, lr, buffer or teacher iterations)'}",
@@ -101,11 +116,14 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         iterations=args.iterations,
         c_puct=args.c_puct,
+        mix=args.mix,
+        playout=args.playout,
         explore=args.explore,
         buffer=args.buffer,
         epochs=args.epochs,
         batch=args.batch,
         lr=args.lr,
+        value_weight=args.value_weight,
         hidden=args.hidden,
         gate_games=args.gate_games,
         gate=args.gate,
@@ -126,12 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _calibrate(directory: Path, config: TrainConfig, games: int) -> None:
     from kahuna.ai.net import Network
-    from kahuna.ai.netsearch import NetSearchConfig
     from kahuna.ai.training.calibrate import value_calibration
 
     net = Network.load(directory / "best.npz")
-    search = NetSearchConfig(iterations=config.iterations, c_puct=config.c_puct)
-    table = value_calibration(net, games, config.seed, search, config.explore)
+    table = value_calibration(net, games, config.seed, config.search(), config.explore)
     (directory / "calibration.json").write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
     print(
         f"value head on {table['positions']} positions of {games} held-out games: Brier {table['brier']}, "

@@ -59,16 +59,23 @@ class TrainConfig:
     games: int = 100
     iterations: int = 100
     c_puct: float = 1.5
+    mix: float = 0.0
+    playout: int = 2
     explore: int = 12
     buffer: int = 100_000
     epochs: int = 4
     batch: int = 256
     lr: float = 1e-3
+    value_weight: float = 1.0
     hidden: int = 128
     gate_games: int = 200
     gate: float = 0.55
     reference: str = "hard"
     reference_games: int = 20
+
+    def search(self) -> NetSearchConfig:
+        """The network-guided search of self-play, the gate, the reference games and calibration."""
+        return NetSearchConfig(iterations=self.iterations, c_puct=self.c_puct, mix=self.mix, playout_turns=self.playout)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
@@ -229,14 +236,16 @@ class Run:
         if g:
             model.load_state_dict(torch.load(self.dir / "best.pt", weights_only=True))
         data, validation = self._buffer()
-        history = train(model, data, c.epochs, c.batch, c.lr, seed=c.seed * 1000 + g, validation=validation)
+        history = train(
+            model, data, c.epochs, c.batch, c.lr, c.seed * 1000 + g, validation=validation, value_weight=c.value_weight
+        )
         meta = {"generation": g, "positions": len(data), "seed": c.seed, "trained": "kahuna train"}
         net = model.export(meta)
         net.save(self.dir / "candidate.npz")
         torch.save(model.state_dict(), self.dir / "candidate.pt")
         best = history[-1]
         if len(validation):
-            best = min(history, key=lambda h: h["val_policy_loss"] + h["val_value_loss"])
+            best = min(history, key=lambda h: h["val_policy_loss"] + c.value_weight * h["val_value_loss"])
         self.state["train"] = {"positions": len(data), "held_out": len(validation), "losses": best}
         if g == 0:
             self._accept()
@@ -249,7 +258,7 @@ class Run:
         (self.dir / "candidate.pt").replace(self.dir / "best.pt")
 
     def _search_config(self) -> NetSearchConfig:
-        return NetSearchConfig(iterations=self.config.iterations, c_puct=self.config.c_puct)
+        return self.config.search()
 
     def _net_player(self, name: str) -> Player:
         return Player(name, self._network(name), self._search_config())

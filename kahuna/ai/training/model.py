@@ -64,6 +64,7 @@ def train(
     lr: float,
     seed: int,
     validation: Positions | None = None,
+    value_weight: float = 1.0,
 ) -> list[dict[str, float]]:
     """Fit ``model`` to ``data``; the mean losses of each epoch.
 
@@ -71,7 +72,9 @@ def train(
     model ends with the weights of the epoch with the lowest validation loss: a game gives a
     hundred positions with one result, so the value head memorises the games of the buffer within
     a few passes (measured: held-out value loss rising from the second epoch on), and early
-    stopping is what keeps it useful on new positions.
+    stopping is what keeps it useful on new positions. ``value_weight`` scales the value loss in
+    the training loss and in the validation score that picks the epoch: below 1 the value head
+    memorises more slowly, so the policy (which does not overfit that way) gets more passes.
     """
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
@@ -90,7 +93,7 @@ def train(
             idx = order[start : start + batch]
             policy_loss, value_loss = _losses(model, obs[idx], legal[idx], policy[idx], value[idx])
             optimiser.zero_grad()
-            (policy_loss + value_loss).backward()
+            (policy_loss + value_weight * value_loss).backward()
             optimiser.step()
             totals[0] += float(policy_loss.detach()) * len(idx)
             totals[1] += float(value_loss.detach()) * len(idx)
@@ -106,7 +109,7 @@ def train(
                     torch.from_numpy(validation.value),
                 )
             entry.update(val_policy_loss=float(vp), val_value_loss=float(vv))
-            score = float(vp) + float(vv)
+            score = float(vp) + value_weight * float(vv)
             if best is None or score < best[0]:
                 best = (score, {k: v.clone() for k, v in model.state_dict().items()})
         history.append(entry)
