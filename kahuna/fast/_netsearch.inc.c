@@ -20,7 +20,9 @@
  */
 
 #define NET_MAX_HIDDEN 1024 /* bounds the forward pass's stack arrays */
-#define NET_PAD 16          /* the block of units a layer keeps in registers */
+#define NET_PAD 32          /* rows are padded to a multiple of the blocks below */
+#define NET_BLOCK2 16       /* units the portable layer keeps in registers (8 pairs) */
+#define NET_BLOCK4 32       /* units the AVX2 layer keeps in registers (8 fours) */
 #define NET_MAX_ITERATIONS 10000000
 #define NET_MAX_DEPTH 1024
 
@@ -53,11 +55,11 @@ typedef struct {
 typedef double v2d __attribute__((vector_size(16), aligned(8), may_alias));
 
 /* out[j] = b[j] + Σ x[k] · w[rows[k]][j] over k in order, for j < padded: a layer before its ReLU.
-   A block of NET_PAD units stays in registers while the inputs are added in order (the same
-   sums as adding row after row). */
+   A block of units stays in registers (eight independent sums, enough to keep the adder busy)
+   while the inputs are added in order: the same sums as adding row after row. */
 static void net_layer_v2(const double *w, const double *b, int padded, const int16_t *rows, const double *x, int n,
                          double *out) {
-    for (int j = 0; j < padded; j += NET_PAD) {
+    for (int j = 0; j < padded; j += NET_BLOCK2) {
         const v2d *bias = (const v2d *)(b + j);
         v2d a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], a4 = bias[4], a5 = bias[5], a6 = bias[6],
             a7 = bias[7];
@@ -84,9 +86,10 @@ typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
 
 __attribute__((target("avx2"))) static void net_layer_v4(const double *w, const double *b, int padded,
                                                           const int16_t *rows, const double *x, int n, double *out) {
-    for (int j = 0; j < padded; j += NET_PAD) {
+    for (int j = 0; j < padded; j += NET_BLOCK4) {
         const v4d *bias = (const v4d *)(b + j);
-        v4d a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+        v4d a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], a4 = bias[4], a5 = bias[5], a6 = bias[6],
+            a7 = bias[7];
         for (int i = 0; i < n; i++) {
             const v4d *row = (const v4d *)(w + (size_t)rows[i] * padded + j);
             double xi = x[i];
@@ -94,9 +97,13 @@ __attribute__((target("avx2"))) static void net_layer_v4(const double *w, const 
             a1 += xi * row[1];
             a2 += xi * row[2];
             a3 += xi * row[3];
+            a4 += xi * row[4];
+            a5 += xi * row[5];
+            a6 += xi * row[6];
+            a7 += xi * row[7];
         }
         v4d *o = (v4d *)(out + j);
-        o[0] = a0, o[1] = a1, o[2] = a2, o[3] = a3;
+        o[0] = a0, o[1] = a1, o[2] = a2, o[3] = a3, o[4] = a4, o[5] = a5, o[6] = a6, o[7] = a7;
     }
 }
 #else
