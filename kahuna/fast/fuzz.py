@@ -2,12 +2,13 @@
 
 ``python -m kahuna.fast.fuzz --rounds N`` throws random and malformed input at every entry point
 of ``kahuna.fast._core`` (states from random fields, actions of every kind and range, reshuffle
-orders, search views and budgets, batch buffers of wrong shapes and types, board tables) and
+orders, search views and budgets, networks and observations of wrong shapes, types and values,
+batch buffers of wrong shapes and types, board tables) and
 checks that each either works or raises ``ValueError``, ``TypeError``, ``IndexError``,
 ``OverflowError`` or ``BufferError``: never a crash. ``--so PATH`` loads another build of the
 extension (tests/fast builds one with AddressSanitizer and UndefinedBehaviorSanitizer and runs
 this under it). ``--memory GAMES`` plays that many games through the core (whole games in C,
-states through the Python wrapper, batch steps and searches) and fails if the process grows by
+states through the Python wrapper, batch steps, searches and network searches) and fails if the process grows by
 more than a few megabytes after the first tenth.
 """
 
@@ -109,6 +110,7 @@ def fuzz(core: ModuleType, rounds: int, seed: int) -> dict[str, int]:
             call(state.copy)
         if not game.is_over:
             _fuzz_search(core, game, rng, call)
+            _fuzz_net(core, game, rng, call)
         call(core.random_games, rng.choice([[1, 2], [-1], [2**64], [_junk(rng)], _junk(rng)]), False, True)
         batch = call(core.Batch, rng.choice([1, 3, 0, -1, 2**40]), rng.choice([0, 5, -1, 2**64]), False, False)
         if batch is not None:
@@ -128,7 +130,7 @@ def _fuzz_search(core: ModuleType, game: Any, rng: random.Random, call: Any) -> 
     seat = game.to_move
     fields, hands, downs = view_fields(view_of(game, seat))
     words = random.Random(rng.getrandbits(32)).getstate()[1]
-    args: list[Any] = [fields, seat, hands, downs, words, rng.randrange(1, 40), 0.0, 0.7, rng.randrange(4)]
+    args: list[Any] = [fields, seat, hands, downs, words, rng.randrange(1, 40), 0.0, 0.7, rng.randrange(4), HEURISTIC]
     if rng.random() < 0.6:
         k = rng.randrange(len(args))
         spoiled: list[Any] = [
@@ -141,9 +143,114 @@ def _fuzz_search(core: ModuleType, game: Any, rng: random.Random, call: Any) -> 
             rng.choice([-1.0, float("nan"), 1e9, _junk(rng)]),
             rng.choice([-1.0, float("inf"), float("nan"), _junk(rng)]),
             rng.choice([-1, 5000, _junk(rng)]),
+            rng.choice([HEURISTIC[:8], (*HEURISTIC[:8], 0.0), (float("nan"),) * 9, _junk(rng)]),
         ]
         args[k] = spoiled[k]
     call(core.search, *args)
+
+
+HEURISTIC = (1.0, 0.06, 0.45, 0.45, 0.12, 0.07, 0.08, 0.1, 1.5)
+"""The heuristic's default weights in the order the searches take them (kahuna.ai.heuristic.Weights)."""
+
+
+def _floats(rng: random.Random, *shape: int) -> memoryview[float]:
+    """A float32 buffer of that shape with small random values (stdlib: no numpy)."""
+    count = 1
+    for n in shape:
+        count *= n
+    values = array("f", [rng.uniform(-1, 1) for _ in range(count)])
+    return memoryview(values).cast("B").cast("f", list(shape))
+
+
+def _network(core: ModuleType, rng: random.Random, call: Any) -> Any:
+    """A ``Net`` of a random width; sometimes one array spoiled (shape, type, values), then refused."""
+    hidden = rng.choice([1, 3, 8, 33])
+    shapes = [(173, hidden), (hidden,), (hidden, hidden), (hidden,), (hidden, 243), (243,), (hidden, 1), (1,)]
+    arrays: list[Any] = [_floats(rng, *shape) for shape in shapes]
+    if rng.random() < 0.4:
+        k = rng.randrange(len(arrays))
+        arrays[k] = rng.choice(
+            [
+                _floats(rng, *(n + 1 for n in shapes[k])),
+                _floats(rng, 2, 2, 2),
+                _zeros("d", 8),
+                b"\x00" * 16,
+                _junk(rng),
+                _nonfinite(rng, shapes[k]),
+                array("f"),
+            ]
+        )
+    return call(core.Net, *arrays)
+
+
+def _nonfinite(rng: random.Random, shape: tuple[int, ...]) -> memoryview[float]:
+    """Random weights of that shape with one NaN or infinity among them."""
+    view = _floats(rng, *shape)
+    flat = view.cast("B").cast("f")
+    flat[rng.randrange(len(flat))] = rng.choice([float("nan"), float("inf")])
+    return view
+
+
+def _fuzz_net(core: ModuleType, game: Any, rng: random.Random, call: Any) -> None:
+    """The network entry points: Net, its evaluation, the observation and the network search,
+    valid and with one argument spoiled."""
+    from kahuna.fast.layout import fields_of, view_fields
+    from kahuna.rules import view_of
+
+    net = _network(core, rng, call)
+    state = core.State(fields_of(game))
+    out = _zeros("f", 173)
+    call(
+        core.observe,
+        *rng.choice(
+            [
+                (state, game.to_move, out),
+                (state, 2, out),
+                (state, 0, _zeros("f", 5)),
+                (state, 1, _zeros("d", 173)),
+                (_junk(rng), 0, out),
+                (state, _junk(rng), out),
+            ]
+        ),
+    )
+    if net is None:
+        return
+    actions = rng.choice([[240, 0], list(range(243)), [], [243], [-1], list(range(250)), _junk(rng)])
+    call(net.evaluate, rng.choice([out, _zeros("f", 172), _zeros("d", 173), _junk(rng)]), actions)
+    call(net.evaluate, out, [0], rng.choice([1, 3, 0, -1, 2**40, _junk(rng)]))
+    seat = game.to_move
+    fields, hands, downs = view_fields(view_of(game, seat))
+    words = random.Random(rng.getrandbits(32)).getstate()[1]
+    args: list[Any] = [
+        net,
+        fields,
+        seat,
+        hands,
+        downs,
+        words,
+        rng.randrange(1, 40),
+        1.5,
+        rng.choice([0.0, 0.5, 1.0]),
+        rng.randrange(4),
+        HEURISTIC,
+    ]
+    if rng.random() < 0.6:
+        k = rng.randrange(len(args))
+        spoiled: list[Any] = [
+            rng.choice([_junk(rng), state]),
+            _fields(rng, fields),
+            rng.choice([1 - seat, 2, -1, _junk(rng)]),
+            rng.choice([(rng.randrange(-1, 7), rng.randrange(-1, 7)), (1,), _junk(rng)]),
+            rng.choice([(rng.randrange(-1, 3), rng.randrange(-1, 3)), _junk(rng)]),
+            rng.choice([words[:10], [2**33] * 625, [*words[:624], 9999], _junk(rng)]),
+            rng.choice([0, -3, 10**9, _junk(rng)]),
+            rng.choice([-1.0, float("inf"), float("nan"), _junk(rng)]),
+            rng.choice([-0.5, 1.5, float("nan"), _junk(rng)]),
+            rng.choice([-1, 5000, _junk(rng)]),
+            rng.choice([HEURISTIC[:8], (*HEURISTIC[:8], 0.0), (float("nan"),) * 9, _junk(rng)]),
+        ]
+        args[k] = spoiled[k]
+    call(core.net_search, *args)
 
 
 def _zeros(code: str, n: int) -> array[Any]:
@@ -199,6 +306,9 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
                 break
             start = after
         views.append(view_of(start, start.to_move))
+    weights = random.Random(seed)
+    shapes = [(173, 16), (16,), (16, 16), (16,), (16, 243), (243,), (16, 1), (1,)]
+    net = core.Net(*(_floats(weights, *shape) for shape in shapes))
     chunk = 10_000
     after_warmup = 0
     played = 0
@@ -221,7 +331,8 @@ def memory(core: ModuleType, games: int, seed: int) -> tuple[int, int]:
         fields, hands, downs = view_fields(view)
         assert view.seat is not None
         state_words = random.Random(played).getstate()[1]
-        core.search(fields, view.seat, hands, downs, state_words, 200, 0.0, 0.7, 2)
+        core.search(fields, view.seat, hands, downs, state_words, 200, 0.0, 0.7, 2, HEURISTIC)
+        core.net_search(net, fields, view.seat, hands, downs, state_words, 200, 1.5, 0.5, 2, HEURISTIC)
         if not after_warmup and played >= games // 10:
             after_warmup = _rss_kb()
     return after_warmup, _rss_kb()
