@@ -46,6 +46,8 @@ MAX_ITERATIONS = 10_000_000
 
 @dataclass(frozen=True)
 class NetSearchConfig:
+    """What one network search spends and how it values its leaves."""
+
     iterations: int = 200
     c_puct: float = 1.5
     mix: float = 0.0
