@@ -13,8 +13,8 @@ from kahuna.ai.registry import SpecError, make_agent, parse_options
 LEVEL_SPECS: dict[str, str] = {
     "easy": "greedy:noise=0.3",
     "medium": "greedy:weights=greedy-tuned",
-    "hard": "ismcts:iterations=250",
-    "expert": "ismcts:iterations=1500",
+    "hard": "ismcts:iterations=250,weights=ismcts-tuned",
+    "expert": "ismcts:iterations=1500,weights=ismcts-tuned",
 }
 """Level name → the agent spec it stands for, weakest first."""
 

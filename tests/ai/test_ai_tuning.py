@@ -64,3 +64,12 @@ def test_tune_cli_tunes_and_checks_an_ismcts_spec(tmp_path: Path, capsys: pytest
     assert isinstance(agent, IsmctsAgent) and agent.config.weights == Weights.from_json(saved["weights"])
     assert "held-out (arena seed 9, 2 games)" in capsys.readouterr().out
     assert main(["tune", "--agent", "random", "--out", str(out)]) == 2
+
+
+def test_hard_and_expert_play_with_the_shipped_ismcts_weights() -> None:
+    tuned = load_weights("ismcts-tuned")
+    assert tuned != DEFAULT_WEIGHTS
+    for level, iterations in (("hard", 250), ("expert", 1500)):
+        agent = make_agent(level)
+        assert isinstance(agent, IsmctsAgent)
+        assert (agent.config.iterations, agent.config.weights) == (iterations, tuned)
