@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         description="SPSA on the heuristic weights of --agent (each step: the agent with two perturbed "
         "weight sets plays itself on --deals deals, seats swapped), written to --out as JSON; then the "
         "arena plays the agent with the tuned weights against the agent as given on held-out deals "
-        "(--check-seed) and prints the score, its 95 %% interval and the Elo difference. Use the result "
+        "(--check-seed) and prints the score, its 95 % interval and the Elo difference. Use the result "
         "as weights=FILE in a greedy or ismcts spec.",
     )
     p.add_argument(
