@@ -16,8 +16,13 @@ most once. With ``mix`` λ > 0 a leaf's value is ``(1 - λ) · network + λ · p
 of the heuristic ISMCTS (``playout_turns`` turns of its policy, then the heuristic's win
 probability, :func:`kahuna.ai.ismcts._playout`), a check on a network still learning.
 
-The most visited root action is played; self-play also reads the visit counts as the policy
-target (:mod:`kahuna.ai.training.selfplay`).
+The most visited root action is played (ties to the lowest index); self-play also reads the
+visit counts as the policy target (:mod:`kahuna.ai.training.selfplay`). With ``stop`` the search
+ends as soon as no other root action can still overtake the leader in the iterations left
+(:func:`_settled`): each iteration adds one visit to one root child at most, so the move played
+is the one the full budget would play, only sooner. The counts are then those of a shorter
+search, which is why self-play (whose targets and exploratory draws read them) keeps ``stop``
+off, the default of :class:`NetSearchConfig`; the ``net`` agent spec turns it on.
 
 :func:`search` runs in the compiled core when it is built and ``KAHUNA_CORE`` is not ``python``
 (``kahuna/fast/_netsearch.inc.c``, many times faster). Both follow the same steps with the same
@@ -56,6 +61,9 @@ class NetSearchConfig:
     """Turns of the heuristic playout when ``mix`` > 0 (as :class:`kahuna.ai.ismcts.SearchConfig`)."""
     heuristic: Weights = DEFAULT_WEIGHTS
     """The heuristic's weights at the end of a playout."""
+    stop: bool = False
+    """End the search once the most visited root action can no longer be overtaken: the same
+    move in less time, but fewer visits (off for self-play, whose targets are the visits)."""
 
 
 class _Node:
@@ -141,12 +149,34 @@ def _iterate(root: _Node, state: GameState, net: Network, config: NetSearchConfi
         child.reward += result if chooser == 0 else 1.0 - result
 
 
+def _settled(root: _Node, remaining: int) -> bool:
+    """Whether the root's choice (most visits, ties to the lowest index) is fixed whatever the
+    ``remaining`` iterations do: each gives one root child one visit at most, so the leader keeps
+    its place when every other action, given all of them, stays behind it or ties it from a higher
+    index. An action no world has offered yet counts as unvisited with any index, so the leader
+    also needs more visits than remain."""
+    lead, leader = 0, -1
+    for index, child in root.children.items():
+        if child.visits > lead or (child.visits == lead and child.visits and index < leader):
+            lead, leader = child.visits, index
+    if lead <= remaining:
+        return False
+    for index, child in root.children.items():
+        reach = child.visits + remaining
+        if index != leader and (reach > lead or (reach == lead and index < leader)):
+            return False
+    return True
+
+
 def python_search(view: PlayerView, net: Network, config: NetSearchConfig, seed: int) -> dict[int, int]:
-    """Root visits per action index after ``config.iterations`` iterations, in Python."""
+    """Root visits per action index after ``config.iterations`` iterations (or fewer with
+    ``config.stop``: once :func:`_settled` after an iteration), in Python."""
     rng = random.Random(seed)
     root = _Node(0.0)
-    for _ in range(config.iterations):
+    for done in range(1, config.iterations + 1):
         _iterate(root, determinize(view, rng), net, config, rng)
+        if config.stop and _settled(root, config.iterations - done):
+            break
     visits = {index: child.visits for index, child in root.children.items() if child.visits}
     if not visits:
         # One iteration only judges the root: play the network's policy alone.
@@ -170,6 +200,7 @@ def compiled_search(view: PlayerView, net: Network, config: NetSearchConfig, see
         float(config.mix),
         config.playout_turns,
         astuple(config.heuristic),
+        config.stop,
     )
     return visits
 
@@ -181,8 +212,9 @@ def compiled(config: NetSearchConfig) -> bool:
 
 
 def search(view: PlayerView, net: Network, config: NetSearchConfig, rng: random.Random) -> dict[int, int]:
-    """Root visits per action index after ``config.iterations`` iterations (the compiled search
-    when :func:`compiled` says so, else :func:`python_search`: the same visits either way); the
+    """Root visits per action index after ``config.iterations`` iterations or, with
+    ``config.stop``, fewer but to the same most visited action (the compiled search when
+    :func:`compiled` says so, else :func:`python_search`: the same visits either way); the
     search's random stream is seeded by one draw from ``rng``."""
     seed = rng.getrandbits(64)
     run = compiled_search if compiled(config) else python_search

@@ -129,7 +129,15 @@ def _net(options: str) -> Agent:
     from kahuna.ai.netsearch import NetAgent, NetSearchConfig
     from kahuna.ai.tuning import load_weights
 
-    allowed = {"iterations": int, "c": float, "mix": float, "playout": int, "weights": str, "heuristic": str}
+    allowed = {
+        "iterations": int,
+        "c": float,
+        "mix": float,
+        "playout": int,
+        "weights": str,
+        "heuristic": str,
+        "stop": bool,
+    }
     opts = parse_options(options, allowed)
     try:
         heuristic = load_weights(option(opts, "heuristic", ""))
@@ -141,6 +149,8 @@ def _net(options: str) -> Agent:
         mix=option(opts, "mix", 0.0),
         playout_turns=option(opts, "playout", 2),
         heuristic=heuristic,
+        # On for an agent: it plays the move of the full budget, sooner (off in self-play only).
+        stop=option(opts, "stop", True),
     )
     if not 1 <= config.iterations <= 1_000_000 or config.c_puct < 0:
         raise SpecError("net needs 1 <= iterations <= 1000000 and c >= 0")

@@ -527,9 +527,32 @@ static double judge(const NetObject *net, NTree *t, int32_t node, const KState *
 
 typedef struct {
     double c, mix;
-    int playout_turns;
+    int playout_turns, stop;
     HWeights weights;
 } NetConfig;
+
+/* Whether the root's choice (most visits, ties to the lowest action) is fixed whatever the
+   `remaining` iterations do (netsearch._settled): each gives one root child one visit at most, so
+   the leader keeps its place when every other action, given all of them, stays behind it or ties
+   it from a higher action; an action no world has offered yet counts as unvisited with any index,
+   so the leader also needs more visits than remain. */
+static int settled(const NTree *t, int remaining) {
+    int lead = 0, leader = -1;
+    for (int32_t ch = t->nodes[0].first_child; ch >= 0; ch = t->nodes[ch].next_sibling) {
+        const NNode *c = &t->nodes[ch];
+        if (c->visits > lead || (c->visits == lead && c->visits && c->action < leader)) {
+            lead = c->visits;
+            leader = c->action;
+        }
+    }
+    if (lead <= remaining) return 0;
+    for (int32_t ch = t->nodes[0].first_child; ch >= 0; ch = t->nodes[ch].next_sibling) {
+        const NNode *c = &t->nodes[ch];
+        int reach = c->visits + remaining;
+        if (c->action != leader && (reach > lead || (reach == lead && c->action < leader))) return 0;
+    }
+    return 1;
+}
 
 /* One iteration (netsearch._iterate); returns 0, or -1 when out of memory. */
 static int net_iterate(const NetObject *net, NTree *t, const View *v, MT *rng, const NetConfig *cfg,
@@ -608,20 +631,21 @@ static int net_iterate(const NetObject *net, NTree *t, const View *v, MT *rng, c
 }
 
 /* net_search(net, view_fields, seat, hand_slots, down_slots, rng_state, iterations, c, mix, playout,
-   weights) -> visits {action: n}: `iterations` iterations of netsearch.search from the view (read
-   as by search above) with a Net; mix in [0, 1] weighs the heuristic playout of `playout` turns
-   (with the nine heuristic weights, HWeights order) against the network's value at the leaves. */
+   weights, stop=False) -> visits {action: n}: `iterations` iterations of netsearch.search from the
+   view (read as by search above) with a Net; mix in [0, 1] weighs the heuristic playout of
+   `playout` turns (with the nine heuristic weights, HWeights order) against the network's value at
+   the leaves; with stop, fewer once the most visited root action is settled. */
 static PyObject *net_search(PyObject *mod, PyObject *args) {
     PyObject *fields, *rng_state;
     NetObject *net;
     int seat, hs[2], ds[2], iterations;
-    NetConfig cfg;
+    NetConfig cfg = {.stop = 0};
     HWeights *w = &cfg.weights;
     if (!need_board()) return NULL;
-    if (!PyArg_ParseTuple(args, "O!Oi(ii)(ii)Oiddi(ddddddddd):net_search", &NetType, &net, &fields, &seat, &hs[0],
+    if (!PyArg_ParseTuple(args, "O!Oi(ii)(ii)Oiddi(ddddddddd)|p:net_search", &NetType, &net, &fields, &seat, &hs[0],
                           &hs[1], &ds[0], &ds[1], &rng_state, &iterations, &cfg.c, &cfg.mix, &cfg.playout_turns,
                           &w->stone, &w->degree_bonus, &w->fragile_loss, &w->claim_threat, &w->progress, &w->bridge,
-                          &w->strike, &w->card, &w->scale))
+                          &w->strike, &w->card, &w->scale, &cfg.stop))
         return NULL;
     const double each[] = {w->stone, w->degree_bonus, w->fragile_loss, w->claim_threat, w->progress,
                            w->bridge,  w->strike,       w->card,         w->scale};
@@ -641,7 +665,10 @@ static PyObject *net_search(PyObject *mod, PyObject *args) {
     for (int a = 0; a < NACTIONS; a++) slot[a] = -1;
     int failed = ntree_new_node(&t, 0, 0.0) < 0;
     Py_BEGIN_ALLOW_THREADS;
-    for (int i = 0; i < iterations && !failed; i++) failed = net_iterate(net, &t, &v, &rng, &cfg, slot) < 0;
+    for (int done = 1; done <= iterations && !failed; done++) {
+        failed = net_iterate(net, &t, &v, &rng, &cfg, slot) < 0;
+        if (!failed && cfg.stop && settled(&t, iterations - done)) break;
+    }
     Py_END_ALLOW_THREADS;
     if (failed) {
         ntree_free(&t);

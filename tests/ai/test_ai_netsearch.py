@@ -11,7 +11,7 @@ from test_ai_agents import positions
 from test_ai_net import random_network
 
 from kahuna.ai.features import encode_view
-from kahuna.ai.netsearch import NetAgent, NetSearchConfig, python_search, search
+from kahuna.ai.netsearch import NetAgent, NetSearchConfig, _Node, _settled, python_search, search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import load_weights
 from kahuna.rules import NUM_ACTIONS, view_of
@@ -54,7 +54,43 @@ def test_the_net_spec_takes_the_search_options(tmp_path: Path) -> None:
     random_network(2).save(tmp_path / "w.npz")
     agent = make_agent(f"net:iterations=7,c=0.9,mix=0.25,playout=3,heuristic=greedy-tuned,weights={tmp_path / 'w.npz'}")
     assert isinstance(agent, NetAgent)
-    assert agent.config == NetSearchConfig(7, 0.9, 0.25, 3, load_weights("greedy-tuned"))
+    assert agent.config == NetSearchConfig(7, 0.9, 0.25, 3, load_weights("greedy-tuned"), stop=True)
+    off = make_agent(f"net:stop=0,weights={tmp_path / 'w.npz'}")
+    assert isinstance(off, NetAgent) and off.config == NetSearchConfig()
     for spec in ("net:mix=1.5", "net:playout=-1", "net:heuristic=nothing-such"):
         with pytest.raises(SpecError):
             make_agent(spec)
+
+
+def _root(visits: dict[int, int]) -> _Node:
+    root = _Node(0.0)
+    for index, n in visits.items():
+        root.children[index] = _Node(0.1)
+        root.children[index].visits = n
+    return root
+
+
+def test_the_leader_is_settled_only_when_no_action_can_pass_or_tie_it_from_below() -> None:
+    # Action 5 leads by 4 with 4 iterations left: 9 can only tie it, and ties go to the lower 5.
+    assert _settled(_root({9: 6, 5: 10, 7: 0}), 4)
+    # The same counts with the runner-up below the leader's index: a tie would make 2 the move.
+    assert not _settled(_root({2: 6, 5: 10}), 4)
+    assert _settled(_root({2: 6, 5: 10}), 3)
+    # Tied leaders: the lower index leads, and the other can still pass it.
+    assert not _settled(_root({4: 8, 3: 8}), 1)
+    # Alone in the tree, the leader still needs more visits than remain (other actions may appear).
+    assert not _settled(_root({5: 4}), 4) and _settled(_root({5: 5}), 4)
+    assert not _settled(_root({}), 0)
+
+
+def test_the_stop_plays_the_full_searchs_move_in_fewer_iterations() -> None:
+    net = random_network(9)
+    saved = 0
+    for i, state in enumerate(positions(12, 10)):
+        view = view_of(state, state.to_move)
+        full = python_search(view, net, NetSearchConfig(iterations=80), i)
+        stopped = python_search(view, net, NetSearchConfig(iterations=80, stop=True), i)
+        assert max(stopped, key=lambda a: (stopped[a], -a)) == max(full, key=lambda a: (full[a], -a))
+        assert sum(stopped.values()) <= sum(full.values()) == 79
+        saved += sum(full.values()) - sum(stopped.values())
+    assert saved > 0

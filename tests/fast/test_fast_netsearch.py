@@ -104,11 +104,27 @@ def test_root_visits_equal_python() -> None:
         NetSearchConfig(iterations=40, mix=1.0, playout_turns=3, heuristic=Weights(stone=1.5, scale=2.0)),
         NetSearchConfig(iterations=1),
         NetSearchConfig(iterations=2, mix=0.25),
+        NetSearchConfig(iterations=90, stop=True),
+        NetSearchConfig(iterations=70, c_puct=0.4, mix=0.5, stop=True),
     ]
     for i, state in enumerate(_states(36, 9)):
         view = view_of(state, state.to_move)
         config = configs[i % len(configs)]
         assert compiled_search(view, net, config, 500 + i) == python_search(view, net, config, 500 + i), config
+
+
+def test_the_compiled_stop_plays_the_full_searchs_move() -> None:
+    # Many positions at a larger budget than Python could afford: the same move, fewer iterations.
+    net = _network(11, 24)
+    full_total = stopped_total = 0
+    for i, state in enumerate(_states(150, 13)):
+        view = view_of(state, state.to_move)
+        full = compiled_search(view, net, NetSearchConfig(iterations=400), i)
+        stopped = compiled_search(view, net, NetSearchConfig(iterations=400, stop=True), i)
+        assert max(stopped, key=lambda a: (stopped[a], -a)) == max(full, key=lambda a: (full[a], -a))
+        full_total += sum(full.values())
+        stopped_total += sum(stopped.values())
+    assert stopped_total < full_total
 
 
 def test_final_turn_views_equal_python() -> None:
