@@ -52,6 +52,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--playout", type=int, default=2, help=f"turns of that playout {DEFAULTS_DOC}")
     p.add_argument(
+        "--heuristic",
+        default="",
+        metavar="NAME",
+        help="heuristic weights closing that playout: a shipped name (ismcts-tuned) or a JSON file "
+        "(default: the defaults)",
+    )
+    p.add_argument(
         "--explore", type=int, default=12, help=f"decisions per game drawn in proportion to visits {DEFAULTS_DOC}"
     )
     p.add_argument("--buffer", type=int, default=100_000, help=f"newest positions trained on {DEFAULTS_DOC}")
@@ -118,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         c_puct=args.c_puct,
         mix=args.mix,
         playout=args.playout,
+        heuristic=args.heuristic,
         explore=args.explore,
         buffer=args.buffer,
         epochs=args.epochs,
@@ -130,6 +138,11 @@ def run(args: argparse.Namespace) -> int:
         reference=args.reference,
         reference_games=args.reference_games,
     )
+    try:
+        config.search()
+    except ValueError as exc:
+        print(f"kahuna train: {exc}", file=sys.stderr)
+        return 2
     run_ = Run(Path(args.dir), config, progress=None, jobs=args.jobs)
     finished = run_.run(minutes=args.minutes)
     for entry in run_.log_entries():

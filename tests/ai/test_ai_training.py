@@ -31,6 +31,7 @@ TINY = TrainConfig(
     iterations=8,
     mix=0.5,
     playout=1,
+    heuristic="ismcts-tuned",
     epochs=2,
     value_weight=0.5,
     batch=64,

@@ -43,6 +43,7 @@ from kahuna.ai.stats import elo_difference, paired_interval
 from kahuna.ai.training.games import Games, Job, MatchGame, Player, SelfPlayGame
 from kahuna.ai.training.model import PolicyValueNet, train
 from kahuna.ai.training.selfplay import Positions
+from kahuna.ai.tuning import load_weights
 from kahuna.progress import Progress
 
 STAGES = ("selfplay", "train", "gate", "reference")
@@ -61,6 +62,7 @@ class TrainConfig:
     c_puct: float = 1.5
     mix: float = 0.0
     playout: int = 2
+    heuristic: str = ""
     explore: int = 12
     buffer: int = 100_000
     epochs: int = 4
@@ -75,7 +77,13 @@ class TrainConfig:
 
     def search(self) -> NetSearchConfig:
         """The network-guided search of self-play, the gate, the reference games and calibration."""
-        return NetSearchConfig(iterations=self.iterations, c_puct=self.c_puct, mix=self.mix, playout_turns=self.playout)
+        return NetSearchConfig(
+            iterations=self.iterations,
+            c_puct=self.c_puct,
+            mix=self.mix,
+            playout_turns=self.playout,
+            heuristic=load_weights(self.heuristic),
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
