@@ -64,6 +64,11 @@ class NetSearchConfig:
     stop: bool = False
     """End the search once the most visited root action can no longer be overtaken: the same
     move in less time, but fewer visits (off for self-play, whose targets are the visits)."""
+    share: float = 0.0
+    """σ in [0, 1], 0 off: a budget that follows the decision's difficulty. From a quarter of
+    ``iterations`` on, the search ends once the most visited root action holds at least σ of the
+    root's visits, so the full ``iterations`` go to close decisions only. Unlike ``stop`` this can
+    change the move (the leader might still have been overtaken): an explicit option, measured."""
 
 
 class _Node:
@@ -168,14 +173,23 @@ def _settled(root: _Node, remaining: int) -> bool:
     return True
 
 
+def _leading(root: _Node, share: float) -> bool:
+    """Whether the most visited root action holds at least ``share`` of the root's visits."""
+    visits = [child.visits for child in root.children.values()]
+    total = sum(visits)
+    return total > 0 and max(visits) >= share * total
+
+
 def python_search(view: PlayerView, net: Network, config: NetSearchConfig, seed: int) -> dict[int, int]:
     """Root visits per action index after ``config.iterations`` iterations (or fewer with
-    ``config.stop``: once :func:`_settled` after an iteration), in Python."""
+    ``config.stop``, once :func:`_settled` after an iteration, or ``config.share``), in Python."""
     rng = random.Random(seed)
     root = _Node(0.0)
     for done in range(1, config.iterations + 1):
         _iterate(root, determinize(view, rng), net, config, rng)
         if config.stop and _settled(root, config.iterations - done):
+            break
+        if config.share and 4 * done >= config.iterations and _leading(root, config.share):
             break
     visits = {index: child.visits for index, child in root.children.items() if child.visits}
     if not visits:
@@ -201,6 +215,7 @@ def compiled_search(view: PlayerView, net: Network, config: NetSearchConfig, see
         config.playout_turns,
         astuple(config.heuristic),
         config.stop,
+        float(config.share),
     )
     return visits
 
@@ -208,7 +223,8 @@ def compiled_search(view: PlayerView, net: Network, config: NetSearchConfig, see
 def compiled(config: NetSearchConfig) -> bool:
     """Whether :func:`search` runs in C: the core is built and selected, the settings in bounds."""
     bounded = config.iterations <= MAX_ITERATIONS and config.c_puct <= 1e6 and config.playout_turns <= 1000
-    return bounded and 0.0 <= config.mix <= 1.0 and selected_core() == "fast"
+    shares = 0.0 <= config.mix <= 1.0 and 0.0 <= config.share <= 1.0
+    return bounded and shares and selected_core() == "fast"
 
 
 def search(view: PlayerView, net: Network, config: NetSearchConfig, rng: random.Random) -> dict[int, int]:

@@ -137,6 +137,7 @@ def _net(options: str) -> Agent:
         "weights": str,
         "heuristic": str,
         "stop": bool,
+        "share": float,
     }
     opts = parse_options(options, allowed)
     try:
@@ -151,11 +152,12 @@ def _net(options: str) -> Agent:
         heuristic=heuristic,
         # On for an agent: it plays the move of the full budget, sooner (off in self-play only).
         stop=option(opts, "stop", True),
+        share=option(opts, "share", 0.0),
     )
     if not 1 <= config.iterations <= 1_000_000 or config.c_puct < 0:
         raise SpecError("net needs 1 <= iterations <= 1000000 and c >= 0")
-    if not 0.0 <= config.mix <= 1.0 or not 0 <= config.playout_turns <= 1000:
-        raise SpecError("net needs 0 <= mix <= 1 and 0 <= playout <= 1000")
+    if not 0.0 <= config.mix <= 1.0 or not 0.0 <= config.share <= 1.0 or not 0 <= config.playout_turns <= 1000:
+        raise SpecError("net needs 0 <= mix <= 1, 0 <= share <= 1 and 0 <= playout <= 1000")
     try:
         network = load_network(option(opts, "weights", "net"))
     except (OSError, ValueError) as exc:

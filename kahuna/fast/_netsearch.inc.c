@@ -526,10 +526,22 @@ static double judge(const NetObject *net, NTree *t, int32_t node, const KState *
 }
 
 typedef struct {
-    double c, mix;
+    double c, mix, share;
     int playout_turns, stop;
     HWeights weights;
 } NetConfig;
+
+/* Whether the most visited root action holds at least `share` of the root's visits
+   (netsearch._leading). */
+static int leading(const NTree *t, double share) {
+    long total = 0;
+    int lead = 0;
+    for (int32_t ch = t->nodes[0].first_child; ch >= 0; ch = t->nodes[ch].next_sibling) {
+        total += t->nodes[ch].visits;
+        if (t->nodes[ch].visits > lead) lead = t->nodes[ch].visits;
+    }
+    return total > 0 && lead >= share * (double)total;
+}
 
 /* Whether the root's choice (most visits, ties to the lowest action) is fixed whatever the
    `remaining` iterations do (netsearch._settled): each gives one root child one visit at most, so
@@ -631,28 +643,30 @@ static int net_iterate(const NetObject *net, NTree *t, const View *v, MT *rng, c
 }
 
 /* net_search(net, view_fields, seat, hand_slots, down_slots, rng_state, iterations, c, mix, playout,
-   weights, stop=False) -> visits {action: n}: `iterations` iterations of netsearch.search from the
-   view (read as by search above) with a Net; mix in [0, 1] weighs the heuristic playout of
+   weights, stop=False, share=0.0) -> visits {action: n}: `iterations` iterations of netsearch.search
+   from the view (read as by search above) with a Net; mix in [0, 1] weighs the heuristic playout of
    `playout` turns (with the nine heuristic weights, HWeights order) against the network's value at
-   the leaves; with stop, fewer once the most visited root action is settled. */
+   the leaves; with stop, fewer once the most visited root action is settled; with share in (0, 1],
+   fewer once it holds that share of the root's visits (from a quarter of the budget on). */
 static PyObject *net_search(PyObject *mod, PyObject *args) {
     PyObject *fields, *rng_state;
     NetObject *net;
     int seat, hs[2], ds[2], iterations;
-    NetConfig cfg = {.stop = 0};
+    NetConfig cfg = {.stop = 0, .share = 0.0};
     HWeights *w = &cfg.weights;
     if (!need_board()) return NULL;
-    if (!PyArg_ParseTuple(args, "O!Oi(ii)(ii)Oiddi(ddddddddd)|p:net_search", &NetType, &net, &fields, &seat, &hs[0],
+    if (!PyArg_ParseTuple(args, "O!Oi(ii)(ii)Oiddi(ddddddddd)|pd:net_search", &NetType, &net, &fields, &seat, &hs[0],
                           &hs[1], &ds[0], &ds[1], &rng_state, &iterations, &cfg.c, &cfg.mix, &cfg.playout_turns,
                           &w->stone, &w->degree_bonus, &w->fragile_loss, &w->claim_threat, &w->progress, &w->bridge,
-                          &w->strike, &w->card, &w->scale, &cfg.stop))
+                          &w->strike, &w->card, &w->scale, &cfg.stop, &cfg.share))
         return NULL;
     const double each[] = {w->stone, w->degree_bonus, w->fragile_loss, w->claim_threat, w->progress,
                            w->bridge,  w->strike,       w->card,         w->scale};
     int finite = w->scale > 0.0;
     for (size_t k = 0; k < sizeof each / sizeof each[0]; k++) finite = finite && isfinite(each[k]);
     if (iterations < 1 || iterations > NET_MAX_ITERATIONS || !(cfg.c >= 0.0 && cfg.c <= 1e6) ||
-        !(cfg.mix >= 0.0 && cfg.mix <= 1.0) || cfg.playout_turns < 0 || cfg.playout_turns > 1000 || !finite) {
+        !(cfg.mix >= 0.0 && cfg.mix <= 1.0) || !(cfg.share >= 0.0 && cfg.share <= 1.0) || cfg.playout_turns < 0 ||
+        cfg.playout_turns > 1000 || !finite) {
         PyErr_SetString(PyExc_ValueError, "bad net search settings");
         return NULL;
     }
@@ -668,6 +682,7 @@ static PyObject *net_search(PyObject *mod, PyObject *args) {
     for (int done = 1; done <= iterations && !failed; done++) {
         failed = net_iterate(net, &t, &v, &rng, &cfg, slot) < 0;
         if (!failed && cfg.stop && settled(&t, iterations - done)) break;
+        if (!failed && cfg.share > 0.0 && 4L * done >= iterations && leading(&t, cfg.share)) break;
     }
     Py_END_ALLOW_THREADS;
     if (failed) {

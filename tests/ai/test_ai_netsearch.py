@@ -11,7 +11,7 @@ from test_ai_agents import positions
 from test_ai_net import random_network
 
 from kahuna.ai.features import encode_view
-from kahuna.ai.netsearch import NetAgent, NetSearchConfig, _Node, _settled, python_search, search
+from kahuna.ai.netsearch import NetAgent, NetSearchConfig, _leading, _Node, _settled, python_search, search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import load_weights
 from kahuna.rules import NUM_ACTIONS, view_of
@@ -57,7 +57,9 @@ def test_the_net_spec_takes_the_search_options(tmp_path: Path) -> None:
     assert agent.config == NetSearchConfig(7, 0.9, 0.25, 3, load_weights("greedy-tuned"), stop=True)
     off = make_agent(f"net:stop=0,weights={tmp_path / 'w.npz'}")
     assert isinstance(off, NetAgent) and off.config == NetSearchConfig()
-    for spec in ("net:mix=1.5", "net:playout=-1", "net:heuristic=nothing-such"):
+    shared = make_agent(f"net:share=0.6,weights={tmp_path / 'w.npz'}")
+    assert isinstance(shared, NetAgent) and shared.config.share == 0.6
+    for spec in ("net:mix=1.5", "net:share=1.1", "net:playout=-1", "net:heuristic=nothing-such"):
         with pytest.raises(SpecError):
             make_agent(spec)
 
@@ -94,3 +96,17 @@ def test_the_stop_plays_the_full_searchs_move_in_fewer_iterations() -> None:
         assert sum(stopped.values()) <= sum(full.values()) == 79
         saved += sum(full.values()) - sum(stopped.values())
     assert saved > 0
+
+
+def test_a_share_ends_clear_decisions_from_a_quarter_of_the_budget() -> None:
+    assert _leading(_root({1: 6, 2: 4}), 0.6) and not _leading(_root({1: 5, 2: 4}), 0.6)
+    assert not _leading(_root({1: 0}), 0.1)
+    net = random_network(9)
+    sizes = []
+    for i, state in enumerate(positions(12, 8)):
+        view = view_of(state, state.to_move)
+        visits = python_search(view, net, NetSearchConfig(iterations=80, share=0.5), i)
+        made = sum(visits.values()) + 1
+        assert made == 80 or (made >= 20 and max(visits.values()) >= 0.5 * (made - 1))
+        sizes.append(made)
+    assert min(sizes) < 80

@@ -106,6 +106,8 @@ def test_root_visits_equal_python() -> None:
         NetSearchConfig(iterations=2, mix=0.25),
         NetSearchConfig(iterations=90, stop=True),
         NetSearchConfig(iterations=70, c_puct=0.4, mix=0.5, stop=True),
+        NetSearchConfig(iterations=100, share=0.5),
+        NetSearchConfig(iterations=60, c_puct=0.5, share=0.3, stop=True),
     ]
     for i, state in enumerate(_states(36, 9)):
         view = view_of(state, state.to_move)
@@ -162,8 +164,10 @@ def test_selection_and_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="finite"):
         core.Net(*arrays)
     view = view_of(_states(1, 2)[0], _states(1, 2)[0].to_move)
-    with pytest.raises(ValueError, match="settings"):
-        compiled_search(view, net, NetSearchConfig(mix=2.0), 1)
+    for bad in (NetSearchConfig(mix=2.0), NetSearchConfig(share=1.5)):
+        assert not compiled(bad)
+        with pytest.raises(ValueError, match="settings"):
+            compiled_search(view, net, bad, 1)
 
 
 def test_a_network_with_its_compiled_copy_still_pickles() -> None:
