@@ -15,6 +15,7 @@ LEVEL_SPECS: dict[str, str] = {
     "medium": "greedy:weights=greedy-tuned",
     "hard": "ismcts:iterations=250,weights=ismcts-tuned",
     "expert": "ismcts:iterations=1500,weights=ismcts-tuned",
+    "master": "net:iterations=500,c=1,mix=0.5,heuristic=ismcts-tuned,weights=net",
 }
 """Level name → the agent spec it stands for, weakest first."""
 
@@ -48,3 +49,7 @@ def hard(options: str) -> Agent:
 
 def expert(options: str) -> Agent:
     return level("expert", options)
+
+
+def master(options: str) -> Agent:
+    return level("master", options)

@@ -29,6 +29,7 @@ FACTORIES: dict[str, str] = {
     "medium": "kahuna.ai.levels:medium",
     "hard": "kahuna.ai.levels:hard",
     "expert": "kahuna.ai.levels:expert",
+    "master": "kahuna.ai.levels:master",
     "cmd": "kahuna.ai.external:make",
 }
 

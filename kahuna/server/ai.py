@@ -62,7 +62,8 @@ def available(level: str) -> bool:
 
 def costly(level: str) -> bool:
     """Whether a level searches (seconds per move) rather than evaluates (milliseconds)."""
-    return "ismcts" in LEVEL_SPECS.get(level, level) or "openspiel" in level
+    spec = LEVEL_SPECS.get(level, level)
+    return "ismcts" in spec or spec.startswith("net") or "openspiel" in level
 
 
 class FairQueue:

@@ -90,7 +90,9 @@ def reshuffle_hidden(state: GameState, viewer: int, rng: random.Random) -> GameS
     return None
 
 
-@pytest.mark.parametrize("spec", ["greedy", "easy", "ismcts:iterations=60", "net:iterations=40", "net:iterations=1"])
+@pytest.mark.parametrize(
+    "spec", ["greedy", "easy", "ismcts:iterations=60", "net:iterations=40", "net:iterations=1", "master"]
+)
 def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
     rng = random.Random(5)
     checked = 0
@@ -111,7 +113,7 @@ def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
 
 
 def test_levels_are_named_and_picklable() -> None:
-    assert LEVELS == ("easy", "medium", "hard", "expert")  # weakest first: clients list them in this order
+    assert LEVELS == ("easy", "medium", "hard", "expert", "master")  # weakest first: clients list them in this order
     for level in LEVELS:
         agent = make_agent(level)
         assert agent.name == level

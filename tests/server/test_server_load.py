@@ -18,6 +18,9 @@ import httpx
 import pytest
 from server_harness import Player, Server, connect, play_random, run
 
+from kahuna.ai.levels import LEVELS
+from kahuna.server.ai import costly
+
 
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
@@ -126,6 +129,10 @@ def test_idle_games_leave_memory_and_come_back(tight: Server) -> None:
         assert seats[1].version == 3
 
     run(play_on())
+
+
+def test_the_searching_levels_queue_behind_the_cheap_ones() -> None:
+    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master"]
 
 
 def test_expert_games_of_one_client_do_not_hold_up_an_easy_game(tmp_path: Path) -> None:

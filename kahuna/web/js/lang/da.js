@@ -32,6 +32,7 @@ export default {
   "level.medium": "Middel",
   "level.hard": "Svær",
   "level.expert": "Ekspert",
+  "level.master": "Mester",
   "lobby.seat": "Din farve",
   "lobby.seat_random": "Tilfældig",
   "lobby.seat_first": "Sort (starter)",

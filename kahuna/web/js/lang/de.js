@@ -31,6 +31,7 @@ export default {
   "level.medium": "Mittel",
   "level.hard": "Schwer",
   "level.expert": "Experte",
+  "level.master": "Meister",
   "lobby.seat": "Deine Farbe",
   "lobby.seat_random": "Zufällig",
   "lobby.seat_first": "Schwarz (beginnt)",

@@ -32,6 +32,7 @@ export default {
   "level.medium": "Medium",
   "level.hard": "Hard",
   "level.expert": "Expert",
+  "level.master": "Master",
   "lobby.seat": "Your colour",
   "lobby.seat_random": "Random",
   "lobby.seat_first": "Black (moves first)",

@@ -31,6 +31,7 @@ export default {
   "level.medium": "Medio",
   "level.hard": "Difícil",
   "level.expert": "Experto",
+  "level.master": "Maestro",
   "lobby.seat": "Tu color",
   "lobby.seat_random": "Al azar",
   "lobby.seat_first": "Negro (empieza)",

@@ -32,6 +32,7 @@ export default {
   "level.medium": "Gemiddeld",
   "level.hard": "Moeilijk",
   "level.expert": "Expert",
+  "level.master": "Meester",
   "lobby.seat": "Jouw kleur",
   "lobby.seat_random": "Willekeurig",
   "lobby.seat_first": "Zwart (begint)",
