@@ -54,6 +54,24 @@ class Network:
         self._compiled: Any = None
 
     @classmethod
+    def random(cls, seed: int, hidden: int = 16, meta: dict[str, Any] | None = None) -> Network:
+        """An untrained network of width ``hidden`` with normal(0, 0.5) weights drawn from
+        ``seed``: a network whose numbers are nothing like the shipped one's, for checking that
+        searches and forward passes agree on any weights, not only on trained ones."""
+        rng = np.random.default_rng(seed)
+        shapes = {
+            "w1": (OBS_SIZE, hidden),
+            "b1": (hidden,),
+            "w2": (hidden, hidden),
+            "b2": (hidden,),
+            "wp": (hidden, NUM_ACTIONS),
+            "bp": (NUM_ACTIONS,),
+            "wv": (hidden, 1),
+            "bv": (1,),
+        }
+        return cls({k: rng.normal(0, 0.5, shapes[k]).astype(np.float32) for k in LAYERS}, meta)
+
+    @classmethod
     def load(cls, path: str | Path) -> Network:
         """From an ``.npz`` written by :meth:`save` (no pickles are read)."""
         with np.load(Path(path), allow_pickle=False) as data:

@@ -30,6 +30,27 @@ VARIANTS: tuple[tuple[str, ...], ...] = ((), ("no_build_at_enemy_stone",), ("rep
 """Every combination of the optional rules."""
 
 
+def running_states(count: int, seed: int) -> list[GameState]:
+    """``count`` positions of unfinished games, each reached by uniformly random choices after a
+    random number of actions, in every variant in turn: what the search twin tests (tests/fast)
+    compare the compiled searches on, early, late and in the final turns."""
+    states: list[GameState] = []
+    rng = random.Random(seed)
+    game = 0
+    while len(states) < count:
+        state = GameState.new(random.Random(seed + game), Variant.from_names(list(VARIANTS[game % 4])))
+        stop = rng.randrange(0, 260)
+        steps = 0
+        while not state.is_over and steps < stop:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+        if not state.is_over:
+            states.append(state)
+        game += 1
+    return states
+
+
 @dataclass
 class Tally:
     """What a differential run compared."""

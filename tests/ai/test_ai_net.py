@@ -16,22 +16,11 @@ from kahuna.ai.net import LAYERS, Network, load_network, shipped
 from kahuna.ai.netsearch import NetSearchConfig, search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import SpsaConfig, load_weights, spsa
-from kahuna.rules import NUM_ACTIONS, legal_actions_of, view_of
+from kahuna.rules import legal_actions_of, view_of
 
 
 def random_network(seed: int, hidden: int = 16) -> Network:
-    rng = np.random.default_rng(seed)
-    shapes = {
-        "w1": (features.OBS_SIZE, hidden),
-        "b1": (hidden,),
-        "w2": (hidden, hidden),
-        "b2": (hidden,),
-        "wp": (hidden, NUM_ACTIONS),
-        "bp": (NUM_ACTIONS,),
-        "wv": (hidden, 1),
-        "bv": (1,),
-    }
-    return Network({k: rng.normal(0, 0.5, shapes[k]).astype(np.float32) for k in LAYERS}, {"test": seed})
+    return Network.random(seed, hidden, {"test": seed})
 
 
 def test_the_research_adapters_use_the_same_encoding() -> None:

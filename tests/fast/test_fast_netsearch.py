@@ -16,48 +16,15 @@ from kahuna.ai.ismcts import tree_actions
 from kahuna.ai.net import LAYERS, Network, load_network, shipped
 from kahuna.ai.netsearch import NetSearchConfig, compiled, compiled_search, python_search
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS
+from kahuna.fast.differential import VARIANTS, running_states
 from kahuna.fast.layout import fields_of
-from kahuna.rules import NUM_ACTIONS, GameState, Phase, Variant, view_of
+from kahuna.rules import GameState, Phase, Variant, view_of
 
 pytestmark = pytest.mark.needs_core
 
 
-def _states(count: int, seed: int) -> list[GameState]:
-    """Running positions along random games, early and late, in every variant."""
-    states: list[GameState] = []
-    rng = random.Random(seed)
-    game = 0
-    while len(states) < count:
-        state = GameState.new(random.Random(seed + game), Variant.from_names(list(VARIANTS[game % 4])))
-        stop = rng.randrange(0, 260)
-        while not state.is_over and len(state.history) < stop:
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-        if not state.is_over:
-            states.append(state)
-        game += 1
-    return states
-
-
-def _network(seed: int, hidden: int) -> Network:
-    """Random weights; a width that is not a multiple of the C code's block of 8 on purpose."""
-    rng = np.random.default_rng(seed)
-    shapes = {
-        "w1": (OBS_SIZE, hidden),
-        "b1": (hidden,),
-        "w2": (hidden, hidden),
-        "b2": (hidden,),
-        "wp": (hidden, NUM_ACTIONS),
-        "bp": (NUM_ACTIONS,),
-        "wv": (hidden, 1),
-        "bv": (1,),
-    }
-    return Network({k: rng.normal(0, 0.5, shapes[k]).astype(np.float32) for k in LAYERS})
-
-
 def test_observation_equals_the_referee_views_bit_for_bit() -> None:
-    states = _states(160, 21)
+    states = running_states(160, 21)
     assert {s.variant for s in states} == {Variant.from_names(list(v)) for v in VARIANTS}
     assert any(s.round == 3 for s in states) and any(s.phase is Phase.FINAL for s in states)
     core = core_module()
@@ -71,12 +38,12 @@ def test_observation_equals_the_referee_views_bit_for_bit() -> None:
 
 @pytest.mark.parametrize("hidden", [1, 13, 24, 40])
 def test_forward_pass_equals_python_exactly(hidden: int) -> None:
-    net = _network(hidden, hidden)
+    net = Network.random(hidden, hidden)
     compiled_net = net.compiled()
     # The portable layers, whether or not this processor has the AVX2 ones.
     portable = core_module().Net(*(getattr(net, k) for k in LAYERS), wide=False)
     assert compiled_net.hidden == portable.hidden == hidden and not portable.avx2
-    for state in _states(30, hidden):
+    for state in running_states(30, hidden):
         obs = encode_view(view_of(state, state.to_move))
         actions = [a.index for a in tree_actions(state)]
         last, value = net.hidden(obs)
@@ -89,14 +56,14 @@ def test_the_shipped_network_evaluates_alike() -> None:
     if not shipped("net").is_file():
         pytest.skip("no network shipped")
     net = load_network("net")
-    for state in _states(10, 5):
+    for state in running_states(10, 5):
         obs = encode_view(view_of(state, state.to_move))
         last, value = net.hidden(obs)
         assert net.compiled().evaluate(obs, [240, 0], 3) == (value, net.logits(last, [240, 0]))
 
 
 def test_root_visits_equal_python() -> None:
-    net = _network(7, 19)
+    net = Network.random(7, 19)
     configs = [
         NetSearchConfig(iterations=80),
         NetSearchConfig(iterations=60, c_puct=0.4),
@@ -109,7 +76,7 @@ def test_root_visits_equal_python() -> None:
         NetSearchConfig(iterations=100, share=0.5),
         NetSearchConfig(iterations=60, c_puct=0.5, share=0.3, stop=True),
     ]
-    for i, state in enumerate(_states(36, 9)):
+    for i, state in enumerate(running_states(36, 9)):
         view = view_of(state, state.to_move)
         config = configs[i % len(configs)]
         assert compiled_search(view, net, config, 500 + i) == python_search(view, net, config, 500 + i), config
@@ -117,9 +84,9 @@ def test_root_visits_equal_python() -> None:
 
 def test_the_compiled_stop_plays_the_full_searchs_move() -> None:
     # Many positions at a larger budget than Python could afford: the same move, fewer iterations.
-    net = _network(11, 24)
+    net = Network.random(11, 24)
     full_total = stopped_total = 0
-    for i, state in enumerate(_states(150, 13)):
+    for i, state in enumerate(running_states(150, 13)):
         view = view_of(state, state.to_move)
         full = compiled_search(view, net, NetSearchConfig(iterations=400), i)
         stopped = compiled_search(view, net, NetSearchConfig(iterations=400, stop=True), i)
@@ -130,7 +97,7 @@ def test_the_compiled_stop_plays_the_full_searchs_move() -> None:
 
 
 def test_final_turn_views_equal_python() -> None:
-    net = _network(8, 10)
+    net = Network.random(8, 10)
     found = 0
     for seed in range(400):
         rng = random.Random(seed)
@@ -153,7 +120,7 @@ def test_selection_and_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not compiled(NetSearchConfig())
     monkeypatch.setenv("KAHUNA_CORE", "fast")
     assert compiled(NetSearchConfig()) and not compiled(NetSearchConfig(mix=1.5))
-    net = _network(1, 8)
+    net = Network.random(1, 8)
     arrays = [getattr(net, k).copy() for k in LAYERS]
     core = core_module()
     with pytest.raises(ValueError, match="wp"):
@@ -163,7 +130,7 @@ def test_selection_and_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     arrays[2][0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
         core.Net(*arrays)
-    view = view_of(_states(1, 2)[0], _states(1, 2)[0].to_move)
+    view = view_of(running_states(1, 2)[0], running_states(1, 2)[0].to_move)
     for bad in (NetSearchConfig(mix=2.0), NetSearchConfig(share=1.5)):
         assert not compiled(bad)
         with pytest.raises(ValueError, match="settings"):
@@ -171,10 +138,10 @@ def test_selection_and_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_network_with_its_compiled_copy_still_pickles() -> None:
-    net = _network(2, 8)
+    net = Network.random(2, 8)
     net.compiled()
     again = pickle.loads(pickle.dumps(net))
-    obs = encode_view(view_of(_states(1, 3)[0], 0))
+    obs = encode_view(view_of(running_states(1, 3)[0], 0))
     assert again.compiled().evaluate(obs, [240]) == net.compiled().evaluate(obs, [240])
 
 

@@ -19,30 +19,16 @@ from kahuna.ai.ismcts import search as python_search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import load_weights
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS
+from kahuna.fast.differential import running_states
 from kahuna.fast.layout import view_fields
-from kahuna.rules import GameState, Phase, PlayerView, Variant, view_of
+from kahuna.rules import GameState, Phase, PlayerView, view_of
 
 pytestmark = pytest.mark.needs_core
 
 
 def _views(count: int, seed: int) -> list[PlayerView]:
     """Views of the seat to move along random games, early and late, in every variant."""
-    views: list[PlayerView] = []
-    rng = random.Random(seed)
-    game = 0
-    while len(views) < count:
-        state = GameState.new(random.Random(seed + game), Variant.from_names(list(VARIANTS[game % 4])))
-        stop = rng.randrange(0, 260)
-        steps = 0
-        while not state.is_over and steps < stop:
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-            steps += 1
-        if not state.is_over:
-            views.append(view_of(state, state.to_move))
-        game += 1
-    return views
+    return [view_of(state, state.to_move) for state in running_states(count, seed)]
 
 
 def test_root_visits_equal_python() -> None:
