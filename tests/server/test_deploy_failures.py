@@ -96,7 +96,16 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     command = ["bash", str(ROOT / "deploy" / "run.sh"), "--port", str(port), "--db", postgres.url]
     command += ["--broker", redis.url, "--run-dir", str(run_dir), "--claim-after", "3"]
     with open(out_path, "wb") as out:
-        script = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # SIGINT back to its default: the script is stopped with it below, and a suite started in
+        # the background by a shell without job control would hand it down ignored.
+        script = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     try:
         deadline = time.monotonic() + 90
         while "Kahuna deployment: open" not in out_path.read_text():

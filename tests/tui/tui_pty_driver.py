@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -17,10 +18,23 @@ TOKEN = re.compile(r"^(?:[A-L]>[A-L]|x[A-L]{2}:[A-L]{2}\+?|-[A-L]|d[A-L?]|pass|e
 ISLAND_NAMES = dict(zip(LETTERS, NAMES, strict=True))
 
 
+def interruptible() -> None:
+    """Give a child Ctrl-C back: a suite started in the background by a shell without job control
+    (``make test &``) inherits SIGINT ignored, and a child that ignores it cannot show what a
+    person's Ctrl-C does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(args: list[str], home: Path, timeout: float = 20) -> pexpect.spawn:
     env = dict(os.environ, NO_COLOR="1", XDG_DATA_HOME=str(home), TERM="xterm", COLUMNS="80", LINES="24")
     return pexpect.spawn(
-        sys.executable, ["-m", "kahuna", *args], env=env, dimensions=(24, 80), encoding="utf-8", timeout=timeout
+        sys.executable,
+        ["-m", "kahuna", *args],
+        env=env,
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=timeout,
+        preexec_fn=interruptible,
     )
 
 
