@@ -90,7 +90,7 @@ class _Core:
     """Everything a state holds, copied by hand: pyspiel clones a state by deep-copying its
     attributes, and :meth:`GameState.copy` is far cheaper than a generic deep copy."""
 
-    __slots__ = ("deal", "game", "log", "order", "pending", "remaining")
+    __slots__ = ("deal", "game", "info", "log", "order", "pending", "remaining")
 
     def __init__(self) -> None:
         self.deal: list[int] = []
@@ -105,6 +105,9 @@ class _Core:
         """The reshuffle order chosen so far, top first."""
         self.remaining: list[int] = [CARDS_PER_ISLAND] * NUM_ISLANDS
         """Counts of the cards the current chance node draws from."""
+        self.info: dict[tuple[int, bool], str] = {}
+        """Information state strings made since the last action: OpenSpiel's ISMCTS asks for the
+        same one several times per visit, and building it is most of a simulation's cost."""
 
     def __deepcopy__(self, memo: dict[int, object]) -> _Core:
         new = _Core()
@@ -114,6 +117,7 @@ class _Core:
         new.pending = self.pending
         new.order = self.order[:]
         new.remaining = self.remaining[:]
+        new.info = self.info.copy()
         return new
 
 
@@ -146,6 +150,7 @@ class KahunaState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         core = self.core
+        core.info.clear()
         if core.game is None:
             self._deal_card(int(action))
         elif core.pending is not None:
@@ -198,6 +203,13 @@ class KahunaState(pyspiel.State):  # type: ignore[misc]
 
     def infostate(self, player: int, with_history: bool) -> str:
         """What ``player`` knows, as one string (the history only for the information state)."""
+        key = (player, with_history)
+        text = self.core.info.get(key)
+        if text is None:
+            text = self.core.info[key] = self._infostate(player, with_history)
+        return text
+
+    def _infostate(self, player: int, with_history: bool) -> str:
         core = self.core
         if core.game is None:
             hand = core.deal[player * HAND_SIZE_AT_START : (player + 1) * HAND_SIZE_AT_START]

@@ -39,17 +39,21 @@ class EngineRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
 
     def evaluate(self, state: KahunaState) -> npt.NDArray[np.float64]:
         referee = _playable_copy(state, self.rng)
-        rng = self.rng
-        # The compiled twin of the referee has the same legal actions in the same order and draws
-        # the same reshuffles from the same RNG, so the playout is the same, only faster.
-        game: GameState | FastState = FastState.from_state(referee) if self.fast else referee
-        while not game.is_over:
-            actions = game.legal_actions()
-            game.apply(actions[rng.randrange(len(actions))])
-        winner = None if game.outcome is None else game.outcome.winner
+        winner = self._play_out(referee)
         if winner is None:
             return np.zeros(2)
         return np.array([1.0, -1.0] if winner == 0 else [-1.0, 1.0])
+
+    def _play_out(self, game: GameState) -> int | None:
+        """The winner of a uniformly random playout. The compiled twin plays the very same game
+        (the same legal actions in the same order, the same draws from the same RNG) in C."""
+        if self.fast:
+            return FastState.from_state(game).playout(self.rng)
+        rng = self.rng
+        while not game.is_over:
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+        return None if game.outcome is None else game.outcome.winner
 
     def prior(self, state: KahunaState) -> list[tuple[int, float]]:
         if state.is_chance_node():

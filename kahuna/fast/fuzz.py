@@ -108,6 +108,9 @@ def fuzz(core: ModuleType, rounds: int, seed: int) -> dict[str, int]:
                     call(state.apply, pick, good if state.needs_reshuffle(pick) else order)
             call(state.heuristic)
             call(state.copy)
+        words = list(random.Random(rng.getrandbits(32)).getstate()[1])
+        spoilt = rng.choice([words[:-1], [*words[:-1], 625], [*words[:-1], -1], [2**32, *words[1:]], _junk(rng)])
+        call(state.playout, rng.choice([words, tuple(words), spoilt]))
         if not game.is_over:
             _fuzz_search(core, game, rng, call)
             _fuzz_net(core, game, rng, call)

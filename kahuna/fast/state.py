@@ -127,6 +127,21 @@ class FastState:
         value: float = self._s.heuristic()
         return value
 
+    def playout(self, rng: random.Random) -> int | None:
+        """The winner (``None``: a draw) of a uniformly random playout of a copy of this position,
+        reshuffles included, all drawn from ``rng``: the game and the draws of ``rng`` are those of
+        ``while not s.is_over: s.apply(s.legal_actions()[rng.randrange(...)])`` with ``s.rng`` = ``rng``,
+        played in C.
+
+        Future reshuffles come from ``rng``, so the reshuffle queue must be empty.
+        """
+        if self.reshuffle_queue:
+            raise ValueError("a playout draws its reshuffles from the RNG: the reshuffle queue must be empty")
+        version, words, gauss = rng.getstate()
+        winner, words = self._s.playout(words)
+        rng.setstate((version, words, gauss))
+        return None if winner < 0 else int(winner)
+
     # ----------------------------------------------------------------- applying
 
     def apply(self, action: Action | str) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kahuna.ai.heuristic import CardBelief, win_probability
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS, Tally, play_both
+from kahuna.fast.differential import VARIANTS, Tally, play_both, running_states
 from kahuna.fast.layout import LAYOUT, fields_of
 from kahuna.fast.state import FastState, replay
 from kahuna.rules import ALL_ACTIONS, GameRecord, GameState, IllegalActionError, RecordError, ReplayError, Variant
@@ -161,3 +161,29 @@ def test_copy_is_independent() -> None:
     twin = state.copy()
     twin.apply(twin.legal_actions()[-1])
     assert twin.fields() != state.fields()
+
+
+def test_playout_is_the_python_loop_in_c() -> None:
+    """``playout`` plays the game a loop of uniformly random choices plays, reshuffles included,
+    leaves the generator where that loop leaves it, and leaves the position unchanged."""
+    for seed, start in enumerate(running_states(30, 17)):
+        state = FastState.from_state(start)
+        before = state.fields()
+        ours = random.Random(seed)
+        winner = state.playout(ours)
+        loop, theirs = state.copy(), random.Random(seed)
+        loop.rng = theirs
+        while not loop.is_over:
+            actions = loop.legal_actions()
+            loop.apply(actions[theirs.randrange(len(actions))])
+        outcome = loop.outcome
+        assert outcome is not None and winner == outcome.winner
+        assert ours.getstate() == theirs.getstate()
+        assert state.fields() == before
+
+
+def test_playout_refuses_a_queued_reshuffle() -> None:
+    state = FastState.new(random.Random(5))
+    state.reshuffle_queue = ["A"]
+    with pytest.raises(ValueError, match="reshuffle queue"):
+        state.playout(random.Random(0))
