@@ -236,6 +236,8 @@ def _fuzz_net(core: ModuleType, game: Any, rng: random.Random, call: Any) -> Non
         rng.choice([0.0, 0.5, 1.0]),
         rng.randrange(4),
         HEURISTIC,
+        rng.random() < 0.5,
+        rng.choice([0.0, 0.3, 1.0]),
     ]
     if rng.random() < 0.6:
         k = rng.randrange(len(args))
@@ -251,9 +253,12 @@ def _fuzz_net(core: ModuleType, game: Any, rng: random.Random, call: Any) -> Non
             rng.choice([-0.5, 1.5, float("nan"), _junk(rng)]),
             rng.choice([-1, 5000, _junk(rng)]),
             rng.choice([HEURISTIC[:8], (*HEURISTIC[:8], 0.0), (float("nan"),) * 9, _junk(rng)]),
+            _junk(rng),
+            rng.choice([-0.1, 1.5, float("nan"), _junk(rng)]),
         ]
         args[k] = spoiled[k]
-    call(core.net_search, *args)
+    # Sometimes without the two optional arguments (stop, share), which then take their defaults.
+    call(core.net_search, *(args if rng.random() < 0.8 else args[:-2]))
 
 
 def _zeros(code: str, n: int) -> array[Any]:
