@@ -74,6 +74,29 @@ def test_resampling_keeps_the_information_state() -> None:
     assert sample.information_state_string(player) == key
 
 
+def test_kept_information_states_are_those_of_a_fresh_state() -> None:
+    """A state keeps its information state strings until its next action (the search asks for
+    each several times): after every action, deal and reshuffle cards included, they equal those
+    of a new state given the same actions, and a clone's are its own."""
+    game = pyspiel.load_game(GAME_NAME)
+    state: KahunaState = game.new_initial_state()
+    rng = np.random.RandomState(6)
+    while not state.is_terminal() and len(state.history()) < 140:
+        kept = [state.information_state_string(p) for p in (0, 1)]
+        fresh = game.new_initial_state()
+        for action in state.history():
+            fresh.apply_action(action)
+        assert kept == [fresh.information_state_string(p) for p in (0, 1)]
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            action = int(rng.choice(outcomes, p=probabilities))
+        else:
+            action = int(rng.choice(state.legal_actions()))
+        clone = state.clone()
+        state.apply_action(action)
+        assert [clone.information_state_string(p) for p in (0, 1)] == kept
+
+
 def test_information_state_shows_own_draws_and_hides_the_opponents_cards() -> None:
     state = to_round_two(seed=3)
     engine = state.game_state
