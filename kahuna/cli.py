@@ -17,7 +17,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("kahuna.ai.train_cli", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
     "bot": ("kahuna.bot.cli", "play on a server as an online bot (a bot account's token, any agent spec)"),
-    "worker": ("kahuna.server.worker", "play the AI moves queued by kahuna serve --broker (any number of workers)"),
+    "worker": (
+        "kahuna.server.cluster.worker",
+        "play the AI moves queued by kahuna serve --broker (any number of workers)",
+    ),
 }
 """Subcommands whose module defines ``add_parser(subparsers)`` adding exactly that command."""
 

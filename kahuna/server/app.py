@@ -18,23 +18,30 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from kahuna.ai.levels import LEVELS
-from kahuna.server import account_api, analysis, api, challenges, hints, lobby_api, logs, profiles, ws
-from kahuna.server import ai as ai_seats
-from kahuna.server.ai import AiPool
-from kahuna.server.auth import Authenticator, LoginThrottle
-from kahuna.server.broker import Broker, LocalBroker
-from kahuna.server.cluster import Cluster
-from kahuna.server.config import Settings
-from kahuna.server.guard import BodyRefused, Guard, loggable_path
-from kahuna.server.lobby import Lobby
-from kahuna.server.ratelimit import LimiterFactory, Quotas, memory_limiter
-from kahuna.server.service import DealProvider, GameService, Rejected
-from kahuna.server.store import check_writable, open_engine
-from kahuna.server.writer import Writer
+from kahuna.server.cluster.broker import Broker, LocalBroker
+from kahuna.server.cluster.replication import Cluster
+from kahuna.server.common import logs
+from kahuna.server.common.config import Settings
+from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
+from kahuna.server.community import profiles
+from kahuna.server.community.lobby import Lobby
+from kahuna.server.db.store import check_writable, open_engine
+from kahuna.server.db.writer import Writer
+from kahuna.server.games import ai_pool as ai_seats
+from kahuna.server.games import analysis
+from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.service import DealProvider, GameService, Rejected
+from kahuna.server.http import accounts as account_api
+from kahuna.server.http import challenges, hints
+from kahuna.server.http import game_socket as ws
+from kahuna.server.http import games as api
+from kahuna.server.http import lobby as lobby_api
+from kahuna.server.http.auth import Authenticator, LoginThrottle
+from kahuna.server.http.guard import BodyRefused, Guard, loggable_path
 
 if TYPE_CHECKING:
-    from kahuna.server.jobs import Submitter
-    from kahuna.server.redis_broker import RedisBroker
+    from kahuna.server.cluster.jobs import Submitter
+    from kahuna.server.cluster.redis_broker import RedisBroker
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 BOARD_JSON = Path(__file__).resolve().parent.parent / "rules" / "board.json"
@@ -176,20 +183,20 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
 
 def _redis_broker(url: str) -> RedisBroker:
     """The broker of ``--broker`` (imported here: the Redis client is the ``redis`` extra)."""
-    from kahuna.server.redis_broker import RedisBroker
+    from kahuna.server.cluster.redis_broker import RedisBroker
 
     return RedisBroker(url)
 
 
 def _job_submitter(url: str) -> Submitter:
-    """AI moves queued for ``kahuna worker`` on the Redis of ``--broker`` (``kahuna.server.jobs``)."""
-    from kahuna.server.jobs import JobQueue, Submitter
+    """AI moves queued for ``kahuna worker`` on the Redis of ``--broker`` (``kahuna.server.cluster.jobs``)."""
+    from kahuna.server.cluster.jobs import JobQueue, Submitter
 
     return Submitter(JobQueue.from_url(url))
 
 
 def _redis_limiters(broker: RedisBroker) -> LimiterFactory:
-    from kahuna.server.redis_limits import redis_limiters
+    from kahuna.server.cluster.redis_limits import redis_limiters
 
     factory: LimiterFactory = redis_limiters(broker.client)
     return factory

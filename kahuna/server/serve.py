@@ -9,8 +9,8 @@ import sys
 import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.server import logs
-from kahuna.server.config import Limits, Settings, default_db_url
+from kahuna.server.common import logs
+from kahuna.server.common.config import Limits, Settings, default_db_url
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
 """The optional packages a URL may need, and the extra that installs each."""
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     logs.configure()
     from kahuna.server.app import create_app
-    from kahuna.server.conns import protocol_class
+    from kahuna.server.http.conns import protocol_class
 
     try:
         db_url = args.db or default_db_url()

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_WITH_DEALS = """
 import json, sys
 import uvicorn
-from kahuna.server import logs
+from kahuna.server.common import logs
 from kahuna.server.app import create_app
-from kahuna.server.config import Settings
+from kahuna.server.common.config import Settings
 
 if __name__ == "__main__":
     port, db, deals_file = int(sys.argv[1]), sys.argv[2], sys.argv[3]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kahuna.server.broker import LOBBY, QUEUE_SIZE, LocalBroker, QueueSubscription, game_channel, user_channel
+from kahuna.server.cluster.broker import LOBBY, QUEUE_SIZE, LocalBroker, QueueSubscription, game_channel, user_channel
 
 
 async def take(subscription: QueueSubscription, count: int) -> list[tuple[str, str]]:

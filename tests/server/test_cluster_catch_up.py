@@ -21,14 +21,14 @@ import pytest
 from scale_harness import redis_url
 
 from kahuna.rules import GameState
-from kahuna.server import store
-from kahuna.server.ai import AiPool
-from kahuna.server.cluster import Cluster
-from kahuna.server.live import Client, rebuild
-from kahuna.server.redis_broker import RedisBroker
-from kahuna.server.service import GameService
-from kahuna.server.store import ActionRow, StoredGame
-from kahuna.server.writer import Writer
+from kahuna.server.cluster.redis_broker import RedisBroker
+from kahuna.server.cluster.replication import Cluster
+from kahuna.server.db import store
+from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.live import Client, rebuild
+from kahuna.server.games.service import GameService
 
 __all__ = ["redis_url"]
 

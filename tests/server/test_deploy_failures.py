@@ -35,7 +35,7 @@ from deploy_harness import PrivatePostgres, PrivateRedis
 from server_harness import ROOT, free_port
 from sqlalchemy import create_engine, select
 
-from kahuna.server import store
+from kahuna.server.db import store
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 

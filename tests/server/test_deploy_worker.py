@@ -24,10 +24,10 @@ from deploy_harness import Child, PrivateRedis, kahuna
 from server_harness import Server
 
 from kahuna.rules import GameState
-from kahuna.server import store
-from kahuna.server.jobs import GROUP, Job, JobQueue
-from kahuna.server.live import rebuild
-from kahuna.server.tokens import digest
+from kahuna.server.cluster.jobs import GROUP, Job, JobQueue
+from kahuna.server.common.tokens import digest
+from kahuna.server.db import store
+from kahuna.server.games.live import rebuild
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kahuna.server.glicko2 import MAX_DEVIATION, Rating, game, update
+from kahuna.server.community.glicko2 import MAX_DEVIATION, Rating, game, update
 
 
 def test_the_papers_worked_example() -> None:

@@ -16,11 +16,12 @@ from server_harness import Server
 
 from kahuna.bench.lobby import CLOCK, PASSWORD, client, new_account, wait_accepted
 from kahuna.bot.client import play_seat, play_with_agent
-from kahuna.server import accounts, seeks
-from kahuna.server.challenges import ensure_level_bots
-from kahuna.server.lobby import allowed_gap, compatible
-from kahuna.server.seeks import Seek
-from kahuna.server.store import open_engine
+from kahuna.server.accounts import store as accounts
+from kahuna.server.community import seeks
+from kahuna.server.community.lobby import allowed_gap, compatible
+from kahuna.server.community.seeks import Seek
+from kahuna.server.db.store import open_engine
+from kahuna.server.http.challenges import ensure_level_bots
 
 
 class Stop(Exception):

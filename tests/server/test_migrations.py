@@ -15,8 +15,8 @@ from server_harness import Server
 from sqlalchemy import create_engine, inspect
 
 import kahuna.server.app  # noqa: F401  (every module that declares tables on store.metadata)
-from kahuna.server import migrations, store
-from kahuna.server.live import rebuild
+from kahuna.server.db import migrations, store
+from kahuna.server.games.live import rebuild
 
 BEFORE = Path(__file__).parent / "data" / "before-migrations.db"
 """A database written by ``kahuna serve`` at de3b051 (the last release without migrations): 10

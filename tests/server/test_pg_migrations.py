@@ -9,7 +9,7 @@ from alembic.migration import MigrationContext
 from scale_harness import pg_url
 
 import kahuna.server.app  # noqa: F401  (every module that declares tables on store.metadata)
-from kahuna.server import migrations, store
+from kahuna.server.db import migrations, store
 
 __all__ = ["pg_url"]
 

@@ -11,10 +11,10 @@ import pytest
 from scale_harness import pg_url
 from sqlalchemy import Connection, Engine, func, select
 
-from kahuna.server import store
-from kahuna.server.cluster import claim_end
-from kahuna.server.store import ActionRow, StoredGame
-from kahuna.server.writer import Conflict, lock_unfinished
+from kahuna.server.cluster.replication import claim_end
+from kahuna.server.db import store
+from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.writer import Conflict, lock_unfinished
 
 __all__ = ["pg_url"]
 

@@ -11,7 +11,7 @@ from server_harness import Player, Server, play_random, run
 from sqlalchemy import create_engine, func, select
 
 from kahuna.rules import GameRecord
-from kahuna.server import store
+from kahuna.server.db import store
 
 __all__ = ["pg_url"]
 

@@ -13,8 +13,8 @@ from scale_harness import redis_url
 from server_harness import free_port
 from test_broker import take
 
-from kahuna.server.broker import LOBBY, game_channel
-from kahuna.server.redis_broker import RedisBroker
+from kahuna.server.cluster.broker import LOBBY, game_channel
+from kahuna.server.cluster.redis_broker import RedisBroker
 
 __all__ = ["redis_url"]
 

@@ -9,8 +9,8 @@ import pytest
 import redis.asyncio as aioredis
 from scale_harness import redis_url
 
-from kahuna.server.ratelimit import Limiter, RateLimiter
-from kahuna.server.redis_limits import RedisLimiter
+from kahuna.server.cluster.redis_limits import RedisLimiter
+from kahuna.server.common.ratelimit import Limiter, RateLimiter
 
 __all__ = ["redis_url"]
 

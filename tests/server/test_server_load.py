@@ -19,7 +19,7 @@ import pytest
 from server_harness import Player, Server, connect, play_random, run
 
 from kahuna.ai.levels import LEVELS
-from kahuna.server.ai import costly
+from kahuna.server.games.ai_pool import costly
 
 
 @pytest.fixture(scope="module")

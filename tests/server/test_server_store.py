@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import Connection, text
 
 from kahuna.rules import GameState
-from kahuna.server import store
-from kahuna.server.live import rebuild
-from kahuna.server.store import ActionRow, StoredGame
-from kahuna.server.writer import Writer
+from kahuna.server.db import store
+from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.live import rebuild
 
 
 def _game(game_id: str, deal: str) -> StoredGame:

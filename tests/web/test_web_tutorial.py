@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from kahuna.rules import GameState
-from kahuna.server.tutorial import TUTORIAL_DEAL
+from kahuna.server.games.tutorial import TUTORIAL_DEAL
 
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""

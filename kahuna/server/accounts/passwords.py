@@ -1,0 +1,109 @@
+"""Passwords and usernames: what an account may be called and protected with, and how a password is kept.
+
+Passwords are hashed with Argon2id by ``argon2-cffi`` (its default parameters: RFC 9106's
+low-memory profile, 64 MiB and 3 passes), never stored or logged in clear. Hashing costs tens of
+milliseconds of one core on purpose, so callers run it in a worker thread, and the HTTP layer
+bounds how often a client may make the server hash (``ratelimit.Quotas`` and ``auth.LoginThrottle``).
+
+A username is 2–20 ASCII letters, digits, ``_`` or ``-``. Two usernames that read alike are the
+same account: the *key* that must be unique folds case and the ASCII look-alikes (``0``/``O``,
+``1``/``l``/``I``, ``rn``/``m``, ``vv``/``w``, ``-``/``_``). Anything outside ASCII is refused
+rather than normalised, so no Cyrillic or Greek letter can stand in for a Latin one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from importlib import resources
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256
+"""Characters; the upper bound keeps one hash's cost bounded."""
+USERNAME = re.compile(r"[A-Za-z0-9_-]{2,20}")
+
+_HASHER = PasswordHasher()
+_LOOK_ALIKES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("-", "_"))
+"""Applied in this order to the case-folded name (``rn`` before single letters)."""
+
+
+class Refused(ValueError):
+    """A username or password that may not be used; the message says why (sent as a 422)."""
+
+
+def check_username(name: str) -> str:
+    """``name`` if it may be a username, else ``Refused`` with the reason."""
+    if not name.isascii():
+        raise Refused("a username has only ASCII letters, digits, _ and -")
+    if not 2 <= len(name) <= 20:
+        raise Refused("a username has 2 to 20 characters")
+    if USERNAME.fullmatch(name) is None:
+        raise Refused("a username has only letters, digits, _ and -")
+    return name
+
+
+LEVEL_PREFIX = "ai-"
+"""The AI levels' bot accounts are ``ai-<level>``: no person may sign up with a name that starts
+like it (compared by key, so ``AI_``, ``a1-`` and ``Al-`` are refused too), or a challenge meant for
+a level could reach them."""
+
+
+def check_new_username(name: str) -> str:
+    """``name`` if a person may sign up with it: a username not in the AI levels' namespace."""
+    check_username(name)
+    if username_key(name).startswith(username_key(LEVEL_PREFIX)):
+        raise Refused(f"usernames starting with {LEVEL_PREFIX!r} are kept for the AI levels")
+    return name
+
+
+def username_key(name: str) -> str:
+    """What must be unique among usernames: NFKC, case-folded, ASCII look-alikes merged."""
+    key = unicodedata.normalize("NFKC", name).casefold()
+    for alike, canonical in _LOOK_ALIKES:
+        key = key.replace(alike, canonical)
+    return key
+
+
+@cache
+def _common() -> frozenset[str]:
+    text = resources.files("kahuna.server.accounts").joinpath("common-passwords.txt").read_text("utf-8")
+    return frozenset(line.strip().casefold() for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def check_password(password: str, username: str) -> str:
+    """``password`` if it is acceptable, else ``Refused`` with the reason."""
+    if len(password) < MIN_PASSWORD:
+        raise Refused(f"a password has at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise Refused(f"a password has at most {MAX_PASSWORD} characters")
+    folded = password.casefold()
+    if folded in _common():
+        raise Refused("this password is among the most common ones; choose another")
+    if username_key(username) in username_key(password):
+        raise Refused("a password may not contain the username")
+    return password
+
+
+def hash_password(password: str) -> str:
+    """The Argon2id hash (with its salt and parameters) to store. Slow: call it in a thread."""
+    return _HASHER.hash(password)
+
+
+def verify_password(stored: str | None, password: str) -> bool:
+    """Whether ``password`` matches ``stored`` (``None``: no password, e.g. a bot, never matches).
+
+    A missing hash is compared against a throw-away one, so that an unknown username takes as
+    long to refuse as a wrong password (no probing for names by timing)."""
+    try:
+        return _HASHER.verify(stored or _dummy(), password) and stored is not None
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+@cache
+def _dummy() -> str:
+    return _HASHER.hash("kahuna: no such account")

@@ -1,0 +1,296 @@
+"""Accounts: who a person (or a bot) is across games and browsers, and the secrets that prove it.
+
+Tables (on ``store.metadata``, created by migration ``0002``):
+
+- ``accounts``: the username as chosen, its *key* (``passwords.username_key``: unique, so that
+  names differing only in case or ASCII look-alikes are one name), the Argon2id hash of the
+  password (none for a bot), when it was created and, once deleted, when.
+- ``sessions``: one row per signed-in browser, keyed by the SHA-256 of the random session id that
+  only the browser's cookie holds, with its expiry.
+- ``api_tokens``: personal API tokens for programs, keyed by their SHA-256; the token itself is
+  shown once, when it is created.
+- ``seats.account_id`` (in ``store.py``): the account a seat belongs to, set when a signed-in
+  player creates or joins a game, adopts the seat tokens its browser holds, or is paired by the lobby.
+
+A deleted account keeps its row (its username stays taken, so nobody can pose as the deleted
+player in old games and profiles), loses its password, sessions and tokens, and its names in
+games become ``DELETED_NAME``. Every function here is synchronous and runs in the writer's or a
+reader's thread with a ``Connection``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    and_,
+    delete,
+    func,
+    select,
+    update,
+)
+
+from kahuna.server.accounts.passwords import check_username, username_key
+from kahuna.server.db import store
+from kahuna.server.db.store import metadata
+
+SESSION_SECONDS = 30 * 24 * 3600
+"""How long a sign-in lasts (fixed from sign-in, not renewed by use)."""
+MAX_TOKENS = 20
+"""Personal API tokens an account may hold at once."""
+DELETED_NAME = "(deleted player)"
+"""What a deleted account's seats are called in its games (the browser shows it in its language)."""
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(20), nullable=False),
+    Column("username_key", String(20), nullable=False, unique=True),
+    Column("password", String(200)),
+    Column("created", String(32), nullable=False),
+    Column("deleted", String(32)),
+    Column("is_bot", Boolean, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("created", String(32), nullable=False),
+    Column("expires", Float, nullable=False),
+)
+"""``id`` is the SHA-256 of the session id; ``expires`` is seconds since the epoch."""
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("name", String(40), nullable=False),
+    Column("created", String(32), nullable=False),
+    Column("last_used", String(32)),
+)
+
+
+@dataclass(frozen=True)
+class Account:
+    """A signed-in account, as the API and the other modules see it."""
+
+    id: int
+    username: str
+    is_bot: bool
+
+
+def _account(row: Any) -> Account:
+    return Account(id=row.id, username=row.username, is_bot=bool(row.is_bot))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# ------------------------------------------------------------------ accounts
+
+
+def insert_account(conn: Connection, username: str, password_hash: str | None, is_bot: bool = False) -> Account | None:
+    """A new account, or ``None`` when its username (by key) is taken, by a deleted account too."""
+    key = username_key(check_username(username))
+    if conn.execute(select(accounts.c.id).where(accounts.c.username_key == key)).first() is not None:
+        return None
+    new_id = conn.execute(
+        accounts.insert().values(
+            username=username, username_key=key, password=password_hash, created=_now(), is_bot=is_bot
+        )
+    ).inserted_primary_key
+    assert new_id is not None
+    return Account(id=int(new_id[0]), username=username, is_bot=is_bot)
+
+
+def ensure_bot_account(conn: Connection, username: str) -> Account:
+    """The bot account ``username`` (created without a password if it does not exist yet).
+
+    Bots sign in with personal API tokens only. ``ValueError`` if the name belongs to a person."""
+    key = username_key(check_username(username))
+    row = conn.execute(select(accounts).where(accounts.c.username_key == key)).first()
+    if row is not None:
+        if not row.is_bot or row.deleted is not None:
+            raise ValueError(f"the username {username!r} belongs to an account that is not an active bot")
+        return _account(row)
+    account = insert_account(conn, username, None, is_bot=True)
+    assert account is not None
+    return account
+
+
+def credentials(conn: Connection, username: str) -> tuple[Account, str | None] | None:
+    """The active account called ``username`` (by key) and its password hash; ``None`` if none."""
+    row = conn.execute(
+        select(accounts).where(accounts.c.username_key == username_key(username), accounts.c.deleted.is_(None))
+    ).first()
+    return None if row is None else (_account(row), row.password)
+
+
+def account_by_name(conn: Connection, username: str) -> Account | None:
+    """The active account called ``username`` (by key), for profiles and challenges."""
+    found = credentials(conn, username)
+    return None if found is None else found[0]
+
+
+def account_info(conn: Connection, account_id: int) -> dict[str, Any]:
+    row = conn.execute(
+        select(accounts.c.username, accounts.c.created, accounts.c.is_bot).where(accounts.c.id == account_id)
+    ).one()
+    return {"username": row.username, "created": row.created, "is_bot": bool(row.is_bot)}
+
+
+def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
+    """Delete an account: no password, sessions or tokens any more; its names in games become
+    ``DELETED_NAME``. Returns the ``(game id, seat)`` of its seats, to rename games in memory."""
+    conn.execute(update(accounts).where(accounts.c.id == account_id).values(deleted=_now(), password=None))
+    conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
+    conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id))
+    held = [
+        (g, s)
+        for g, s in conn.execute(
+            select(store.seats.c.game_id, store.seats.c.seat).where(store.seats.c.account_id == account_id)
+        )
+    ]
+    for game_id, seat in held:
+        conn.execute(update(store.games).where(store.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
+    return held
+
+
+# ------------------------------------------------------------------ sessions
+
+
+def insert_session(conn: Connection, session_digest: str, account_id: int, now: float) -> None:
+    """A new session (the account's expired ones are dropped on the way)."""
+    conn.execute(delete(sessions).where(and_(sessions.c.account_id == account_id, sessions.c.expires < now)))
+    conn.execute(
+        sessions.insert().values(
+            id=session_digest, account_id=account_id, created=_now(), expires=now + SESSION_SECONDS
+        )
+    )
+
+
+def delete_session(conn: Connection, session_digest: str) -> None:
+    conn.execute(delete(sessions).where(sessions.c.id == session_digest))
+
+
+def account_of_session(conn: Connection, session_digest: str, now: float) -> Account | None:
+    row = conn.execute(
+        select(accounts)
+        .join(sessions, sessions.c.account_id == accounts.c.id)
+        .where(sessions.c.id == session_digest, sessions.c.expires > now, accounts.c.deleted.is_(None))
+    ).first()
+    return None if row is None else _account(row)
+
+
+# ------------------------------------------------------------------ personal API tokens
+
+
+def insert_token(conn: Connection, account_id: int, token_digest: str, name: str) -> dict[str, Any] | None:
+    """A new token's listing, or ``None`` when the account already holds ``MAX_TOKENS``."""
+    held = conn.execute(
+        select(func.count()).select_from(api_tokens).where(api_tokens.c.account_id == account_id)
+    ).scalar()
+    if (held or 0) >= MAX_TOKENS:
+        return None
+    created = _now()
+    new_id = conn.execute(
+        api_tokens.insert().values(digest=token_digest, account_id=account_id, name=name, created=created)
+    ).inserted_primary_key
+    assert new_id is not None
+    return {"id": int(new_id[0]), "name": name, "created": created, "last_used": None}
+
+
+def tokens_of(conn: Connection, account_id: int) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        select(api_tokens.c.id, api_tokens.c.name, api_tokens.c.created, api_tokens.c.last_used)
+        .where(api_tokens.c.account_id == account_id)
+        .order_by(api_tokens.c.id)
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def delete_token(conn: Connection, account_id: int, token_id: int) -> bool:
+    """Revoke one of the account's tokens; ``False`` if it has no such token."""
+    gone = conn.execute(delete(api_tokens).where(api_tokens.c.id == token_id, api_tokens.c.account_id == account_id))
+    return gone.rowcount > 0
+
+
+def account_of_token(conn: Connection, token_digest: str) -> tuple[Account, int, str | None] | None:
+    """The active account of a token, the token's id and when it was last used."""
+    row = conn.execute(
+        select(accounts, api_tokens.c.id.label("token_id"), api_tokens.c.last_used)
+        .join(api_tokens, api_tokens.c.account_id == accounts.c.id)
+        .where(api_tokens.c.digest == token_digest, accounts.c.deleted.is_(None))
+    ).first()
+    return None if row is None else (_account(row), row.token_id, row.last_used)
+
+
+def touch_token(conn: Connection, token_id: int) -> None:
+    conn.execute(update(api_tokens).where(api_tokens.c.id == token_id).values(last_used=_now()))
+
+
+# ------------------------------------------------------------------ seats
+
+
+def adopt_seats(conn: Connection, account_id: int, token_digests: list[str]) -> int:
+    """Bind the seats of these token digests to the account, unless bound to an account already;
+    returns how many were bound now."""
+    if not token_digests:
+        return 0
+    bound = conn.execute(
+        update(store.seats)
+        .where(store.seats.c.token.in_(token_digests), store.seats.c.account_id.is_(None))
+        .values(account_id=account_id)
+    )
+    return bound.rowcount
+
+
+def seats_of_account(conn: Connection, account_id: int, limit: int) -> list[tuple[str, int]]:
+    """``(game id, seat)`` of the account's seats, the most recently created games first."""
+    rows = conn.execute(
+        select(store.seats.c.game_id, store.seats.c.seat)
+        .join(store.games, store.games.c.id == store.seats.c.game_id)
+        .where(store.seats.c.account_id == account_id)
+        .order_by(store.games.c.created.desc(), store.seats.c.seat)
+        .limit(limit)
+    )
+    return [(game_id, seat) for game_id, seat in rows]
+
+
+def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
+    """The seats of ``game_id`` bound to the account (two in a hot-seat game)."""
+    rows = conn.execute(
+        select(store.seats.c.seat).where(store.seats.c.game_id == game_id, store.seats.c.account_id == account_id)
+    )
+    return sorted(seat for (seat,) in rows)
+
+
+def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:
+    """A rematch: old seat ``s`` plays new seat ``1 - s``, so its account does too."""
+    held = conn.execute(
+        select(store.seats.c.seat, store.seats.c.account_id).where(
+            store.seats.c.game_id == old_game_id, store.seats.c.account_id.is_not(None)
+        )
+    ).all()
+    for seat, account_id in held:
+        conn.execute(
+            update(store.seats)
+            .where(store.seats.c.game_id == new_game_id, store.seats.c.seat == 1 - seat)
+            .values(account_id=account_id)
+        )

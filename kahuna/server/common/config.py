@@ -1,0 +1,137 @@
+"""Where the server keeps its data, how it is configured, and the limits that bound each client."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def data_dir() -> Path:
+    """``$KAHUNA_DATA``, else ``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
+    explicit = os.environ.get("KAHUNA_DATA")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "kahuna"
+
+
+def default_db_url() -> str:
+    """The embedded SQLite database under :func:`data_dir` (the directory is created if needed)."""
+    directory = data_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'kahuna.db'}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client (one IP address, or one connection) may cost the server.
+
+    Every field can be set with ``kahuna serve --limit NAME=VALUE``; docs/server.md lists them with
+    the reasons for their defaults. Rates are token buckets: ``*_burst`` requests at once, then
+    ``*_per_minute`` (or ``*_per_second``) on average.
+    """
+
+    games_per_minute: float = 20
+    games_burst: int = 60
+    """Game creation per IP address (an honest player creates a few games an hour)."""
+    joins_per_minute: float = 30
+    joins_burst: int = 30
+    """Invite redemptions per IP address (wrong invites included)."""
+    reads_per_second: float = 20
+    reads_burst: int = 100
+    """Other API requests per IP address (summaries, my games, records, replays)."""
+    replays_per_minute: float = 60
+    replays_burst: int = 20
+    """Replays and full records per IP address: the biggest answers."""
+    messages_per_second: float = 50
+    messages_burst: int = 200
+    """WebSocket messages per connection (a browser sends one per click and a ping every 25 s; bots
+    and tests play faster)."""
+    max_connections: int = 2000
+    """Open TCP connections in all (HTTP and WebSocket); more are closed at once."""
+    max_connections_per_ip: int = 100
+    """Open TCP connections per IP address."""
+    header_timeout: float = 10.0
+    """Seconds a client has to send a request's headers (silent or trickling connections are closed)."""
+    body_timeout: float = 10.0
+    """Seconds a client has to send a request's body once its headers are in."""
+    hello_timeout: float = 10.0
+    """Seconds a WebSocket has to send its first ``hello``."""
+    ws_idle_timeout: float = 120.0
+    """Seconds a WebSocket may stay silent (the browser pings every 25 s)."""
+    idle_game_seconds: float = 300.0
+    """A game nobody has used for this long (no connection, no AI turn) leaves memory; it is
+    loaded from the database again when asked for."""
+    clock_min_seconds: int = 60
+    """The smallest real-time clock a game may be created with (``kahuna.clock.MIN_INITIAL``):
+    every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""
+    chat_per_minute: float = 10
+    chat_burst: int = 5
+    """Chat lines per connection (a flood is refused with ``rate_limited``)."""
+    chat_lines_per_game: int = 500
+    """Chat lines a game keeps in all; more are refused (``chat_full``)."""
+    analyses_per_hour: float = 6
+    analyses_burst: int = 3
+    """Post-game analyses started per IP address (each costs a worker tens of seconds; a cached
+    one is free): docs/analysis.md."""
+    analysis_iterations: int = 300
+    """Search iterations per decision and per graph point of a post-game analysis (the same for
+    every game, so that the analyses of two games compare)."""
+    hints_per_minute: float = 10
+    hints_burst: int = 5
+    """Hints per IP address (each is an expert's search in a worker): docs/analysis.md."""
+    signups_per_hour: float = 10
+    signups_burst: int = 5
+    """Accounts created per IP address (each costs an Argon2id hash): docs/accounts.md."""
+    logins_per_minute: float = 30
+    logins_burst: int = 20
+    """Sign-in attempts per IP address, right or wrong (each costs an Argon2id hash)."""
+    login_failures_per_hour: float = 12
+    login_failures_burst: int = 5
+    """Failed sign-ins per account (by username): then ``429`` with ``Retry-After``."""
+    client_login_failures_per_hour: float = 60
+    client_login_failures_burst: int = 20
+    """Failed sign-ins per IP address, whatever the username: then ``429`` with ``Retry-After``."""
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    def replace(self, assignments: list[str]) -> Limits:
+        """These limits with ``NAME=VALUE`` assignments applied; ``ValueError`` names a bad one."""
+        types = {f.name: f.type for f in dataclasses.fields(self)}
+        changes: dict[str, float | int] = {}
+        for assignment in assignments:
+            name, sep, text = assignment.partition("=")
+            if not sep or name not in types:
+                raise ValueError(f"unknown limit {name!r} (limits: {', '.join(types)})")
+            try:
+                value: float | int = int(text) if types[name] == "int" else float(text)
+            except ValueError:
+                raise ValueError(f"limit {name} needs a number, not {text!r}") from None
+            if value <= 0:
+                raise ValueError(f"limit {name} must be positive")
+            changes[name] = value
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``create_app`` needs; ``kahuna serve`` fills it from the command line."""
+
+    db_url: str
+    ai_workers: int = 1
+    broker_url: str | None = None
+    """``redis://HOST:PORT/N``: the broker that joins this instance to the others serving the same
+    database (``kahuna.server.cluster.replication``); ``None``: one process, in-process messaging."""
+    local_ai: bool = False
+    """With a broker: compute AI moves in this instance's own pool anyway, rather than queue them for
+    ``kahuna worker`` processes (``kahuna.server.cluster.jobs``)."""
+    max_body: int = 64 * 1024
+    """Largest HTTP request body accepted (bytes)."""
+    max_frame: int = 4 * 1024
+    """Largest WebSocket text frame answered normally (bytes); bigger ones get a ``malformed`` error."""
+    limits: Limits = field(default_factory=Limits)

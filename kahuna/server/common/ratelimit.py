@@ -1,0 +1,135 @@
+"""Token buckets: how often a client may do something, with a burst allowance.
+
+A refused request learns how many seconds to wait (``retry_after``), which the HTTP API sends
+as a ``429`` with a ``Retry-After`` header and the WebSocket as a ``rate_limited`` error.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Protocol
+
+from kahuna.server.common.config import Limits
+
+MAX_KEYS = 100_000
+"""Clients remembered per limiter; the least recently seen are forgotten first (memory stays bounded)."""
+
+
+class Bucket:
+    """``burst`` tokens, refilled at ``rate`` per second; each request takes one."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """0 if allowed (a token is taken), else the seconds until a token is there."""
+        now = time.monotonic()
+        self.tokens = min(float(self.burst), self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+class Limiter(Protocol):
+    """Token buckets per key (a client address, an account): kept in this process
+    (:class:`RateLimiter`) or shared by every instance in Redis
+    (``kahuna.server.cluster.redis_limits.RedisLimiter``, with ``kahuna serve --broker``)."""
+
+    async def take(self, key: str) -> float:
+        """0 if ``key`` may go ahead now (a token is taken), else the seconds it must wait (rounded up)."""
+        ...
+
+    async def retry_after(self, key: str) -> float:
+        """Like :meth:`take` without taking: 0 if a token is there."""
+        ...
+
+    async def failed(self, key: str) -> None:
+        """Take a token whether or not one is there (failures are counted even past the limit)."""
+        ...
+
+
+LimiterFactory = Callable[[str, float, int], Limiter]
+"""``(name, rate per second, burst)`` → a limiter; the name keeps two budgets' keys apart."""
+
+
+class RateLimiter:
+    """One bucket per key (an IP address); keys unused for long are dropped."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
+
+    def check(self, key: str) -> float:
+        """0 if ``key`` may go ahead now, else the seconds it must wait (rounded up)."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
+            if len(self._buckets) > MAX_KEYS:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        wait = bucket.take()
+        return 0.0 if wait == 0 else float(math.ceil(wait))
+
+    async def take(self, key: str) -> float:
+        return self.check(key)
+
+    async def retry_after(self, key: str) -> float:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            return 0.0
+        tokens = min(float(bucket.burst), bucket.tokens + (time.monotonic() - bucket.stamp) * bucket.rate)
+        return 0.0 if tokens >= 1 else float(math.ceil((1 - tokens) / bucket.rate))
+
+    async def failed(self, key: str) -> None:
+        if not self.check(key):
+            return
+        bucket = self._buckets[key]
+        bucket.tokens = max(0.0, bucket.tokens - 1)  # counted past the limit too
+
+
+def memory_limiter(_name: str, rate: float, burst: int) -> Limiter:
+    """A limiter of this process only (the embedded default)."""
+    return RateLimiter(rate, burst)
+
+
+class Quotas:
+    """The per-address limits of the HTTP API (``Limits`` gives their sizes), checked in the
+    middleware before a request reaches FastAPI, so that a refusal costs next to nothing."""
+
+    def __init__(self, limits: Limits, make: LimiterFactory = memory_limiter) -> None:
+        self.games = make("games", limits.games_per_minute / 60, limits.games_burst)
+        self.joins = make("joins", limits.joins_per_minute / 60, limits.joins_burst)
+        self.reads = make("reads", limits.reads_per_second, limits.reads_burst)
+        self.replays = make("replays", limits.replays_per_minute / 60, limits.replays_burst)
+        self.signups = make("signups", limits.signups_per_hour / 3600, limits.signups_burst)
+        self.logins = make("logins", limits.logins_per_minute / 60, limits.logins_burst)
+
+    def limiter(self, method: str, path: str) -> Limiter | None:
+        """Which budget a request draws on (``None``: pages and static files are not limited here)."""
+        if not path.startswith("/api/"):
+            return None
+        if method == "POST" and path in ("/api/games", "/api/seeks", "/api/pairing", "/api/challenges"):
+            return self.games  # a lobby offer is a game to be: the same budget as creating one
+        if method == "POST" and path.startswith(("/api/seeks/", "/api/challenges/")) and path.endswith("/accept"):
+            return self.joins  # taking a seat, as an invite does
+        if method == "POST" and path == "/api/accounts":
+            return self.signups
+        if method in ("POST", "DELETE") and path in ("/api/session", "/api/me"):
+            return self.logins  # each checks a password (an Argon2id hash)
+        if path.startswith("/api/join/"):
+            return self.joins
+        if path.endswith(("/replay", "/record")):
+            return self.replays
+        return self.reads

@@ -1,0 +1,1 @@
+"""Players meeting players: the lobby's offers, challenges, ratings and profiles."""

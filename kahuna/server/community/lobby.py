@@ -1,0 +1,427 @@
+"""The lobby: seeks anyone can accept, quick pairing ("play now"), and challenges to one account.
+
+Every offer is a row of ``seeks`` (``seeks.py``), so that all instances see it and accept it at
+most once; what the lobby's clients must learn (an offer added, removed, accepted) is published
+through the broker (``broker.py``): on ``lobby`` for the public list, on ``seek:<id>`` for the
+offer's owner (whose lobby connection adds its secret seat token before passing it on), on
+``user:<id>`` for the challenged account.
+
+Quick pairing keeps no queue in memory either: an entry is an unlisted offer (``kind`` ``pool``).
+A newcomer is paired at once with the oldest waiting entry of the same terms (clock, variant,
+rated) whose rating is close enough; :meth:`Lobby.run` tries again every second, as the allowed
+gap widens with waiting time (:func:`allowed_gap`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Connection, update
+
+from kahuna.clock import Clock, ClockError, TimeControl
+from kahuna.rules import KahunaError, Variant
+from kahuna.server.accounts.store import Account
+from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
+from kahuna.server.common import logs
+from kahuna.server.common.tokens import digest, new_game_id, new_secret
+from kahuna.server.community import ratings, seeks
+from kahuna.server.community.seeks import Seek
+from kahuna.server.db import store
+from kahuna.server.db.store import StoredGame
+from kahuna.server.games import messages
+from kahuna.server.games.live import AI_PREFIX, HUMAN
+from kahuna.server.games.service import GameService, Rejected, now, seat_links
+
+SEEK_TTL = 30.0
+"""Seconds an offer stays open after its owner's last sign of life (a lobby heartbeat or a poll)."""
+MAX_OPEN_PER_CLIENT = 3
+"""Open offers (seeks, quick-pairing entries, challenges) one account, or one guest address, may have."""
+LIST_LIMIT = 200
+"""Open seeks listed at most (the oldest first)."""
+PAIR_EVERY = 1.0
+"""Seconds between two passes of the quick-pairing matcher and of the expiry of lapsed offers."""
+GUEST_RATING = 1500
+"""The rating a guest (or an untimed entry) is paired as."""
+
+
+def allowed_gap(waited: float) -> float:
+    """The rating difference quick pairing accepts after ``waited`` seconds: ±100 at once, 25 more
+    per second of waiting (±350 after 10 s, ±850 after 30 s: by then anybody)."""
+    return 100.0 + 25.0 * max(0.0, waited)
+
+
+def compatible(a: Seek, b: Seek, moment: float) -> bool:
+    """Whether two quick-pairing entries may play each other now."""
+    if a.owner_client == b.owner_client or not a.same_terms(b):
+        return False
+    waited = moment - min(a.created, b.created)
+    gap = abs((a.rating or GUEST_RATING) - (b.rating or GUEST_RATING))
+    return gap <= allowed_gap(waited)
+
+
+def seek_channel(seek_id: str) -> str:
+    """What the owner of one offer learns: that it was accepted (game and seat; never the token)."""
+    return f"seek:{seek_id}"
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A request for a game, as the API received it (already validated by pydantic)."""
+
+    kind: str
+    clock: dict[str, int] | None
+    variant: tuple[str, ...]
+    rated: bool
+    name: str
+
+
+@dataclass(frozen=True)
+class Party:
+    """One side of a game the lobby starts: who sits there and what it claims."""
+
+    name: str
+    account: int | None
+    token: str | None
+    """The digest of its seat token (``None`` for an AI seat)."""
+    seek_id: str | None = None
+    """The offer it made, claimed when the game starts (``None``: the acceptor of someone's offer)."""
+    kind: str = HUMAN
+
+
+class Lobby:
+    def __init__(self, service: GameService, broker: Broker) -> None:
+        self.service = service
+        self.writer = service.writer
+        self.broker = broker
+        self._task: asyncio.Task[None] | None = None
+
+    # ----------------------------------------------------------------- life cycle
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def run(self) -> None:
+        """Expire lapsed offers and pair waiting players, every :data:`PAIR_EVERY` seconds."""
+        while True:
+            await asyncio.sleep(PAIR_EVERY)
+            try:
+                await self.expire()
+                await self.pair_waiting()
+            except Exception as exc:  # a failed pass is retried at the next one
+                logs.event("lobby_error", error=type(exc).__name__)
+
+    async def expire(self) -> None:
+        """Expire the offers whose owners went silent (a read each second; a write only if any)."""
+        moment = time.time()
+        candidates = await self.writer.read(lambda conn: seeks.lapsing(conn, moment))
+        if not candidates:
+            return
+        for seek_id in await self.transact(lambda conn: seeks.lapsed(conn, moment, candidates)):
+            await self._removed(seek_id, "expired")
+
+    # ----------------------------------------------------------------- offers
+
+    def _terms(self, offer: Offer, account: Account | None) -> TimeControl | None:
+        """Check what an offer asks for; its time control."""
+        try:
+            Variant.from_names(offer.variant)
+        except KahunaError as exc:
+            raise Rejected("invalid", str(exc), 422) from None
+        try:
+            control = TimeControl.from_json(offer.clock, self.service.clock_min_seconds)
+        except ClockError as exc:
+            raise Rejected("invalid", f"clock: {exc}", 422) from None
+        if offer.rated and account is None:
+            raise Rejected("unauthorized", "rated games need an account: sign in", 401)
+        if offer.rated and control is None:
+            raise Rejected("invalid", "a rated game needs a clock", 422)
+        return control
+
+    async def create(
+        self, offer: Offer, account: Account | None, address: str, target: Account | None = None
+    ) -> dict[str, Any]:
+        """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
+        to come) and, when quick pairing found an opponent at once, the seat links as well."""
+        self._terms(offer, account)
+        client = f"account:{account.id}" if account is not None else f"address:{address}"
+        token = new_secret()
+        moment = time.time()
+        seek = Seek(
+            seek_id=new_game_id(),
+            kind=offer.kind,
+            status=seeks.OPEN,
+            owner_account=None if account is None else account.id,
+            owner_name=offer.name if account is None else account.username,
+            owner_client=client,
+            target_account=None if target is None else target.id,
+            clock=offer.clock,
+            variant=tuple(sorted(offer.variant)),
+            rated=offer.rated,
+            rating=None,
+            token=digest(token),
+            created=moment,
+            alive_until=moment + SEEK_TTL,
+            game_id=None,
+            seat=None,
+        )
+        pool = ratings.pool_of(offer.clock)
+
+        def write(conn: Connection) -> Seek | None:
+            if seeks.count_open(conn, client, moment) >= MAX_OPEN_PER_CLIENT:
+                return None
+            rated = replace(seek, rating=ratings.rating_for_seek(conn, seek.owner_account, pool))
+            seeks.insert(conn, rated)
+            return rated
+
+        stored = await self.transact(write)
+        if stored is None:
+            raise Rejected("too_many_seeks", f"at most {MAX_OPEN_PER_CLIENT} open offers at once: cancel one", 429)
+        logs.event("seek_created", seek_id=seek.seek_id, offer=seek.kind, rated=seek.rated)
+        out: dict[str, Any] = {"seek_id": seek.seek_id, "token": token}
+        if seek.kind == "seek":
+            await self._publish(LOBBY, {"type": "seek_added", "seek": stored.public()})
+        elif seek.kind == "challenge" and target is not None:
+            await self._publish(user_channel(target.id), {"type": "challenge", "challenge": stored.public()})
+        else:
+            game = await self._pair_newcomer(stored)
+            if game is not None:
+                out.update(seat_links(game[0], game[1], token))
+        return out
+
+    async def status(self, seek_id: str, token: str | None) -> dict[str, Any]:
+        """An offer as anyone sees it; with its owner's token, the owner's seat once accepted (and
+        the offer is kept alive: polling is a sign of life)."""
+        seek = await self._load(seek_id)
+        out = seek.public()
+        if token is None or not secrets.compare_digest(digest(token), seek.token):
+            return out
+        if seek.status == seeks.OPEN:
+            until = time.time() + SEEK_TTL
+            await self.transact(lambda conn: seeks.keep_alive(conn, seek_id, until))
+        elif seek.status == seeks.ACCEPTED and seek.game_id is not None and seek.seat is not None:
+            out.update(seat_links(seek.game_id, seek.seat, token))
+        return out
+
+    async def keep_alive(self, owned: dict[str, str]) -> None:
+        """A lobby connection's heartbeat for the offers it owns (id → token)."""
+        until = time.time() + SEEK_TTL
+
+        def write(conn: Connection) -> None:
+            for seek_id in owned:
+                seeks.keep_alive(conn, seek_id, until)
+
+        await self.transact(write)
+
+    async def owns(self, seek_id: str, token: str) -> Seek:
+        seek = await self._load(seek_id)
+        if not secrets.compare_digest(digest(token), seek.token):
+            raise Rejected("forbidden", "this token is not the owner's of this offer", 403)
+        return seek
+
+    async def cancel(self, seek_id: str, token: str | None, account: Account | None = None) -> None:
+        """The owner withdraws an offer (by its token, or as the account that made it)."""
+        seek = await self._load(seek_id)
+        by_token = token is not None and secrets.compare_digest(digest(token), seek.token)
+        by_account = account is not None and seek.owner_account == account.id
+        if not (by_token or by_account):
+            raise Rejected("forbidden", "only the owner of an offer can cancel it", 403)
+        if await self.transact(lambda conn: seeks.close(conn, seek_id, seeks.CANCELLED)):
+            await self._removed(seek_id, "cancelled")
+
+    async def withdraw_all(self, account_id: int) -> None:
+        """Cancel an account's open offers (it was deleted) and tell the lobby they are gone."""
+        for seek_id in await self.transact(lambda conn: seeks.withdraw_all(conn, account_id)):
+            await self._removed(seek_id, "cancelled")
+
+    async def decline(self, seek_id: str, account: Account) -> None:
+        seek = await self._load(seek_id)
+        if seek.kind != "challenge" or seek.target_account != account.id:
+            raise Rejected("forbidden", "only the challenged account can decline a challenge", 403)
+        if not await self.transact(lambda conn: seeks.close(conn, seek_id, seeks.DECLINED)):
+            raise Rejected("gone", "this challenge is no longer open", 409)
+        await self._publish(seek_channel(seek_id), {"type": "declined", "seek_id": seek_id})
+
+    async def open_seeks(self) -> list[dict[str, Any]]:
+        moment = time.time()
+        listed = await self.writer.read(lambda conn: seeks.open_seeks(conn, "seek", moment, LIST_LIMIT))
+        return [seek.public() for seek in listed]
+
+    async def challenges(self, account: Account) -> list[dict[str, Any]]:
+        moment = time.time()
+        found = await self.writer.read(lambda conn: seeks.challenges_for(conn, account.id, moment))
+        return [seek.public() for seek in found]
+
+    # ----------------------------------------------------------------- accepting
+
+    async def accept(self, seek_id: str, account: Account | None, name: str) -> dict[str, Any]:
+        """Take the other seat of an open seek or of a challenge to this account; the seat links."""
+        seek = await self._load(seek_id)
+        if seek.kind == "pool":
+            raise Rejected("not_found", f"no seek {seek_id!r}", 404)
+        if seek.kind == "challenge" and (account is None or seek.target_account != account.id):
+            raise Rejected("forbidden", "only the challenged account can accept a challenge", 403)
+        if seek.status != seeks.OPEN or seek.alive_until <= time.time():
+            raise Rejected("gone", "this offer is no longer open", 409)
+        if seek.rated and account is None:
+            raise Rejected("unauthorized", "rated games need an account: sign in", 401)
+        if account is not None and seek.owner_account == account.id:
+            raise Rejected("own_seek", "you cannot accept your own offer", 409)
+        token = new_secret()
+        party = Party(
+            name if account is None else account.username, None if account is None else account.id, digest(token)
+        )
+        started = await self.start_game(seek, self._owner(seek), party)
+        if started is None:
+            raise Rejected("gone", "this offer is no longer open", 409)
+        game_id, seats_of = started
+        return seat_links(game_id, seats_of[1], token)
+
+    def _owner(self, seek: Seek) -> Party:
+        return Party(seek.owner_name, seek.owner_account, seek.token, seek.seek_id)
+
+    async def _pair_newcomer(self, newcomer: Seek) -> tuple[str, int] | None:
+        """Pair a new quick-pairing entry with the oldest compatible one: its game and seat."""
+        moment = time.time()
+        waiting = await self.writer.read(lambda conn: seeks.open_seeks(conn, "pool", moment, LIST_LIMIT))
+        for other in waiting:
+            if other.seek_id != newcomer.seek_id and compatible(other, newcomer, moment):
+                started = await self.start_game(other, self._owner(other), self._owner(newcomer))
+                if started is not None:
+                    return started[0], started[1][1]
+        return None
+
+    async def pair_waiting(self) -> int:
+        """Pair the waiting entries whose allowed gap has grown wide enough; the games started."""
+        moment = time.time()
+        waiting = await self.writer.read(lambda conn: seeks.open_seeks(conn, "pool", moment, LIST_LIMIT))
+        taken: set[str] = set()
+        started = 0
+        for index, first in enumerate(waiting):
+            if first.seek_id in taken:
+                continue
+            for second in waiting[index + 1 :]:
+                if second.seek_id not in taken and compatible(first, second, moment):
+                    if await self.start_game(first, self._owner(first), self._owner(second)) is not None:
+                        taken.update((first.seek_id, second.seek_id))
+                        started += 1
+                    break
+        return started
+
+    async def start_game(self, terms: Seek, first: Party, second: Party) -> tuple[str, tuple[int, int]] | None:
+        """Start the game of an offer between two parties, seats drawn at random; claims the
+        parties' offers in the same transaction (``None`` if one was taken meanwhile). Returns the
+        game id and the seats of ``first`` and ``second``."""
+        seat_of_first = secrets.randbelow(2)
+        order = (first, second) if seat_of_first == 0 else (second, first)
+        game_id = new_game_id()
+        when = now()
+        control = TimeControl.from_json(terms.clock, self.service.clock_min_seconds)
+        clock = None if control is None else Clock.new(control)
+        if clock is not None:
+            clock.start(0, time.time())
+        stored = StoredGame(
+            game_id=game_id,
+            created=when,
+            updated=when,
+            variant=Variant.from_names(terms.variant).to_json(),
+            deal=self.service.deal(),
+            kinds=[party.kind for party in order],
+            names=[party.name for party in order],
+            invite=None,
+            seat_tokens=[party.token for party in order],
+            status=messages.PLAYING,
+            reshuffles=[],
+            actions=[],
+            clock=None if clock is None else clock.to_store(),
+        )
+        seated = ratings.Seated((order[0].account, order[1].account), terms.rated, ratings.pool_of(terms.clock))
+        claims = [(party.seek_id, seat) for seat, party in enumerate(order) if party.seek_id is not None]
+        moment = time.time()
+
+        def write(conn: Connection) -> bool:
+            if not seeks.claim(conn, [c[0] for c in claims], game_id, [c[1] for c in claims], moment):
+                return False
+            store.insert_game(conn, stored)
+            ratings.insert_seated(conn, game_id, seated)
+            for seat, party in enumerate(order):
+                if party.account is not None and party.token is not None:
+                    conn.execute(
+                        update(store.seats)
+                        .where(store.seats.c.game_id == game_id, store.seats.c.seat == seat)
+                        .values(account_id=party.account)
+                    )
+            return True
+
+        if not await self.transact(write):
+            return None
+        self.service.register(stored, owner=game_id)
+        logs.event("lobby_game", game_id=game_id, seek_id=terms.seek_id, offer=terms.kind, rated=terms.rated)
+        for seek_id, seat in claims:
+            accepted = {"type": "accepted", "seek_id": seek_id, "game_id": game_id, "seat": seat}
+            await self._publish(seek_channel(seek_id), accepted)
+            if terms.kind == "seek":
+                await self._publish(LOBBY, {"type": "seek_removed", "seek_id": seek_id, "reason": "accepted"})
+        return game_id, (seat_of_first, 1 - seat_of_first)
+
+    async def play_bot_level(self, offer: Offer, account: Account | None, bot: Account, level: str) -> dict[str, Any]:
+        """A challenge to an AI level's bot account: accepted at once, the AI plays its seat."""
+        self._terms(offer, account)
+        token = new_secret()
+        moment = time.time()
+        terms = Seek(
+            seek_id="",
+            kind="challenge",
+            status=seeks.OPEN,
+            owner_account=None if account is None else account.id,
+            owner_name=offer.name if account is None else account.username,
+            owner_client="",
+            target_account=bot.id,
+            clock=offer.clock,
+            variant=offer.variant,
+            rated=offer.rated,
+            rating=None,
+            token=digest(token),
+            created=moment,
+            alive_until=moment,
+            game_id=None,
+            seat=None,
+        )
+        player = Party(terms.owner_name, terms.owner_account, terms.token)
+        ai = Party(bot.username, bot.id, None, kind=AI_PREFIX + level)
+        started = await self.start_game(terms, player, ai)
+        assert started is not None  # nothing to claim: it cannot be taken
+        return seat_links(started[0], started[1][0], token)
+
+    # ----------------------------------------------------------------- helpers
+
+    async def _load(self, seek_id: str) -> Seek:
+        seek = await self.writer.read(lambda conn: seeks.load(conn, seek_id))
+        if seek is None:
+            raise Rejected("not_found", f"no seek {seek_id!r}", 404)
+        return seek
+
+    async def transact(self, fn: Any) -> Any:
+        """Run ``fn(conn)`` in the writer's transaction and return what it returned."""
+        box: list[Any] = []
+        await self.writer.write(lambda conn: box.append(fn(conn)))
+        return box[-1]  # the last run: a batch that failed is run again write by write
+
+    async def _removed(self, seek_id: str, reason: str) -> None:
+        removed = {"type": "seek_removed", "seek_id": seek_id, "reason": reason}
+        await self._publish(LOBBY, removed)
+        await self._publish(seek_channel(seek_id), removed)
+
+    async def _publish(self, channel: str, message: dict[str, Any]) -> None:
+        await self.broker.publish(channel, json.dumps(message, ensure_ascii=False))

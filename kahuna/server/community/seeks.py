@@ -1,0 +1,232 @@
+"""Seeks, quick-pairing entries and challenges: offers of a game, stored so that every instance
+sees them and accepts each one at most once.
+
+A row of ``seeks`` is an open offer (``kind``: ``seek`` listed in the lobby, ``pool`` waiting for
+quick pairing, ``challenge`` addressed to one account). Its owner holds a secret token, which will
+be its seat token in the game (only the digest is stored): the owner alone can cancel the offer,
+keep it alive and read its seat once it is accepted, whether it has an account or not. An offer
+lives while its owner is present: each sign of life (the lobby WebSocket's heartbeat, a poll of
+``GET /api/seeks/<id>``) moves ``alive_until`` on; an offer past it is gone.
+
+Accepting is one conditional ``UPDATE ... WHERE status = 'open'`` in the transaction that creates
+the game: two acceptors on two instances cannot both win it (the database serializes the rows).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Boolean, Column, Connection, Float, Integer, String, Table, Text, func, or_, select, update
+
+from kahuna.server.accounts.store import accounts
+from kahuna.server.db.store import metadata
+
+OPEN, ACCEPTED, CANCELLED, EXPIRED, DECLINED = "open", "accepted", "cancelled", "expired", "declined"
+
+seeks = Table(
+    "seeks",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("owner_account", Integer),
+    Column("owner_name", String(64), nullable=False),
+    Column("owner_client", String(64), nullable=False),
+    Column("target_account", Integer, index=True),
+    Column("clock", Text),
+    Column("variant", Text, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rating", Integer),
+    Column("token", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("alive_until", Float, nullable=False),
+    Column("game_id", String(32)),
+    Column("seat", Integer),
+)
+"""``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
+the open offers per client (an account id or an address); ``rating`` is the owner's rating in the
+seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
+once accepted; times are seconds since the epoch."""
+
+
+@dataclass(frozen=True)
+class Seek:
+    seek_id: str
+    kind: str
+    status: str
+    owner_account: int | None
+    owner_name: str
+    owner_client: str
+    target_account: int | None
+    clock: dict[str, Any] | None
+    variant: tuple[str, ...]
+    rated: bool
+    rating: int | None
+    token: str
+    created: float
+    alive_until: float
+    game_id: str | None
+    seat: int | None
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may see of it (the lobby's list and events)."""
+        return {
+            "seek_id": self.seek_id,
+            "kind": self.kind,
+            "status": self.status,
+            "username": self.owner_name,
+            "account": self.owner_account is not None,
+            "rating": self.rating,
+            "clock": self.clock,
+            "variant": list(self.variant),
+            "rated": self.rated,
+        }
+
+    def same_terms(self, other: Seek) -> bool:
+        """Whether two quick-pairing entries want the same game (clock, variant, rated)."""
+        return (self.clock, sorted(self.variant), self.rated) == (other.clock, sorted(other.variant), other.rated)
+
+
+def _seek(row: Any) -> Seek:
+    return Seek(
+        seek_id=row["id"],
+        kind=row["kind"],
+        status=row["status"],
+        owner_account=row["owner_account"],
+        owner_name=row["owner_name"],
+        owner_client=row["owner_client"],
+        target_account=row["target_account"],
+        clock=None if row["clock"] is None else json.loads(row["clock"]),
+        variant=tuple(json.loads(row["variant"])),
+        rated=bool(row["rated"]),
+        rating=row["rating"],
+        token=row["token"],
+        created=row["created"],
+        alive_until=row["alive_until"],
+        game_id=row["game_id"],
+        seat=row["seat"],
+    )
+
+
+def insert(conn: Connection, seek: Seek) -> None:
+    conn.execute(
+        seeks.insert().values(
+            id=seek.seek_id,
+            kind=seek.kind,
+            status=seek.status,
+            owner_account=seek.owner_account,
+            owner_name=seek.owner_name,
+            owner_client=seek.owner_client,
+            target_account=seek.target_account,
+            clock=None if seek.clock is None else json.dumps(seek.clock, sort_keys=True),
+            variant=json.dumps(sorted(seek.variant)),
+            rated=seek.rated,
+            rating=seek.rating,
+            token=seek.token,
+            created=seek.created,
+            alive_until=seek.alive_until,
+        )
+    )
+
+
+def load(conn: Connection, seek_id: str) -> Seek | None:
+    row = conn.execute(select(seeks).where(seeks.c.id == seek_id)).mappings().first()
+    return None if row is None else _seek(row)
+
+
+def _owner_active() -> Any:
+    """The condition that an offer's owner is a guest or an account that has not been deleted (a
+    deleted account's offers are never listed, accepted or paired)."""
+    deleted = select(accounts.c.id).where(accounts.c.deleted.is_not(None))
+    return or_(seeks.c.owner_account.is_(None), seeks.c.owner_account.not_in(deleted.scalar_subquery()))
+
+
+def open_seeks(conn: Connection, kind: str, now: float, limit: int) -> list[Seek]:
+    """Open offers of ``kind`` whose owner is present, oldest first."""
+    query = (
+        select(seeks)
+        .where(seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
+        .order_by(seeks.c.created)
+        .limit(limit)
+    )
+    return [_seek(row) for row in conn.execute(query).mappings()]
+
+
+def challenges_for(conn: Connection, account_id: int, now: float) -> list[Seek]:
+    query = (
+        select(seeks)
+        .where(
+            seeks.c.kind == "challenge",
+            seeks.c.target_account == account_id,
+            seeks.c.status == OPEN,
+            seeks.c.alive_until > now,
+            _owner_active(),
+        )
+        .order_by(seeks.c.created)
+    )
+    return [_seek(row) for row in conn.execute(query).mappings()]
+
+
+def count_open(conn: Connection, owner_client: str, now: float) -> int:
+    query = select(func.count()).where(
+        seeks.c.owner_client == owner_client, seeks.c.status == OPEN, seeks.c.alive_until > now
+    )
+    return int(conn.execute(query).scalar() or 0)
+
+
+def claim(conn: Connection, seek_ids: list[str], game_id: str, seats: list[int], now: float) -> bool:
+    """Mark the open offers ``seek_ids`` accepted into ``game_id`` (their owners in ``seats``), all
+    or none: ``False`` (and nothing changed) if any of them was no longer open."""
+    claimed = 0
+    for seek_id, seat in zip(seek_ids, seats, strict=True):
+        done = conn.execute(
+            update(seeks)
+            .where(seeks.c.id == seek_id, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
+            .values(status=ACCEPTED, game_id=game_id, seat=seat)
+        )
+        claimed += done.rowcount
+    if claimed == len(seek_ids):
+        return True
+    if claimed:
+        conn.execute(
+            update(seeks)
+            .where(seeks.c.id.in_(seek_ids), seeks.c.game_id == game_id)
+            .values(status=OPEN, game_id=None, seat=None)
+        )
+    return False
+
+
+def close(conn: Connection, seek_id: str, status: str) -> bool:
+    """Cancel, decline or expire an open offer; ``False`` if it was no longer open."""
+    done = conn.execute(update(seeks).where(seeks.c.id == seek_id, seeks.c.status == OPEN).values(status=status))
+    return bool(done.rowcount == 1)
+
+
+def withdraw_all(conn: Connection, account_id: int) -> list[str]:
+    """Cancel every open offer an account made (it is being deleted); the ids of those cancelled."""
+    owned = list(
+        conn.execute(select(seeks.c.id).where(seeks.c.owner_account == account_id, seeks.c.status == OPEN)).scalars()
+    )
+    return [seek_id for seek_id in owned if close(conn, seek_id, CANCELLED)]
+
+
+def keep_alive(conn: Connection, seek_id: str, until: float) -> None:
+    conn.execute(update(seeks).where(seeks.c.id == seek_id, seeks.c.status == OPEN).values(alive_until=until))
+
+
+def lapsing(conn: Connection, now: float) -> list[str]:
+    """The open offers whose owner stopped showing signs of life (a read: most of the time, none)."""
+    return list(conn.execute(select(seeks.c.id).where(seeks.c.status == OPEN, seeks.c.alive_until <= now)).scalars())
+
+
+def lapsed(conn: Connection, now: float, ids: list[str] | None = None) -> list[str]:
+    """Expire the open offers (among ``ids``, if given) whose owner stopped showing signs of life;
+    the ids of those this call expired (another instance may expire some first)."""
+    due = (seeks.c.status == OPEN, seeks.c.alive_until <= now)
+    expired = []
+    for seek_id in lapsing(conn, now) if ids is None else ids:
+        if conn.execute(update(seeks).where(seeks.c.id == seek_id, *due).values(status=EXPIRED)).rowcount == 1:
+            expired.append(seek_id)
+    return expired

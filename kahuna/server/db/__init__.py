@@ -1,0 +1,1 @@
+"""The database: the tables, the store of game records, the single writer and the migrations."""

@@ -1,0 +1,369 @@
+"""The database: each game's record (deal, reshuffle orders, one row per action) and its seats.
+
+SQLAlchemy Core over any URL; SQLite (the default) runs in WAL mode with ``synchronous=FULL`` so
+that a committed action survives a crash of the process or of the machine. Every function here
+is synchronous and is called from a worker thread, never from the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine.url import make_url
+
+metadata = MetaData()
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created", String(32), nullable=False),
+    Column("updated", String(32), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("deal", String(24), nullable=False),
+    Column("kind0", String(32), nullable=False),
+    Column("kind1", String(32), nullable=False),
+    Column("name0", String(64)),
+    Column("name1", String(64)),
+    Column("invite", String(64), index=True),
+    Column("status", String(16), nullable=False, index=True),
+    Column("result", Text),
+)
+"""One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
+and ``status`` are written when a player joins and when the game ends, not on every action (the
+last action's time is the game's time)."""
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("account_id", Integer, index=True),
+)
+"""The digest of each seat token, for ``my-games`` and for binding a token to its seat; the id of
+the account the seat belongs to (``accounts.id``, see ``accounts.py``), if any."""
+
+actions = Table(
+    "actions",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("token", String(16), nullable=False),
+    Column("at", String(32), nullable=False),
+)
+
+reshuffles = Table(
+    "reshuffles",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("cards", String(24), nullable=False),
+)
+
+clocks = Table(
+    "clocks",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("control", Text, nullable=False),
+    Column("remaining0", Float, nullable=False),
+    Column("remaining1", Float, nullable=False),
+    Column("running", Integer),
+    Column("since", Float),
+)
+"""The clock of a timed game (``kahuna.clock.Clock``), rewritten with every action that ends a turn
+or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart."""
+
+chat = Table(
+    "chat",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("room", String(16), nullable=False),
+    Column("seat", Integer),
+    Column("text", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""Chat lines of a game: ``room`` ``players`` (the two seats) or ``spectators``."""
+
+rematches = Table(
+    "rematches",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("new_game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
+)
+"""A finished game and the rematch its players agreed on (same settings, seats swapped)."""
+
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("result", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
+
+
+@dataclass
+class StoredGame:
+    """A game as read back from the database: enough to rebuild it by replay."""
+
+    game_id: str
+    created: str
+    updated: str
+    variant: dict[str, bool]
+    deal: str
+    kinds: list[str]
+    names: list[str | None]
+    invite: str | None
+    seat_tokens: list[str | None]
+    status: str
+    reshuffles: list[str]
+    actions: list[str]
+    clock: dict[str, Any] | None = None
+    """``Clock.to_store()`` of a timed game."""
+    termination: dict[str, Any] | None = None
+    """How the game ended off the board (``{"reason", "seat"}``), kept in the ``result`` column."""
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    rematch: str | None = None
+    rematch_of: str | None = None
+
+
+def database_url(url: str) -> str:
+    """``url`` with PostgreSQL's plain schemes (``postgresql://``, ``postgres://``) mapped to the
+    driver the project installs (psycopg 3, the ``postgres`` extra); other URLs as they are."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url`` with the tables created; SQLite gets WAL and a busy timeout.
+
+    PostgreSQL connections are checked before use (``pool_pre_ping``): a database that restarted
+    costs one failed request per stale connection at most, not a stream of errors.
+    """
+    url = database_url(url)
+    is_sqlite = make_url(url).get_backend_name() == "sqlite"
+    if is_sqlite:
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    if is_sqlite:
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            # Checkpoints run in the writer's background thread (writer.py), not inside a commit
+            # that players are waiting for: a checkpoint fsyncs the whole database file.
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+    from kahuna.server.db.migrations import migrate
+
+    migrate(engine)
+    return engine
+
+
+def check_writable(engine: Engine) -> None:
+    """Raise (a SQLAlchemy error) now if the database cannot be written, rather than at the first move."""
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":  # rewrites the header page: needs a writable file and directory
+            version = int(conn.exec_driver_sql("PRAGMA user_version").scalar() or 0)
+            conn.exec_driver_sql(f"PRAGMA user_version = {version}")
+        else:
+            conn.execute(update(games).where(games.c.id == "").values(status="over"))
+
+
+# ------------------------------------------------------------------ writes (inside one transaction)
+
+
+def insert_game(conn: Connection, game: StoredGame) -> None:
+    conn.execute(
+        games.insert().values(
+            id=game.game_id,
+            created=game.created,
+            updated=game.updated,
+            variant=json.dumps(game.variant),
+            deal=game.deal,
+            kind0=game.kinds[0],
+            kind1=game.kinds[1],
+            name0=game.names[0],
+            name1=game.names[1],
+            invite=game.invite,
+            status=game.status,
+        )
+    )
+    for seat, token in enumerate(game.seat_tokens):
+        if token is not None:
+            conn.execute(seats.insert().values(token=token, game_id=game.game_id, seat=seat))
+    if game.clock is not None:
+        conn.execute(clocks.insert().values(game_id=game.game_id, **_clock_columns(game.clock)))
+    if game.rematch_of is not None:
+        conn.execute(rematches.insert().values(game_id=game.rematch_of, new_game_id=game.game_id))
+
+
+def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "control": json.dumps(clock["control"]),
+        "remaining0": clock["remaining"][0],
+        "remaining1": clock["remaining"][1],
+        "running": clock["running"],
+        "since": clock["since"],
+    }
+
+
+def save_clock(conn: Connection, game_id: str, clock: dict[str, Any]) -> None:
+    conn.execute(update(clocks).where(clocks.c.game_id == game_id).values(**_clock_columns(clock)))
+
+
+def end_game(
+    conn: Connection, game_id: str, result: dict[str, Any], termination: dict[str, Any], at: str,
+    clock: dict[str, Any] | None,
+) -> None:  # fmt: skip
+    """A game ended off the board (resignation, timeout, abort): its result, with how it ended."""
+    stored = {**result, "termination": termination}
+    ended = {"status": "over", "updated": at, "result": json.dumps(stored)}
+    conn.execute(update(games).where(games.c.id == game_id).values(ended))
+    if clock is not None:
+        save_clock(conn, game_id, clock)
+
+
+def insert_chat(conn: Connection, game_id: str, seq: int, line: dict[str, Any]) -> None:
+    conn.execute(chat.insert().values(game_id=game_id, seq=seq, **line))
+
+
+def insert_seat(conn: Connection, game_id: str, seat: int, token: str, name: str, when: str) -> None:
+    """The invited player takes ``seat``: its token and name; the game starts."""
+    conn.execute(seats.insert().values(token=token, game_id=game_id, seat=seat))
+    conn.execute(
+        update(games).where(games.c.id == game_id).values({f"name{seat}": name, "status": "playing", "updated": when})
+    )
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    """One applied action with the reshuffle orders it drew (if it ended a round) and the game's new status."""
+
+    game_id: str
+    seq: int
+    seat: int
+    token: str
+    new_reshuffles: tuple[tuple[int, str], ...]
+    status: str
+    result: dict[str, Any] | None
+    at: str
+    clock: dict[str, Any] | None = None
+    """The game's clock after the action, when the action ended a turn or the game."""
+
+
+def insert_actions(conn: Connection, rows: list[ActionRow]) -> None:
+    """Several games' actions in one statement (the rows of a group commit)."""
+    conn.execute(
+        actions.insert(),
+        [{"game_id": r.game_id, "seq": r.seq, "seat": r.seat, "token": r.token, "at": r.at} for r in rows],
+    )
+    for row in rows:
+        for idx, cards in row.new_reshuffles:
+            conn.execute(reshuffles.insert().values(game_id=row.game_id, idx=idx, cards=cards))
+        if row.result is not None:
+            conn.execute(
+                update(games)
+                .where(games.c.id == row.game_id)
+                .values(status=row.status, updated=row.at, result=json.dumps(row.result))
+            )
+        if row.clock is not None:
+            save_clock(conn, row.game_id, row.clock)
+
+
+# ------------------------------------------------------------------ reads
+
+
+def load_game(conn: Connection, game_id: str) -> StoredGame | None:
+    row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
+    if row is None:
+        return None
+    tokens: list[str | None] = [None, None]
+    for token, seat in conn.execute(select(seats.c.token, seats.c.seat).where(seats.c.game_id == game_id)):
+        tokens[seat] = token
+    shuffles = conn.execute(
+        select(reshuffles.c.cards).where(reshuffles.c.game_id == game_id).order_by(reshuffles.c.idx)
+    ).scalars()
+    played = conn.execute(
+        select(actions.c.token, actions.c.at).where(actions.c.game_id == game_id).order_by(actions.c.seq)
+    ).all()
+    timed = conn.execute(select(clocks).where(clocks.c.game_id == game_id)).mappings().first()
+    lines = conn.execute(
+        select(chat.c.room, chat.c.seat, chat.c.text, chat.c.at).where(chat.c.game_id == game_id).order_by(chat.c.seq)
+    ).mappings()
+    after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
+    before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
+    result = json.loads(row["result"]) if row["result"] else None
+    return StoredGame(
+        game_id=row["id"],
+        created=row["created"],
+        updated=max(row["updated"], played[-1][1]) if played else row["updated"],
+        variant=json.loads(row["variant"]),
+        deal=row["deal"],
+        kinds=[row["kind0"], row["kind1"]],
+        names=[row["name0"], row["name1"]],
+        invite=row["invite"],
+        seat_tokens=tokens,
+        status=row["status"],
+        reshuffles=list(shuffles),
+        actions=[token for token, _ in played],
+        clock=None if timed is None else _clock_of_row(timed),
+        termination=None if not isinstance(result, dict) else result.get("termination"),
+        chat=[dict(line) for line in lines],
+        rematch=after,
+        rematch_of=before,
+    )
+
+
+def _clock_of_row(row: Any) -> dict[str, Any]:
+    return {
+        "control": json.loads(row["control"]),
+        "remaining": [row["remaining0"], row["remaining1"]],
+        "running": row["running"],
+        "since": row["since"],
+    }
+
+
+def unfinished_game_ids(conn: Connection) -> list[str]:
+    return list(conn.execute(select(games.c.id).where(games.c.status != "over").order_by(games.c.created)).scalars())
+
+
+def game_id_of_invite(conn: Connection, invite: str) -> str | None:
+    return conn.execute(select(games.c.id).where(games.c.invite == invite)).scalar()
+
+
+def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str, int]]:
+    """``(token digest, game id, seat)`` for each digest that names a seat."""
+    if not tokens:
+        return []
+    rows = conn.execute(select(seats.c.token, seats.c.game_id, seats.c.seat).where(seats.c.token.in_(tokens)))
+    return [(token, game_id, seat) for token, game_id, seat in rows]

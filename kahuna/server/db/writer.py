@@ -1,0 +1,164 @@
+"""Group commit: every database write goes through one thread, batched into few transactions.
+
+A write is an :class:`~kahuna.server.db.store.ActionRow` or a function of a SQLAlchemy ``Connection``;
+:meth:`Writer.write` returns once the transaction holding it is committed. Writes that arrive
+while a commit is in flight are committed together in the next one (the action rows in one
+statement), so hundreds of concurrent games cost one ``fsync`` per batch rather than one per
+move, and the event loop never waits on the disk. For SQLite, WAL checkpoints (which copy the log
+into the database file and fsync it) run every few seconds on a thread and connection of their
+own, so that no player's commit waits for one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy.exc import IntegrityError
+
+from kahuna.server.common import logs
+from kahuna.server.db.store import ActionRow, games, insert_actions
+
+Write = Callable[[Connection], None] | ActionRow
+
+
+class Conflict(Exception):
+    """A write that lost a race with another instance: the row it inserts exists already (one
+    action per game and version, one chat line per number) or a condition it checks no longer
+    holds. The writer's caller catches the game up from the database; nothing was stored."""
+
+
+T = TypeVar("T")
+
+MAX_BATCH = 512
+CHECKPOINT_EVERY = 2.0
+"""Seconds between WAL checkpoints (SQLite only)."""
+
+
+def lock_unfinished(conn: Connection, game_ids: list[str]) -> None:
+    """Share-lock the rows of the games whose actions this transaction inserts, and
+    :class:`Conflict` if one of them is over. An end (``cluster.claim_end``) updates the same row, so it
+    waits for these actions to commit and then counts them, or these wait for it and see the
+    game over: an action and an end by two instances cannot both be stored (PostgreSQL; SQLite
+    has one writer at a time anyway)."""
+    ids = sorted(set(game_ids))
+    query = select(games.c.id).where(games.c.id.in_(ids), games.c.status != "over").with_for_update(read=True)
+    if len(conn.execute(query).all()) != len(ids):
+        raise Conflict()
+
+
+class Writer:
+    """The single database writer of a server (start it inside the running event loop)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._queue: asyncio.Queue[tuple[Write, asyncio.Future[None]]] = asyncio.Queue()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kahuna-db")
+        self._task: asyncio.Task[None] | None = None
+        self._conn: Connection | None = None
+        """The writer thread's own connection, kept open (a pool checkout per commit costs more)."""
+        self._checkpoints: asyncio.Task[None] | None = None
+        self._shared = engine.dialect.name != "sqlite"
+        """A database several instances may write: actions take their games' row locks."""
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run())
+        if self.engine.dialect.name == "sqlite":
+            self._checkpoints = loop.create_task(self._checkpoint_loop())
+
+    async def _checkpoint_loop(self) -> None:
+        while True:
+            await asyncio.sleep(CHECKPOINT_EVERY)
+            try:
+                await asyncio.to_thread(self._checkpoint, "PASSIVE")
+            except Exception as exc:  # a failed checkpoint is retried next time; the WAL keeps the data
+                logs.event("db_checkpoint_error", error=type(exc).__name__)
+
+    def _checkpoint(self, mode: str) -> None:
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
+
+    async def write(self, fn: Write) -> None:
+        """Commit ``fn`` (a row, or a function run in the transaction); raises if the commit failed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self._queue.put((fn, future))
+        await future
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        """Run a read in a worker thread (SQLite in WAL mode reads alongside the writer)."""
+
+        def run() -> T:
+            with self.engine.connect() as conn:
+                return fn(conn)
+
+        return await asyncio.to_thread(run)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < MAX_BATCH:
+                batch.append(self._queue.get_nowait())
+            errors = await loop.run_in_executor(self._thread, self._commit, [fn for fn, _ in batch])
+            for (_, future), error in zip(batch, errors, strict=True):
+                if future.done():
+                    continue
+                if error is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(error)
+
+    def _commit(self, batch: list[Write]) -> list[BaseException | None]:
+        """One transaction for the batch; if it fails, each write alone, so one bad write fails alone.
+
+        A database that cannot be reached (PostgreSQL stopped) fails the writes, never the writer:
+        connecting is inside the ``try``, and the next batch connects again."""
+        conn: Connection | None = None
+        try:
+            if self._conn is None:
+                self._conn = self.engine.connect()
+            conn = self._conn
+            with conn.begin():
+                rows = [w for w in batch if isinstance(w, ActionRow)]
+                if rows:
+                    if self._shared:
+                        lock_unfinished(conn, [row.game_id for row in rows])
+                    insert_actions(conn, rows)
+                for fn in batch:
+                    if not isinstance(fn, ActionRow):
+                        fn(conn)
+            return [None] * len(batch)
+        except Exception as exc:
+            if conn is None or conn.invalidated:
+                self._conn = None
+            if len(batch) == 1:
+                if isinstance(exc, Conflict | IntegrityError):
+                    return [Conflict()]
+                # Only the type: the message of a database error quotes the row (a face-down card).
+                logs.event("db_error", error=type(exc).__name__)
+                return [RuntimeError("the database refused the write")]
+        return [self._commit([fn])[0] for fn in batch]
+
+    async def close(self) -> None:
+        """Commit what is queued, then stop."""
+        while not self._queue.empty():
+            await asyncio.sleep(0.01)
+        for task in (self._task, self._checkpoints):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._thread.submit(self._close_connection).result()
+        self._thread.shutdown(wait=True)
+        if self.engine.dialect.name == "sqlite":
+            self._checkpoint("TRUNCATE")
+
+    def _close_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

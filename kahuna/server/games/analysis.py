@@ -1,0 +1,261 @@
+"""Post-game analysis as a background job: asked for by a player of a finished game, computed in
+the AI worker pool at a fixed budget, cached with the game, paid from a per-player quota.
+
+The work is the analysis of :mod:`kahuna.ai.analysis` (every decision judged from its mover's
+own view) and the public graph of :mod:`kahuna.ai.wingraph` (one point per turn from the
+spectator's view). Each decision and each turn is one task of the AI pool, queued as costly
+behind live games' moves (:class:`~kahuna.server.games.ai_pool.FairQueue`), and a job runs one task at a time,
+so an analysis never holds more than one worker; ``done``/``total`` tasks is its progress.
+
+Who sees what: everyone sees a finished analysis, as everyone may read a finished game's full
+record (``GET /api/games/{id}/record``, deal included): a move's analysis, computed from its mover's
+hand, tells nothing the record does not. Only a player may start one: with a seat token, or as the
+signed-in account a seat belongs to (cookie with the CSRF header, or Bearer).
+
+With ``kahuna serve --broker`` the job is queued for ``kahuna worker`` instead (the same
+:func:`compute`, in the worker's pool; progress in Redis: ``kahuna.server.cluster.jobs``), so every instance
+shows the same progress and the instances do no search.
+
+The quota is per client address (players have no accounts: a browser's "player" is its address),
+``analyses_per_hour`` jobs started per hour with a burst; cached results cost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import Connection, insert, select
+
+from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
+from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
+from kahuna.rules import GameRecord, PlayerView
+from kahuna.server.accounts.store import Account
+from kahuna.server.common import logs
+from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
+from kahuna.server.db import store
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.live import LiveGame
+from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.http.auth import optional_account
+from kahuna.server.http.games import GameId, Secret, client_ip
+
+if TYPE_CHECKING:
+    from kahuna.server.cluster.jobs import JobQueue
+
+T = TypeVar("T")
+
+SEED = 0
+"""Every game is analysed with the same seed: the same game gives the same analysis."""
+
+
+@dataclass
+class Job:
+    """An analysis being computed."""
+
+    total: int
+    done: int = 0
+    failed: bool = False
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class AnalysisJobs:
+    """Starts, tracks and caches the analyses of finished games."""
+
+    def __init__(
+        self,
+        writer: Writer,
+        ai: AiPool,
+        iterations: int,
+        per_hour: float,
+        burst: int,
+        limiters: LimiterFactory = memory_limiter,
+    ) -> None:
+        self.budget = Budget(iterations=iterations)
+        """Per decision and per graph point: fixed for every game (``Limits.analysis_iterations``)."""
+        self.writer = writer
+        self.ai = ai
+        self.quota = limiters("analyses", per_hour / 3600.0, burst)
+        self.jobs: dict[str, Job] = {}
+        self._cache: dict[str, dict[str, Any]] = {}
+        self.queue: JobQueue | None = None
+        """Set with ``kahuna serve --broker`` (unless ``--local-ai``): analyses are queued for
+        ``kahuna worker`` processes, their progress kept in Redis, rather than computed here."""
+
+    def stop(self) -> None:
+        """Cancel the running jobs (the server is stopping; they are asked for again later)."""
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+        self.jobs.clear()
+
+    async def result(self, game_id: str) -> dict[str, Any] | None:
+        """The stored analysis of a game, if it has been computed."""
+        cached = self._cache.get(game_id)
+        if cached is not None:
+            return cached
+
+        def read(conn: Connection) -> str | None:
+            row = conn.execute(select(store.analyses.c.result).where(store.analyses.c.game_id == game_id)).first()
+            return None if row is None else str(row[0])
+
+        text = await self.writer.read(read)
+        if text is None:
+            return None
+        result: dict[str, Any] = json.loads(text)
+        self._cache[game_id] = result
+        return result
+
+    async def request(self, game: LiveGame, client: str) -> None:
+        """Start the analysis of a finished game unless it is cached or running; the quota is
+        charged only when a job starts (``Rejected`` 429 when it is spent)."""
+        if game.game_id in self.jobs and not self.jobs[game.game_id].failed:
+            return
+        if await self.result(game.game_id) is not None:
+            return
+        if self.queue is not None and (await self.queue.progress(game.game_id)).get("state") == "running":
+            return
+        wait = await self.quota.take(client)
+        if wait:
+            raise Rejected("analysis_quota", "analysis quota spent: try again later", 429, retry_after=wait)
+        record = GameRecord.from_json(game.full_record())
+        steps = await asyncio.to_thread(decisions, record)
+        starts, _ = await asyncio.to_thread(turn_starts, record)
+        if self.queue is not None:
+            total = len(steps) + len(starts)
+            await self.queue.submit_analysis(game.game_id, game.version, total, self.budget.iterations)
+            logs.event("analysis_queued", game_id=game.game_id, tasks=total)
+            return
+        job = Job(total=len(steps) + len(starts))
+        self.jobs[game.game_id] = job
+        job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
+        logs.event("analysis_started", game_id=game.game_id, tasks=job.total)
+
+    async def _run(
+        self,
+        game_id: str,
+        record: GameRecord,
+        steps: list[Decision],
+        starts: list[tuple[int, int, PlayerView]],
+        job: Job,
+        client: str,
+    ) -> None:
+        owner = f"analysis:{client}"
+
+        async def run(fn: Callable[..., T], *args: Any) -> T:
+            return await self.ai.run(owner, fn, *args)
+
+        def progress() -> None:
+            job.done += 1
+
+        try:
+            result = await compute(record, steps, starts, self.budget, run, progress)
+            await self.writer.write(lambda conn: store_result(conn, game_id, result))
+            self._cache[game_id] = result
+            del self.jobs[game_id]
+            logs.event("analysis_done", game_id=game_id)
+        except Exception as exc:  # a failed job may be asked for again
+            job.failed = True
+            logs.event("analysis_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
+
+    async def status(self, game: LiveGame) -> dict[str, Any]:
+        """Where the analysis of ``game`` is: none, running (with progress), failed or done (the result)."""
+        result = await self.result(game.game_id)
+        if result is not None:
+            return {"state": "done", **result}
+        if self.queue is not None:
+            progress = await self.queue.progress(game.game_id)
+            if progress.get("state") not in ("running", "failed"):
+                return {"state": "none"}
+            return {"state": progress["state"], "done": int(progress["done"]), "total": int(progress["total"])}
+        job = self.jobs.get(game.game_id)
+        if job is None:
+            return {"state": "none"}
+        return {"state": "failed" if job.failed else "running", "done": job.done, "total": job.total}
+
+
+async def compute(
+    record: GameRecord,
+    steps: list[Decision],
+    starts: list[tuple[int, int, PlayerView]],
+    budget: Budget,
+    run: Callable[..., Awaitable[Any]],
+    progress: Callable[[], None],
+) -> dict[str, Any]:
+    """The analysis of a finished game: each decision and each graph point one task, passed to
+    ``run(fn, *args)`` (an AI pool, in an instance or in ``kahuna worker``); ``progress()`` after each."""
+    moves: list[MoveAnalysis] = []
+    for decision in steps:
+        moves.append(await run(analyse_decision, decision, budget, SEED))
+        progress()
+    graph: list[GraphPoint] = []
+    for turn, step, view in starts:
+        black = await run(public_estimate, view, budget, seed_for(SEED, step))
+        graph.append(GraphPoint(turn, step, black))
+        progress()
+    outcome = record.replay().outcome
+    if outcome is not None:
+        result_point = 0.5 if outcome.winner is None else float(outcome.winner == 0)
+        graph.append(GraphPoint(len(graph), len(record.actions), result_point))
+    return {
+        "budget": budget.iterations,
+        "moves": [m.to_json() for m in moves],
+        "summary": summary(moves),
+        "graph": [p.to_json() for p in graph],
+    }
+
+
+def store_result(conn: Connection, game_id: str, result: dict[str, Any]) -> None:
+    """Keep a game's analysis (a second one for the same game is refused by the key: ``Conflict``)."""
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    conn.execute(insert(store.analyses).values(game_id=game_id, result=json.dumps(result), at=when))
+
+
+class AnalysisRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: Secret | None = None
+    """A seat token of the game; none when the signed-in account holds a seat of it."""
+
+
+def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
+    """``POST /api/games/{id}/analysis`` (a player: start it) and ``GET`` (anyone: follow it, read it)."""
+    api = APIRouter(prefix="/api")
+
+    async def game_or_404(game_id: str) -> LiveGame:
+        game = await service.get(game_id)
+        if game is None:
+            raise Rejected("not_found", "no such game", 404)
+        return game
+
+    @api.post("/games/{game_id}/analysis")
+    async def request_analysis(
+        game_id: GameId,
+        body: AnalysisRequest,
+        request: Request,
+        account: Annotated[Account | None, Depends(optional_account)],
+    ) -> dict[str, Any]:
+        """Start the analysis of a finished game (a player's seat token, or an account's seat; 409
+        before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""
+        game = await game_or_404(game_id)
+        tokens = [] if body.token is None else [body.token]
+        if not await request.app.state.auth.held_seats(game, tokens, account):
+            raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
+        if not game.state.is_over:
+            raise Rejected("not_over", "the analysis is available once the game is over", 409)
+        await jobs.request(game, client_ip(request))
+        return await jobs.status(game)
+
+    @api.get("/games/{game_id}/analysis")
+    async def public_analysis(game_id: GameId) -> dict[str, Any]:
+        """Where a game's analysis is, and once done the analysis itself."""
+        return await jobs.status(await game_or_404(game_id))
+
+    return api

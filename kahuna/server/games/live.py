@@ -1,0 +1,409 @@
+"""A game held in memory while the server runs: its state, its seats and its open connections.
+
+The database holds the record; a :class:`LiveGame` is rebuilt from it by replay (:func:`rebuild`).
+Only :class:`~kahuna.server.games.service.GameService` changes a game, under :attr:`LiveGame.lock`.
+
+What a reconnecting client or a replay request asks for is computed once and kept (the encoded
+``sync`` of each kind of recipient, its recent updates, a finished game's replay), and what has to
+be computed by replaying the record runs in a worker thread: a request costs what it sends, and
+no flood of requests holds up the event loop that every other game shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from kahuna.clock import Clock
+from kahuna.rules import Action, Event, GameRecord, GameState, Termination, Variant, view_of
+from kahuna.rules.board import cards_to_str
+from kahuna.server.common.tokens import digest, random_seed
+from kahuna.server.db.store import StoredGame
+from kahuna.server.games import messages
+
+MAX_CATCH_UP = 64
+"""A reconnecting client further behind than this gets a ``sync`` instead of the missed updates
+(also the number of recent updates kept per kind of recipient once one has been asked for)."""
+
+HUMAN = "human"
+AI_PREFIX = "ai:"
+
+
+MAX_BACKLOG = 1000
+"""Messages queued for a connection that does not read them before it is closed (it may reconnect)."""
+
+
+class Client:
+    """One WebSocket connection: its seat (``None`` = spectator) and its outgoing queue.
+
+    Messages are queued, never awaited, so one slow connection cannot hold up a game; ``None`` in
+    the queue tells the sender to stop (the client left, or fell :data:`MAX_BACKLOG` behind).
+    """
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.token: str | None = None
+        """The seat token this connection presented (memory only, never logged): a rematch's new
+        seat token is derived from it (``rematch_token``)."""
+        self.by_account = False
+        """Whether the seat was claimed as the signed-in account's (``hello`` with ``seat``, no
+        token): a rematch then gives it a seat of the account in the new game rather than a token."""
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.stopped = False
+        self.queued = 0
+        """Messages put in the outbox so far."""
+        self.sent = 0
+        """Messages written to the socket so far (the sender counts them)."""
+        self.answered_at = 0
+        """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
+        ``hello`` is refused (its answer would only pile up behind the first one)."""
+
+    def busy(self) -> bool:
+        """Whether the answer to the previous ``hello`` is still being sent."""
+        return self.sent < self.answered_at
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(messages.encode(message))
+
+    def send_text(self, text: str) -> None:
+        if self.stopped:
+            return
+        if self.outbox.qsize() >= MAX_BACKLOG:
+            self.stop()
+        else:
+            self.queued += 1
+            self.outbox.put_nowait(text)
+
+    def stop(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            self.outbox.put_nowait(None)
+
+
+class RecentUpdates:
+    """The last :data:`MAX_CATCH_UP` encoded updates for one kind of recipient, newest last."""
+
+    def __init__(self, texts: list[str], last: int) -> None:
+        self.texts: deque[str] = deque(texts[-MAX_CATCH_UP:], maxlen=MAX_CATCH_UP)
+        self.last = last
+        """The version of the newest update held."""
+
+    def add(self, version: int, text: str) -> None:
+        if version != self.last + 1:
+            self.texts.clear()
+        self.texts.append(text)
+        self.last = version
+
+    def since(self, since: int, current: int) -> list[str] | None:
+        """The updates of versions ``since + 1 .. current``, if all of them are held."""
+        first = self.last - len(self.texts) + 1
+        if self.last != current or since + 1 < first:
+            return None
+        return list(self.texts)[since + 1 - first :]
+
+
+def encode_updates(
+    deal: str,
+    variant: Variant,
+    reshuffles: list[str],
+    history: list[tuple[int, Action]],
+    recipient: int | None,
+    since: int,
+) -> list[str]:
+    """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them (replays the record;
+    runs in a worker thread on a snapshot of the game, never on the live state)."""
+    replay = GameState.from_deal(deal, variant, reshuffles)
+    out = []
+    for index, (actor, action) in enumerate(history):
+        events = replay.apply(action)
+        if index >= since:
+            update = messages.update(replay, actor, events, recipient, messages.status_of(replay, True))
+            out.append(messages.encode(update))
+    return out
+
+
+def replay_steps(deal: str, variant: Variant, reshuffles: list[str], history: list[tuple[int, Action]]) -> bytes:
+    """The steps of a finished game as a spectator saw them, as JSON (see ``GET .../replay``), with
+    both hands at every step: once the game is over its record is public, cards included."""
+    replay = GameState.from_deal(deal, variant, reshuffles)
+
+    def hands() -> list[str]:
+        return [cards_to_str(replay.hands[0]), cards_to_str(replay.hands[1])]
+
+    start = view_of(replay, None).to_json()
+    steps: list[dict[str, Any]] = [
+        {"version": 0, "seat_acted": None, "action": None, "events": [], "view": start, "hands": hands()}
+    ]
+    for actor, action in history:
+        events = replay.apply(action)
+        update = messages.update(replay, actor, events, None, messages.status_of(replay, True))
+        step = {key: update[key] for key in ("version", "seat_acted", "action", "events", "view")}
+        steps.append({**step, "hands": hands()})
+    return json.dumps(steps, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@dataclass(eq=False)
+class LiveGame:
+    game_id: str
+    state: GameState
+    kinds: list[str]
+    names: list[str | None]
+    seat_tokens: list[str | None]
+    """Digest of each seat's token; ``None`` for a seat still waiting for its invited player."""
+    invite: str | None
+    created: str
+    updated: str
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clients: set[Client] = field(default_factory=set)
+    ai_task: asyncio.Task[None] | None = None
+    owner: str = ""
+    """Who created it (an IP address), for AI fairness; a game loaded from the database is its own owner."""
+    pins: int = 0
+    """Connections and requests using the game right now: a pinned game is never evicted."""
+    used: float = field(default_factory=time.monotonic)
+    """When it was last used (monotonic seconds)."""
+    clock: Clock | None = None
+    """The game's clock (timed games); ``None`` for an untimed game."""
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    """Every chat line of the game: ``{"room", "seat", "text", "at"}``."""
+    rematch: str | None = None
+    """The id of the rematch the players agreed on, once they have."""
+    rematch_of: str | None = None
+    rematch_offer: tuple[int, str, str | None] | None = None
+    """A pending rematch offer: the seat that made it, the rematch's game id and the digest of that
+    seat's token in it (memory only: an offer does not survive a restart, the agreed rematch does)."""
+    remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
+    _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
+    _recent: dict[int | None, RecentUpdates] = field(default_factory=dict)
+    _replay: bytes | None = None
+
+    # ----------------------------------------------------------------- seats
+
+    @property
+    def status(self) -> str:
+        return messages.status_of(self.state, all(self.names[s] is not None for s in (0, 1)))
+
+    @property
+    def version(self) -> int:
+        return len(self.state.history)
+
+    def ai_spec(self, seat: int) -> str | None:
+        """The agent spec of an AI seat (the level's name), ``None`` for a human seat."""
+        kind = self.kinds[seat]
+        return kind[len(AI_PREFIX) :] if kind.startswith(AI_PREFIX) else None
+
+    def seat_of_token(self, token: str) -> int | None:
+        token_digest = digest(token)
+        for seat, stored in enumerate(self.seat_tokens):
+            if stored is not None and hmac.compare_digest(stored, token_digest):
+                return seat
+        return None
+
+    def online(self) -> list[bool]:
+        present = self.local_online()
+        remote = self.remote_online.values()
+        return [self.ai_spec(s) is not None or present[s] or any(on[s] for on in remote) for s in (0, 1)]
+
+    def local_online(self) -> tuple[bool, bool]:
+        """Which seats have a connection to this instance."""
+        present = {c.seat for c in self.clients}
+        return (0 in present, 1 in present)
+
+    def adopt(self, fresh: LiveGame) -> None:
+        """Take the stored state of this game from ``fresh`` (rebuilt from the database after
+        another instance changed it), keeping this instance's connections, tasks and offers."""
+        self.state, self.kinds, self.names = fresh.state, fresh.kinds, fresh.names
+        self.seat_tokens, self.invite, self.updated = fresh.seat_tokens, fresh.invite, fresh.updated
+        self.clock, self.chat = fresh.clock, fresh.chat
+        self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
+        self._syncs.clear()
+        self._recent.clear()
+        self._replay = None
+
+    # ----------------------------------------------------------------- messages
+
+    def idle(self, now: float, after: float) -> bool:
+        """Whether the game may leave memory: unused for ``after`` seconds and nothing going on."""
+        thinking = self.ai_task is not None and not self.ai_task.done()
+        return (
+            not self.pins and not self.clients and not thinking and not self.lock.locked() and now - self.used > after
+        )
+
+    def sync_text(self, seat: int | None) -> str:
+        """The encoded ``sync`` for ``seat``, computed once per version, status, chat and rematch;
+        the clock, which changes every moment, is added as it is now."""
+        key = (self.version, self.status, len(self.chat), self.rematch)
+        cached = self._syncs.get(seat)
+        if cached is None or cached[0] != key:
+            sync = messages.sync(self.state, seat, self.status, self.names, self.kinds)
+            sync["termination"] = None if self.state.termination is None else self.state.termination.to_json()
+            sync["chat"] = self.chat_for(seat)
+            sync["rematch"] = self.rematch
+            sync["rematch_of"] = self.rematch_of
+            self._syncs[seat] = cached = (key, messages.encode(sync))
+        return messages.with_clock(cached[1], self.clock_json())
+
+    def clock_json(self) -> dict[str, Any] | None:
+        return None if self.clock is None else self.clock.to_json(time.time())
+
+    def chat_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The chat lines ``seat`` may read: the players' room for a seat, the spectators' room for
+        a spectator, and both for the players once the game is over (at most the last 100)."""
+        rooms = {messages.chat_room(seat)}
+        if seat is not None and self.state.is_over:
+            rooms.add(messages.chat_room(None))
+        return [line for line in self.chat if line["room"] in rooms][-100:]
+
+    def send_chat(self, line: dict[str, Any]) -> None:
+        """A new chat line to everyone who may read it."""
+        text = messages.encode(messages.chat_line(line))
+        for client in self.clients:
+            if line["room"] == messages.chat_room(client.seat) or (client.seat is not None and self.state.is_over):
+                client.send_text(text)
+
+    def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
+        """The update of the action just applied, redacted once per kind of recipient."""
+        texts: dict[int | None, str] = {}
+        status = self.status
+        clock = self.clock_json()
+        for client in self.clients:
+            if client.seat not in texts:
+                texts[client.seat] = messages.with_clock(
+                    messages.encode(messages.update(self.state, seat_acted, events, client.seat, status)), clock
+                )
+            client.send_text(texts[client.seat])
+        for seat, recent in list(self._recent.items()):
+            if seat not in texts:
+                texts[seat] = messages.encode(messages.update(self.state, seat_acted, events, seat, status))
+            recent.add(self.version, texts[seat])
+
+    def rename(self, seat: int, name: str) -> None:
+        """A seat's name changed outside the game (its account was deleted): every connection gets a
+        ``sync`` with the new name (the cached ones predate it)."""
+        self.names[seat] = name
+        self._syncs.clear()
+        self.broadcast_sync()
+
+    def broadcast_sync(self) -> None:
+        for client in self.clients:
+            client.send_text(self.sync_text(client.seat))
+
+    def send_rematch_offer(self) -> None:
+        """The pending rematch offer to every connection."""
+        assert self.rematch_offer is not None
+        text = messages.encode(messages.rematch_offered(self.rematch_offer[0]))
+        for client in self.clients:
+            client.send_text(text)
+
+    def broadcast_presence(self) -> None:
+        text = messages.encode(messages.presence(self.online()))
+        for client in self.clients:
+            client.send_text(text)
+
+    async def catch_up(self, seat: int | None, since: int | None) -> list[str]:
+        """What a client last at version ``since`` needs: the missed updates, or a sync (the caller
+        holds the lock, so no update is applied meanwhile)."""
+        current = self.version
+        ended_off_board = self.state.termination is not None  # the record's updates do not show it
+        if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP or ended_off_board:
+            return [self.sync_text(seat)]
+        recent = self._recent.get(seat)
+        texts = None if recent is None else recent.since(since, current)
+        if texts is None:
+            start = max(0, current - MAX_CATCH_UP)
+            snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
+            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start)
+            self._recent[seat] = recent = RecentUpdates(encoded, current)
+            texts = recent.since(since, current)
+            assert texts is not None
+        return texts
+
+    async def replay_json(self) -> bytes:
+        """A finished game's replay steps as JSON, computed once (in a worker thread)."""
+        if self._replay is None:
+            snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
+            self._replay = await asyncio.to_thread(replay_steps, *snapshot)
+        return self._replay
+
+    # ----------------------------------------------------------------- records
+
+    @property
+    def deal(self) -> str:
+        assert self.state.deal is not None
+        return self.state.deal
+
+    def full_record(self) -> dict[str, Any]:
+        """The ``kahuna-record/1`` of the game, deal included: only once it is over."""
+        meta: dict[str, Any] = {
+            "game_id": self.game_id, "kinds": list(self.kinds), "created": self.created, "ended": self.updated
+        }  # fmt: skip
+        if self.clock is not None:
+            meta["clock"] = self.clock.control.to_json()
+        players = [name or "" for name in self.names]
+        return GameRecord.of(self.state, players=players, meta=meta).to_json()
+
+    def public_record(self) -> dict[str, Any]:
+        return {
+            "format": "kahuna-public-record/1",
+            "variant": self.state.variant.to_json(),
+            "players": list(self.names),
+            "actions": list(view_of(self.state, None).history),
+            "version": self.version,
+            "status": self.status,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "game_id": self.game_id,
+            "players": list(self.names),
+            "kinds": list(self.kinds),
+            "variant": state.variant.to_json(),
+            "status": self.status,
+            "version": self.version,
+            "to_move": None if state.is_over else state.to_move,
+            "result": None if state.outcome is None else state.outcome.to_json(),
+            "created": self.created,
+            "updated": self.updated,
+            "clock": self.clock_json(),
+            "rematch": self.rematch,
+            "rematch_of": self.rematch_of,
+        }
+
+
+def rebuild(stored: StoredGame) -> LiveGame:
+    """A game from its record: replay every stored action; future reshuffles get a fresh secret RNG.
+
+    Raises the engine's errors if the stored record does not replay (a corrupt database).
+    """
+    record = GameRecord(
+        deal=stored.deal,
+        actions=stored.actions,
+        reshuffles=stored.reshuffles,
+        variant=Variant.from_json(stored.variant),
+    )
+    state = record.replay()
+    if stored.termination is not None and not state.is_over:
+        state.terminate(Termination.from_json(stored.termination))
+    state.rng = random.Random(random_seed())
+    return LiveGame(
+        game_id=stored.game_id,
+        state=state,
+        kinds=list(stored.kinds),
+        names=list(stored.names),
+        seat_tokens=list(stored.seat_tokens),
+        invite=stored.invite,
+        created=stored.created,
+        updated=stored.updated,
+        clock=None if stored.clock is None else Clock.from_store(stored.clock),
+        chat=list(stored.chat),
+        rematch=stored.rematch,
+        rematch_of=stored.rematch_of,
+    )

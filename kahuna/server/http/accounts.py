@@ -1,0 +1,296 @@
+"""The HTTP API of accounts (docs/accounts.md): sign up, sign in and out, the signed-in account,
+personal API tokens, adopting the games a browser holds, and deleting an account.
+
+Passwords are checked and hashed in a small thread pool of their own (two at a time: an Argon2id
+hash takes 64 MiB and tens of milliseconds), never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Path, Request, Response
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from sqlalchemy import Connection
+
+from kahuna.server.accounts import store as db
+from kahuna.server.accounts.passwords import (
+    MAX_PASSWORD,
+    Refused,
+    check_new_username,
+    check_password,
+    hash_password,
+    username_key,
+    verify_password,
+)
+from kahuna.server.accounts.store import DELETED_NAME, Account
+from kahuna.server.common import logs
+from kahuna.server.common.names import clean_name
+from kahuna.server.common.tokens import digest
+from kahuna.server.community import ratings
+from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.http.auth import (
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    TOKEN_PREFIX,
+    Authenticator,
+    csrf_of,
+    is_https,
+    require_account,
+)
+from kahuna.server.http.games import Secret, client_ip
+
+T = TypeVar("T")
+_HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
+MY_GAMES_LIMIT = 200
+
+Username = Annotated[str, StringConstraints(max_length=64)]
+Password = Annotated[str, StringConstraints(max_length=4 * MAX_PASSWORD)]
+
+
+def _token_name(text: str) -> str:
+    name = clean_name(text)
+    if len(name) > 40:
+        raise ValueError("a token's name has at most 40 characters")
+    return name
+
+
+TokenName = Annotated[str, StringConstraints(max_length=160), AfterValidator(_token_name)]
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: Username
+    password: Password
+
+
+class SignIn(Credentials):
+    tokens: list[Secret] = Field(
+        default_factory=list,
+        max_length=200,
+        description="seat tokens this browser holds: their seats become the account's",
+    )
+
+
+class PasswordOnly(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    password: Password
+
+
+class NewToken(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: TokenName = Field(description="what the token is for (shown in the list)")
+
+
+class SeatTokens(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tokens: list[Secret] = Field(max_length=200)
+
+
+class Me(BaseModel):
+    username: str
+    created: str
+    is_bot: bool
+    ratings: dict[str, dict[str, Any]]
+
+
+class TokenListing(BaseModel):
+    id: int
+    name: str
+    created: str
+    last_used: str | None
+
+
+class CreatedToken(TokenListing):
+    token: str = Field(description="the secret: shown this once, stored only hashed")
+
+
+class AccountGame(BaseModel):
+    game_id: str
+    seat: int
+    players: list[str | None]
+    kinds: list[str]
+    status: str
+    version: int
+    to_move: int | None
+    result: dict[str, Any] | None
+    created: str
+    updated: str
+    clock: dict[str, Any] | None
+
+
+async def _hashing(fn: Callable[[], T]) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, fn)
+
+
+def _refused(exc: Refused) -> Rejected:
+    return Rejected("invalid", str(exc), 422)
+
+
+def _set_session_cookies(response: Response, request: Request, session_id: str) -> None:
+    """The session cookie (HttpOnly) and its CSRF companion (readable by this origin's scripts)."""
+    secure = is_https(request)
+    for name, value, http_only in ((SESSION_COOKIE, session_id, True), (CSRF_COOKIE, csrf_of(session_id), False)):
+        response.set_cookie(
+            name, value, max_age=db.SESSION_SECONDS, path="/", secure=secure, httponly=http_only, samesite="lax"
+        )
+
+
+def _clear_session_cookies(response: Response, request: Request) -> None:
+    secure = is_https(request)
+    for name, http_only in ((SESSION_COOKIE, True), (CSRF_COOKIE, False)):
+        response.delete_cookie(name, path="/", secure=secure, httponly=http_only, samesite="lax")
+
+
+def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[[int], Awaitable[None]]) -> APIRouter:
+    """The accounts API; ``withdraw_offers(account_id)`` cancels a deleted account's lobby offers."""
+    api = APIRouter(prefix="/api", tags=["accounts"])
+    writer = auth.writer
+
+    async def write(fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in the writer's transaction and return what it returned."""
+        out: list[T] = []
+        await writer.write(lambda conn: out.append(fn(conn)))
+        return out[-1]
+
+    @api.post("/accounts", status_code=201)
+    async def sign_up(body: Credentials) -> dict[str, str]:
+        """Create an account (409 ``taken`` when the name is taken without regard to case and
+        look-alikes; 422 ``invalid`` with the reason). Sign in afterwards with ``POST /api/session``."""
+        try:
+            username = check_new_username(body.username)
+            password = check_password(body.password, username)
+        except Refused as exc:
+            raise _refused(exc) from None
+        hashed = await _hashing(lambda: hash_password(password))
+        try:
+            account = await write(lambda conn: db.insert_account(conn, username, hashed))
+        except RuntimeError:  # the unique key, if another instance took the name a moment ago
+            if await writer.read(lambda conn: db.credentials(conn, username)) is None:
+                raise
+            account = None
+        if account is None:
+            raise Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
+        logs.event("account_created", account_id=account.id)
+        return {"username": account.username}
+
+    @api.post("/session")
+    async def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
+        """Sign in: a new session cookie (and ``csrf`` cookie) every time; adopts the seats of
+        ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures."""
+        key, client = username_key(body.username), client_ip(request)
+        await auth.throttle.check(key, client)
+        found = await writer.read(lambda conn: db.credentials(conn, body.username))
+        stored = None if found is None else found[1]
+        if not await _hashing(lambda: verify_password(stored, body.password)) or found is None:
+            await auth.throttle.failed(key, client)
+            logs.event("sign_in_failed")
+            raise Rejected("unauthorized", "wrong username or password", 401)
+        account = found[0]
+        session_id = secrets.token_urlsafe(32)
+        previous = request.cookies.get(SESSION_COOKIE)
+        moment = time.time()
+
+        def store_session(conn: Connection) -> None:
+            if previous:  # whatever session this browser had is over: a fixed id never becomes valid
+                db.delete_session(conn, digest(previous))
+            db.insert_session(conn, digest(session_id), account.id, moment)
+
+        await writer.write(store_session)
+        _set_session_cookies(response, request, session_id)
+        adopted = await auth.adopt(account, body.tokens)
+        logs.event("signed_in", account_id=account.id, adopted=adopted)
+        return {"username": account.username, "adopted": adopted}
+
+    @api.delete("/session", status_code=204)
+    async def sign_out(request: Request, response: Response) -> None:
+        """Sign out: the session ends on the server and both cookies are cleared."""
+        session_id = request.cookies.get(SESSION_COOKIE)
+        if session_id and await auth.of_request(request) is not None:  # CSRF-checked
+            await writer.write(lambda conn: db.delete_session(conn, digest(session_id)))
+        _clear_session_cookies(response, request)
+
+    @api.get("/me", response_model=Me)
+    async def me(account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
+        """The signed-in account and its ratings (401 for a guest)."""
+
+        def read(conn: Connection) -> dict[str, Any]:
+            return {**db.account_info(conn, account.id), "ratings": ratings.ratings_of(conn, account.id)}
+
+        return await writer.read(read)
+
+    @api.delete("/me", status_code=204)
+    async def delete_me(
+        body: PasswordOnly, request: Request, response: Response, account: Annotated[Account, Depends(require_account)]
+    ) -> None:
+        """Delete the account (its password again, 401 if wrong): sessions and tokens are revoked,
+        its games stay and show a deleted player, its username stays taken."""
+        found = await writer.read(lambda conn: db.credentials(conn, account.username))
+        stored = None if found is None else found[1]
+        if not await _hashing(lambda: verify_password(stored, body.password)):
+            raise Rejected("unauthorized", "wrong password", 401)
+        held = await write(lambda conn: db.delete_account(conn, account.id))
+        for game_id, seat in held:
+            game = service.games.get(game_id)
+            if game is not None:
+                game.rename(seat, DELETED_NAME)
+                if service.cluster is not None:  # other instances holding it reload it
+                    service.cluster.changed(game)
+        await withdraw_offers(account.id)
+        _clear_session_cookies(response, request)
+        logs.event("account_deleted", account_id=account.id, seats=len(held))
+
+    @api.get("/me/games", response_model=list[AccountGame])
+    async def my_account_games(account: Annotated[Account, Depends(require_account)]) -> list[dict[str, Any]]:
+        """The account's games on any browser, newest first (one entry per seat; no seat tokens:
+        a seat of the account is played by saying ``hello`` with ``"seat"`` on a signed-in WebSocket)."""
+        held = await writer.read(lambda conn: db.seats_of_account(conn, account.id, MY_GAMES_LIMIT))
+        out = []
+        for game_id, seat in held:
+            try:
+                game = await service.get(game_id)
+            except Rejected:  # damaged: left out
+                continue
+            if game is not None:
+                out.append({"seat": seat, **game.summary()})
+        return out
+
+    @api.post("/me/games/adopt")
+    async def adopt_games(body: SeatTokens, account: Annotated[Account, Depends(require_account)]) -> dict[str, int]:
+        """Make the seats of these seat tokens the account's (seats of another account stay theirs)."""
+        return {"adopted": await auth.adopt(account, body.tokens)}
+
+    @api.post("/tokens", status_code=201, response_model=CreatedToken)
+    async def create_token(body: NewToken, account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
+        """A personal API token for programs (``Authorization: Bearer``): shown once, stored hashed."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        listing = await write(lambda conn: db.insert_token(conn, account.id, digest(token), body.name))
+        if listing is None:
+            raise Rejected("too_many_tokens", f"an account holds at most {db.MAX_TOKENS} tokens; revoke one", 409)
+        logs.event("token_created", account_id=account.id, token_id=listing["id"])
+        return {**listing, "token": token}
+
+    @api.get("/tokens", response_model=list[TokenListing])
+    async def list_tokens(account: Annotated[Account, Depends(require_account)]) -> list[dict[str, Any]]:
+        """The account's tokens without their secrets."""
+        return await writer.read(lambda conn: db.tokens_of(conn, account.id))
+
+    @api.delete("/tokens/{token_id}", status_code=204)
+    async def revoke_token(
+        token_id: Annotated[int, Path(ge=1, le=2**62)], account: Annotated[Account, Depends(require_account)]
+    ) -> None:
+        """Revoke a token at once (404 if the account has no such token)."""
+        if not await write(lambda conn: db.delete_token(conn, account.id, token_id)):
+            raise Rejected("not_found", "no such token", 404)
+        logs.event("token_revoked", account_id=account.id, token_id=token_id)
+
+    return api

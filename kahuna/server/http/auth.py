@@ -1,0 +1,203 @@
+"""Who is asking: the session cookie or a personal API token, CSRF protection, and sign-in throttling.
+
+A request is authenticated by ``Authorization: Bearer <token>`` (a personal API token, for
+programs) or by the ``session`` cookie (browsers). A wrong Bearer token is refused (``401``) so that
+a program learns of it; a cookie that names no live session is ignored (the request is a guest's).
+
+**CSRF.** Browsers attach cookies to requests that other sites make, so a state-changing request
+(POST, PUT, PATCH, DELETE) authenticated by the cookie must also carry the ``X-CSRF-Token`` header
+with the value of the ``csrf`` cookie, which only this origin's scripts can read. The ``csrf``
+value is derived from the session id (a hash of it), so a cookie planted from elsewhere cannot
+match. Bearer requests need none (a browser never adds that header on its own), and neither do
+guests' requests without a session cookie: guest play stays exactly as before. The WebSocket
+accepts the cookie only from a page of this origin (``Origin`` equal to ``Host``).
+
+**Throttling.** Failed sign-ins are counted per account and per client address in token buckets
+(``ratelimit.Limiter``); when either is empty the answer is ``429`` with ``Retry-After``, before
+any password is checked. The counters sit behind that small async interface, so that several
+instances share them in Redis (``kahuna serve --broker``) instead of each keeping its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import math
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from fastapi import Request, WebSocket
+from starlette.requests import HTTPConnection
+
+from kahuna.server.accounts import store as db
+from kahuna.server.accounts.store import Account
+from kahuna.server.common.ratelimit import MAX_KEYS, Limiter
+from kahuna.server.common.tokens import digest
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.service import Rejected
+
+if TYPE_CHECKING:
+    from kahuna.server.games.live import LiveGame
+
+SESSION_COOKIE = "session"
+CSRF_COOKIE = "csrf"
+CSRF_HEADER = "x-csrf-token"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+TOKEN_PREFIX = "kahuna_"
+"""Personal API tokens start with this, so that secret scanners can recognise a leaked one."""
+TOUCH_EVERY = 60.0
+"""Seconds between two writes of a token's ``last_used`` (not one write per request)."""
+
+
+def csrf_of(session_id: str) -> str:
+    """The CSRF value that goes with a session (the ``csrf`` cookie): a hash, so it reveals nothing."""
+    mac = hashlib.sha256(b"kahuna-csrf:" + session_id.encode("utf-8", "surrogatepass")).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def is_https(connection: HTTPConnection) -> bool:
+    """Whether the client reached us over TLS (uvicorn applies ``X-Forwarded-Proto`` from a proxy on loopback)."""
+    return connection.url.scheme in ("https", "wss")
+
+
+# ------------------------------------------------------------------ throttling
+
+
+class LoginThrottle:
+    """The two budgets of failed sign-ins: per account (its username key) and per client address."""
+
+    def __init__(self, per_account: Limiter, per_client: Limiter) -> None:
+        self.per_account = per_account
+        self.per_client = per_client
+
+    async def check(self, account_key: str, client: str) -> None:
+        """``Rejected`` (429, ``retry_after``) when either budget is spent."""
+        wait = max(await self.per_account.retry_after(account_key), await self.per_client.retry_after(client))
+        if wait:
+            raise Rejected(
+                "rate_limited", f"too many failed sign-ins: try again in {wait:.0f} s", 429, retry_after=wait
+            )
+
+    async def failed(self, account_key: str, client: str) -> None:
+        await self.per_account.failed(account_key)
+        await self.per_client.failed(client)
+
+
+# ------------------------------------------------------------------ who is asking
+
+
+class Authenticator:
+    """Resolves the account of a request or WebSocket (one per app, at ``app.state.auth``)."""
+
+    def __init__(self, writer: Writer, throttle: LoginThrottle) -> None:
+        self.writer = writer
+        self.throttle = throttle
+        self._touched: dict[int, float] = {}
+
+    async def of_bearer(self, token: str) -> Account:
+        """The account of a Bearer token; ``Rejected`` (401) if it names none."""
+        if not token or len(token) > 128:
+            raise Rejected("unauthorized", "use Authorization: Bearer <personal API token>", 401)
+        found = await self.writer.read(lambda conn: db.account_of_token(conn, digest(token)))
+        if found is None:
+            raise Rejected("unauthorized", "this token is not valid (revoked, or its account was deleted)", 401)
+        account, token_id, _last_used = found
+        now = time.monotonic()
+        if now - self._touched.get(token_id, -math.inf) >= TOUCH_EVERY:
+            self._touched[token_id] = now
+            if len(self._touched) > MAX_KEYS:
+                self._touched.clear()
+            await self.writer.write(lambda conn: db.touch_token(conn, token_id))
+        return account
+
+    async def adopt(self, account: Account, tokens: list[str]) -> int:
+        """Bind the seats of these seat tokens to the account (not those of another account);
+        returns how many became the account's now."""
+        digests = sorted({digest(token) for token in tokens})
+        if not digests:
+            return 0
+        adopted: list[int] = []
+        await self.writer.write(lambda conn: adopted.append(db.adopt_seats(conn, account.id, digests)))
+        return adopted[-1]
+
+    async def seats_in_game(self, account: Account, game_id: str) -> list[int]:
+        """The seats of ``game_id`` that belong to the account."""
+        return await self.writer.read(lambda conn: db.seats_in_game(conn, account.id, game_id))
+
+    async def held_seats(self, game: LiveGame, tokens: Iterable[str], account: Account | None) -> set[int]:
+        """The seats of ``game`` a request speaks for: those of the seat tokens it shows and, when it
+        is signed in, its account's (hints and analyses accept either)."""
+        held = {seat for token in tokens if (seat := game.seat_of_token(token)) is not None}
+        if account is not None:
+            held.update(await self.seats_in_game(account, game.game_id))
+        return held
+
+    async def of_session(self, session_id: str) -> Account | None:
+        if not session_id or len(session_id) > 128:
+            return None
+        moment = time.time()
+        return await self.writer.read(lambda conn: db.account_of_session(conn, digest(session_id), moment))
+
+    async def of_request(self, request: Request) -> Account | None:
+        """The request's account (``None``: a guest); enforces CSRF on cookie-authenticated changes.
+
+        Cached on the request, so that several dependencies cost one lookup."""
+        if hasattr(request.state, "account"):
+            cached: Account | None = request.state.account
+            return cached
+        bearer = _bearer(request)
+        account: Account | None
+        if bearer is not None:
+            account = await self.of_bearer(bearer)
+        else:
+            session_id = request.cookies.get(SESSION_COOKIE, "")
+            account = await self.of_session(session_id)
+            if account is not None and request.method in UNSAFE_METHODS:
+                echoed = request.headers.get(CSRF_HEADER, "")
+                if not hmac.compare_digest(echoed.encode(), csrf_of(session_id).encode()):
+                    raise Rejected("csrf", "send the csrf cookie's value in the X-CSRF-Token header (or sign out)", 403)
+        request.state.account = account
+        return account
+
+    async def of_websocket(self, websocket: WebSocket) -> Account | None:
+        """The account of a WebSocket handshake: Bearer, or the session cookie from this origin only."""
+        bearer = _bearer(websocket)
+        if bearer is not None:
+            return await self.of_bearer(bearer)
+        origin = websocket.headers.get("origin")
+        if origin is not None and origin.partition("://")[2] != websocket.headers.get("host"):
+            return None  # another site's page: its cookie must not act (cross-site WebSocket hijacking)
+        return await self.of_session(websocket.cookies.get(SESSION_COOKIE, ""))
+
+
+def _bearer(connection: HTTPConnection) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; other schemes (a proxy's Basic
+    authentication) are not this server's business and leave the request a guest's or the cookie's."""
+    scheme, _, token = connection.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+def _authenticator(connection: HTTPConnection) -> Authenticator:
+    auth: Authenticator = connection.app.state.auth
+    return auth
+
+
+async def optional_account(request: Request) -> Account | None:
+    """FastAPI dependency: the signed-in account, or ``None`` for a guest (401 for a bad Bearer
+    token, 403 ``csrf`` for a cookie-authenticated change without the CSRF header)."""
+    return await _authenticator(request).of_request(request)
+
+
+async def require_account(request: Request) -> Account:
+    """FastAPI dependency: the signed-in account; ``401 unauthorized`` for a guest."""
+    account = await optional_account(request)
+    if account is None:
+        raise Rejected("unauthorized", "sign in first (session cookie or Authorization: Bearer)", 401)
+    return account
+
+
+async def websocket_account(websocket: WebSocket) -> Account | None:
+    """The account of a WebSocket's handshake (``None``: a guest); ``Rejected`` for a bad Bearer token."""
+    return await _authenticator(websocket).of_websocket(websocket)

@@ -1,0 +1,315 @@
+"""The WebSocket endpoint of docs/protocol.md: one connection per game and client.
+
+Every frame is validated before it reaches the game; anything wrong is answered with an ``error``
+message and the connection stays open. Outgoing messages go through the client's queue, drained
+by a sender task, so a slow client never holds up a game.
+
+The seat token comes in the first ``hello`` (``{"type": "hello", "version": V, "token": T}``), so
+that it never appears in a URL that a proxy might log; the old ``?token=`` query parameter is still
+accepted for one release and logged as deprecated. A connection may send at most
+``messages_burst`` messages at once and ``messages_per_second`` on average, must say ``hello``
+within ``hello_timeout`` and is closed after ``ws_idle_timeout`` of silence; a ``hello`` that
+arrives while the previous one is still being answered is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, TypeAdapter, ValidationError
+
+from kahuna.rules import NotationError, parse
+from kahuna.server.accounts.store import Account
+from kahuna.server.common import logs
+from kahuna.server.common.config import Limits
+from kahuna.server.common.ratelimit import Bucket
+from kahuna.server.games import messages
+from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.http.auth import websocket_account
+
+MsgId = Annotated[str, StringConstraints(max_length=64)]
+
+
+class Hello(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["hello"]
+    version: StrictInt | None = None
+    token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    seat: Literal[0, 1] | None = None
+    """Instead of a token: a seat of the signed-in account (session cookie or Bearer on the handshake)."""
+
+
+class ActionMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["action"]
+    action: Annotated[str, StringConstraints(max_length=16)]
+    version: StrictInt
+    id: MsgId | None = None
+
+
+class Ping(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["ping"]
+
+
+class GameRequest(BaseModel):
+    """Resign, abort or offer (accept) a rematch: the seat's own decisions about the game."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["resign", "abort", "rematch"]
+    id: MsgId | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["chat"]
+    text: Annotated[str, StringConstraints(max_length=1200)]
+    id: MsgId | None = None
+
+
+Message = Hello | ActionMessage | Ping | GameRequest | ChatMessage
+Incoming = TypeAdapter[Message](Annotated[Message, Field(discriminator="type")])
+"""What a client may send."""
+
+CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_TOO_SLOW = 4403, 4404, 1013
+CLOSE_IDLE, CLOSE_DAMAGED = 4408, 4410
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+def _message_id(data: object) -> str | None:
+    """The client's ``id``, echoed in an error even when the rest of the message is bad."""
+    if isinstance(data, dict):
+        msg_id = data.get("id")
+        if isinstance(msg_id, str) and len(msg_id) <= 64:
+            return msg_id
+    return None
+
+
+async def _send_loop(websocket: WebSocket, client: Client) -> None:
+    """Send what is queued; a client that fell too far behind is closed (it can reconnect)."""
+    while True:
+        text = await client.outbox.get()
+        if text is None:
+            break
+        await websocket.send_text(text)
+        client.sent += 1
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+        await websocket.close(CLOSE_TOO_SLOW)
+
+
+class Connection:
+    """The state of one WebSocket: its game, its client (seat, outbox) and its message budget."""
+
+    def __init__(self, websocket: WebSocket, service: GameService, game: LiveGame, limits: Limits) -> None:
+        self.websocket = websocket
+        self.service = service
+        self.game = game
+        self.client = Client(None)
+        self.bucket = Bucket(limits.messages_per_second, limits.messages_burst)
+        self.chat_bucket = Bucket(limits.chat_per_minute / 60, limits.chat_burst)
+        self.greeted = False
+        """Whether a ``hello`` was answered (the seat is fixed from then on)."""
+        self.account: Account | None = None
+        """The account of the handshake (session cookie or Bearer), if any: it may claim its seats."""
+
+
+async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits) -> None:
+    """Serve one connection until the client leaves, falls silent, or falls too far behind."""
+    await websocket.accept()
+    try:
+        game = await service.get(game_id)
+    except Rejected as exc:  # quarantined: its record is damaged
+        await _refuse(websocket, exc.code, exc.message, CLOSE_DAMAGED)
+        return
+    if game is None:
+        await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
+        return
+    conn = Connection(websocket, service, game, limits)
+    try:
+        conn.account = await websocket_account(websocket)
+    except Rejected as exc:  # a wrong Bearer token: the program must learn of it
+        await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
+        return
+    token = websocket.query_params.get("token") or None
+    if token is not None:  # deprecated: the token belongs in the first hello
+        logs.event("ws_token_in_query", game_id=game.game_id, deprecated=True)
+        if not await _authenticate(conn, token):
+            return
+    game.pins += 1
+    sender = asyncio.create_task(_send_loop(websocket, conn.client))
+    logs.event("ws_open", game_id=game.game_id)
+    try:
+        while True:
+            timeout = limits.ws_idle_timeout if conn.greeted else limits.hello_timeout
+            try:
+                frame = await asyncio.wait_for(websocket.receive(), timeout)
+            except TimeoutError:
+                logs.event("ws_timeout", game_id=game.game_id, greeted=conn.greeted)
+                conn.client.send(messages.error("timeout", f"nothing received for {timeout:g} s"))
+                conn.client.stop()
+                await asyncio.wait_for(sender, 5)  # sends what is queued, then closes
+                return
+            if frame["type"] == "websocket.disconnect":
+                break
+            try:
+                if not await _handle(conn, frame.get("text"), max_frame):
+                    break
+            except Exception as exc:  # a bug must cost one message, not the connection
+                logs.event("ws_error", game_id=game.game_id, error=type(exc).__name__)
+                conn.client.send(messages.error("server_error", "the server failed on this message; nothing changed"))
+    except (WebSocketDisconnect, TimeoutError, RuntimeError):
+        pass
+    finally:
+        game.pins -= 1
+        game.used = time.monotonic()
+        service.leave(game, conn.client)
+        conn.client.stop()
+        sender.cancel()
+        logs.event("ws_close", game_id=game.game_id, seat=conn.client.seat)
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+        await websocket.send_text(messages.encode(messages.error(code, message)))
+        await websocket.close(close_code)
+
+
+async def _authenticate(conn: Connection, token: str) -> bool:
+    """Bind the connection to the token's seat; a token of no seat of this game closes it (4403)."""
+    seat = conn.game.seat_of_token(token)
+    if seat is None:
+        await _refuse(conn.websocket, "forbidden", "this token is not a seat of this game", CLOSE_FORBIDDEN)
+        return False
+    conn.client.seat = seat
+    conn.client.token = token
+    return True
+
+
+async def _claim(conn: Connection, seat: int) -> bool:
+    """Bind the connection to ``seat`` if it belongs to the handshake's account; else close it (4403)."""
+    account = conn.account
+    game_id = conn.game.game_id
+    auth = conn.websocket.app.state.auth
+    if account is None or seat not in await auth.seats_in_game(account, game_id):
+        await _refuse(conn.websocket, "forbidden", "this seat is not your account's", CLOSE_FORBIDDEN)
+        return False
+    conn.client.seat = seat
+    conn.client.by_account = True
+    return True
+
+
+def _parse(text: str) -> Any:
+    """The JSON value of a frame; ``ValueError`` for anything that is not plain, printable JSON."""
+    try:
+        data = json.loads(text)
+        # Lone surrogates ("\ud800") decode but cannot be sent back: refuse them like any bad frame.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError, UnicodeEncodeError):
+        raise ValueError("not JSON") from None
+    return data
+
+
+async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
+    """Answer one frame; ``False`` when the connection must end (a bad token in ``hello``)."""
+    client = conn.client
+    wait = conn.bucket.take()
+    if wait:
+        client.send({**messages.error("rate_limited", "too many messages"), "retry_after": round(wait, 3)})
+        return True
+    if text is None:
+        client.send(messages.error("malformed", "send JSON in text frames"))
+        return True
+    if len(text) > max_frame or len(text.encode("utf-8", "surrogatepass")) > max_frame:
+        client.send(messages.error("malformed", f"message over {max_frame} bytes"))
+        return True
+    try:
+        data = _parse(text)
+    except ValueError:
+        client.send(messages.error("malformed", "not JSON"))
+        return True
+    try:
+        message = Incoming.validate_python(data)
+    except ValidationError as exc:
+        client.send(messages.error("malformed", _describe(exc), _message_id(data)))
+        return True
+    if isinstance(message, Ping):
+        client.send(messages.PONG)
+    elif isinstance(message, Hello):
+        return await _hello(conn, message)
+    elif client not in conn.game.clients:
+        client.send(messages.error("malformed", "send hello first", message.id))
+    elif isinstance(message, ActionMessage):
+        await _act(conn.service, conn.game, client, message)
+    else:
+        await _request(conn, message)
+    return True
+
+
+async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None:
+    """Resign, abort, rematch or chat; answered with ``ack`` (the change itself is broadcast)."""
+    service, game, client = conn.service, conn.game, conn.client
+    try:
+        if isinstance(message, ChatMessage):
+            wait = conn.chat_bucket.take()
+            if wait:
+                raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
+            await service.chat(game, client, message.text)
+        elif message.type == "resign":
+            await service.resign(game, client.seat)
+        elif message.type == "abort":
+            await service.abort(game, client.seat)
+        else:
+            await service.rematch(game, client)
+    except Rejected as exc:
+        logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
+        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        return
+    client.send(messages.ack(message.id, game.version))
+
+
+async def _hello(conn: Connection, message: Hello) -> bool:
+    client = conn.client
+    if client.busy():
+        client.send({**messages.error("rate_limited", "the previous hello is still being answered"), "retry_after": 1})
+        return True
+    if message.token is not None:
+        if not conn.greeted and client.seat is None:
+            if not await _authenticate(conn, message.token):
+                return False
+        elif client.seat is None or conn.game.seat_of_token(message.token) != client.seat:
+            client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
+            return True
+    elif message.seat is not None:
+        if not conn.greeted and client.seat is None:
+            if not await _claim(conn, message.seat):
+                return False
+        elif client.seat != message.seat:
+            client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
+            return True
+    conn.greeted = True
+    await conn.service.hello(conn.game, client, message.version)
+    return True
+
+
+async def _act(service: GameService, game: LiveGame, client: Client, message: ActionMessage) -> None:
+    try:
+        action = parse(message.action)
+    except NotationError as exc:
+        client.send(messages.error("malformed", str(exc), message.id))
+        return
+    try:
+        await service.act(game, client.seat, action, message.version, actor=client, msg_id=message.id)
+    except Rejected as exc:
+        logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
+        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})

@@ -1,0 +1,192 @@
+"""The HTTP API of docs/protocol.md: create, join, list and summarize games, and their records.
+
+Every endpoint is rate limited per client address before a request gets here (``guard.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
+
+from kahuna.ai.levels import LEVELS
+from kahuna.server.accounts.store import Account
+from kahuna.server.common.names import MAX_CODE_POINTS, clean_name
+from kahuna.server.games import ai_pool as ai_seats
+from kahuna.server.games.live import LiveGame
+from kahuna.server.games.service import GameService, NewGame, Rejected
+from kahuna.server.http.auth import optional_account
+
+AI_LEVELS = (*LEVELS, "random")
+"""What ``level`` may name: the levels of ``kahuna.ai.levels`` and the uniformly random baseline."""
+
+
+def _known_level(level: str) -> str:
+    if level not in AI_LEVELS:
+        raise ValueError(f"unknown level {level!r} (levels: {', '.join(AI_LEVELS)})")
+    return level
+
+
+Level = Annotated[
+    str, AfterValidator(_known_level), WithJsonSchema({"type": "string", "enum": list(AI_LEVELS), "default": "easy"})
+]
+Name = Annotated[str, StringConstraints(max_length=4 * MAX_CODE_POINTS), AfterValidator(clean_name)]
+"""A player's name: shown to others (see ``kahuna.server.common.names``)."""
+Secret = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+GameId = Annotated[str, Path(min_length=1, max_length=32)]
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+class CreateGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    opponent: Literal["ai", "human", "hotseat", "tutorial"]
+    level: Level = "easy"
+    variant: list[Literal["no_build_at_enemy_stone", "replace_on_remove"]] = Field(default_factory=list, max_length=2)
+    seat: Literal["first", "second", "random"] = "random"
+    name: Name = "Player"
+    clock: dict[str, StrictInt] | None = Field(
+        default=None,
+        max_length=2,
+        description='{"initial": SECONDS, "increment": SECONDS} (real time), {"days": N} (correspondence), or null',
+        examples=[{"initial": 300, "increment": 3}, {"days": 2}],
+    )
+
+
+class JoinGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name = "Player"
+
+
+class MyGames(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tokens: list[Secret] = Field(max_length=200)
+
+
+class SeatLinks(BaseModel):
+    game_id: str
+    seat: int
+    token: str
+    seat_url: str
+    spectator_url: str
+
+
+class CreatedGame(SeatLinks):
+    invite_url: str | None
+    tokens: list[str] | None
+
+
+class Summary(BaseModel):
+    game_id: str
+    players: list[str | None]
+    kinds: list[str]
+    variant: dict[str, bool]
+    status: Literal["waiting", "playing", "over"]
+    version: int
+    to_move: int | None
+    result: dict[str, Any] | None
+    created: str
+    updated: str
+    clock: dict[str, Any] | None = Field(
+        description="timed games: the time control, each seat's seconds left now, and which clock runs"
+    )
+    rematch: str | None = Field(description="the id of the rematch the players agreed on")
+    rematch_of: str | None = Field(description="the id of the game this one is the rematch of")
+
+
+class Levels(BaseModel):
+    levels: list[str]
+
+
+class MyGame(Summary):
+    seat: int
+    token: str
+
+
+def router(service: GameService) -> APIRouter:
+    api = APIRouter(prefix="/api")
+
+    async def game_or_404(game_id: str) -> LiveGame:
+        game = await service.get(game_id)
+        if game is None:
+            raise Rejected("not_found", f"no game {game_id!r}", 404)
+        return game
+
+    @api.post("/games", status_code=201, response_model=CreatedGame)
+    async def create_game(
+        body: CreateGame, request: Request, account: Annotated[Account | None, Depends(optional_account)]
+    ) -> dict[str, Any]:
+        """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
+
+        A signed-in creator's seats become its account's (its "my games" on any browser)."""
+        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
+        created = await service.create(spec, owner=client_ip(request))
+        if account is not None:
+            await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
+        return created
+
+    @api.get("/levels", response_model=Levels)
+    async def levels() -> dict[str, Any]:
+        """The AI levels this server offers, weakest first (the lobby's list)."""
+        return {"levels": [level for level in ("random", *LEVELS) if ai_seats.available(level)]}
+
+    @api.post("/join/{invite}", response_model=SeatLinks)
+    async def join_game(
+        invite: Annotated[str, Path(max_length=64)],
+        body: JoinGame,
+        request: Request,
+        account: Annotated[Account | None, Depends(optional_account)],
+    ) -> dict[str, Any]:
+        """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its account's."""
+        joined = await service.join(invite, body.name)
+        if account is not None:
+            await request.app.state.auth.adopt(account, [joined["token"]])
+        return joined
+
+    @api.get("/games/{game_id}", response_model=Summary)
+    async def game_summary(game_id: GameId) -> dict[str, Any]:
+        """Public summary of a game."""
+        return (await game_or_404(game_id)).summary()
+
+    @api.post("/my-games", response_model=list[MyGame])
+    async def my_games(body: MyGames) -> list[dict[str, Any]]:
+        """The games of the seat tokens a browser holds (unknown tokens are skipped)."""
+        return await service.my_games(body.tokens)
+
+    @api.get("/games/{game_id}/record")
+    async def game_record(game_id: GameId) -> JSONResponse:
+        """A finished game's full kahuna-record/1; an unfinished game's public record only."""
+        game = await game_or_404(game_id)
+        return JSONResponse(game.full_record() if game.state.is_over else game.public_record())
+
+    @api.get("/games/{game_id}/replay", response_class=Response)
+    async def game_replay(game_id: GameId) -> Response:
+        """A finished game step by step as a spectator saw it (409 ``not_over`` before the end).
+
+        Its steps are computed once per game, in a worker thread, and sent as they were."""
+        game = await game_or_404(game_id)
+        if not game.state.is_over:
+            raise Rejected("not_over", "the replay is available once the game is over", 409)
+        summary = game.summary()
+        head = {key: summary[key] for key in ("game_id", "players", "kinds", "variant", "result")}
+        body = json.dumps(head, ensure_ascii=False).encode()[:-1] + b', "steps": ' + await game.replay_json() + b"}"
+        return Response(body, media_type="application/json")
+
+    return api
+
+
+def rejected_response(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Rejected)
+    wait = exc.extra.get("retry_after")
+    headers = {"Retry-After": str(math.ceil(wait))} if exc.status == 429 and isinstance(wait, int | float) else None
+    body = {"error": exc.code, "message": exc.message, **exc.extra}
+    return JSONResponse(body, status_code=exc.status, headers=headers)
