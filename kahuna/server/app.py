@@ -11,17 +11,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, Request, WebSocket
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI, WebSocket
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.replication import Cluster
 from kahuna.server.common import logs
 from kahuna.server.common.config import Settings
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
 from kahuna.server.community import profiles
 from kahuna.server.community.lobby import Lobby
@@ -30,14 +29,15 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games import analysis
 from kahuna.server.games.ai_pool import AiPool
-from kahuna.server.games.service import DealProvider, GameService, Rejected
+from kahuna.server.games.service import DealProvider, GameService
 from kahuna.server.http import accounts as account_api
 from kahuna.server.http import challenges, hints
 from kahuna.server.http import game_socket as ws
 from kahuna.server.http import games as api
 from kahuna.server.http import lobby as lobby_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
-from kahuna.server.http.guard import BodyRefused, Guard, loggable_path
+from kahuna.server.http.errors import add_error_handlers
+from kahuna.server.http.guard import Guard
 
 if TYPE_CHECKING:
     from kahuna.server.cluster.jobs import Submitter
@@ -60,8 +60,6 @@ PAGE_ROUTES = (
     "/users/{username}",
     "/leaderboard",
 )
-
-_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -148,10 +146,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(challenges.router(lobby))
     app.include_router(profiles.router(writer))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, limiters))
-    app.add_exception_handler(Rejected, api.rejected_response)
-    app.add_exception_handler(RequestValidationError, _invalid)
-    app.add_exception_handler(HTTPException, _http_error)
-    app.add_exception_handler(Exception, _server_error)
+    add_error_handlers(app)
 
     @app.websocket("/ws/lobby")
     async def lobby_socket(websocket: WebSocket) -> None:
@@ -200,28 +195,3 @@ def _redis_limiters(broker: RedisBroker) -> LimiterFactory:
 
     factory: LimiterFactory = redis_limiters(broker.client)
     return factory
-
-
-def _invalid(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    errors = exc.errors()
-    first = errors[0] if errors else {"loc": (), "msg": "invalid request", "type": ""}
-    if first.get("type") == "json_invalid":
-        return JSONResponse({"error": "bad_request", "message": "the body is not valid JSON"}, status_code=400)
-    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-    message = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
-    return JSONResponse({"error": "invalid", "message": message}, status_code=422)
-
-
-def _server_error(request: Request, exc: Exception) -> JSONResponse:
-    logs.event("server_error", path=loggable_path(request.url.path), error=type(exc).__name__)
-    return JSONResponse({"error": "server_error", "message": "the server failed on this request"}, status_code=500)
-
-
-def _http_error(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, HTTPException)
-    if isinstance(exc.__cause__, BodyRefused):
-        refused = exc.__cause__
-        return JSONResponse({"error": refused.code, "message": refused.message}, status_code=refused.status)
-    code = _HTTP_CODES.get(exc.status_code, "error")
-    return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code)

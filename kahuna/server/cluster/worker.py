@@ -44,6 +44,7 @@ from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job
 from kahuna.server.cluster.replication import Cluster
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, default_db_url
+from kahuna.server.common.errors import Rejected
 from kahuna.server.db import store
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Conflict, Writer
@@ -51,7 +52,7 @@ from kahuna.server.games import messages
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.analysis import compute, store_result
 from kahuna.server.games.live import AI_PREFIX, LiveGame, rebuild
-from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.games.service import GameService
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
     from kahuna.server.cluster.redis_broker import RedisBroker

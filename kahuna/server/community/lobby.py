@@ -29,6 +29,7 @@ from kahuna.rules import KahunaError, Variant
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import ratings, seeks
 from kahuna.server.community.seeks import Seek
@@ -36,7 +37,7 @@ from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.games import messages
 from kahuna.server.games.live import AI_PREFIX, HUMAN
-from kahuna.server.games.service import GameService, Rejected, now, seat_links
+from kahuna.server.games.service import GameService, now, seat_links
 
 SEEK_TTL = 30.0
 """Seconds an offer stays open after its owner's last sign of life (a lobby heartbeat or a poll)."""

@@ -15,11 +15,11 @@ from fastapi import APIRouter, Path, Query
 from sqlalchemy import Connection, or_, select
 
 from kahuna.server.accounts import store as db
+from kahuna.server.common.errors import Rejected
 from kahuna.server.community import ratings
 from kahuna.server.community.ratings import game_accounts, rating_history
 from kahuna.server.db.store import games
 from kahuna.server.db.writer import Writer
-from kahuna.server.games.service import Rejected
 
 RECENT_GAMES = 50
 """Games a profile lists (the newest first)."""

@@ -38,14 +38,15 @@ from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
 from kahuna.rules import GameRecord, PlayerView
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.db import store
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.live import LiveGame
-from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import optional_account
-from kahuna.server.http.games import GameId, Secret, client_ip
+from kahuna.server.http.common import GameId, Secret, client_ip
 
 if TYPE_CHECKING:
     from kahuna.server.cluster.jobs import JobQueue

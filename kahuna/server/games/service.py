@@ -49,6 +49,7 @@ from kahuna.server.accounts import store as accounts
 from kahuna.server.cluster.jobs import Job, Submitter
 from kahuna.server.cluster.replication import Cluster, claim_end, claim_seat
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
 from kahuna.server.common.tokens import digest, new_game_id, new_secret, random_seed
 from kahuna.server.community import ratings
@@ -67,18 +68,6 @@ DealProvider = Callable[[], str]
 AI_RETRY_SECONDS = 1.0
 SWEEP_EVERY = 5.0
 """Seconds between two looks for idle games to drop from memory."""
-
-
-class Rejected(Exception):
-    """A request the server refuses; ``code`` is the protocol's error code, ``extra`` more fields of
-    the error (``reason`` of an illegal action, ``retry_after`` of a rate limit)."""
-
-    def __init__(self, code: str, message: str, status: int = 400, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.extra = extra
 
 
 def illegal(reason: Reason) -> Rejected:

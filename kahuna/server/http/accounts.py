@@ -30,10 +30,11 @@ from kahuna.server.accounts.passwords import (
 )
 from kahuna.server.accounts.store import DELETED_NAME, Account
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_name
 from kahuna.server.common.tokens import digest
 from kahuna.server.community import ratings
-from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import (
     CSRF_COOKIE,
     SESSION_COOKIE,
@@ -43,7 +44,7 @@ from kahuna.server.http.auth import (
     is_https,
     require_account,
 )
-from kahuna.server.http.games import Secret, client_ip
+from kahuna.server.http.common import Secret, client_ip
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")

@@ -33,10 +33,10 @@ from starlette.requests import HTTPConnection
 
 from kahuna.server.accounts import store as db
 from kahuna.server.accounts.store import Account
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import MAX_KEYS, Limiter
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.writer import Writer
-from kahuna.server.games.service import Rejected
 
 if TYPE_CHECKING:
     from kahuna.server.games.live import LiveGame

@@ -8,9 +8,9 @@ bot run by ``kahuna bot``) waits for it to accept or decline (``/ws/lobby`` tell
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import Field
 from sqlalchemy import Connection, exists, or_, select, update
 
@@ -18,16 +18,11 @@ from kahuna.server.accounts import store as db
 from kahuna.server.accounts.passwords import LEVEL_PREFIX
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.ratings import game_accounts
 from kahuna.server.games import ai_pool as ai_seats
-from kahuna.server.games.service import Rejected
-from kahuna.server.http.auth import optional_account, require_account
-from kahuna.server.http.games import client_ip
-from kahuna.server.http.lobby import NewSeek, SeekId, SeekToken, offer_of
-
-MaybeAccount = Annotated[Account | None, Depends(optional_account)]
-TheAccount = Annotated[Account, Depends(require_account)]
+from kahuna.server.http.common import MaybeAccount, NewSeek, SeekId, SeekToken, TheAccount, client_ip, offer_of
 
 BOT_PREFIX = LEVEL_PREFIX
 """The AI levels' bot accounts are ``ai-<level>`` (a prefix people cannot sign up with)."""

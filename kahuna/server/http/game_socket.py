@@ -27,10 +27,11 @@ from kahuna.rules import NotationError, parse
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
-from kahuna.server.games.service import GameService, Rejected
+from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import websocket_account
 
 MsgId = Annotated[str, StringConstraints(max_length=64)]

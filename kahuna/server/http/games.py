@@ -6,20 +6,18 @@ Every endpoint is rate limited per client address before a request gets here (``
 from __future__ import annotations
 
 import json
-import math
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
-from kahuna.server.accounts.store import Account
-from kahuna.server.common.names import MAX_CODE_POINTS, clean_name
+from kahuna.server.common.errors import Rejected
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.live import LiveGame
-from kahuna.server.games.service import GameService, NewGame, Rejected
-from kahuna.server.http.auth import optional_account
+from kahuna.server.games.service import GameService, NewGame
+from kahuna.server.http.common import GameId, MaybeAccount, Name, Secret, client_ip
 
 AI_LEVELS = (*LEVELS, "random")
 """What ``level`` may name: the levels of ``kahuna.ai.levels`` and the uniformly random baseline."""
@@ -34,14 +32,6 @@ def _known_level(level: str) -> str:
 Level = Annotated[
     str, AfterValidator(_known_level), WithJsonSchema({"type": "string", "enum": list(AI_LEVELS), "default": "easy"})
 ]
-Name = Annotated[str, StringConstraints(max_length=4 * MAX_CODE_POINTS), AfterValidator(clean_name)]
-"""A player's name: shown to others (see ``kahuna.server.common.names``)."""
-Secret = Annotated[str, StringConstraints(min_length=1, max_length=64)]
-GameId = Annotated[str, Path(min_length=1, max_length=32)]
-
-
-def client_ip(request: Request) -> str:
-    return request.client.host if request.client else ""
 
 
 class CreateGame(BaseModel):
@@ -122,9 +112,7 @@ def router(service: GameService) -> APIRouter:
         return game
 
     @api.post("/games", status_code=201, response_model=CreatedGame)
-    async def create_game(
-        body: CreateGame, request: Request, account: Annotated[Account | None, Depends(optional_account)]
-    ) -> dict[str, Any]:
+    async def create_game(body: CreateGame, request: Request, account: MaybeAccount) -> dict[str, Any]:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
 
         A signed-in creator's seats become its account's (its "my games" on any browser)."""
@@ -144,7 +132,7 @@ def router(service: GameService) -> APIRouter:
         invite: Annotated[str, Path(max_length=64)],
         body: JoinGame,
         request: Request,
-        account: Annotated[Account | None, Depends(optional_account)],
+        account: MaybeAccount,
     ) -> dict[str, Any]:
         """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its account's."""
         joined = await service.join(invite, body.name)
@@ -182,11 +170,3 @@ def router(service: GameService) -> APIRouter:
         return Response(body, media_type="application/json")
 
     return api
-
-
-def rejected_response(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, Rejected)
-    wait = exc.extra.get("retry_after")
-    headers = {"Retry-After": str(math.ceil(wait))} if exc.status == 429 and isinstance(wait, int | float) else None
-    body = {"error": exc.code, "message": exc.message, **exc.extra}
-    return JSONResponse(body, status_code=exc.status, headers=headers)

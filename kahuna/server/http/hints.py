@@ -13,18 +13,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.ai.hints import hint
 from kahuna.rules import view_of
-from kahuna.server.accounts.store import Account
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.common.tokens import random_seed
 from kahuna.server.games.ai_pool import AiPool
-from kahuna.server.games.service import GameService, Rejected
-from kahuna.server.http.auth import optional_account
-from kahuna.server.http.games import GameId, Secret, client_ip
+from kahuna.server.games.service import GameService
+from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
 
 
 class HintRequest(BaseModel):
@@ -46,7 +45,7 @@ def router(
         game_id: GameId,
         body: HintRequest,
         request: Request,
-        account: Annotated[Account | None, Depends(optional_account)],
+        account: MaybeAccount,
     ) -> dict[str, Any]:
         """The move the expert AI would play now for the seat to move, and one line on why (403 in a
         game against a person, 409 when it is not a held seat's turn, 429 over the quota)."""

@@ -15,25 +15,17 @@ import contextlib
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Request, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, ValidationError
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
-from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import LOBBY, user_channel
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
-from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, Offer, seek_channel
-from kahuna.server.games.service import Rejected, seat_links
-from kahuna.server.http.auth import optional_account, websocket_account
-from kahuna.server.http.games import Name, client_ip
-
-SeekId = Annotated[str, Path(min_length=1, max_length=32)]
-SeekToken = Annotated[str | None, Header(alias="X-Seek-Token", max_length=64)]
-"""The owner's secret of an offer (its seat token to come), in a header: never in a URL."""
-Variants = list[Literal["no_build_at_enemy_stone", "replace_on_remove"]]
-ClockJson = dict[str, StrictInt] | None
-MaybeAccount = Annotated[Account | None, Depends(optional_account)]
-"""The signed-in account, or ``None`` for a guest."""
+from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
+from kahuna.server.games.service import seat_links
+from kahuna.server.http.auth import websocket_account
+from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
 
 LOBBY_FRAME = 512
 """Bytes a lobby message may have (``own`` is the longest)."""
@@ -44,23 +36,10 @@ MAX_BACKLOG = 1000
 CLOSE_TOO_SLOW = 1013
 
 
-class NewSeek(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    clock: ClockJson = Field(default=None, max_length=2, examples=[{"initial": 300, "increment": 3}, {"days": 2}])
-    variant: Variants = Field(default_factory=list, max_length=2)
-    rated: bool = False
-    name: Name = Field(default="Player", description="a guest's name (an account plays under its username)")
-
-
 class AcceptSeek(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name = "Player"
-
-
-def offer_of(kind: str, body: NewSeek) -> Offer:
-    return Offer(kind, body.clock, tuple(body.variant), body.rated, body.name)
 
 
 def router(lobby: Lobby) -> APIRouter:
