@@ -35,7 +35,7 @@ from deploy_harness import PrivatePostgres, PrivateRedis
 from server_harness import ROOT, free_port
 from sqlalchemy import create_engine, select
 
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
@@ -75,8 +75,8 @@ class Deployment:
         engine = create_engine(store.database_url(self.db))
         try:
             with engine.connect() as conn:
-                query = select(store.actions.c.token).where(store.actions.c.game_id == game_id)
-                return list(conn.execute(query.order_by(store.actions.c.seq)).scalars())
+                query = select(schema.actions.c.token).where(schema.actions.c.game_id == game_id)
+                return list(conn.execute(query.order_by(schema.actions.c.seq)).scalars())
         finally:
             engine.dispose()
 

@@ -26,7 +26,7 @@ from server_harness import Server
 from kahuna.rules import GameState
 from kahuna.server.cluster.jobs import GROUP, Job, JobQueue
 from kahuna.server.common.tokens import digest
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 from kahuna.server.games.live import rebuild
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -258,17 +258,17 @@ def _finished_game(db: str, seed: int) -> tuple[str, int]:
     game_id = _new_game(db, "medium", seed)
     engine = store.open_engine(db)
     with engine.begin() as conn:
-        conn.execute(store.games.update().where(store.games.c.id == game_id).values(kind0="human", deal=state.deal))
+        conn.execute(schema.games.update().where(schema.games.c.id == game_id).values(kind0="human", deal=state.deal))
         rows = [
             store.ActionRow(game_id, seq, seat, action.token, (), "playing", None, "2026-01-01T00:00:00Z")
             for seq, (seat, action) in enumerate(state.history)
         ]
         store.insert_actions(conn, rows)
         for idx, cards in enumerate(state.reshuffles):
-            conn.execute(store.reshuffles.insert().values(game_id=game_id, idx=idx, cards=cards))
+            conn.execute(schema.reshuffles.insert().values(game_id=game_id, idx=idx, cards=cards))
         assert state.outcome is not None
         result = json.dumps(state.outcome.to_json())
-        conn.execute(store.games.update().where(store.games.c.id == game_id).values(status="over", result=result))
+        conn.execute(schema.games.update().where(schema.games.c.id == game_id).values(status="over", result=result))
     engine.dispose()
     return game_id, len(state.history)
 
@@ -287,7 +287,7 @@ def test_an_analysis_job_is_computed_by_a_worker_with_progress_and_stored_once(
         def stored_analysis() -> str | None:
             engine = store.open_engine(db)
             with engine.connect() as conn:
-                query = store.analyses.select().where(store.analyses.c.game_id == game_id)
+                query = schema.analyses.select().where(schema.analyses.c.game_id == game_id)
                 row = conn.execute(query).mappings().first()
             engine.dispose()
             return None if row is None else str(row["result"])

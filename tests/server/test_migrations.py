@@ -14,8 +14,7 @@ from alembic.migration import MigrationContext
 from server_harness import Server
 from sqlalchemy import create_engine, inspect
 
-import kahuna.server.app  # noqa: F401  (every module that declares tables on store.metadata)
-from kahuna.server.db import migrations, store
+from kahuna.server.db import migrations, schema, store
 from kahuna.server.games.live import rebuild
 
 BEFORE = Path(__file__).parent / "data" / "before-migrations.db"
@@ -38,7 +37,7 @@ def test_a_fresh_database_has_exactly_the_schema_of_the_code(tmp_path: Path) -> 
     engine = store.open_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
     with engine.connect() as conn:
         assert migrations.current(conn) == migrations.heads()[0]
-        differences = compare_metadata(MigrationContext.configure(conn), store.metadata)
+        differences = compare_metadata(MigrationContext.configure(conn), schema.metadata)
     engine.dispose()
     assert differences == []
 
@@ -60,7 +59,7 @@ def test_a_database_from_before_migrations_is_upgraded_in_place(tmp_path: Path) 
     engine = store.open_engine(f"sqlite:///{copy}")
     with engine.connect() as conn:
         assert migrations.current(conn) == migrations.heads()[0]
-        assert compare_metadata(MigrationContext.configure(conn), store.metadata) == []
+        assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
         game_ids = [row[0] for row in conn.exec_driver_sql("SELECT id FROM games")]
         for game_id in game_ids:
             stored = store.load_game(conn, game_id)

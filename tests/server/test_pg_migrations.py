@@ -8,8 +8,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from scale_harness import pg_url
 
-import kahuna.server.app  # noqa: F401  (every module that declares tables on store.metadata)
-from kahuna.server.db import migrations, store
+from kahuna.server.db import migrations, schema, store
 
 __all__ = ["pg_url"]
 
@@ -21,7 +20,7 @@ def test_every_revision_runs_on_a_fresh_postgresql_database(pg_url: str) -> None
     try:
         with engine.connect() as conn:
             assert migrations.current(conn) == migrations.heads()[0]
-            assert compare_metadata(MigrationContext.configure(conn), store.metadata) == []
+            assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
         store.open_engine(pg_url).dispose()  # another instance opening it: already at the head
         with engine.connect() as conn:
             assert migrations.current(conn) == migrations.heads()[0]

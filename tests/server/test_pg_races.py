@@ -12,7 +12,7 @@ from scale_harness import pg_url
 from sqlalchemy import Connection, Engine, func, select
 
 from kahuna.server.cluster.replication import claim_end
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Conflict, lock_unfinished
 
@@ -75,9 +75,9 @@ def test_an_action_and_an_end_at_the_same_moment_cannot_both_be_stored(pg_url: s
         _new_game(engine, "end-first")
         assert _race(engine, "end-first", _end, _act) == "conflict"  # the action saw the game over
         with engine.connect() as conn:
-            by_game = select(store.actions.c.game_id, func.count()).group_by(store.actions.c.game_id)
+            by_game = select(schema.actions.c.game_id, func.count()).group_by(schema.actions.c.game_id)
             stored: dict[str, int] = {game_id: n for game_id, n in conn.execute(by_game)}
-            statuses = select(store.games.c.id, store.games.c.status)
+            statuses = select(schema.games.c.id, schema.games.c.status)
             status: dict[str, str] = {game_id: s for game_id, s in conn.execute(statuses)}
         assert stored == {"action-first": 1}
         assert status == {"action-first": "playing", "end-first": "over"}

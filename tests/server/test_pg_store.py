@@ -11,7 +11,7 @@ from server_harness import Player, Server, play_random, run
 from sqlalchemy import create_engine, func, select
 
 from kahuna.rules import GameRecord
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 
 __all__ = ["pg_url"]
 
@@ -58,8 +58,8 @@ def test_a_game_on_postgresql_survives_sigkill(tmp_path: Path, pg_url: str) -> N
         second.stop()
     engine = create_engine(store.database_url(pg_url))
     with engine.connect() as conn:
-        stored = conn.execute(select(func.count()).select_from(store.actions)).scalar()
-        status = conn.execute(select(store.games.c.status)).scalar()
+        stored = conn.execute(select(func.count()).select_from(schema.actions)).scalar()
+        status = conn.execute(select(schema.games.c.status)).scalar()
     engine.dispose()
     assert stored == len(record.actions)
     assert status == "over"

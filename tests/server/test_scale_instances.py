@@ -32,7 +32,7 @@ from server_harness import Player, Server, play_random, run
 from sqlalchemy import create_engine, func, select
 
 from kahuna.rules import GameRecord
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 
 __all__ = ["pg_url", "redis_url"]
 
@@ -88,7 +88,7 @@ def shared_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
 def _count_actions(url: str, game_id: str) -> int:
     engine = create_engine(store.database_url(url))
     with engine.connect() as conn:
-        count = conn.execute(select(func.count()).where(store.actions.c.game_id == game_id)).scalar()
+        count = conn.execute(select(func.count()).where(schema.actions.c.game_id == game_id)).scalar()
     engine.dispose()
     return int(count or 0)
 
@@ -214,7 +214,7 @@ def test_a_deadline_known_to_both_instances_fires_once(shared_pair: Pair) -> Non
     engine = create_engine(store.database_url(url))
     with engine.connect() as conn:
         status, result = conn.execute(
-            select(store.games.c.status, store.games.c.result).where(store.games.c.id == game_id)
+            select(schema.games.c.status, schema.games.c.result).where(schema.games.c.id == game_id)
         ).one()
     engine.dispose()
     assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}
@@ -232,9 +232,9 @@ def test_a_deadline_fires_on_the_other_instance_when_its_own_is_killed(pair: Pai
         while status != "over" and time.monotonic() < deadline:
             time.sleep(0.2)
             with engine.connect() as conn:
-                status = conn.execute(select(store.games.c.status).where(store.games.c.id == game_id)).scalar_one()
+                status = conn.execute(select(schema.games.c.status).where(schema.games.c.id == game_id)).scalar_one()
         with engine.connect() as conn:
-            result = conn.execute(select(store.games.c.result).where(store.games.c.id == game_id)).scalar_one()
+            result = conn.execute(select(schema.games.c.result).where(schema.games.c.id == game_id)).scalar_one()
     finally:
         engine.dispose()
     assert status == "over" and json.loads(result)["termination"] == {"reason": "timeout", "seat": 0}

@@ -1,6 +1,6 @@
 """Accounts: who a person (or a bot) is across games and browsers, and the secrets that prove it.
 
-Tables (on ``store.metadata``, created by migration ``0002``):
+Tables (in ``db/schema.py``, created by migration ``0002``):
 
 - ``accounts``: the username as chosen, its *key* (``passwords.username_key``: unique, so that
   names differing only in case or ASCII look-alikes are one name), the Argon2id hash of the
@@ -9,7 +9,7 @@ Tables (on ``store.metadata``, created by migration ``0002``):
   only the browser's cookie holds, with its expiry.
 - ``api_tokens``: personal API tokens for programs, keyed by their SHA-256; the token itself is
   shown once, when it is created.
-- ``seats.account_id`` (in ``store.py``): the account a seat belongs to, set when a signed-in
+- ``seats.account_id`` (a column of the games' ``seats``): the account a seat belongs to, set when a signed-in
   player creates or joins a game, adopts the seat tokens its browser holds, or is paired by the lobby.
 
 A deleted account keeps its row (its username stays taken, so nobody can pose as the deleted
@@ -25,14 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
-    Column,
     Connection,
-    Float,
-    ForeignKey,
-    Integer,
-    String,
-    Table,
     and_,
     delete,
     func,
@@ -41,8 +34,8 @@ from sqlalchemy import (
 )
 
 from kahuna.server.accounts.passwords import check_username, username_key
-from kahuna.server.db import store
-from kahuna.server.db.store import metadata
+from kahuna.server.db import schema
+from kahuna.server.db.schema import accounts, api_tokens, sessions
 
 SESSION_SECONDS = 30 * 24 * 3600
 """How long a sign-in lasts (fixed from sign-in, not renewed by use)."""
@@ -50,39 +43,6 @@ MAX_TOKENS = 20
 """Personal API tokens an account may hold at once."""
 DELETED_NAME = "(deleted player)"
 """What a deleted account's seats are called in its games (the browser shows it in its language)."""
-
-accounts = Table(
-    "accounts",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("username", String(20), nullable=False),
-    Column("username_key", String(20), nullable=False, unique=True),
-    Column("password", String(200)),
-    Column("created", String(32), nullable=False),
-    Column("deleted", String(32)),
-    Column("is_bot", Boolean, nullable=False),
-)
-
-sessions = Table(
-    "sessions",
-    metadata,
-    Column("id", String(64), primary_key=True),
-    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
-    Column("created", String(32), nullable=False),
-    Column("expires", Float, nullable=False),
-)
-"""``id`` is the SHA-256 of the session id; ``expires`` is seconds since the epoch."""
-
-api_tokens = Table(
-    "api_tokens",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("digest", String(64), nullable=False, unique=True),
-    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
-    Column("name", String(40), nullable=False),
-    Column("created", String(32), nullable=False),
-    Column("last_used", String(32)),
-)
 
 
 @dataclass(frozen=True)
@@ -164,11 +124,11 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     held = [
         (g, s)
         for g, s in conn.execute(
-            select(store.seats.c.game_id, store.seats.c.seat).where(store.seats.c.account_id == account_id)
+            select(schema.seats.c.game_id, schema.seats.c.seat).where(schema.seats.c.account_id == account_id)
         )
     ]
     for game_id, seat in held:
-        conn.execute(update(store.games).where(store.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
+        conn.execute(update(schema.games).where(schema.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
     return held
 
 
@@ -254,8 +214,8 @@ def adopt_seats(conn: Connection, account_id: int, token_digests: list[str]) -> 
     if not token_digests:
         return 0
     bound = conn.execute(
-        update(store.seats)
-        .where(store.seats.c.token.in_(token_digests), store.seats.c.account_id.is_(None))
+        update(schema.seats)
+        .where(schema.seats.c.token.in_(token_digests), schema.seats.c.account_id.is_(None))
         .values(account_id=account_id)
     )
     return bound.rowcount
@@ -264,10 +224,10 @@ def adopt_seats(conn: Connection, account_id: int, token_digests: list[str]) -> 
 def seats_of_account(conn: Connection, account_id: int, limit: int) -> list[tuple[str, int]]:
     """``(game id, seat)`` of the account's seats, the most recently created games first."""
     rows = conn.execute(
-        select(store.seats.c.game_id, store.seats.c.seat)
-        .join(store.games, store.games.c.id == store.seats.c.game_id)
-        .where(store.seats.c.account_id == account_id)
-        .order_by(store.games.c.created.desc(), store.seats.c.seat)
+        select(schema.seats.c.game_id, schema.seats.c.seat)
+        .join(schema.games, schema.games.c.id == schema.seats.c.game_id)
+        .where(schema.seats.c.account_id == account_id)
+        .order_by(schema.games.c.created.desc(), schema.seats.c.seat)
         .limit(limit)
     )
     return [(game_id, seat) for game_id, seat in rows]
@@ -276,7 +236,7 @@ def seats_of_account(conn: Connection, account_id: int, limit: int) -> list[tupl
 def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
     """The seats of ``game_id`` bound to the account (two in a hot-seat game)."""
     rows = conn.execute(
-        select(store.seats.c.seat).where(store.seats.c.game_id == game_id, store.seats.c.account_id == account_id)
+        select(schema.seats.c.seat).where(schema.seats.c.game_id == game_id, schema.seats.c.account_id == account_id)
     )
     return sorted(seat for (seat,) in rows)
 
@@ -284,13 +244,13 @@ def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
 def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:
     """A rematch: old seat ``s`` plays new seat ``1 - s``, so its account does too."""
     held = conn.execute(
-        select(store.seats.c.seat, store.seats.c.account_id).where(
-            store.seats.c.game_id == old_game_id, store.seats.c.account_id.is_not(None)
+        select(schema.seats.c.seat, schema.seats.c.account_id).where(
+            schema.seats.c.game_id == old_game_id, schema.seats.c.account_id.is_not(None)
         )
     ).all()
     for seat, account_id in held:
         conn.execute(
-            update(store.seats)
-            .where(store.seats.c.game_id == new_game_id, store.seats.c.seat == 1 - seat)
+            update(schema.seats)
+            .where(schema.seats.c.game_id == new_game_id, schema.seats.c.seat == 1 - seat)
             .values(account_id=account_id)
         )

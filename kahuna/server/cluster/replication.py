@@ -44,7 +44,8 @@ from kahuna.clock import Clock
 from kahuna.rules import KahunaError, parse
 from kahuna.server.cluster.broker import Subscription, game_channel
 from kahuna.server.common import logs
-from kahuna.server.db.store import ActionRow, actions, clocks, games
+from kahuna.server.db.schema import actions, clocks, games
+from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Conflict
 from kahuna.server.games.live import LiveGame
 

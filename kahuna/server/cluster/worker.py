@@ -45,7 +45,7 @@ from kahuna.server.cluster.replication import Cluster
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, default_db_url
 from kahuna.server.common.errors import Rejected
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.games import messages
@@ -382,7 +382,9 @@ class Worker:
 
 
 def _has_analysis(conn: Connection, game_id: str) -> bool:
-    return conn.execute(select(store.analyses.c.game_id).where(store.analyses.c.game_id == game_id)).first() is not None
+    return (
+        conn.execute(select(schema.analyses.c.game_id).where(schema.analyses.c.game_id == game_id)).first() is not None
+    )
 
 
 def _ai_to_move(game: LiveGame) -> bool:
@@ -391,7 +393,7 @@ def _ai_to_move(game: LiveGame) -> bool:
 
 def _games_with_ai(conn: Connection) -> list[str]:
     """Unfinished games with an AI seat."""
-    games = store.games
+    games = schema.games
     query = select(games.c.id).where(
         games.c.status == messages.PLAYING,
         or_(games.c.kind0.startswith(AI_PREFIX), games.c.kind1.startswith(AI_PREFIX)),

@@ -1,6 +1,6 @@
 """The lobby: seeks anyone can accept, quick pairing ("play now"), and challenges to one account.
 
-Every offer is a row of ``seeks`` (``seeks.py``), so that all instances see it and accept it at
+Every offer is a row of ``seeks`` (``community/seeks.py``), so that all instances see it and accept it at
 most once; what the lobby's clients must learn (an offer added, removed, accepted) is published
 through the broker (``broker.py``): on ``lobby`` for the public list, on ``seek:<id>`` for the
 offer's owner (whose lobby connection adds its secret seat token before passing it on), on
@@ -33,7 +33,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import ratings, seeks
 from kahuna.server.community.seeks import Seek
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.games import messages
 from kahuna.server.games.live import AI_PREFIX, HUMAN
@@ -359,8 +359,8 @@ class Lobby:
             for seat, party in enumerate(order):
                 if party.account is not None and party.token is not None:
                     conn.execute(
-                        update(store.seats)
-                        .where(store.seats.c.game_id == game_id, store.seats.c.seat == seat)
+                        update(schema.seats)
+                        .where(schema.seats.c.game_id == game_id, schema.seats.c.seat == seat)
                         .values(account_id=party.account)
                     )
             return True

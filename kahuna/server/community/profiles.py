@@ -17,8 +17,8 @@ from sqlalchemy import Connection, or_, select
 from kahuna.server.accounts import store as db
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community import ratings
-from kahuna.server.community.ratings import game_accounts, rating_history
-from kahuna.server.db.store import games
+from kahuna.server.db.schema import accounts, game_accounts, games, rating_history
+from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.db.writer import Writer
 
 RECENT_GAMES = 50
@@ -83,10 +83,10 @@ def profile(conn: Connection, username: str) -> dict[str, Any] | None:
 
 def leaderboard(conn: Connection, pool: str) -> dict[str, Any]:
     rows = conn.execute(
-        select(ratings.ratings, db.accounts.c.username, db.accounts.c.is_bot)
-        .join(db.accounts, db.accounts.c.id == ratings.ratings.c.account_id)
-        .where(ratings.ratings.c.pool == pool, db.accounts.c.deleted.is_(None))
-        .order_by(ratings.ratings.c.rating.desc())
+        select(rating_rows, accounts.c.username, accounts.c.is_bot)
+        .join(accounts, accounts.c.id == rating_rows.c.account_id)
+        .where(rating_rows.c.pool == pool, accounts.c.deleted.is_(None))
+        .order_by(rating_rows.c.rating.desc())
     ).mappings()
     trusted: list[dict[str, Any]] = []
     unranked: list[dict[str, Any]] = []

@@ -17,55 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Connection, Float, ForeignKey, Integer, String, Table, select, update
+from sqlalchemy import Connection, select, update
 
 from kahuna.rules import GameState
 from kahuna.server.community import glicko2
-from kahuna.server.db.store import metadata
+from kahuna.server.db.schema import game_accounts, rating_history, ratings
 
 POOLS = ("realtime", "correspondence")
 TRUSTED_BELOW = 75.0
 """A rating whose deviation is below this is trusted: it is ranked on the leaderboard (lichess's rule)."""
 PROVISIONAL_FROM = 110.0
 """A rating whose deviation is at least this is provisional: shown with a question mark (lichess's rule)."""
-
-ratings = Table(
-    "ratings",
-    metadata,
-    Column("account_id", Integer, primary_key=True),
-    Column("pool", String(16), primary_key=True),
-    Column("rating", Float, nullable=False),
-    Column("deviation", Float, nullable=False),
-    Column("volatility", Float, nullable=False),
-    Column("games", Integer, nullable=False),
-)
-"""An account's Glicko-2 rating in one pool; no row: never rated there (1500, 350, 0.06)."""
-
-rating_history = Table(
-    "rating_history",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("account_id", Integer, nullable=False, index=True),
-    Column("pool", String(16), nullable=False),
-    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
-    Column("before", Float, nullable=False),
-    Column("after", Float, nullable=False),
-    Column("deviation", Float, nullable=False),
-    Column("at", String(32), nullable=False),
-)
-"""One row per account and rated game: the rating before and after it (and the deviation after)."""
-
-game_accounts = Table(
-    "game_accounts",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("account0", Integer, index=True),
-    Column("account1", Integer, index=True),
-    Column("rated", Boolean, nullable=False),
-    Column("pool", String(16)),
-    Column("rated_at", String(32)),
-)
-"""The accounts of the seats of a lobby game (``None``: a guest), and whether and when it was rated."""
 
 
 @dataclass(frozen=True)

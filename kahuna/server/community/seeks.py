@@ -18,37 +18,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Connection, Float, Integer, String, Table, Text, func, or_, select, update
+from sqlalchemy import Connection, func, or_, select, update
 
-from kahuna.server.accounts.store import accounts
-from kahuna.server.db.store import metadata
+from kahuna.server.db.schema import accounts, seeks
 
 OPEN, ACCEPTED, CANCELLED, EXPIRED, DECLINED = "open", "accepted", "cancelled", "expired", "declined"
-
-seeks = Table(
-    "seeks",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("kind", String(16), nullable=False),
-    Column("status", String(16), nullable=False, index=True),
-    Column("owner_account", Integer),
-    Column("owner_name", String(64), nullable=False),
-    Column("owner_client", String(64), nullable=False),
-    Column("target_account", Integer, index=True),
-    Column("clock", Text),
-    Column("variant", Text, nullable=False),
-    Column("rated", Boolean, nullable=False),
-    Column("rating", Integer),
-    Column("token", String(64), nullable=False),
-    Column("created", Float, nullable=False),
-    Column("alive_until", Float, nullable=False),
-    Column("game_id", String(32)),
-    Column("seat", Integer),
-)
-"""``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
-the open offers per client (an account id or an address); ``rating`` is the owner's rating in the
-seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
-once accepted; times are seconds since the epoch."""
 
 
 @dataclass(frozen=True)

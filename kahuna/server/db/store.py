@@ -1,4 +1,5 @@
-"""The database: each game's record (deal, reshuffle orders, one row per action) and its seats.
+"""The store of game records: each game's record (deal, reshuffle orders, one row per action), its
+seats, clock, chat and rematch, read and written in the tables of ``db/schema.py``.
 
 SQLAlchemy Core over any URL; SQLite (the default) runs in WAL mode with ``synchronous=FULL`` so
 that a committed action survives a crash of the process or of the machine. Every function here
@@ -11,116 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import (
-    Column,
-    Connection,
-    Engine,
-    Float,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    event,
-    select,
-    update,
-)
+from sqlalchemy import Connection, Engine, create_engine, event, select, update
 from sqlalchemy.engine.url import make_url
 
-metadata = MetaData()
-
-games = Table(
-    "games",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("created", String(32), nullable=False),
-    Column("updated", String(32), nullable=False),
-    Column("variant", Text, nullable=False),
-    Column("deal", String(24), nullable=False),
-    Column("kind0", String(32), nullable=False),
-    Column("kind1", String(32), nullable=False),
-    Column("name0", String(64)),
-    Column("name1", String(64)),
-    Column("invite", String(64), index=True),
-    Column("status", String(16), nullable=False, index=True),
-    Column("result", Text),
-)
-"""One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
-and ``status`` are written when a player joins and when the game ends, not on every action (the
-last action's time is the game's time)."""
-
-seats = Table(
-    "seats",
-    metadata,
-    Column("token", String(64), primary_key=True),
-    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
-    Column("seat", Integer, nullable=False),
-    Column("account_id", Integer, index=True),
-)
-"""The digest of each seat token, for ``my-games`` and for binding a token to its seat; the id of
-the account the seat belongs to (``accounts.id``, see ``accounts.py``), if any."""
-
-actions = Table(
-    "actions",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("seat", Integer, nullable=False),
-    Column("token", String(16), nullable=False),
-    Column("at", String(32), nullable=False),
-)
-
-reshuffles = Table(
-    "reshuffles",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("idx", Integer, primary_key=True),
-    Column("cards", String(24), nullable=False),
-)
-
-clocks = Table(
-    "clocks",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("control", Text, nullable=False),
-    Column("remaining0", Float, nullable=False),
-    Column("remaining1", Float, nullable=False),
-    Column("running", Integer),
-    Column("since", Float),
-)
-"""The clock of a timed game (``kahuna.clock.Clock``), rewritten with every action that ends a turn
-or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart."""
-
-chat = Table(
-    "chat",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("room", String(16), nullable=False),
-    Column("seat", Integer),
-    Column("text", Text, nullable=False),
-    Column("at", String(32), nullable=False),
-)
-"""Chat lines of a game: ``room`` ``players`` (the two seats) or ``spectators``."""
-
-rematches = Table(
-    "rematches",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("new_game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
-)
-"""A finished game and the rematch its players agreed on (same settings, seats swapped)."""
-
-analyses = Table(
-    "analyses",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("result", Text, nullable=False),
-    Column("at", String(32), nullable=False),
-)
-"""The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
+from kahuna.server.db.schema import actions, chat, clocks, games, rematches, reshuffles, seats
 
 
 @dataclass

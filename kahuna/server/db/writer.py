@@ -21,7 +21,8 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from kahuna.server.common import logs
-from kahuna.server.db.store import ActionRow, games, insert_actions
+from kahuna.server.db.schema import games
+from kahuna.server.db.store import ActionRow, insert_actions
 
 Write = Callable[[Connection], None] | ActionRow
 

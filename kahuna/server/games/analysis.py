@@ -40,7 +40,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
-from kahuna.server.db import store
+from kahuna.server.db import schema
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.live import LiveGame
@@ -104,7 +104,7 @@ class AnalysisJobs:
             return cached
 
         def read(conn: Connection) -> str | None:
-            row = conn.execute(select(store.analyses.c.result).where(store.analyses.c.game_id == game_id)).first()
+            row = conn.execute(select(schema.analyses.c.result).where(schema.analyses.c.game_id == game_id)).first()
             return None if row is None else str(row[0])
 
         text = await self.writer.read(read)
@@ -216,7 +216,7 @@ async def compute(
 def store_result(conn: Connection, game_id: str, result: dict[str, Any]) -> None:
     """Keep a game's analysis (a second one for the same game is refused by the key: ``Conflict``)."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
-    conn.execute(insert(store.analyses).values(game_id=game_id, result=json.dumps(result), at=when))
+    conn.execute(insert(schema.analyses).values(game_id=game_id, result=json.dumps(result), at=when))
 
 
 class AnalysisRequest(BaseModel):

@@ -20,7 +20,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community.lobby import Lobby
-from kahuna.server.community.ratings import game_accounts
+from kahuna.server.db.schema import accounts, game_accounts
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.http.common import MaybeAccount, NewSeek, SeekId, SeekToken, TheAccount, client_ip, offer_of
 
@@ -56,7 +56,7 @@ def make_bot(conn: Connection, account_id: int) -> bool:
     """Turn an account that has played no lobby game into a bot account; ``False`` if it has."""
     if has_played(conn, account_id):
         return False
-    conn.execute(update(db.accounts).where(db.accounts.c.id == account_id).values(is_bot=True))
+    conn.execute(update(accounts).where(accounts.c.id == account_id).values(is_bot=True))
     return True
 
 

@@ -1,0 +1,224 @@
+"""Every table of the server's database, in one place: the schema that the migrations create.
+
+SQLAlchemy Core tables on one :data:`metadata`, grouped by the room that writes them: the games'
+records (the store), accounts, and the community (offers and ratings). A module that reads or
+writes a table imports it from here; the migrations in ``db/migrations/versions`` create and change
+them (``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
+revision plus its edit here.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text
+
+metadata = MetaData()
+
+# ------------------------------------------------------------------ games: each game's record
+
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created", String(32), nullable=False),
+    Column("updated", String(32), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("deal", String(24), nullable=False),
+    Column("kind0", String(32), nullable=False),
+    Column("kind1", String(32), nullable=False),
+    Column("name0", String(64)),
+    Column("name1", String(64)),
+    Column("invite", String(64), index=True),
+    Column("status", String(16), nullable=False, index=True),
+    Column("result", Text),
+)
+"""One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
+and ``status`` are written when a player joins and when the game ends, not on every action (the
+last action's time is the game's time)."""
+
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("account_id", Integer, index=True),
+)
+"""The digest of each seat token, for ``my-games`` and for binding a token to its seat; the id of
+the account the seat belongs to (``accounts.id``, see ``accounts/store.py``), if any."""
+
+
+actions = Table(
+    "actions",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("token", String(16), nullable=False),
+    Column("at", String(32), nullable=False),
+)
+
+
+reshuffles = Table(
+    "reshuffles",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("cards", String(24), nullable=False),
+)
+
+
+clocks = Table(
+    "clocks",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("control", Text, nullable=False),
+    Column("remaining0", Float, nullable=False),
+    Column("remaining1", Float, nullable=False),
+    Column("running", Integer),
+    Column("since", Float),
+)
+"""The clock of a timed game (``kahuna.clock.Clock``), rewritten with every action that ends a turn
+or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart."""
+
+
+chat = Table(
+    "chat",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("room", String(16), nullable=False),
+    Column("seat", Integer),
+    Column("text", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""Chat lines of a game: ``room`` ``players`` (the two seats) or ``spectators``."""
+
+
+rematches = Table(
+    "rematches",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("new_game_id", String(32), ForeignKey("games.id"), nullable=False, unique=True),
+)
+"""A finished game and the rematch its players agreed on (same settings, seats swapped)."""
+
+
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("result", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
+
+
+# ------------------------------------------------------------------ accounts
+
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(20), nullable=False),
+    Column("username_key", String(20), nullable=False, unique=True),
+    Column("password", String(200)),
+    Column("created", String(32), nullable=False),
+    Column("deleted", String(32)),
+    Column("is_bot", Boolean, nullable=False),
+)
+
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("created", String(32), nullable=False),
+    Column("expires", Float, nullable=False),
+)
+"""``id`` is the SHA-256 of the session id; ``expires`` is seconds since the epoch."""
+
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("name", String(40), nullable=False),
+    Column("created", String(32), nullable=False),
+    Column("last_used", String(32)),
+)
+
+
+# ------------------------------------------------------------------ community: offers and ratings
+
+
+seeks = Table(
+    "seeks",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("owner_account", Integer),
+    Column("owner_name", String(64), nullable=False),
+    Column("owner_client", String(64), nullable=False),
+    Column("target_account", Integer, index=True),
+    Column("clock", Text),
+    Column("variant", Text, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rating", Integer),
+    Column("token", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("alive_until", Float, nullable=False),
+    Column("game_id", String(32)),
+    Column("seat", Integer),
+)
+"""``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
+the open offers per client (an account id or an address); ``rating`` is the owner's rating in the
+seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
+once accepted; times are seconds since the epoch."""
+
+
+game_accounts = Table(
+    "game_accounts",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("account0", Integer, index=True),
+    Column("account1", Integer, index=True),
+    Column("rated", Boolean, nullable=False),
+    Column("pool", String(16)),
+    Column("rated_at", String(32)),
+)
+"""The accounts of the seats of a lobby game (``None``: a guest), and whether and when it was rated."""
+
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("pool", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+)
+"""An account's Glicko-2 rating in one pool; no row: never rated there (1500, 350, 0.06)."""
+
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, nullable=False, index=True),
+    Column("pool", String(16), nullable=False),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("before", Float, nullable=False),
+    Column("after", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""One row per account and rated game: the rating before and after it (and the deviation after)."""
