@@ -8,21 +8,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, WebSocket
-from fastapi.responses import FileResponse
-from fastapi.staticfiles import StaticFiles
+from fastapi import FastAPI
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.replication import Cluster
 from kahuna.server.common import logs
 from kahuna.server.common.config import Settings
-from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
-from kahuna.server.community import profiles
+from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
@@ -31,35 +27,19 @@ from kahuna.server.games import analysis
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.service import DealProvider, GameService
 from kahuna.server.http import accounts as account_api
-from kahuna.server.http import challenges, hints
-from kahuna.server.http import game_socket as ws
+from kahuna.server.http import analysis as analysis_api
+from kahuna.server.http import challenges, game_socket, hints, lobby_socket
 from kahuna.server.http import games as api
 from kahuna.server.http import lobby as lobby_api
+from kahuna.server.http import profiles as profiles_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
+from kahuna.server.http.pages import add_pages
 
 if TYPE_CHECKING:
     from kahuna.server.cluster.jobs import Submitter
     from kahuna.server.cluster.redis_broker import RedisBroker
-
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-BOARD_JSON = Path(__file__).resolve().parent.parent / "rules" / "board.json"
-"""The board the referee plays on, served to the browser as ``/static/board.json`` (one file, no copy)."""
-PAGE_ROUTES = (
-    "/",
-    "/play/{game_id}",
-    "/join/{invite}",
-    "/watch/{game_id}",
-    "/replay/{game_id}",
-    "/rules",
-    "/signup",
-    "/signin",
-    "/account",
-    "/lobby",
-    "/users/{username}",
-    "/leaderboard",
-)
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -102,7 +82,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             await shared.start()  # Redis must answer before any game is served
         await ai_pool.warm_up()
         resumed = await service.resume()
-        await writer.write(lambda conn: challenges.ensure_level_bots(conn, bot_levels))
+        await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
         lobby.start()
         logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
         try:
@@ -141,36 +121,16 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     )
     app.include_router(api.router(service))
     app.include_router(account_api.router(auth, service, lobby.withdraw_all))
-    app.include_router(analysis.router(service, analyses))
+    app.include_router(analysis_api.router(service, analyses))
     app.include_router(lobby_api.router(lobby))
     app.include_router(challenges.router(lobby))
-    app.include_router(profiles.router(writer))
+    app.include_router(profiles_api.router(writer))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, limiters))
+    app.include_router(lobby_socket.router(lobby))  # /ws/lobby before /ws/{game_id}
+    app.include_router(game_socket.router(service, settings.max_frame, limits))
     add_error_handlers(app)
 
-    @app.websocket("/ws/lobby")
-    async def lobby_socket(websocket: WebSocket) -> None:
-        await lobby_api.lobby_socket(websocket, lobby)
-
-    @app.websocket("/ws/{game_id}")
-    async def game_socket(websocket: WebSocket, game_id: str) -> None:
-        await ws.play(websocket, service, game_id, settings.max_frame, limits)
-
-    @app.get("/static/board.json", include_in_schema=False)
-    async def board() -> FileResponse:
-        return FileResponse(BOARD_JSON, media_type="application/json", headers={"Cache-Control": "no-cache"})
-
-    async def page() -> FileResponse:
-        index = WEB_DIR / "index.html"
-        if not index.is_file():
-            raise Rejected("not_found", "the web interface is not installed", 404)
-        # no-referrer: a /join/<invite> page must not pass its invite on to anyone it links to
-        return FileResponse(index, headers={"Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"})
-
-    for route in PAGE_ROUTES:
-        app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
-    if WEB_DIR.is_dir():
-        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    add_pages(app)
     quotas = Quotas(limits, limiters)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)
     return app

@@ -18,10 +18,10 @@ from kahuna.bench.lobby import CLOCK, PASSWORD, client, new_account, wait_accept
 from kahuna.bot.client import play_seat, play_with_agent
 from kahuna.server.accounts import store as accounts
 from kahuna.server.community import seeks
+from kahuna.server.community.bots import ensure_level_bots
 from kahuna.server.community.lobby import allowed_gap, compatible
 from kahuna.server.community.seeks import Seek
 from kahuna.server.db.store import open_engine
-from kahuna.server.http.challenges import ensure_level_bots
 
 
 class Stop(Exception):

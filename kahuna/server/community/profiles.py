@@ -1,4 +1,4 @@
-"""Public profiles (``GET /api/users/<name>``) and the leaderboard (``GET /api/leaderboard``).
+"""What public profiles and the leaderboard show (served by ``http/profiles.py``).
 
 The leaderboard ranks the players whose rating is trusted (deviation below
 ``ratings.TRUSTED_BELOW``, 75, lichess's rule) and lists apart, unranked, the others who have
@@ -9,17 +9,14 @@ A deleted account is left out of both.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Path, Query
 from sqlalchemy import Connection, or_, select
 
 from kahuna.server.accounts import store as db
-from kahuna.server.common.errors import Rejected
 from kahuna.server.community import ratings
 from kahuna.server.db.schema import accounts, game_accounts, games, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
-from kahuna.server.db.writer import Writer
 
 RECENT_GAMES = 50
 """Games a profile lists (the newest first)."""
@@ -105,22 +102,3 @@ def leaderboard(conn: Connection, pool: str) -> dict[str, Any]:
         elif len(unranked) < LEADERBOARD_SIZE:
             unranked.append(entry)
     return {"pool": pool, "trusted_below": ratings.TRUSTED_BELOW, "players": trusted, "unranked": unranked}
-
-
-def router(writer: Writer) -> APIRouter:
-    api = APIRouter(prefix="/api")
-
-    @api.get("/users/{username}")
-    async def user(username: Annotated[str, Path(min_length=1, max_length=20)]) -> dict[str, Any]:
-        """A player's ratings in both pools, rating history and recent lobby games."""
-        found = await writer.read(lambda conn: profile(conn, username))
-        if found is None:
-            raise Rejected("not_found", f"no player {username!r}", 404)
-        return found
-
-    @api.get("/leaderboard")
-    async def board(pool: Annotated[Literal["realtime", "correspondence"], Query()] = "realtime") -> dict[str, Any]:
-        """The top players of a pool whose rating is trusted (deviation < 75); the others apart, unranked."""
-        return await writer.read(lambda conn: leaderboard(conn, pool))
-
-    return api

@@ -27,16 +27,13 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection, insert, select
 
 from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
 from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
 from kahuna.rules import GameRecord, PlayerView
-from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
@@ -44,9 +41,6 @@ from kahuna.server.db import schema
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.live import LiveGame
-from kahuna.server.games.service import GameService
-from kahuna.server.http.auth import optional_account
-from kahuna.server.http.common import GameId, Secret, client_ip
 
 if TYPE_CHECKING:
     from kahuna.server.cluster.jobs import JobQueue
@@ -217,46 +211,3 @@ def store_result(conn: Connection, game_id: str, result: dict[str, Any]) -> None
     """Keep a game's analysis (a second one for the same game is refused by the key: ``Conflict``)."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
     conn.execute(insert(schema.analyses).values(game_id=game_id, result=json.dumps(result), at=when))
-
-
-class AnalysisRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    token: Secret | None = None
-    """A seat token of the game; none when the signed-in account holds a seat of it."""
-
-
-def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
-    """``POST /api/games/{id}/analysis`` (a player: start it) and ``GET`` (anyone: follow it, read it)."""
-    api = APIRouter(prefix="/api")
-
-    async def game_or_404(game_id: str) -> LiveGame:
-        game = await service.get(game_id)
-        if game is None:
-            raise Rejected("not_found", "no such game", 404)
-        return game
-
-    @api.post("/games/{game_id}/analysis")
-    async def request_analysis(
-        game_id: GameId,
-        body: AnalysisRequest,
-        request: Request,
-        account: Annotated[Account | None, Depends(optional_account)],
-    ) -> dict[str, Any]:
-        """Start the analysis of a finished game (a player's seat token, or an account's seat; 409
-        before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""
-        game = await game_or_404(game_id)
-        tokens = [] if body.token is None else [body.token]
-        if not await request.app.state.auth.held_seats(game, tokens, account):
-            raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
-        if not game.state.is_over:
-            raise Rejected("not_over", "the analysis is available once the game is over", 409)
-        await jobs.request(game, client_ip(request))
-        return await jobs.status(game)
-
-    @api.get("/games/{game_id}/analysis")
-    async def public_analysis(game_id: GameId) -> dict[str, Any]:
-        """Where a game's analysis is, and once done the analysis itself."""
-        return await jobs.status(await game_or_404(game_id))
-
-    return api

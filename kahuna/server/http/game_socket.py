@@ -20,7 +20,7 @@ import json
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
 from kahuna.rules import NotationError, parse
@@ -123,6 +123,16 @@ class Connection:
         """Whether a ``hello`` was answered (the seat is fixed from then on)."""
         self.account: Account | None = None
         """The account of the handshake (session cookie or Bearer), if any: it may claim its seats."""
+
+
+def router(service: GameService, max_frame: int, limits: Limits) -> APIRouter:
+    sockets = APIRouter()
+
+    @sockets.websocket("/ws/{game_id}")
+    async def game_ws(websocket: WebSocket, game_id: str) -> None:
+        await play(websocket, service, game_id, max_frame, limits)
+
+    return sockets
 
 
 async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits) -> None:

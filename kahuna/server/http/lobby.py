@@ -1,39 +1,16 @@
-"""The lobby's HTTP endpoints and its WebSocket ``/ws/lobby`` (docs/community.md).
-
-``/ws/lobby`` sends the open seeks at once, then every change (``seek_added``, ``seek_removed``),
-and the list afresh at the next ping after the broker may have lost events (``lagged``);
-a signed-in connection also gets its account's challenges. A client that owns an offer says so
-(``{"type": "own", "seek_id", "token"}``): its pings keep the offer alive, the offer is cancelled
-when the connection closes, and when it is accepted the connection sends ``accepted`` with the
-owner's seat links (the token comes from the client; the broker never carries it).
+"""The lobby's HTTP endpoints: seeks, quick pairing (docs/community.md); its WebSocket ``/ws/lobby``
+is ``http/lobby_socket.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
 
-from kahuna.server.cluster.broker import LOBBY, user_channel
-from kahuna.server.common import logs
-from kahuna.server.common.errors import Rejected
-from kahuna.server.common.ratelimit import Bucket
-from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
-from kahuna.server.games.service import seat_links
-from kahuna.server.http.auth import websocket_account
+from kahuna.server.community.lobby import Lobby
 from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
-
-LOBBY_FRAME = 512
-"""Bytes a lobby message may have (``own`` is the longest)."""
-LOBBY_IDLE = 60.0
-"""Seconds of silence after which a lobby connection is closed (clients ping every 10 s)."""
-MAX_BACKLOG = 1000
-"""Messages queued for a lobby connection that does not read them before it is closed."""
-CLOSE_TOO_SLOW = 1013
 
 
 class AcceptSeek(BaseModel):
@@ -79,142 +56,3 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.create(offer_of("pool", body), account, client_ip(request))
 
     return api
-
-
-async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
-    """Serve one ``/ws/lobby`` connection until it closes or falls silent."""
-    await websocket.accept()
-    try:
-        account = await websocket_account(websocket)
-    except Rejected as exc:
-        await _close(websocket, {"type": "error", "code": exc.code, "message": exc.message}, 4401)
-        return
-    channels = [LOBBY] if account is None else [LOBBY, user_channel(account.id)]
-    subscription = lobby.broker.subscribe(*channels)
-    owned: dict[str, str] = {}
-    """Offers this connection owns: id → the owner's token (memory only, never logged)."""
-    extra: list[Any] = []
-    outbox: asyncio.Queue[str | None] = asyncio.Queue()
-    behind = False
-
-    def send(message: dict[str, Any]) -> None:
-        """Queue a message; a client :data:`MAX_BACKLOG` behind is closed (it reconnects and gets
-        the list afresh) rather than missing events silently."""
-        nonlocal behind
-        if behind:
-            return
-        if outbox.qsize() >= MAX_BACKLOG:
-            behind = True
-            outbox.put_nowait(None)
-        else:
-            outbox.put_nowait(json.dumps(message, ensure_ascii=False))
-
-    async def forward(messages: Any) -> None:
-        async for channel, text in messages:
-            event = json.loads(text)
-            seek_id = event.get("seek_id")
-            if channel.startswith("seek:") and event.get("type") == "accepted" and seek_id in owned:
-                send({**event, **seat_links(event["game_id"], event["seat"], owned.pop(seek_id))})
-            elif channel.startswith("seek:"):
-                owned.pop(seek_id, None)
-                send(event)
-            else:
-                send(event)
-
-    async def sender() -> None:
-        while (text := await outbox.get()) is not None:
-            await websocket.send_text(text)
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-            await websocket.close(CLOSE_TOO_SLOW)
-
-    tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
-    if account is not None:
-        send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
-    bucket = Bucket(5.0, 20)
-    try:
-        while True:
-            try:
-                frame = await asyncio.wait_for(websocket.receive(), LOBBY_IDLE)
-            except TimeoutError:
-                break
-            if frame["type"] == "websocket.disconnect":
-                break
-            text = frame.get("text")
-            if bucket.take() or text is None or len(text) > LOBBY_FRAME:
-                send({"type": "error", "code": "malformed", "message": "too many or too large messages"})
-                continue
-            try:
-                message = _Incoming.model_validate_json(text)
-            except ValidationError:
-                send({"type": "error", "code": "malformed", "message": 'send {"type": "ping"} or "own"'})
-                continue
-            if message.type == "ping":
-                if owned:
-                    await lobby.keep_alive(owned)
-                if any(sub.lagged for sub in (subscription, *extra)):
-                    await _resync(lobby, send, owned, [subscription, *extra])
-                send({"type": "pong"})
-            elif message.seek_id is None or message.token is None:
-                send({"type": "error", "code": "malformed", "message": "own needs seek_id and token"})
-            elif len(owned) >= MAX_OPEN_PER_CLIENT:
-                send({"type": "error", "code": "too_many_seeks", "message": "this connection owns enough offers"})
-            else:
-                try:
-                    await lobby.owns(message.seek_id, message.token)
-                except Rejected as exc:
-                    send({"type": "error", "code": exc.code, "message": exc.message})
-                    continue
-                owned[message.seek_id] = message.token
-                mine = lobby.broker.subscribe(seek_channel(message.seek_id))
-                extra.append(mine)
-                tasks.append(asyncio.create_task(forward(mine)))
-                status = await lobby.status(message.seek_id, message.token)  # kept alive; accepted meanwhile?
-                if "token" in status:
-                    owned.pop(message.seek_id, None)
-                    send({"type": "accepted", **status})
-                elif status["status"] != "open":  # cancelled or expired while the owner was away
-                    owned.pop(message.seek_id, None)
-                    send({"type": "seek_removed", "seek_id": message.seek_id, "reason": status["status"]})
-                else:
-                    send({"type": "owned", "seek_id": message.seek_id, "alive_seconds": SEEK_TTL})
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        for task in tasks:
-            task.cancel()
-        await subscription.close()
-        for each in extra:
-            await each.close()
-        for seek_id, token in list(owned.items()):  # the owner left: its offers go with it
-            with contextlib.suppress(Rejected):
-                await lobby.cancel(seek_id, token)
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-            await websocket.close()
-        logs.event("lobby_close", owned=len(owned))
-
-
-async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions: list[Any]) -> None:
-    """Events may have been lost (the broker was away): the list afresh, and the seats of owned
-    offers accepted meanwhile, from the database, which is the truth."""
-    for sub in subscriptions:
-        sub.lagged = False
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
-    for seek_id, token in list(owned.items()):
-        status = await lobby.status(seek_id, token)
-        if "token" in status:
-            owned.pop(seek_id, None)
-            send({"type": "accepted", **status})
-
-
-class _Incoming(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    type: Literal["ping", "own"]
-    seek_id: Annotated[str, StringConstraints(min_length=1, max_length=32)] | None = None
-    token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
-
-
-async def _close(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
-    with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-        await websocket.send_text(json.dumps(message))
-        await websocket.close(code)

@@ -1,0 +1,52 @@
+"""The AI levels as rated bot accounts, and turning an account into a bot.
+
+Each AI level is a bot account named ``ai-<level>`` (``ai-easy`` … ``ai-expert``), created at
+start-up: a challenge to it is accepted at once and the server's AI plays its seat, so the levels
+get ratings on the same scale as people.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, exists, or_, select, update
+
+from kahuna.server.accounts import store as db
+from kahuna.server.accounts.passwords import LEVEL_PREFIX
+from kahuna.server.accounts.store import Account
+from kahuna.server.common import logs
+from kahuna.server.db.schema import accounts, game_accounts
+from kahuna.server.games import ai_pool as ai_seats
+
+BOT_PREFIX = LEVEL_PREFIX
+"""The AI levels' bot accounts are ``ai-<level>`` (a prefix people cannot sign up with)."""
+
+
+def level_of(account: Account) -> str | None:
+    """The AI level a bot account stands for, if it is one of the server's levels."""
+    if not account.is_bot or not account.username.startswith(BOT_PREFIX):
+        return None
+    level = account.username[len(BOT_PREFIX) :]
+    return level if ai_seats.available(level) else None
+
+
+def ensure_level_bots(conn: Connection, levels: list[str]) -> None:
+    """Create the bot account of every AI level the server offers (once, at start-up). A name
+    already held by a person (a level added after someone signed up as ``ai-<level>``) is logged
+    and that level has no account, rather than keeping the server from starting."""
+    for level in levels:
+        try:
+            db.ensure_bot_account(conn, BOT_PREFIX + level)
+        except ValueError:
+            logs.event("bot_account_taken", username=BOT_PREFIX + level)
+
+
+def has_played(conn: Connection, account_id: int) -> bool:
+    query = select(exists().where(or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id)))
+    return bool(conn.execute(query).scalar())
+
+
+def make_bot(conn: Connection, account_id: int) -> bool:
+    """Turn an account that has played no lobby game into a bot account; ``False`` if it has."""
+    if has_played(conn, account_id):
+        return False
+    conn.execute(update(accounts).where(accounts.c.id == account_id).values(is_bot=True))
+    return True
