@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
     "bot": ("kahuna.bot.cli", "play on a server as an online bot (a bot account's token, any agent spec)"),
     "worker": (
-        "kahuna.server.cluster.worker",
+        "kahuna.server.run_worker",
         "play the AI moves queued by kahuna serve --broker (any number of workers)",
     ),
 }

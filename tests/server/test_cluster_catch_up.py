@@ -1,7 +1,7 @@
 """An instance's look in the database for actions it missed, racing the action it is applying.
 
 A game entering an instance's memory is compared with the database once at once and once a second
-later (``Cluster._catch_up_if_behind``), in case an action was stored before the instance's
+later (``RedisReplication._catch_up_if_behind``), in case an action was stored before the instance's
 subscription reached Redis. That look reads the stored count without the game's lock; if the
 action it counted is made current here meanwhile (this instance's own, or another's applied from
 the broker), reloading the game sends each connection a ``sync`` of the version its ``update``
@@ -22,11 +22,13 @@ from scale_harness import redis_url
 
 from kahuna.rules import GameState
 from kahuna.server.cluster.redis_broker import RedisBroker
-from kahuna.server.cluster.replication import Cluster
+from kahuna.server.cluster.replication import RedisReplication
 from kahuna.server.db import store
 from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.ai_turns import LocalAiTurns
+from kahuna.server.games.ended import EndHooks
 from kahuna.server.games.live import Client, rebuild
 from kahuna.server.games.service import GameService
 
@@ -89,8 +91,8 @@ def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_aga
         broker = RedisBroker(redis_url)
         await broker.start()
         ai = AiPool(1)
-        service = GameService(writer, ai)
-        cluster = service.cluster = Cluster(broker, service)
+        cluster = RedisReplication(broker, writer)
+        service = GameService(writer, cluster, LocalAiTurns(ai), EndHooks())
         try:
             stored = _stored_game(deal)
             await writer.write(lambda conn: store.insert_game(conn, stored))
@@ -100,9 +102,11 @@ def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_aga
             _received(client)  # the sync and the presence of the hello
             async with game.lock:  # the instance is busy with the game (here: applying the action)
                 await writer.write(row)  # stored: the database is one action ahead of memory
-                catch_up = asyncio.get_running_loop().create_task(cluster._catch_up_if_behind(game, 0.0))
+                catch_up = asyncio.get_running_loop().create_task(
+                    cluster._catch_up_if_behind(game, service.engine, 0.0)
+                )
                 await _queued_on(game.lock)
-                assert cluster._apply(game, message)  # made current, its update sent
+                assert cluster._apply(game, service.engine, message)  # made current, its update sent
             await catch_up
             return _received(client)
         finally:

@@ -11,8 +11,8 @@ import pytest
 from scale_harness import pg_url
 from sqlalchemy import Connection, Engine, func, select
 
-from kahuna.server.cluster.replication import claim_end
 from kahuna.server.db import schema, store
+from kahuna.server.db.claims import claim_end
 from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Conflict, lock_unfinished
 

@@ -13,19 +13,20 @@ The database decides who wins a race, the broker tells the others:
   instance that finds a gap (a lost message, a Redis restart) reloads the game from the database
   and sends its connections a ``sync``. Chat lines travel the same way; a join, an end off the
   board or an agreed rematch is announced and the others reload the game.
-- **Ends exactly once.** Resignations, aborts and timeouts are stored by :func:`claim_end` inside
+- **Ends exactly once.** Resignations, aborts and timeouts are stored by ``claims.claim_end`` inside
   the ending transaction: only while the game is not over and has exactly the actions the instance
   knows, so when two instances fire the same deadline one stores the timeout and the other catches
-  up. A seat is taken by an invite only while it is free (:func:`claim_seat`).
+  up. A seat is taken by an invite only while it is free (``claims.claim_seat``).
 - **Presence.** Each instance announces which seats have a connection to it; a seat is online if
   it has one anywhere. A newly loaded game asks the others (``who``).
 
 Messages carry full action tokens (the database does too); they reach only other instances, which
 send their clients player views, never the message.
 
-The embedded default (one process, SQLite, in-process broker) has no :class:`Cluster` and
-publishes nothing; of this module it runs only :func:`claim_end` and :func:`claim_seat`, one
-statement each inside transactions it makes anyway (once per game), so an action costs what it did.
+This module is the clustered instance's :class:`~kahuna.server.games.ports.Replication`
+(:class:`RedisReplication`) and the worker's (:class:`Announcer`: it tells, and follows nothing);
+the embedded default replicates nothing (``games.ports.SingleInstance``), so an action costs there
+what it costs without any of this.
 """
 
 from __future__ import annotations
@@ -33,25 +34,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 import time
-from functools import partial
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import Connection, case, func, select, update
 
 from kahuna.clock import Clock
 from kahuna.rules import KahunaError, parse
 from kahuna.server.cluster.broker import Subscription, game_channel
 from kahuna.server.common import logs
-from kahuna.server.db.schema import actions, clocks, games
+from kahuna.server.db import store
 from kahuna.server.db.store import ActionRow
-from kahuna.server.db.writer import Conflict
+from kahuna.server.db.writer import Writer
 from kahuna.server.games.live import LiveGame
+from kahuna.server.games.ports import Catchup
 
-DEADLINE_POLL = 2.0
-"""Seconds between two looks in the database for clocks running out soon (in games that other
-instances changed or created, or whose instance died)."""
 SUBSCRIBE_SETTLE = 1.0
 """Seconds after which a new subscription surely reaches Redis (a second look for missed actions)."""
 PRESENCE_EVERY = 15.0
@@ -62,104 +58,90 @@ PRESENCE_TTL = 40.0
 
 if TYPE_CHECKING:  # the Redis client is an optional extra: imported only where a broker is configured
     from kahuna.server.cluster.redis_broker import RedisBroker
-    from kahuna.server.games.service import GameService
 
 
-# ------------------------------------------------------------------ conditions checked in the database
+class Announcer:
+    """Tells the other processes what this one stored, on each game's channel. It is the whole part
+    of ``kahuna worker``, which holds no connection and so follows no game and has no presence."""
 
-
-def claim_end(conn: Connection, game_id: str, version: int) -> None:
-    """Mark the game over, if it is not yet and has exactly ``version`` actions; else
-    :class:`Conflict` (another instance ended it or moved first). Call before writing the result,
-    in the same transaction: the row lock taken here orders two instances ending it at once."""
-    ended = conn.execute(update(games).where(games.c.id == game_id, games.c.status != "over").values(status="over"))
-    if ended.rowcount != 1:
-        raise Conflict()
-    stored = conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar()
-    if stored != version:
-        raise Conflict()
-
-
-def claim_seat(conn: Connection, game_id: str, seat: int) -> None:
-    """Reserve ``seat`` for an invited player if nobody took it (from any instance); else
-    :class:`Conflict`. The name written here is replaced by the real one in the same transaction."""
-    column = games.c[f"name{seat}"]
-    taken = conn.execute(update(games).where(games.c.id == game_id, column.is_(None)).values({column: ""}))
-    if taken.rowcount != 1:
-        raise Conflict()
-
-
-def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
-    """When the running clock of each game being played runs out, for those that do before
-    ``before`` (seconds since the epoch; ``math.inf``: all)."""
-    deadline = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
-    query = (
-        select(clocks.c.game_id, deadline)
-        .join(games, games.c.id == clocks.c.game_id)
-        .where(games.c.status == "playing", clocks.c.running.is_not(None), clocks.c.since.is_not(None))
-    )
-    if not math.isinf(before):
-        query = query.where(deadline < before)
-    return {game_id: float(at) for game_id, at in conn.execute(query)}
-
-
-def stored_version(conn: Connection, game_id: str) -> int:
-    """How many actions of the game are stored."""
-    count = conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar()
-    return int(count or 0)
-
-
-# ------------------------------------------------------------------ the instances
-
-
-class Cluster:
-    """This instance's part: follow the games it holds, announce what it stores."""
-
-    def __init__(self, broker: RedisBroker, service: GameService) -> None:
+    def __init__(self, broker: RedisBroker) -> None:
         self.broker = broker
-        self.service = service
         self.instance = broker.instance
-        self._follows: dict[str, tuple[Subscription, asyncio.Task[None]]] = {}
+
+    def publish(self, game: LiveGame, data: dict[str, Any]) -> None:
+        data["i"] = self.instance
+        text = json.dumps(data, separators=(",", ":"))
+        asyncio.get_running_loop().create_task(self.broker.publish(game_channel(game.game_id), text))
+
+    def action_stored(self, game: LiveGame, row: ActionRow) -> None:
+        self.publish(
+            game,
+            {"k": "a", "seq": row.seq, "seat": row.seat, "tok": row.token, "rs": list(row.new_reshuffles),
+             "clk": row.clock, "at": row.at},
+        )  # fmt: skip
+
+    def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
+        self.publish(game, {"k": "c", "seq": seq, "line": line})
+
+    def rematch_offered(self, game: LiveGame) -> None:
+        """A seat offered a rematch: its id and the digest of the offering seat's new token (never
+        a token), so that the other seat may accept through any instance."""
+        assert game.rematch_offer is not None
+        seat, new_id, new_digest = game.rematch_offer
+        self.publish(game, {"k": "o", "seat": seat, "gid": new_id, "dig": new_digest})
+
+    def changed(self, game: LiveGame) -> None:
+        """Seats, the end or a rematch changed: the others reload the game."""
+        self.publish(game, {"k": "r"})
+
+    def follow(self, game: LiveGame, engine: Catchup) -> None:
+        return
+
+    def unfollow(self, game_id: str) -> None:
+        return
+
+    def presence(self, game: LiveGame) -> None:
+        return
+
+    async def close(self) -> None:
+        return
+
+
+@dataclass
+class _Followed:
+    game: LiveGame
+    engine: Catchup
+    subscription: Subscription
+    task: asyncio.Task[None]
+
+
+class RedisReplication:
+    """A clustered instance's part: follow the games it holds, announce what it stores."""
+
+    def __init__(self, broker: RedisBroker, writer: Writer) -> None:
+        self.broker = broker
+        self.writer = writer
+        self.instance = broker.instance
+        self._announcer = Announcer(broker)
+        self._follows: dict[str, _Followed] = {}
         self._presence: dict[str, tuple[bool, bool]] = {}
         """What this instance last announced for each game it holds."""
         self._heard: dict[tuple[str, str], float] = {}
         """When each (game, other instance) last announced its seats (monotonic seconds)."""
         self._heartbeat: asyncio.Task[None] | None = None
-        self._deadline_poll: asyncio.Task[None] | None = None
         broker.on_reconnect(self.resync)
-
-    # ----------------------------------------------------------------- deadlines of games not held
-
-    async def watch_deadlines(self) -> int:
-        """Take every running clock's deadline from the database, then look every
-        :data:`DEADLINE_POLL` seconds for those due soon: an instance fires a deadline of a game it
-        does not hold (loaded then), whichever instance set it, and :func:`claim_end` keeps it
-        once. Returns how many deadlines were found at start."""
-        found = await self.service.writer.read(lambda conn: due_deadlines(conn, math.inf))
-        self.service.add_deadlines(found)
-        self._deadline_poll = asyncio.get_running_loop().create_task(self._poll_deadlines())
-        return len(found)
-
-    async def _poll_deadlines(self) -> None:
-        while True:
-            await asyncio.sleep(DEADLINE_POLL)
-            before = time.time() + 2 * DEADLINE_POLL
-            try:
-                self.service.add_deadlines(await self.service.writer.read(partial(due_deadlines, before=before)))
-            except Exception as exc:  # the database is away: the next look tries again
-                logs.event("deadline_poll_error", error=type(exc).__name__)
 
     # ----------------------------------------------------------------- following games
 
-    def follow(self, game: LiveGame) -> None:
+    def follow(self, game: LiveGame, engine: Catchup) -> None:
         """Listen for what other instances do to ``game`` (call when it enters memory)."""
         if game.game_id in self._follows:
             return
         if self._heartbeat is None:
             self._heartbeat = asyncio.get_running_loop().create_task(self._presence_loop())
         subscription = self.broker.subscribe(game_channel(game.game_id))
-        task = asyncio.get_running_loop().create_task(self._consume(game, subscription))
-        self._follows[game.game_id] = (subscription, task)
+        task = asyncio.get_running_loop().create_task(self._consume(game, engine, subscription))
+        self._follows[game.game_id] = _Followed(game, engine, subscription, task)
         self._publish(game, {"k": "w"})
 
     def unfollow(self, game_id: str) -> None:
@@ -169,32 +151,31 @@ class Cluster:
         for key in [key for key in self._heard if key[0] == game_id]:
             del self._heard[key]
         if followed is not None:
-            subscription, task = followed
-            task.cancel()
-            asyncio.get_running_loop().create_task(subscription.close())
+            followed.task.cancel()
+            asyncio.get_running_loop().create_task(followed.subscription.close())
 
-    async def _consume(self, game: LiveGame, subscription: Subscription) -> None:
+    async def _consume(self, game: LiveGame, engine: Catchup, subscription: Subscription) -> None:
         # Something may have been stored between loading the game and the subscription taking
         # effect in Redis (it is sent in the background): look now, and once more a moment later.
-        asyncio.get_running_loop().create_task(self._catch_up_if_behind(game, 0.0, SUBSCRIBE_SETTLE))
+        asyncio.get_running_loop().create_task(self._catch_up_if_behind(game, engine, 0.0, SUBSCRIBE_SETTLE))
         async for _channel, text in subscription:
             try:
                 if subscription.lagged:
                     subscription.lagged = False
                     async with game.lock:
-                        await self.service.refresh(game)
-                await self._handle(game, json.loads(text))
+                        await engine.refresh(game)
+                await self._handle(game, engine, json.loads(text))
             except Exception as exc:  # one bad message costs a reload, never the game's listener
                 logs.event("cluster_error", game_id=game.game_id, error=type(exc).__name__)
                 with contextlib.suppress(Exception):
                     async with game.lock:
-                        await self.service.refresh(game)
+                        await engine.refresh(game)
 
-    async def _catch_up_if_behind(self, game: LiveGame, *delays: float) -> None:
+    async def _catch_up_if_behind(self, game: LiveGame, engine: Catchup, *delays: float) -> None:
         for delay in delays:
             await asyncio.sleep(delay)
             try:
-                stored = await self.service.writer.read(lambda conn: stored_version(conn, game.game_id))
+                stored = await self.writer.read(lambda conn: store.stored_version(conn, game.game_id))
                 if stored <= game.version:
                     continue
                 async with game.lock:
@@ -203,11 +184,11 @@ class Cluster:
                     # then would send each connection a second message of the version it already
                     # has, and a client acting on both is answered ``stale_version`` the second time.
                     if stored > game.version:
-                        await self.service.refresh(game)
+                        await engine.refresh(game)
             except Exception as exc:  # the database is away: the next message or look catches up
                 logs.event("cluster_error", game_id=game.game_id, error=type(exc).__name__)
 
-    async def _handle(self, game: LiveGame, data: dict[str, Any]) -> None:
+    async def _handle(self, game: LiveGame, engine: Catchup, data: dict[str, Any]) -> None:
         if data.get("i") == self.instance:
             return
         kind = data["k"]
@@ -232,7 +213,7 @@ class Cluster:
             if kind == "a":
                 if data["seq"] < game.version:
                     return  # known already (it came in a reload)
-                if data["seq"] == game.version and self._apply(game, data):
+                if data["seq"] == game.version and self._apply(game, engine, data):
                     return
             elif kind == "c":
                 if data["seq"] < len(game.chat):
@@ -241,9 +222,9 @@ class Cluster:
                     game.chat.append(data["line"])
                     game.send_chat(data["line"])
                     return
-            await self.service.refresh(game)
+            await engine.refresh(game)
 
-    def _apply(self, game: LiveGame, data: dict[str, Any]) -> bool:
+    def _apply(self, game: LiveGame, engine: Catchup, data: dict[str, Any]) -> bool:
         """Apply another instance's stored action through the referee; ``False`` if it does not fit
         (the caller reloads the game instead)."""
         seat = int(data["seat"])
@@ -261,36 +242,25 @@ class Cluster:
         if data["clk"] is not None:
             game.clock = Clock.from_store(data["clk"])
         game.updated = data["at"]
-        self.service.applied_elsewhere(game, seat, events)
+        engine.applied_elsewhere(game, seat, events)
         return True
 
     # ----------------------------------------------------------------- announcing
 
     def _publish(self, game: LiveGame, data: dict[str, Any]) -> None:
-        data["i"] = self.instance
-        text = json.dumps(data, separators=(",", ":"))
-        asyncio.get_running_loop().create_task(self.broker.publish(game_channel(game.game_id), text))
+        self._announcer.publish(game, data)
 
     def action_stored(self, game: LiveGame, row: ActionRow) -> None:
-        self._publish(
-            game,
-            {"k": "a", "seq": row.seq, "seat": row.seat, "tok": row.token, "rs": list(row.new_reshuffles),
-             "clk": row.clock, "at": row.at},
-        )  # fmt: skip
+        self._announcer.action_stored(game, row)
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
-        self._publish(game, {"k": "c", "seq": seq, "line": line})
+        self._announcer.chat_stored(game, seq, line)
 
     def rematch_offered(self, game: LiveGame) -> None:
-        """A seat offered a rematch: its id and the digest of the offering seat's new token (never
-        a token), so that the other seat may accept through any instance."""
-        assert game.rematch_offer is not None
-        seat, new_id, new_digest = game.rematch_offer
-        self._publish(game, {"k": "o", "seat": seat, "gid": new_id, "dig": new_digest})
+        self._announcer.rematch_offered(game)
 
     def changed(self, game: LiveGame) -> None:
-        """Seats, the end or a rematch changed: the others reload the game."""
-        self._publish(game, {"k": "r"})
+        self._announcer.changed(game)
 
     def presence(self, game: LiveGame) -> None:
         """Announce this instance's connected seats of ``game`` if they changed."""
@@ -305,10 +275,8 @@ class Cluster:
         while True:
             await asyncio.sleep(PRESENCE_EVERY)
             now = time.monotonic()
-            for game_id in list(self._follows):
-                game = self.service.games.get(game_id)
-                if game is None:
-                    continue
+            for game_id, followed in list(self._follows.items()):
+                game = followed.game
                 if any(game.local_online()):
                     self._publish(game, {"k": "p", "on": list(game.local_online())})
                 before = game.online()
@@ -322,13 +290,11 @@ class Cluster:
     async def resync(self) -> None:
         """After Redis was away: reload every game held (a ``sync`` to each of its connections) and
         announce presence again, since any message of the meantime may be lost."""
-        for game_id in list(self._follows):
-            game = self.service.games.get(game_id)
-            if game is None:
-                continue
+        for game_id, followed in list(self._follows.items()):
+            game = followed.game
             try:
                 async with game.lock:
-                    await self.service.refresh(game)
+                    await followed.engine.refresh(game)
             except Exception as exc:
                 logs.event("cluster_error", game_id=game_id, error=type(exc).__name__)
             self._publish(game, {"k": "p", "on": list(game.local_online())})
@@ -336,17 +302,15 @@ class Cluster:
 
     async def close(self) -> None:
         """Stop following; tell the others that this instance's connections are gone."""
-        for task in (self._heartbeat, self._deadline_poll):
-            if task is not None:
-                task.cancel()
-        for game_id in list(self._follows):
-            game = self.service.games.get(game_id)
-            if game is not None and any(self._presence.get(game_id, (False, False))):
-                self._publish(game, {"k": "p", "on": [False, False]})
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        for game_id, followed in list(self._follows.items()):
+            if any(self._presence.get(game_id, (False, False))):
+                self._publish(followed.game, {"k": "p", "on": [False, False]})
         await asyncio.sleep(0)  # let the announcements reach the broker's queue
         for game_id in list(self._follows):
-            subscription, task = self._follows.pop(game_id)
-            task.cancel()
+            followed = self._follows.pop(game_id)
+            followed.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await task
-            await subscription.close()
+                await followed.task
+            await followed.subscription.close()

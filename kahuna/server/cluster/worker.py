@@ -5,7 +5,7 @@ With ``kahuna serve --broker redis://…`` the server instances compute no AI mo
 from the database (never from a cache: another worker or instance may have moved it), lets the
 agent choose in its own process pool (``--jobs`` processes, the same :class:`~kahuna.server.games.ai_pool.AiPool`
 as a server's, so an agent sees only the AI seat's view), and plays the action through the same
-:meth:`~kahuna.server.games.service.GameService.ai_move` as an instance does: stored first, under the
+engine as an instance does (``games.ai_turns.ai_move``): stored first, under the
 database's one-action-per-version key, then announced to the instances. It queues the next move
 if the AI is still to move, and only then acknowledges the job.
 
@@ -22,17 +22,11 @@ says is due.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import os
-import signal
-import socket
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, or_, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -40,149 +34,29 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.ai.analysis import Budget, decisions
 from kahuna.ai.wingraph import turn_starts
 from kahuna.rules import GameRecord
-from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job, JobQueue, Submitter
-from kahuna.server.cluster.replication import Cluster
+from kahuna.server.cluster.jobs import RETRY_FIRST, RETRY_MOST, Job, JobQueue
 from kahuna.server.common import logs
-from kahuna.server.common.config import Limits, default_db_url
+from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db import schema, store
-from kahuna.server.db.store import open_engine
-from kahuna.server.db.writer import Conflict, Writer
+from kahuna.server.db.writer import Conflict
 from kahuna.server.games import messages
 from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.ai_turns import ai_move, ai_to_move
 from kahuna.server.games.analysis import compute, store_result
+from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import AI_PREFIX, LiveGame, rebuild
-from kahuna.server.games.service import GameService
-
-if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
-    from kahuna.server.cluster.redis_broker import RedisBroker
 
 WATCH_EVERY = 2.0
 """Seconds between two looks at the Redis server's identity (a restart loses the queue)."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "worker",
-        help="play the AI moves that kahuna serve --broker queues (run any number, on any machine)",
-        description="Take AI moves from the Redis job queue of kahuna serve --broker and play them into the "
-        "shared database, each exactly once; a move whose worker died is taken over by another.",
-    )
-    p.add_argument("--db", metavar="URL", help="the servers' database URL (default: SQLite in the data directory)")
-    p.add_argument("--broker", metavar="URL", required=True, help="the servers' Redis, redis://HOST:PORT/N")
-    p.add_argument("--consumer", metavar="NAME", help="this worker's name in the queue (default: HOST-PID)")
-    p.add_argument(
-        "--jobs", type=int, default=1, metavar="N", help="moves computed at once, one process each (default 1)"
-    )
-    p.add_argument(
-        "--claim-after",
-        type=float,
-        default=CLAIM_AFTER,
-        metavar="SECONDS",
-        help=f"take over a job another worker has held this long without finishing (default {CLAIM_AFTER:g}; "
-        "longer than the slowest AI move)",
-    )
-    p.set_defaults(func=run)
-
-
-@dataclass(frozen=True)
-class WorkerSettings:
-    db_url: str
-    broker_url: str
-    consumer: str
-    jobs: int = 1
-    claim_after: float = CLAIM_AFTER
-
-
-def run(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
-        print("kahuna worker: --jobs must be at least 1", file=sys.stderr)
-        return 2
-    if args.claim_after <= 0:
-        print("kahuna worker: --claim-after must be positive", file=sys.stderr)
-        return 2
-    logs.configure()
-    consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
-    settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after)
-    try:
-        asyncio.run(main(settings))
-    except (SQLAlchemyError, OSError, ValueError) as exc:
-        print(f"kahuna worker: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
-    return 0
-
-
-async def main(settings: WorkerSettings) -> None:
-    """Run until SIGTERM or SIGINT; a job being played then is finished first."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    from kahuna.server.cluster.redis_broker import RedisBroker
-
-    engine = open_engine(settings.db_url)
-    writer = Writer(engine)
-    writer.start()
-    pool = AiPool(settings.jobs)
-    queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
-    service = GameService(writer, pool)
-    service.ai_jobs = _QueuedByWorker(queue)
-    broker = RedisBroker(settings.broker_url)
-    service.cluster = Announcer(broker, service)
-    try:
-        await _start_broker(broker, stop)
-        await pool.warm_up()
-        print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
-        logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
-        await Worker(service, queue, settings.consumer, settings.jobs).run(stop)
-    finally:
-        await service.ai_jobs.close()
-        await broker.close()
-        pool.close()
-        await writer.close()
-        engine.dispose()
-        logs.event("worker_stopped", consumer=settings.consumer)
-
-
-class _QueuedByWorker(Submitter):
-    """The service's submitter in a worker: the worker queues the next move itself, awaited,
-    before it acknowledges the job (:meth:`Worker.play`), so the service need not."""
-
-    def submit(self, job: Job, wanted: Callable[[], bool]) -> None:
-        return
-
-
-class Announcer(Cluster):
-    """The worker's part in the cluster: it tells the instances of every move it stores (they send
-    it to their connections), but holds no connection and so follows no game and has no presence."""
-
-    def follow(self, game: LiveGame) -> None:
-        return
-
-    def presence(self, game: LiveGame) -> None:
-        return
-
-
-async def _start_broker(broker: RedisBroker, stop: asyncio.Event) -> None:
-    """Start the broker as soon as Redis answers (a worker may start before it)."""
-    from redis.exceptions import RedisError
-
-    pause = RETRY_FIRST
-    while not stop.is_set():
-        try:
-            await broker.start()
-            return
-        except (RedisError, OSError) as exc:
-            logs.event("worker_redis_error", error=type(exc).__name__)
-            await _sleep_unless(stop, pause)
-            pause = min(2 * pause, RETRY_MOST)
-
-
 class Worker:
     """``jobs`` loops that take a job, play it and acknowledge it, plus one that watches Redis."""
 
-    def __init__(self, service: GameService, queue: JobQueue, consumer: str, jobs: int = 1) -> None:
-        self.service = service
+    def __init__(self, engine: GameEngine, pool: AiPool, queue: JobQueue, consumer: str, jobs: int = 1) -> None:
+        self.engine = engine
+        self.pool = pool
         self.queue = queue
         self.consumer = consumer
         self.jobs = jobs
@@ -215,16 +89,16 @@ class Worker:
                     self._run_id = run_id
             except (RedisError, OSError, SQLAlchemyError) as exc:
                 logs.event("worker_watch_error", error=type(exc).__name__)
-            await _sleep_unless(stop, WATCH_EVERY)
+            await sleep_unless(stop, WATCH_EVERY)
 
     async def requeue_due(self) -> int:
         """Queue the move of every unfinished game whose AI seat is to move (duplicates are left out
         by the queue; a game the queue still holds is not queued twice)."""
-        ids = await self.service.writer.read(_games_with_ai)
+        ids = await self.engine.writer.read(_games_with_ai)
         queued = 0
         for game_id in ids:
             game = await self._load(game_id)
-            if game is not None and _ai_to_move(game):
+            if game is not None and ai_to_move(game):
                 queued += await self.queue.submit(Job("ai", game_id, game.version))
         return queued
 
@@ -237,7 +111,7 @@ class Worker:
                 job = await self.queue.take(self.consumer)
             except (RedisError, OSError) as exc:
                 logs.event("worker_redis_error", consumer=self.consumer, error=type(exc).__name__)
-                await _sleep_unless(stop, pause)
+                await sleep_unless(stop, pause)
                 pause = min(2 * pause, RETRY_MOST)
                 continue
             pause = RETRY_FIRST
@@ -259,10 +133,10 @@ class Worker:
                 logs.event("job_error", game_id=job.game_id, version=job.version, error=type(exc).__name__)
                 if stop.is_set():
                     return  # left pending: another worker claims it
-                await _sleep_unless(stop, pause)
+                await sleep_unless(stop, pause)
                 pause = min(2 * pause, RETRY_MOST)
             finally:
-                self.service.deadlines.pop(job.game_id, None)
+                self.engine.deadlines.forget(job.game_id)
 
     # ----------------------------------------------------------------- one job
 
@@ -278,11 +152,10 @@ class Worker:
             outcome = "gone"
         elif game.status != messages.PLAYING:
             outcome = "over"
-        elif game.version != job.version or not _ai_to_move(game):
+        elif game.version != job.version or not ai_to_move(game):
             # The worker that stored this version may have died before it told the instances:
             # they reload the game (a past job is rare: a worker died, or a job came twice).
-            if self.service.cluster is not None:
-                self.service.cluster.changed(game)
+            self.engine.replication.changed(game)
             await self._queue_next(game)
             outcome = "past"
         else:
@@ -290,7 +163,7 @@ class Worker:
             spec = game.ai_spec(seat)
             assert spec is not None
             try:
-                played = await self.service.ai_move(game, seat, spec)
+                played = await ai_move(self.engine, self.pool, game, seat, spec)
             except Rejected:
                 stored = await self._load(job.game_id)
                 if stored is None or stored.version <= job.version:
@@ -327,7 +200,7 @@ class Worker:
         game = await self._load(job.game_id)
         if game is None or not game.state.is_over:
             return "gone"
-        if await self.service.writer.read(lambda conn: _has_analysis(conn, job.game_id)):
+        if await self.engine.writer.read(lambda conn: _has_analysis(conn, job.game_id)):
             await self.queue.report(job.game_id, state="done")
             return "past"
         asked = await self.queue.progress(job.game_id)
@@ -340,7 +213,7 @@ class Worker:
 
         async def run(fn: Callable[..., Any], *args: Any) -> Any:
             nonlocal done, kept
-            answer = await self.service.ai.run(f"analysis:{job.game_id}", fn, *args)
+            answer = await self.pool.run(f"analysis:{job.game_id}", fn, *args)
             done += 1
             try:
                 await self.queue.report(job.game_id, state="running", done=done)
@@ -358,18 +231,18 @@ class Worker:
             await self.queue.report(job.game_id, state="failed")
             return "failed"
         with contextlib.suppress(Conflict):  # another worker stored it first: the same (fixed seed and budget)
-            await self.service.writer.write(lambda conn: store_result(conn, job.game_id, result))
+            await self.engine.writer.write(lambda conn: store_result(conn, job.game_id, result))
         await self.queue.report(job.game_id, state="done", done=done)
         return "played"
 
     async def _queue_next(self, game: LiveGame) -> None:
-        if _ai_to_move(game):
+        if ai_to_move(game):
             await self.queue.submit(Job("ai", game.game_id, game.version))
 
     async def _load(self, game_id: str) -> LiveGame | None:
         """The game as stored now (``None`` if unknown or damaged: a damaged game is logged once
         and its jobs dropped, as an instance quarantines it)."""
-        stored = await self.service.writer.read(lambda conn: store.load_game(conn, game_id))
+        stored = await self.engine.writer.read(lambda conn: store.load_game(conn, game_id))
         if stored is None:
             return None
         try:
@@ -387,10 +260,6 @@ def _has_analysis(conn: Connection, game_id: str) -> bool:
     )
 
 
-def _ai_to_move(game: LiveGame) -> bool:
-    return game.status == messages.PLAYING and game.ai_spec(game.state.to_move) is not None
-
-
 def _games_with_ai(conn: Connection) -> list[str]:
     """Unfinished games with an AI seat."""
     games = schema.games
@@ -401,6 +270,6 @@ def _games_with_ai(conn: Connection) -> list[str]:
     return list(conn.execute(query).scalars())
 
 
-async def _sleep_unless(stop: asyncio.Event, seconds: float) -> None:
+async def sleep_unless(stop: asyncio.Event, seconds: float) -> None:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), seconds)

@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, update
+from sqlalchemy import Connection
 
-from kahuna.clock import Clock, ClockError, TimeControl
+from kahuna.clock import ClockError, TimeControl
 from kahuna.rules import KahunaError, Variant
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
@@ -33,11 +33,10 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import ratings, seeks
 from kahuna.server.community.seeks import Seek
-from kahuna.server.db import schema, store
-from kahuna.server.db.store import StoredGame
-from kahuna.server.games import messages
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.factory import GameFactory, Player, Terms, pool_of
 from kahuna.server.games.live import AI_PREFIX, HUMAN
-from kahuna.server.games.service import GameService, now, seat_links
+from kahuna.server.games.seats import seat_links
 
 SEEK_TTL = 30.0
 """Seconds an offer stays open after its owner's last sign of life (a lobby heartbeat or a poll)."""
@@ -94,12 +93,17 @@ class Party:
     """The offer it made, claimed when the game starts (``None``: the acceptor of someone's offer)."""
     kind: str = HUMAN
 
+    @property
+    def player(self) -> Player:
+        return Player(self.name, self.kind, self.token, self.account)
+
 
 class Lobby:
-    def __init__(self, service: GameService, broker: Broker) -> None:
-        self.service = service
-        self.writer = service.writer
+    def __init__(self, writer: Writer, factory: GameFactory, broker: Broker, clock_min_seconds: int) -> None:
+        self.writer = writer
+        self.factory = factory
         self.broker = broker
+        self.clock_min_seconds = clock_min_seconds
         self._task: asyncio.Task[None] | None = None
 
     # ----------------------------------------------------------------- life cycle
@@ -141,7 +145,7 @@ class Lobby:
         except KahunaError as exc:
             raise Rejected("invalid", str(exc), 422) from None
         try:
-            control = TimeControl.from_json(offer.clock, self.service.clock_min_seconds)
+            control = TimeControl.from_json(offer.clock, self.clock_min_seconds)
         except ClockError as exc:
             raise Rejected("invalid", f"clock: {exc}", 422) from None
         if offer.rated and account is None:
@@ -155,7 +159,7 @@ class Lobby:
     ) -> dict[str, Any]:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
-        self._terms(offer, account)
+        control = self._terms(offer, account)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
         token = new_secret()
         moment = time.time()
@@ -177,7 +181,7 @@ class Lobby:
             game_id=None,
             seat=None,
         )
-        pool = ratings.pool_of(offer.clock)
+        pool = pool_of(control)
 
         def write(conn: Connection) -> Seek | None:
             if seeks.count_open(conn, client, moment) >= MAX_OPEN_PER_CLIENT:
@@ -326,48 +330,23 @@ class Lobby:
         game id and the seats of ``first`` and ``second``."""
         seat_of_first = secrets.randbelow(2)
         order = (first, second) if seat_of_first == 0 else (second, first)
-        game_id = new_game_id()
-        when = now()
-        control = TimeControl.from_json(terms.clock, self.service.clock_min_seconds)
-        clock = None if control is None else Clock.new(control)
-        if clock is not None:
-            clock.start(0, time.time())
-        stored = StoredGame(
-            game_id=game_id,
-            created=when,
-            updated=when,
-            variant=Variant.from_names(terms.variant).to_json(),
-            deal=self.service.deal(),
-            kinds=[party.kind for party in order],
-            names=[party.name for party in order],
-            invite=None,
-            seat_tokens=[party.token for party in order],
-            status=messages.PLAYING,
-            reshuffles=[],
-            actions=[],
-            clock=None if clock is None else clock.to_store(),
-        )
-        seated = ratings.Seated((order[0].account, order[1].account), terms.rated, ratings.pool_of(terms.clock))
         claims = [(party.seek_id, seat) for seat, party in enumerate(order) if party.seek_id is not None]
         moment = time.time()
 
-        def write(conn: Connection) -> bool:
-            if not seeks.claim(conn, [c[0] for c in claims], game_id, [c[1] for c in claims], moment):
-                return False
-            store.insert_game(conn, stored)
-            ratings.insert_seated(conn, game_id, seated)
-            for seat, party in enumerate(order):
-                if party.account is not None and party.token is not None:
-                    conn.execute(
-                        update(schema.seats)
-                        .where(schema.seats.c.game_id == game_id, schema.seats.c.seat == seat)
-                        .values(account_id=party.account)
-                    )
-            return True
+        def claim(conn: Connection, game_id: str) -> bool:
+            return seeks.claim(conn, [c[0] for c in claims], game_id, [c[1] for c in claims], moment)
 
-        if not await self.transact(write):
+        game_terms = Terms(
+            (order[0].player, order[1].player),
+            Variant.from_names(terms.variant),
+            TimeControl.from_json(terms.clock, self.clock_min_seconds),
+            rated=terms.rated,
+            paired=True,
+        )
+        game = await self.factory.start(game_terms, claim)
+        if game is None:
             return None
-        self.service.register(stored, owner=game_id)
+        game_id = game.game_id
         logs.event("lobby_game", game_id=game_id, seek_id=terms.seek_id, offer=terms.kind, rated=terms.rated)
         for seek_id, seat in claims:
             accepted = {"type": "accepted", "seek_id": seek_id, "game_id": game_id, "seat": seat}
@@ -415,9 +394,7 @@ class Lobby:
 
     async def transact(self, fn: Any) -> Any:
         """Run ``fn(conn)`` in the writer's transaction and return what it returned."""
-        box: list[Any] = []
-        await self.writer.write(lambda conn: box.append(fn(conn)))
-        return box[-1]  # the last run: a batch that failed is run again write by write
+        return await self.writer.transact(fn)
 
     async def _removed(self, seek_id: str, reason: str) -> None:
         removed = {"type": "seek_removed", "seek_id": seek_id, "reason": reason}

@@ -17,6 +17,7 @@ from kahuna.server.accounts import store as db
 from kahuna.server.community import ratings
 from kahuna.server.db.schema import accounts, game_accounts, games, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
+from kahuna.server.games.factory import POOLS
 
 RECENT_GAMES = 50
 """Games a profile lists (the newest first)."""
@@ -64,7 +65,7 @@ def profile(conn: Connection, username: str) -> dict[str, Any] | None:
                 "rating_after": None if change is None else round(change["after"]),
             }
         )
-    history: dict[str, list[dict[str, Any]]] = {pool: [] for pool in ratings.POOLS}
+    history: dict[str, list[dict[str, Any]]] = {pool: [] for pool in POOLS}
     newest = sorted(changes.values(), key=lambda row: row["id"])
     for row in newest:
         history[row["pool"]].append({"game_id": row["game_id"], "at": row["at"], "rating": round(row["after"])})

@@ -1,10 +1,11 @@
-"""Rated games: which accounts sit in a lobby game, their Glicko-2 ratings per pool, and their history.
+"""Rated games: the accounts' Glicko-2 ratings per pool, and their history.
 
-A game made in the lobby (a seek accepted, a quick pairing, a challenge) has a row of
-``game_accounts`` naming the account of each seat and whether it is rated. When a rated game ends
-(on the board, by resignation or by timeout), :func:`rate_game` runs inside the transaction that
-stores the end, claims the row with a conditional update (so it counts once, whichever instance
-stores the end) and updates both players' ratings of the game's pool: ``realtime`` or
+A game paired by the community (a seek accepted, a quick pairing, a challenge) has a row of
+``game_accounts`` naming the account of each seat and whether it is rated (written by the game
+factory). :func:`rate_game` subscribes to the games' end hook (``games/ended.py``): when a rated
+game ends (on the board, by resignation or by timeout) it runs inside the transaction that stores
+the end, claims the row with a conditional update (so it counts once, whichever instance stores
+the end) and updates both players' ratings of the game's pool: ``realtime`` or
 ``correspondence`` (a correspondence clock counts days). Every update is a row of
 ``rating_history`` for the profile's graph and each game's rating change.
 
@@ -14,7 +15,6 @@ resignation or timeout in the first turns), as lichess does not rate such games 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, select, update
@@ -22,40 +22,13 @@ from sqlalchemy import Connection, select, update
 from kahuna.rules import GameState
 from kahuna.server.community import glicko2
 from kahuna.server.db.schema import game_accounts, rating_history, ratings
+from kahuna.server.games.ended import GameEnded
+from kahuna.server.games.factory import POOLS
 
-POOLS = ("realtime", "correspondence")
 TRUSTED_BELOW = 75.0
 """A rating whose deviation is below this is trusted: it is ranked on the leaderboard (lichess's rule)."""
 PROVISIONAL_FROM = 110.0
 """A rating whose deviation is at least this is provisional: shown with a question mark (lichess's rule)."""
-
-
-@dataclass(frozen=True)
-class Seated:
-    """The accounts of a new lobby game's seats and how it counts."""
-
-    accounts: tuple[int | None, int | None]
-    rated: bool
-    pool: str | None
-
-
-def pool_of(clock: dict[str, Any] | None) -> str | None:
-    """The pool of a time control as sent (``None`` for an untimed game, which cannot be rated)."""
-    if clock is None:
-        return None
-    return "correspondence" if "days" in clock else "realtime"
-
-
-def insert_seated(conn: Connection, game_id: str, seated: Seated) -> None:
-    conn.execute(
-        game_accounts.insert().values(
-            game_id=game_id,
-            account0=seated.accounts[0],
-            account1=seated.accounts[1],
-            rated=seated.rated,
-            pool=seated.pool,
-        )
-    )
 
 
 def both_finished_a_turn(state: GameState) -> bool:
@@ -72,11 +45,12 @@ def current(conn: Connection, account_id: int, pool: str) -> tuple[glicko2.Ratin
     return glicko2.Rating(row["rating"], row["deviation"], row["volatility"]), row["games"]
 
 
-def rate_game(conn: Connection, game_id: str, state: GameState, at: str) -> bool:
+def rate_game(conn: Connection, ended: GameEnded) -> bool:
     """Update the ratings of a rated game that has just ended, once; ``True`` if it did.
 
-    Called in the transaction that stores the end, so the result and the ratings are committed
-    together or not at all."""
+    Called in the transaction that stores the end (the end hook), so the result and the ratings
+    are committed together or not at all."""
+    game_id, state, at = ended.game_id, ended.state, ended.at
     row = conn.execute(select(game_accounts).where(game_accounts.c.game_id == game_id)).mappings().first()
     if row is None or not row["rated"] or row["rated_at"] is not None or state.outcome is None:
         return False

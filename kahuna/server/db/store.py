@@ -9,13 +9,26 @@ is synchronous and is called from a worker thread, never from the event loop.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, select, update
+from sqlalchemy import Connection, Engine, case, create_engine, event, func, select, update
 from sqlalchemy.engine.url import make_url
 
-from kahuna.server.db.schema import actions, chat, clocks, games, rematches, reshuffles, seats
+from kahuna.server.db.schema import actions, chat, clocks, game_accounts, games, rematches, reshuffles, seats
+
+
+def now() -> str:
+    """The moment as the database's time stamps write it."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso(epoch: float) -> str:
+    """A moment (seconds since the epoch) as the database's time stamps write it."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -120,6 +133,26 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
         conn.execute(clocks.insert().values(game_id=game.game_id, **_clock_columns(game.clock)))
     if game.rematch_of is not None:
         conn.execute(rematches.insert().values(game_id=game.rematch_of, new_game_id=game.game_id))
+
+
+def bind_seat_accounts(conn: Connection, game_id: str, accounts: Sequence[int | None]) -> None:
+    """The account each seat of a new game belongs to (``None``: none, or a seat without a token)."""
+    for seat, account in enumerate(accounts):
+        if account is not None:
+            conn.execute(
+                update(seats).where(seats.c.game_id == game_id, seats.c.seat == seat).values(account_id=account)
+            )
+
+
+def insert_game_accounts(
+    conn: Connection, game_id: str, accounts: tuple[int | None, int | None], rated: bool, pool: str | None
+) -> None:
+    """The accounts of a paired game's seats (``None``: a guest) and whether it counts for ratings."""
+    conn.execute(
+        game_accounts.insert().values(
+            game_id=game_id, account0=accounts[0], account1=accounts[1], rated=rated, pool=pool
+        )
+    )
 
 
 def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
@@ -262,3 +295,23 @@ def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str,
         return []
     rows = conn.execute(select(seats.c.token, seats.c.game_id, seats.c.seat).where(seats.c.token.in_(tokens)))
     return [(token, game_id, seat) for token, game_id, seat in rows]
+
+
+def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
+    """When the running clock of each game being played runs out, for those that do before
+    ``before`` (seconds since the epoch; ``math.inf``: all)."""
+    deadline = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    query = (
+        select(clocks.c.game_id, deadline)
+        .join(games, games.c.id == clocks.c.game_id)
+        .where(games.c.status == "playing", clocks.c.running.is_not(None), clocks.c.since.is_not(None))
+    )
+    if not math.isinf(before):
+        query = query.where(deadline < before)
+    return {game_id: float(at) for game_id, at in conn.execute(query)}
+
+
+def stored_version(conn: Connection, game_id: str) -> int:
+    """How many actions of the game are stored."""
+    count = conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar()
+    return int(count or 0)

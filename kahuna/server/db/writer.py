@@ -42,7 +42,7 @@ CHECKPOINT_EVERY = 2.0
 
 def lock_unfinished(conn: Connection, game_ids: list[str]) -> None:
     """Share-lock the rows of the games whose actions this transaction inserts, and
-    :class:`Conflict` if one of them is over. An end (``cluster.claim_end``) updates the same row, so it
+    :class:`Conflict` if one of them is over. An end (``claims.claim_end``) updates the same row, so it
     waits for these actions to commit and then counts them, or these wait for it and see the
     game over: an action and an end by two instances cannot both be stored (PostgreSQL; SQLite
     has one writer at a time anyway)."""
@@ -89,6 +89,13 @@ class Writer:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await self._queue.put((fn, future))
         await future
+
+    async def transact(self, fn: Callable[[Connection], T]) -> T:
+        """Commit ``fn`` like :meth:`write` and return what it returned (from its last run: a batch
+        that failed is run again write by write)."""
+        box: list[T] = []
+        await self.write(lambda conn: box.append(fn(conn)))
+        return box[-1]
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
         """Run a read in a worker thread (SQLite in WAL mode reads alongside the writer)."""

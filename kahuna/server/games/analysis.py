@@ -27,7 +27,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, insert, select
 
@@ -42,13 +42,18 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.live import LiveGame
 
-if TYPE_CHECKING:
-    from kahuna.server.cluster.jobs import JobQueue
-
 T = TypeVar("T")
 
 SEED = 0
 """Every game is analysed with the same seed: the same game gives the same analysis."""
+
+
+class AnalysisQueue(Protocol):
+    """Where analyses go when ``kahuna worker`` computes them (``cluster.jobs.JobQueue``)."""
+
+    async def progress(self, game_id: str) -> dict[str, str]: ...
+
+    async def submit_analysis(self, game_id: str, version: int, total: int, iterations: int) -> None: ...
 
 
 @dataclass
@@ -72,6 +77,7 @@ class AnalysisJobs:
         per_hour: float,
         burst: int,
         limiters: LimiterFactory = memory_limiter,
+        queue: AnalysisQueue | None = None,
     ) -> None:
         self.budget = Budget(iterations=iterations)
         """Per decision and per graph point: fixed for every game (``Limits.analysis_iterations``)."""
@@ -80,8 +86,8 @@ class AnalysisJobs:
         self.quota = limiters("analyses", per_hour / 3600.0, burst)
         self.jobs: dict[str, Job] = {}
         self._cache: dict[str, dict[str, Any]] = {}
-        self.queue: JobQueue | None = None
-        """Set with ``kahuna serve --broker`` (unless ``--local-ai``): analyses are queued for
+        self.queue = queue
+        """With ``kahuna serve --broker`` (unless ``--local-ai``): analyses are queued for
         ``kahuna worker`` processes, their progress kept in Redis, rather than computed here."""
 
     def stop(self) -> None:

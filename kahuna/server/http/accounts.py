@@ -241,11 +241,7 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
             raise Rejected("unauthorized", "wrong password", 401)
         held = await write(lambda conn: db.delete_account(conn, account.id))
         for game_id, seat in held:
-            game = service.games.get(game_id)
-            if game is not None:
-                game.rename(seat, DELETED_NAME)
-                if service.cluster is not None:  # other instances holding it reload it
-                    service.cluster.changed(game)
+            service.rename_seat(game_id, seat, DELETED_NAME)
         await withdraw_offers(account.id)
         _clear_session_cookies(response, request)
         logs.event("account_deleted", account_id=account.id, seats=len(held))

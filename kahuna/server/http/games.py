@@ -15,8 +15,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, Wi
 from kahuna.ai.levels import LEVELS
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games import ai_pool as ai_seats
+from kahuna.server.games.creating import NewGame
 from kahuna.server.games.live import LiveGame
-from kahuna.server.games.service import GameService, NewGame
+from kahuna.server.games.service import GameService
 from kahuna.server.http.common import GameId, MaybeAccount, Name, Secret, client_ip
 
 AI_LEVELS = (*LEVELS, "random")

@@ -23,7 +23,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
 from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
-from kahuna.server.games.service import seat_links
+from kahuna.server.games.seats import seat_links
 from kahuna.server.http.auth import websocket_account
 
 LOBBY_FRAME = 512

@@ -1,0 +1,41 @@
+"""A connection joining a game (the WebSocket's ``hello``: catch it up, then send it every change)
+and leaving it; who is online is sent to everyone, and with several instances announced to them."""
+
+from __future__ import annotations
+
+from kahuna.server.games import messages
+from kahuna.server.games.engine import GameEngine
+from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.seats import send_rematch
+
+
+async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int | None) -> None:
+    """Answer a ``hello``: catch the client up, then register it for live updates."""
+    async with game.lock:
+        await engine.time_out_now(game)
+        for text in await game.catch_up(client.seat, version):
+            client.send_text(text)
+        clock = game.clock_json()
+        if clock is not None:  # caught-up updates carry the clock of their time
+            client.send(messages.clock(clock))
+        if game.rematch is not None:
+            send_rematch(game, client)
+        elif game.rematch_offer is not None:
+            client.send(messages.rematch_offered(game.rematch_offer[0]))
+        client.answered_at = client.queued
+        newly_online = client.seat is not None and not game.online()[client.seat]
+        game.clients.add(client)
+        engine.replication.presence(game)
+    if newly_online:
+        game.broadcast_presence()
+    else:
+        client.send(messages.presence(game.online()))
+
+
+def leave(engine: GameEngine, game: LiveGame, client: Client) -> None:
+    if client not in game.clients:
+        return
+    game.clients.discard(client)
+    engine.replication.presence(game)
+    if client.seat is not None and not game.online()[client.seat]:
+        game.broadcast_presence()

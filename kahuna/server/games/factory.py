@@ -1,0 +1,150 @@
+"""The one way a game starts: from its terms, every row written in one transaction.
+
+Whoever starts a game (the HTTP API, the lobby's accepted seeks and quick pairings, challenges, a
+rematch, a tournament's pairing) describes it as :class:`Terms` (the players of the two seats,
+variant, clock, whether it is rated) and :meth:`GameFactory.start` writes the game, its seats, its
+clock, the seats' accounts and, for a paired game, the row that profiles and ratings read, in one
+transaction together with the caller's own rows (``claim``: the lobby marks its offers accepted
+there, and gives up if one was taken meanwhile), then holds the game in memory and starts its
+clock and its AI turn.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection
+
+from kahuna.clock import Clock, TimeControl
+from kahuna.rules import GameState, Variant
+from kahuna.server.accounts import store as accounts
+from kahuna.server.common import logs
+from kahuna.server.common.tokens import new_game_id, random_seed
+from kahuna.server.db import store
+from kahuna.server.db.store import StoredGame
+from kahuna.server.db.writer import Writer
+from kahuna.server.games import messages
+from kahuna.server.games.live import HUMAN, LiveGame, rebuild
+from kahuna.server.games.registry import GameRegistry
+
+DealProvider = Callable[[], str]
+"""Tests only: deals for new games (24 letters), so that two games can differ only in hidden cards."""
+Claim = Callable[[Connection, str], bool]
+"""More rows of the new game's transaction, given its id; ``False``: start nothing (all rolled back)."""
+
+POOLS = ("realtime", "correspondence")
+"""The rating pools: a game counts in the pool of its clock."""
+
+
+def pool_of(control: TimeControl | None) -> str | None:
+    """The pool a time control plays in (``None`` for an untimed game, which cannot be rated)."""
+    if control is None:
+        return None
+    return "correspondence" if control.correspondence else "realtime"
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who sits at one seat of a new game."""
+
+    name: str | None
+    """``None``: the seat waits for an invited player (``joining.py``)."""
+    kind: str = HUMAN
+    """``human``, or ``ai:<level>`` for a seat the server's AI plays."""
+    token: str | None = None
+    """The digest of the seat token (``None`` for an AI seat, or a seat still waiting)."""
+    account: int | None = None
+    """The account the seat belongs to (a bot account for an AI level's seat)."""
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What a new game is: its players, variant and clock, and how it counts."""
+
+    players: tuple[Player, Player]
+    variant: Variant = field(default_factory=Variant)
+    clock: TimeControl | None = None
+    rated: bool = False
+    paired: bool = False
+    """A game the community paired (a seek, quick pairing, a challenge, a tournament): the accounts
+    of its seats are recorded (``game_accounts``) for profiles and ratings."""
+    invite: str | None = None
+    """The digest of the invite code that gives away the seat waiting for its player."""
+    deal: str | None = None
+    """A fixed deal (the tutorial's); ``None``: a fresh random one."""
+    game_id: str | None = None
+    """A fixed id (a rematch's, agreed before it starts); ``None``: a new one."""
+    rematch_of: str | None = None
+    """The finished game this one is the rematch of (the accounts of its seats carry over, swapped)."""
+    owner: str = ""
+    """Who asked for it (an address), for the AI pool's fairness; ``""``: the game itself."""
+
+
+class GameFactory:
+    def __init__(self, writer: Writer, registry: GameRegistry, deal_provider: DealProvider | None = None) -> None:
+        self.writer = writer
+        self.registry = registry
+        self.deal_provider = deal_provider
+
+    def deal(self) -> str:
+        """A new game's deal (24 letters): random, or the test's choice."""
+        if self.deal_provider is not None:
+            return self.deal_provider()
+        deal = GameState.new(random.Random(random_seed())).deal
+        assert deal is not None
+        return deal
+
+    async def start(self, terms: Terms, claim: Claim | None = None) -> LiveGame | None:
+        """Store and hold the game of ``terms``; ``None`` if ``claim`` refused. Raises the writer's
+        ``Conflict`` if the game's fixed id is taken (a rematch agreed on another instance)."""
+        game_id = terms.game_id or new_game_id()
+        when = store.now()
+        players = terms.players
+        seated = all(player.name is not None for player in players)
+        clock = None if terms.clock is None else Clock.new(terms.clock)
+        if clock is not None and seated:
+            clock.start(0, time.time())  # both seats are taken: seat 0's clock starts
+        stored = StoredGame(
+            game_id=game_id,
+            created=when,
+            updated=when,
+            variant=terms.variant.to_json(),
+            deal=terms.deal or self.deal(),
+            kinds=[player.kind for player in players],
+            names=[player.name for player in players],
+            invite=terms.invite,
+            seat_tokens=[player.token for player in players],
+            status=messages.PLAYING if seated else messages.WAITING,
+            reshuffles=[],
+            actions=[],
+            clock=None if clock is None else clock.to_store(),
+            rematch_of=terms.rematch_of,
+        )
+        seat_accounts = [player.account if player.token is not None else None for player in players]
+
+        def write(conn: Connection) -> bool:
+            if claim is not None and not claim(conn, game_id):
+                return False
+            store.insert_game(conn, stored)
+            store.bind_seat_accounts(conn, game_id, seat_accounts)
+            if terms.paired:
+                both = (players[0].account, players[1].account)
+                store.insert_game_accounts(conn, game_id, both, terms.rated, pool_of(terms.clock))
+            if terms.rematch_of is not None:  # the players' accounts keep their games
+                accounts.carry_seats_over(conn, terms.rematch_of, game_id)
+            return True
+
+        if not await self.writer.transact(write):
+            return None
+        game = rebuild(stored)
+        game.owner = terms.owner or game_id
+        self.registry.add(game)
+        shown = None if terms.clock is None else terms.clock.to_json()
+        logs.event(
+            "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,
+            clock=shown, rated=terms.rated,
+        )  # fmt: skip
+        return game

@@ -1,0 +1,57 @@
+"""Taking the free seat of a friend's game with its invite (``POST /api/join/{invite}``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy import Connection
+
+from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
+from kahuna.server.common.tokens import digest, new_secret
+from kahuna.server.db import store
+from kahuna.server.db.claims import claim_seat
+from kahuna.server.db.writer import Conflict
+from kahuna.server.games.engine import GameEngine
+from kahuna.server.games.registry import GameRegistry
+from kahuna.server.games.seats import seat_links
+
+
+async def join(registry: GameRegistry, engine: GameEngine, invite: str, name: str) -> dict[str, Any]:
+    """Take the invited seat as ``name``: its seat links (409 ``taken`` once it is taken)."""
+    game = await registry.of_invite(invite)
+    if game is None:
+        raise Rejected("not_found", "no game has this invite", 404)
+    async with game.lock:
+        free = [s for s in (0, 1) if game.names[s] is None]
+        if not free:
+            raise Rejected("taken", "this invite has already been used", 409)
+        seat = free[0]
+        token = new_secret()
+        token_digest = digest(token)
+        when = store.now()
+        clock = None if game.clock is None else game.clock.copy()
+        if clock is not None:
+            clock.start(0, time.time())  # both seats are taken now: seat 0's clock starts
+
+        def write(conn: Connection) -> None:
+            claim_seat(conn, game.game_id, seat)  # free on every instance, not only here
+            store.insert_seat(conn, game.game_id, seat, token_digest, name, when)
+            if clock is not None:
+                store.save_clock(conn, game.game_id, clock.to_store())
+
+        try:
+            await engine.writer.write(write)
+        except Conflict:  # another instance gave the seat away first
+            await engine.refresh(game)
+            raise Rejected("taken", "this invite has already been used", 409) from None
+        engine.replication.changed(game)
+        game.seat_tokens[seat] = token_digest
+        game.names[seat] = name
+        game.updated = when
+        game.clock = clock
+        engine.deadlines.track(game)
+        logs.event("game_joined", game_id=game.game_id, seat=seat)
+        game.broadcast_sync()
+    return seat_links(game.game_id, seat, token)

@@ -1,0 +1,111 @@
+"""What differs between the processes that run games, as small protocols given to the engine when
+it is built; the wiring (``app.py``, ``run_worker.py``) picks one implementation of each per mode:
+
+- :class:`Replication`, how a stored change reaches the other processes: :class:`SingleInstance`
+  in the embedded server (nobody to tell), ``cluster.replication.RedisReplication`` in a clustered
+  instance (``--broker``), ``cluster.replication.Announcer`` in ``kahuna worker`` (it tells the
+  instances of its moves and follows no game).
+- :class:`AiTurns`, how AI moves are scheduled: ``games.ai_turns.LocalAiTurns`` (this process's
+  pool: embedded, or ``--local-ai``), ``cluster.ai_jobs.QueuedAiTurns`` (a clustered instance queues
+  them for workers), ``cluster.ai_jobs.NextQueuedByWorker`` (the worker queues the next move itself).
+
+The engine never asks which mode it runs in. A replication or an AI scheduler that must act on a
+game again (apply another instance's action, play the AI's move) is handed the engine with each
+call (:class:`Catchup`, :class:`AiMoves`), since the engine is built with them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from kahuna.rules import Action, Event
+from kahuna.server.db.store import ActionRow
+from kahuna.server.games.live import LiveGame
+
+
+class Catchup(Protocol):
+    """What the engine does when another process changed a game it holds."""
+
+    async def refresh(self, game: LiveGame) -> None:
+        """Reload ``game`` from the database and send each connection a ``sync`` (lock held)."""
+        ...
+
+    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event]) -> None:
+        """Another process stored ``seat``'s action, now applied to ``game`` here (lock held)."""
+        ...
+
+
+class Replication(Protocol):
+    """How a change stored here reaches the other processes serving the same games, and theirs here."""
+
+    def follow(self, game: LiveGame, engine: Catchup) -> None:
+        """Listen for other processes' changes to ``game`` (it entered memory here)."""
+        ...
+
+    def unfollow(self, game_id: str) -> None:
+        """Stop listening (the game left memory)."""
+        ...
+
+    def action_stored(self, game: LiveGame, row: ActionRow) -> None: ...
+
+    def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None: ...
+
+    def rematch_offered(self, game: LiveGame) -> None: ...
+
+    def changed(self, game: LiveGame) -> None:
+        """Seats, the end, a name or a rematch changed: the others reload the game."""
+        ...
+
+    def presence(self, game: LiveGame) -> None:
+        """The seats connected here changed."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class AiMoves(Protocol):
+    """How an AI seat's chosen action is played: through the engine, like any seat's."""
+
+    async def play_ai(self, game: LiveGame, seat: int, version: int, action: Action) -> bool:
+        """Play ``action`` for ``seat`` if the game is still at ``version``; ``False`` if it moved on."""
+        ...
+
+
+class AiTurns(Protocol):
+    """How the moves of AI seats are scheduled: computed here, or queued for a worker."""
+
+    def schedule(self, game: LiveGame, engine: AiMoves) -> None:
+        """Start the AI's turn if an AI seat is to move in ``game`` and nobody is on it yet."""
+        ...
+
+    async def close(self) -> None:
+        """Stop: turns under way are dropped (they are scheduled again when the game is loaded)."""
+        ...
+
+
+class SingleInstance:
+    """The embedded server's replication: one process serves every game, so nobody is told."""
+
+    def follow(self, game: LiveGame, engine: Catchup) -> None:
+        return
+
+    def unfollow(self, game_id: str) -> None:
+        return
+
+    def action_stored(self, game: LiveGame, row: ActionRow) -> None:
+        return
+
+    def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
+        return
+
+    def rematch_offered(self, game: LiveGame) -> None:
+        return
+
+    def changed(self, game: LiveGame) -> None:
+        return
+
+    def presence(self, game: LiveGame) -> None:
+        return
+
+    async def close(self) -> None:
+        return

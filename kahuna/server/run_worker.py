@@ -1,0 +1,131 @@
+"""``kahuna worker``: the command line and the process it wires (``cluster/worker.py`` plays the jobs).
+
+The worker builds the same game engine as a server (``wiring.py``: the same rooms hear of every
+end), with the worker's collaborators: it announces what it stores (``cluster.replication.Announcer``)
+and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from kahuna.server.cluster.ai_jobs import NextQueuedByWorker
+from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, JobQueue
+from kahuna.server.cluster.replication import Announcer
+from kahuna.server.cluster.worker import Worker, sleep_unless
+from kahuna.server.common import logs
+from kahuna.server.common.config import default_db_url
+from kahuna.server.db.store import open_engine
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.deadlines import Deadlines
+from kahuna.server.games.engine import GameEngine
+from kahuna.server.wiring import end_hooks
+
+if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
+    from kahuna.server.cluster.redis_broker import RedisBroker
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "worker",
+        help="play the AI moves that kahuna serve --broker queues (run any number, on any machine)",
+        description="Take AI moves from the Redis job queue of kahuna serve --broker and play them into the "
+        "shared database, each exactly once; a move whose worker died is taken over by another.",
+    )
+    p.add_argument("--db", metavar="URL", help="the servers' database URL (default: SQLite in the data directory)")
+    p.add_argument("--broker", metavar="URL", required=True, help="the servers' Redis, redis://HOST:PORT/N")
+    p.add_argument("--consumer", metavar="NAME", help="this worker's name in the queue (default: HOST-PID)")
+    p.add_argument(
+        "--jobs", type=int, default=1, metavar="N", help="moves computed at once, one process each (default 1)"
+    )
+    p.add_argument(
+        "--claim-after",
+        type=float,
+        default=CLAIM_AFTER,
+        metavar="SECONDS",
+        help=f"take over a job another worker has held this long without finishing (default {CLAIM_AFTER:g}; "
+        "longer than the slowest AI move)",
+    )
+    p.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    db_url: str
+    broker_url: str
+    consumer: str
+    jobs: int = 1
+    claim_after: float = CLAIM_AFTER
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        print("kahuna worker: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    if args.claim_after <= 0:
+        print("kahuna worker: --claim-after must be positive", file=sys.stderr)
+        return 2
+    logs.configure()
+    consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
+    settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after)
+    try:
+        asyncio.run(main(settings))
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        print(f"kahuna worker: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def main(settings: WorkerSettings) -> None:
+    """Run until SIGTERM or SIGINT; a job being played then is finished first."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    from kahuna.server.cluster.redis_broker import RedisBroker
+
+    database = open_engine(settings.db_url)
+    writer = Writer(database)
+    writer.start()
+    pool = AiPool(settings.jobs)
+    queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
+    broker = RedisBroker(settings.broker_url)
+    engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
+    try:
+        await _start_broker(broker, stop)
+        await pool.warm_up()
+        print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
+        logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
+        await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)
+    finally:
+        await queue.close()
+        await broker.close()
+        pool.close()
+        await writer.close()
+        database.dispose()
+        logs.event("worker_stopped", consumer=settings.consumer)
+
+
+async def _start_broker(broker: RedisBroker, stop: asyncio.Event) -> None:
+    """Start the broker as soon as Redis answers (a worker may start before it)."""
+    from redis.exceptions import RedisError
+
+    pause = RETRY_FIRST
+    while not stop.is_set():
+        try:
+            await broker.start()
+            return
+        except (RedisError, OSError) as exc:
+            logs.event("worker_redis_error", error=type(exc).__name__)
+            await sleep_unless(stop, pause)
+            pause = min(2 * pause, RETRY_MOST)
