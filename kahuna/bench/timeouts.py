@@ -20,6 +20,7 @@ import httpx
 import websockets
 
 from kahuna.bench.server import own_server
+from kahuna.clock import MIN_INITIAL
 from kahuna.progress import Progress
 
 
@@ -72,7 +73,12 @@ async def _measure(url: str, games: int, seconds: int, bar: Progress) -> list[fl
 def run(args: argparse.Namespace) -> int:
     if args.games <= 0 or args.seconds <= 0:
         raise SystemExit("kahuna bench timeouts: --games and --seconds must be positive")
-    limits = ("--limit", f"clock_min_seconds={min(args.seconds, 60)}", "--limit", f"games_burst={args.games + 10}")
+    limits = (
+        "--limit",
+        f"clock_min_seconds={min(args.seconds, MIN_INITIAL)}",
+        "--limit",
+        f"games_burst={args.games + 10}",
+    )
     with Progress(args.games, "games") as bar, own_server(*limits) as (url, _pid):
         late = sorted(asyncio.run(_measure(url, args.games, args.seconds, bar)))
     ms = [round(s * 1000, 1) for s in late]

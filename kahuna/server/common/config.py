@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kahuna.clock import MIN_INITIAL
+
 
 def data_dir() -> Path:
     """``$KAHUNA_DATA``, else ``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
@@ -65,7 +67,7 @@ class Limits:
     idle_game_seconds: float = 300.0
     """A game nobody has used for this long (no connection, no AI turn) leaves memory; it is
     loaded from the database again when asked for."""
-    clock_min_seconds: int = 60
+    clock_min_seconds: int = MIN_INITIAL
     """The smallest real-time clock a game may be created with (``kahuna.clock.MIN_INITIAL``):
     every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""
     chat_per_minute: float = 10
