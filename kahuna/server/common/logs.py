@@ -1,4 +1,4 @@
-"""Structured logs: one JSON line per request and per game event.
+"""Structured logs: one JSON object per line, for each request, each game event and anything else logged.
 
 What may appear: game ids (public), seats, actions as a spectator sees them, error codes, timings.
 What never appears: tokens, invites, query strings, hands, the deck, face-down cards, error
@@ -22,7 +22,11 @@ def event(kind: str, **fields: Any) -> None:
         log.info(json.dumps({"event": kind, **fields}, separators=(",", ":"), default=str))
 
 
-class _JsonLineFormatter(logging.Formatter):
+class JsonLineFormatter(logging.Formatter):
+    """One JSON object per line, whatever is logged: an event's fields, or another logger's message;
+    a traceback (or stack) goes inside the object as a string, never on lines of its own, so that
+    every line a log collector reads parses alone."""
+
     def format(self, record: logging.LogRecord) -> str:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
         message = record.getMessage()
@@ -32,8 +36,13 @@ class _JsonLineFormatter(logging.Formatter):
             line = json.dumps(
                 {"time": stamp, "level": record.levelname.lower(), "logger": record.name, "message": message}
             )
+        extra = {}
         if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
+            extra["traceback"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            extra["stack"] = self.formatStack(record.stack_info)
+        if extra:
+            line = line[:-1] + "," + json.dumps(extra)[1:]
         return line
 
 
@@ -41,7 +50,7 @@ def configure(level: int = logging.INFO) -> None:
     """Send the server's log lines to standard error; silence uvicorn's own lines, which would
     print WebSocket query strings (seat tokens) and invite paths."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_JsonLineFormatter())
+    handler.setFormatter(JsonLineFormatter())
     log.handlers[:] = [handler]
     log.setLevel(level)
     log.propagate = False
