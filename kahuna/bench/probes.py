@@ -125,8 +125,7 @@ def _rss_mib(pid: int) -> float:
 
 async def _connect(url: str, game_id: str, token: str | None = None) -> tuple[ClientConnection, dict[str, Any]]:
     """A connection that has said hello (a seat if ``token``), and its sync."""
-    query = "" if token is None else f"?token={token}"
-    ws = await websockets.connect(f"ws{url[4:]}/ws/{game_id}{query}", max_size=None)
+    ws = await websockets.connect(f"ws{url[4:]}/ws/{game_id}", max_size=None)
     hello: dict[str, Any] = {"type": "hello", "version": None}
     if token is not None:
         hello["token"] = token

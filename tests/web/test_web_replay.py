@@ -30,12 +30,12 @@ def create_hotseat_game(server: str) -> dict[str, Any]:
 
 def finish_game(server: str, game: dict[str, Any], rng: random.Random) -> int:
     """Play both seats until the game is over: a build when possible, else the first turn end. Returns the version."""
-    ws_base = server.replace("http://", "ws://") + f"/ws/{game['game_id']}?token="
+    ws_url = server.replace("http://", "ws://") + f"/ws/{game['game_id']}"
     latest: list[dict[str, Any]] = [{}, {}]
-    with connect(ws_base + game["tokens"][0]) as black, connect(ws_base + game["tokens"][1]) as white:
+    with connect(ws_url) as black, connect(ws_url) as white:
         sockets = [black, white]
-        for sock in sockets:
-            sock.send(json.dumps({"type": "hello", "version": None}))
+        for sock, token in zip(sockets, game["tokens"], strict=True):
+            sock.send(json.dumps({"type": "hello", "version": None, "token": token}))
         while True:
             for seat, sock in enumerate(sockets):
                 while True:

@@ -5,8 +5,7 @@ message and the connection stays open. Outgoing messages go through the client's
 by a sender task, so a slow client never holds up a game.
 
 The seat token comes in the first ``hello`` (``{"type": "hello", "version": V, "token": T}``), so
-that it never appears in a URL that a proxy might log; the old ``?token=`` query parameter is still
-accepted for one release and logged as deprecated. A connection may send at most
+that it never appears in a URL that a proxy might log (a ``?token=`` query is not read). A connection may send at most
 ``messages_burst`` messages at once and ``messages_per_second`` on average, must say ``hello``
 within ``hello_timeout`` and is closed after ``ws_idle_timeout`` of silence; a ``hello`` that
 arrives while the previous one is still being answered is refused.
@@ -152,11 +151,6 @@ async def play(websocket: WebSocket, service: GameService, game_id: str, max_fra
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
         await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
         return
-    token = websocket.query_params.get("token") or None
-    if token is not None:  # deprecated: the token belongs in the first hello
-        logs.event("ws_token_in_query", game_id=game.game_id, deprecated=True)
-        if not await _authenticate(conn, token):
-            return
     game.pins += 1
     sender = asyncio.create_task(_send_loop(websocket, conn.client))
     logs.event("ws_open", game_id=game.game_id)
