@@ -131,15 +131,17 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        writer.start()
-        await mode.connect()  # Redis must answer before any game is served
-        await ai_pool.warm_up()
-        service.start()
-        resumed = await mode.resume(service)
-        await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
-        the_lobby.start()
-        logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
+        """Start the parts in order (each step safe when instances start at once on one database);
+        stop them in reverse, also after a start-up that failed half-way."""
         try:
+            writer.start()
+            await mode.connect()  # Redis must answer before any game is served
+            await ai_pool.warm_up()
+            service.start()
+            resumed = await mode.resume(service)
+            await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
+            the_lobby.start()
+            logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
             await service.stop()

@@ -13,6 +13,7 @@ from kahuna.server.accounts import store as db
 from kahuna.server.accounts.passwords import LEVEL_PREFIX
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
+from kahuna.server.db.migrations import hold_startup_lock
 from kahuna.server.db.schema import accounts, game_accounts
 from kahuna.server.games import ai_pool as ai_seats
 
@@ -29,9 +30,12 @@ def level_of(account: Account) -> str | None:
 
 
 def ensure_level_bots(conn: Connection, levels: list[str]) -> None:
-    """Create the bot account of every AI level the server offers (once, at start-up). A name
+    """Create the bot account of every AI level the server offers (at every start; an existing one
+    is kept). Instances starting at once on one database take turns (the start-up lock), so each
+    finds the accounts the one before created rather than inserting them a second time. A name
     already held by a person (a level added after someone signed up as ``ai-<level>``) is logged
     and that level has no account, rather than keeping the server from starting."""
+    hold_startup_lock(conn)
     for level in levels:
         try:
             db.ensure_bot_account(conn, BOT_PREFIX + level)

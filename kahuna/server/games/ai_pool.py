@@ -105,12 +105,25 @@ class FairQueue:
 
 
 class AiPool:
-    """``workers`` processes (spawned, so that no lock held by a server thread is inherited)."""
+    """``workers`` processes (spawned, so that no lock held by a server thread is inherited).
+
+    The processes, and the semaphores of their queues, exist from the first use (:meth:`warm_up`,
+    at start-up) until :meth:`close`: a server that stops before it started, or whose start-up
+    failed, leaves none behind."""
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
         self._queue = FairQueue(self.workers)
-        self._pool = self._new_pool()
+        self._executor: ProcessPoolExecutor | None = None
+        self._closed = False
+
+    @property
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._closed:
+            raise RuntimeError("the AI pool is closed")
+        if self._executor is None:
+            self._executor = self._new_pool()
+        return self._executor
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
@@ -144,11 +157,15 @@ class AiPool:
         try:
             return await loop.run_in_executor(pool, fn, *args)
         except BrokenProcessPool:
-            if self._pool is pool:  # the first game to notice replaces it
+            if self._executor is pool:  # the first game to notice replaces it
                 pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = self._new_pool()
+                self._executor = self._new_pool()
             return await loop.run_in_executor(self._pool, fn, *args)
 
     def close(self) -> None:
-        """Drop queued moves, let a running one finish (workers exit cleanly)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Drop queued moves, let a running one finish (workers exit cleanly), and release the
+        pool's queues (their semaphores would otherwise outlive a process stopped by a signal)."""
+        self._closed = True
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None

@@ -5,7 +5,7 @@ The revisions live in ``versions/``, one file per schema change, chained by ``do
 run on SQLite and PostgreSQL alike (SQLite column changes go through ``op.batch_alter_table``).
 A database created before migrations existed has the baseline's tables but no ``alembic_version``:
 it is stamped as the baseline, then upgraded like any other. On PostgreSQL an advisory lock keeps
-two instances that start at once from migrating the same database twice.
+two instances that start at once from migrating the same database twice (:func:`hold_startup_lock`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ BASELINE = "0001"
 reshuffles, clocks, chat, rematches, analyses)."""
 
 _LOCK_KEY = 0x4B41_4855
-"""The PostgreSQL advisory lock held while migrating ("KAHU")."""
+"""The PostgreSQL advisory lock held while migrating and while creating bot accounts ("KAHU")."""
 
 
 def config(connection: Connection | None = None) -> Config:
@@ -46,11 +46,19 @@ def current(connection: Connection) -> str | None:
     return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
+def hold_startup_lock(conn: Connection) -> None:
+    """Hold the start-up lock until ``conn``'s transaction ends, so that of several instances starting
+    at once on one database, one at a time does what is done once (migrating, creating the AI levels'
+    bot accounts) and the others then find it done. A PostgreSQL advisory lock; SQLite has one
+    writer at a time anyway."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+
+
 def migrate(engine: Engine) -> None:
     """Bring the database to the newest revision (a database at the newest one is only read)."""
     with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+        hold_startup_lock(conn)
         cfg = config(conn)
         if current(conn) is None and inspect(conn).has_table("games"):
             command.stamp(cfg, BASELINE)
