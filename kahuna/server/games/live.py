@@ -1,7 +1,7 @@
 """A game held in memory while the server runs: its state, its seats and its open connections.
 
 The database holds the record; a :class:`LiveGame` is rebuilt from it by replay (:func:`rebuild`).
-Only :class:`~kahuna.server.games.service.GameService` changes a game, under :attr:`LiveGame.lock`.
+Only the engine (:class:`~kahuna.server.games.engine.GameEngine`) changes a game, under :attr:`LiveGame.lock`.
 
 What a reconnecting client or a replay request asks for is computed once and kept (the encoded
 ``sync`` of each kind of recipient, its recent updates, a finished game's replay), and what has to

@@ -5,7 +5,7 @@ uvicorn keeps a connection open for as long as its client likes before a request
 client that connects and stays silent, or trickles its headers a byte at a time, holds a socket
 and memory forever, and a few thousand of them exhaust the server. The app never sees such a
 connection, so the limits live in the HTTP protocol object that uvicorn creates per connection
-(:func:`protocol_class`). Once a WebSocket is open, the app's own timeouts take over (``ws.py``).
+(:func:`protocol_class`). Once a WebSocket is open, the app's own timeouts take over (``game_socket.py``).
 """
 
 from __future__ import annotations
