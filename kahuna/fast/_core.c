@@ -50,7 +50,8 @@
 #define A_END 242
 
 enum { PLAY = 0, FINAL = 1, OVER = 2 };
-enum { R_NONE = 0, R_POINTS, R_FINAL_SCORING, R_BRIDGES, R_NO_BRIDGES, R_DRAW, R_COUNT };
+/* Result reasons (kahuna/fast/layout.py REASONS): the board's, then the terminations off the board. */
+enum { R_NONE = 0, R_POINTS, R_FINAL_SCORING, R_BRIDGES, R_NO_BRIDGES, R_DRAW, R_RESIGN, R_TIMEOUT, R_ABORTED, R_COUNT };
 #define NOBODY (-1)
 
 static int board_ready = 0;
@@ -1054,6 +1055,24 @@ static PyObject *State_pile(StateObject *self, PyObject *unused) {
 
 static PyObject *State_copy(StateObject *self, PyObject *unused) { return new_state_object(&self->s); }
 
+/* terminate(winner, reason): end a running game off the board, as GameState.terminate: reason is
+   a termination's code (resign, timeout, aborted), winner the seat that wins (-1 only when aborted).
+   ValueError, state unchanged, for a game already over or a result no termination gives. */
+static PyObject *State_terminate(StateObject *self, PyObject *args) {
+    int winner, reason;
+    if (!PyArg_ParseTuple(args, "ii:terminate", &winner, &reason)) return NULL;
+    if (self->s.phase == OVER) {
+        PyErr_SetString(PyExc_ValueError, "the game is over");
+        return NULL;
+    }
+    if (reason < R_RESIGN || reason > R_ABORTED || winner < -1 || winner > 1 || (winner < 0) != (reason == R_ABORTED)) {
+        PyErr_SetString(PyExc_ValueError, "a termination is resign or timeout with a winner, or aborted without");
+        return NULL;
+    }
+    finish(&self->s, winner, reason);
+    Py_RETURN_NONE;
+}
+
 static PyObject *State_heuristic(StateObject *self, PyObject *unused) {
     return PyFloat_FromDouble(exact_win_probability(&self->s, &DEFAULT_HWEIGHTS));
 }
@@ -1111,6 +1130,7 @@ static PyMethodDef State_methods[] = {
     {"apply", (PyCFunction)State_apply, METH_VARARGS, "apply(action, order=None)"},
     {"pile", (PyCFunction)State_pile, METH_NOARGS, "the discard pile as 12 counts"},
     {"copy", (PyCFunction)State_copy, METH_NOARGS, "an independent copy"},
+    {"terminate", (PyCFunction)State_terminate, METH_VARARGS, "terminate(winner, reason): end the game off the board"},
     {"heuristic", (PyCFunction)State_heuristic, METH_NOARGS, "seat 0's win probability with exact beliefs"},
     {"playout", (PyCFunction)State_playout, METH_O, "playout(rng_state) -> (winner, rng_state)"},
     {NULL},

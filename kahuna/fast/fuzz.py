@@ -107,7 +107,13 @@ def fuzz(core: ModuleType, rounds: int, seed: int) -> dict[str, int]:
                     rng.shuffle(good)
                     call(state.apply, pick, good if state.needs_reshuffle(pick) else order)
             call(state.heuristic)
-            call(state.copy)
+            ended = call(state.copy)
+            if ended is not None:
+                winner, reason = (
+                    rng.choice([-1, 0, 1, 2, 2**40, _junk(rng)]),
+                    rng.choice([0, 5, 6, 7, 8, 9, _junk(rng)]),
+                )
+                call(ended.terminate, winner, reason)
         words = list(random.Random(rng.getrandbits(32)).getstate()[1])
         spoilt = rng.choice([words[:-1], [*words[:-1], 625], [*words[:-1], -1], [2**32, *words[1:]], _junk(rng)])
         call(state.playout, rng.choice([words, tuple(words), spoilt]))
