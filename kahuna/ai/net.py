@@ -9,7 +9,7 @@ numpy, a core dependency: :meth:`Network.evaluate` is a few float32 matrix-vecto
 (about 20 µs for two hidden layers of 128), for training and analysis. The search evaluates
 positions with :meth:`Network.hidden` and :meth:`Network.logits`, which add the same products
 in double precision in one fixed order, the order of the compiled core's forward pass
-(:meth:`Network.compiled`, ``kahuna/fast/_netsearch.inc.c``, a few µs), so that the Python and
+(:meth:`Network.compiled`, ``kahuna/fast/src/net.c``, a few µs), so that the Python and
 the compiled search compute the same numbers. A weights file is an ``.npz`` of the layers'
 arrays plus a JSON ``meta`` string (sizes, how it was trained); the torch model in
 :mod:`kahuna.ai.training.model` exports exactly these arrays, and a test checks both forward

@@ -25,7 +25,7 @@ search, which is why self-play (whose targets and exploratory draws read them) k
 off, the default of :class:`NetSearchConfig`; the ``net`` agent spec turns it on.
 
 :func:`search` runs in the compiled core when it is built and ``KAHUNA_CORE`` is not ``python``
-(``kahuna/fast/_netsearch.inc.c``, many times faster). Both follow the same steps with the same
+(``kahuna/fast/src/netsearch.c``, many times faster). Both follow the same steps with the same
 random stream and the same arithmetic (:meth:`Network.hidden` and :meth:`Network.logits` compute
 in the compiled core's order), so for the same view, network, settings and seed they give the
 same root visits (tests/fast checks it); :func:`python_search` is the readable reference.
