@@ -24,7 +24,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 BENCHES: dict[str, str] = {
     "engine": "kahuna.bench.engine",
     "server": "kahuna.bench.server",
-    "probes": "kahuna.bench.probes",
     "timeouts": "kahuna.bench.timeouts",
     "lobby": "kahuna.bench.lobby",
 }

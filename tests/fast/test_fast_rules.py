@@ -8,12 +8,12 @@ import random
 from pathlib import Path
 
 import pytest
+from core_differential import VARIANTS, Tally, play_both, running_states
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kahuna.ai.heuristic import CardBelief, win_probability
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS, Tally, play_both, running_states
 from kahuna.fast.layout import LAYOUT, fields_of
 from kahuna.fast.state import FastState
 from kahuna.rules import (

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
+from core_differential import running_states
 
 from kahuna.ai.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
 from kahuna.ai.fast_ismcts import search as fast_search
@@ -19,7 +20,6 @@ from kahuna.ai.ismcts import search as python_search
 from kahuna.ai.registry import SpecError, make_agent
 from kahuna.ai.tuning import load_weights
 from kahuna.fast import core_module
-from kahuna.fast.differential import running_states
 from kahuna.fast.layout import view_fields
 from kahuna.rules import GameState, Phase, PlayerView, view_of
 

@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("numpy")
 
 import numpy as np
+from core_differential import VARIANTS
 
 from kahuna.envs.observation import OBS_SIZE
 from kahuna.envs.vector import VectorKahuna
-from kahuna.fast.differential import VARIANTS
 from kahuna.rules import Variant
 
 pytestmark = [pytest.mark.needs_core, pytest.mark.rl]

@@ -1,6 +1,6 @@
 """Fuzzing and a memory check of the compiled core's entry points (docs/engine.md, *Safety*).
 
-``python -m kahuna.fast.fuzz --rounds N`` throws random and malformed input at every entry point
+``python tools/core_fuzz.py --rounds N`` throws random and malformed input at every entry point
 of ``kahuna.fast._core`` (states from random fields, actions of every kind and range, reshuffle
 orders, search views and budgets, networks and observations of wrong shapes, types and values,
 batch buffers of wrong shapes and types, board tables) and
@@ -360,7 +360,7 @@ def _rss_kb() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kahuna.fast.fuzz", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python tools/core_fuzz.py", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=0, help="fuzz rounds (each: a state, 20 actions, a search, ...)")
     parser.add_argument("--memory", type=int, default=0, metavar="GAMES", help="the memory check over GAMES games")
     parser.add_argument("--seed", type=int, default=0)

@@ -1,4 +1,9 @@
-"""Malicious clients for the soak (``kahuna bench server --attackers K``).
+"""The soak: ``kahuna bench server`` with malicious clients beside the honest ones.
+
+``python tools/server_attacks.py --attackers K [the options of kahuna bench server]`` plays the
+honest games of ``kahuna bench server`` and runs K attackers beside them for the whole time; the
+report adds what the attackers sent and how it was answered, and the server's memory (RSS)
+sampled every second (docs/server.md, *Soak*).
 
 Attacker ``k`` runs one kind of attack (by ``k`` modulo the number of kinds) in a loop until the
 deadline, from its own loopback address ``127.0.2.(k+1)`` when the server is on loopback:
@@ -16,10 +21,12 @@ at anything but costing the server work: that the honest clients' latency stays 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
 import random
+import sys
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -28,13 +35,10 @@ from urllib.parse import urlsplit
 import httpx
 import websockets
 
+from kahuna.bench import server
+from kahuna.bench.server import is_loopback
+
 Counts = dict[str, int]
-
-
-def is_loopback(url: str) -> bool:
-    """Whether the server is on this machine's loopback network (so clients may pick 127.x addresses)."""
-    host = urlsplit(url).hostname or ""
-    return host.startswith("127.")
 
 
 def _address(url: str, k: int) -> str | None:
@@ -160,3 +164,32 @@ KINDS: list[Callable[..., Coroutine[Any, Any, None]]] = [
     frame_flood,
     slow_connections,
 ]
+
+
+def attackers(count: int, seed: int) -> list[server.Beside]:
+    """``count`` attackers for :func:`kahuna.bench.server.run`, each with its own seeded choices."""
+
+    def one(k: int) -> server.Beside:
+        def run(url: str, game_ids: list[str], deadline: float, counts: Counts) -> Coroutine[Any, Any, None]:
+            return attacker(k, url, game_ids, deadline, counts, random.Random(seed + k))
+
+        return run
+
+    return [one(k) for k in range(count)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python tools/server_attacks.py",
+        description="The soak: kahuna bench server's honest games with malicious clients beside them.",
+    )
+    server.add_options(parser)
+    parser.add_argument("--attackers", type=int, default=5, metavar="K", help="malicious clients (default 5)")
+    args = parser.parse_args(argv)
+    if args.attackers < 0:
+        parser.error("--attackers must not be negative")
+    return server.run(args, beside=attackers(args.attackers, args.seed))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,9 @@
-"""``kahuna bench probes``: the nine attacks of issue 11, each measured against a fresh server.
+"""Nine attacks, each measured against a fresh server (docs/server.md, *Probes*).
 
-Each probe starts ``kahuna serve`` from a source tree (``--source``, default: this installation)
-on a free loopback port with a throwaway SQLite file, attacks it the way the issue describes, and
-prints one line of figures. With ``--source`` pointing at an older checkout (e.g. ``git archive
+``python tools/server_probes.py [--source DIR] [--only 1,5,9]``: each probe starts ``kahuna
+serve`` from a source tree (``--source``, default: this checkout)
+on a free loopback port with a throwaway SQLite file, attacks it as listed below, and prints
+one line of figures. With ``--source`` pointing at an older checkout (e.g. ``git archive
 COMMIT | tar -x -C /tmp/old``) the same command gives the figures from before a change. Seats send
 their token both in the first ``hello`` and in the deprecated query string, so that servers from
 before and after the token moved both see seats.
@@ -44,21 +45,20 @@ from websockets.asyncio.client import ClientConnection
 PROBES = ("1", "2", "3", "4", "5", "6", "7", "8", "9")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "probes",
-        help="the nine attacks of issue 11 against fresh servers, one line of figures each",
-        description="Attack fresh kahuna servers (started from --source) as issue 11 describes and "
-        "print what each attack achieved: stalls, quotas, restarts, open sockets, errors, workers.",
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python tools/server_probes.py",
+        description="Attack fresh kahuna servers (started from --source) in nine ways and print what each "
+        "attack achieved: stalls, quotas, restarts, open sockets, errors, workers.",
     )
-    p.add_argument("--source", type=Path, help="source tree to run the servers from (default: this one)")
+    p.add_argument("--source", type=Path, help="source tree to run the servers from (default: this checkout)")
     p.add_argument("--only", default=",".join(PROBES), help="comma-separated probe numbers (default: all)")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    source = (args.source or Path(__file__).resolve().parents[2]).resolve()
+    args = p.parse_args(argv)
+    source = (args.source or Path(__file__).resolve().parents[1]).resolve()
     only = set(args.only.split(","))
+    unknown = only - set(PROBES)
+    if unknown:
+        p.error(f"no probe {', '.join(sorted(unknown))} (probes: {', '.join(PROBES)})")
     asyncio.run(_main(source, only))
     return 0
 
@@ -432,3 +432,7 @@ PROBE_FUNCTIONS = {
     "8": probe_names,
     "9": probe_token,
 }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

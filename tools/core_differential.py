@@ -4,11 +4,10 @@ Every game is dealt from ``random.Random(2 * seed)`` (each core then draws its r
 copy of that generator) and played by uniformly random choices; before
 every action both cores must list the same legal actions in the same order, and after it both
 must hold the same state (every field of :mod:`kahuna.fast.layout`, hidden cards included). The
-referee is the truth: a difference is a bug of the compiled core. (The search heuristic is
-compared by tests/fast, which may import ``kahuna.ai``; this package builds on the rules only.)
+referee is the truth: a difference is a bug of the compiled core.
 
-``python -m kahuna.fast.differential --games 100000`` is the long run (docs/engine.md); the test
-suite runs a shorter one (tests/fast).
+``python tools/core_differential.py --games 100000`` is the long run (docs/engine.md); tests/fast
+plays the same games and also takes its positions (:func:`running_states`) from here.
 """
 
 from __future__ import annotations
@@ -108,7 +107,7 @@ def run(games: int, seed: int = 0) -> Tally:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kahuna.fast.differential",
+        prog="python tools/core_differential.py",
         description="Play random games through the referee and the compiled core and compare them "
         "after every action (all variants in turn).",
     )
