@@ -8,7 +8,6 @@ game plays on exactly as it would have without the interruption.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kahuna.clock import Clock, ClockError
+from kahuna.datadir import data_dir
 from kahuna.rules import Event, GameRecord, GameState, KahunaError, RecordError
 
 
@@ -53,13 +53,8 @@ class Setup:
         return cls(opponent, seat, seed, clock)
 
 
-def data_dir() -> Path:
-    """``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "kahuna"
-
-
 def default_save_path() -> Path:
+    """A new file for a game's record in the data directory (:func:`kahuna.datadir.data_dir`)."""
     return data_dir() / time.strftime("game-%Y%m%d-%H%M%S.kahuna.json")
 
 
