@@ -159,7 +159,7 @@ def _fuzz_search(core: ModuleType, game: Any, rng: random.Random, call: Any) -> 
 
 
 HEURISTIC = (1.0, 0.06, 0.45, 0.45, 0.12, 0.07, 0.08, 0.1, 1.5)
-"""The heuristic's default weights in the order the searches take them (kahuna.ai.heuristic.Weights)."""
+"""The heuristic's default weights in the order the searches take them (kahuna.ai.agents.heuristic.Weights)."""
 
 
 def _floats(rng: random.Random, *shape: int) -> memoryview[float]:

@@ -33,8 +33,8 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection, insert, select
 
-from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
-from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
+from kahuna.ai.review.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
+from kahuna.ai.review.wingraph import GraphPoint, public_estimate, turn_starts
 from kahuna.rules import GameRecord, PlayerView
 from kahuna.server import logs, store
 from kahuna.server.accounts import Account

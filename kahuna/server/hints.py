@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kahuna.ai.hints import hint
+from kahuna.ai.review.hints import hint
 from kahuna.rules import view_of
 from kahuna.server.accounts import Account
 from kahuna.server.ai import AiPool

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.ai.analysis import Budget, decisions
-from kahuna.ai.wingraph import turn_starts
+from kahuna.ai.review.analysis import Budget, decisions
+from kahuna.ai.review.wingraph import turn_starts
 from kahuna.rules import GameRecord
 from kahuna.server import logs, messages, store
 from kahuna.server.ai import AiPool

@@ -9,7 +9,8 @@ import pytest
 
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVELS
-from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.rules import GameState, legal_actions_of, view_of
 from kahuna.rules.board import NUM_ISLANDS
 

@@ -8,10 +8,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from kahuna.ai.analysis import THRESHOLDS, Budget, analyse, classify, decisions, judge
-from kahuna.ai.calibration import Sample, reliability
-from kahuna.ai.hints import hint, reason
-from kahuna.ai.wingraph import win_graph
+from kahuna.ai.eval.calibration import Sample, reliability
+from kahuna.ai.review.analysis import THRESHOLDS, Budget, analyse, classify, decisions, judge
+from kahuna.ai.review.hints import hint, reason
+from kahuna.ai.review.wingraph import win_graph
 from kahuna.cli import main
 from kahuna.rules import GameRecord, GameState, parse, view_of
 from kahuna.rules.board import LETTERS, LINE_NAMES

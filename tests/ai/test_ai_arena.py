@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from kahuna.ai import AgentError
-from kahuna.ai.arena import GameOutcome, GameTask, PairingTally
 from kahuna.ai.base import Agent, RandomAgent
-from kahuna.ai.match import GameResult, play_game
+from kahuna.ai.eval.arena import GameOutcome, GameTask, PairingTally
+from kahuna.ai.eval.match import GameResult, play_game
+from kahuna.ai.eval.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.ai.registry import FACTORIES
-from kahuna.ai.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.cli import main
 from kahuna.clock import TimeControl
 from kahuna.rules import Action, GameRecord, GameState, PlayerView

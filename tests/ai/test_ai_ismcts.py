@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 
-from kahuna.ai.ismcts import IsmctsAgent, SearchConfig, search
+from kahuna.ai.agents.ismcts import IsmctsAgent, SearchConfig, search
 from kahuna.rules import GameState, view_of
 
 

@@ -12,7 +12,7 @@ from core_differential import VARIANTS, Tally, play_both, running_states
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kahuna.ai.heuristic import CardBelief, win_probability
+from kahuna.ai.agents.heuristic import CardBelief, win_probability
 from kahuna.fast import core_module
 from kahuna.fast.layout import LAYOUT, fields_of
 from kahuna.fast.state import FastState

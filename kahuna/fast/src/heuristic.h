@@ -1,5 +1,5 @@
 /*
- * The search heuristic (kahuna/ai/heuristic.py) in C: a position's value for a seat in points,
+ * The search heuristic (kahuna/ai/agents/heuristic.py) in C: a position's value for a seat in points,
  * squashed to a win probability. Floating point follows the Python expressions operation by
  * operation (setup.py forbids fused multiply-adds), so both give equal values, bit for bit.
  */

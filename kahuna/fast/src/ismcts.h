@@ -1,5 +1,5 @@
 /*
- * ISMCTS (kahuna/ai/ismcts.py) in C: the playout policy, the actions a tree branches on, and the
+ * ISMCTS (kahuna/ai/agents/ismcts.py) in C: the playout policy, the actions a tree branches on, and the
  * search over determinizations of a player view. Every choice and floating-point step follows the
  * Python code with CPython's random stream, so for the same view, settings and seed the root
  * visits are the Python search's (tests/fast checks it). The tree's memory grows with the

@@ -1,7 +1,7 @@
 /*
  * kahuna.fast._core: Kahuna's rules, ISMCTS and the network search in C, for speed.
  *
- * A mirror of the Python referee (kahuna/rules) and of the searches (kahuna/ai), which
+ * A mirror of the Python referee (kahuna/rules) and of the searches (kahuna/ai/agents), which
  * stay the single source of truth: tests/fast plays both side by side and compares them. The
  * engine is plain C without Python, one concern per file (each .h says why it looks as it does):
  *
@@ -154,10 +154,10 @@ static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS, "configure(lines, control, degree)"},
     {"fields_layout", fields_layout, METH_NOARGS, "[(name, size)] of the flat state layout"},
     {"random_games", random_games, METH_VARARGS, "random_games(seeds, nbes, ror) -> (actions, results)"},
-    {"search", py_search, METH_VARARGS, "ISMCTS from a player view (see kahuna/ai/fast_ismcts.py)"},
+    {"search", py_search, METH_VARARGS, "ISMCTS from a player view (see kahuna/ai/agents/fast_ismcts.py)"},
     {"mt_check", mt_check, METH_VARARGS, "the C Mersenne Twister's output, for tests"},
-    {"net_search", py_net_search, METH_VARARGS, "network-guided ISMCTS from a player view (see kahuna/ai/netsearch.py)"},
-    {"observe", py_observe, METH_VARARGS, "observe(state, seat, out): a seat's observation (kahuna.ai.features)"},
+    {"net_search", py_net_search, METH_VARARGS, "network-guided ISMCTS from a player view (see kahuna/ai/agents/netsearch.py)"},
+    {"observe", py_observe, METH_VARARGS, "observe(state, seat, out): a seat's observation (kahuna.ai.agents.features)"},
     {NULL},
 };
 

@@ -1,5 +1,5 @@
 /*
- * The policy/value network (kahuna/ai/net.py: two ReLU layers, a policy head of NACTIONS logits,
+ * The policy/value network (kahuna/ai/agents/net.py: two ReLU layers, a policy head of NACTIONS logits,
  * a value head) in C, for the network search.
  *
  *  - the weights are copied once into a Net, as doubles (each exactly its float32), so a search
@@ -40,7 +40,7 @@ typedef struct {
     double *value;
 } Hidden;
 
-/* A network from float32 arrays of the shapes of kahuna.ai.net.LAYERS for a hidden width of
+/* A network from float32 arrays of the shapes of kahuna.ai.agents.net.LAYERS for a hidden width of
    1..NET_MAX_HIDDEN; ``wide`` allows the AVX2 kernel where the processor has it. Returns 0, or -1
    when out of memory. net_free releases it. */
 int net_init(Net *net, int hidden, const float *w1, const float *b1, const float *w2, const float *b2,

@@ -1,5 +1,5 @@
 /*
- * The network-guided ISMCTS (kahuna/ai/netsearch.py is its Python twin): PUCT over
+ * The network-guided ISMCTS (kahuna/ai/agents/netsearch.py is its Python twin): PUCT over
  * determinizations of a player view, each new node judged by the network (its value, and priors
  * for the tree actions from its last hidden layer, which the tree keeps so that an action another
  * world offers later gets its prior without a second forward pass), optionally mixed with the

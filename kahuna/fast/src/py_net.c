@@ -32,7 +32,7 @@ static int get_floats(PyObject *obj, Py_buffer *view, Py_ssize_t rows, Py_ssize_
     return 1;
 }
 
-/* Net(w1, b1, w2, b2, wp, bp, wv, bv, *, wide=True): the arrays of kahuna.ai.net.LAYERS, float32,
+/* Net(w1, b1, w2, b2, wp, bp, wv, bv, *, wide=True): the arrays of kahuna.ai.agents.net.LAYERS, float32,
    copied; wide=False keeps to the portable kernel even on a processor with AVX2 (for the test
    that both give the same numbers). */
 static PyObject *Net_new(PyTypeObject *type, PyObject *args, PyObject *kw) {

@@ -1,5 +1,5 @@
 /*
- * kahuna.fast._core.Net: a policy/value network (net.h) made from kahuna.ai.net's float32 arrays,
+ * kahuna.fast._core.Net: a policy/value network (net.h) made from kahuna.ai.agents.net's float32 arrays,
  * checked for shape and finiteness, for the network search and for timing one forward pass.
  */
 #ifndef KAHUNA_PY_NET_H

@@ -84,7 +84,7 @@ PyObject *py_net_search(PyObject *mod, PyObject *args) {
 }
 
 /* observe(state, seat, out): the observation of `seat`'s view of a State into a float32[OBS_SIZE]
-   buffer, equal to kahuna.ai.features.encode_view(view_of(state, seat)) (tests/fast checks it). */
+   buffer, equal to kahuna.ai.agents.features.encode_view(view_of(state, seat)) (tests/fast checks it). */
 PyObject *py_observe(PyObject *mod, PyObject *args) {
     PyObject *state, *out;
     int seat;

@@ -3,7 +3,7 @@
 Prints one line per action (the class, the mover's win chance before it, with the action played
 and with the best action found) and a summary per seat; with ``--json`` the last line is
 ``{"moves": [...], "summary": {...}}`` as docs/analysis.md describes. ``--calibrate DIR`` instead
-measures how well the estimates match the results of the games in DIR (:mod:`kahuna.ai.calibration`).
+measures how well the estimates match the results of the games in DIR (:mod:`kahuna.ai.eval.calibration`).
 Exit 2 for a record that cannot be read or replayed; never a traceback.
 """
 
@@ -15,8 +15,8 @@ import os
 import sys
 from typing import Any
 
-from kahuna.ai.analysis import DEFAULT_ITERATIONS, Budget, MoveAnalysis, analyse, decisions, summary
-from kahuna.ai.wingraph import GRAPH_BUDGET, win_graph
+from kahuna.ai.review.analysis import DEFAULT_ITERATIONS, Budget, MoveAnalysis, analyse, decisions, summary
+from kahuna.ai.review.wingraph import GRAPH_BUDGET, win_graph
 from kahuna.progress import Progress
 from kahuna.rules import GameRecord, KahunaError
 from kahuna.rules.board import SEAT_NAMES
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     budget = Budget(iterations=args.budget, seconds=args.seconds)
     if args.calibrate is not None:
-        from kahuna.ai.calibration import run_calibration
+        from kahuna.ai.eval.calibration import run_calibration
 
         return run_calibration(args.calibrate, budget, args.seed, jobs, args.positions, args.svg, args.json)
     if args.record is None:

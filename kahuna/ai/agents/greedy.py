@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, score
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, score
 from kahuna.rules import Action, GameState, Kind, PlayerView, determinize, legal_actions_of
 from kahuna.rules.board import HAND_LIMIT
 

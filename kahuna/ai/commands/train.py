@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrate(directory: Path, config: TrainConfig, games: int) -> None:
-    from kahuna.ai.net import Network
+    from kahuna.ai.agents.net import Network
     from kahuna.ai.training.calibrate import value_calibration
 
     net = Network.load(directory / "best.npz")

@@ -5,7 +5,7 @@ face-down discard, no deck order) and search it with the analysis's ISMCTS, ever
 both seats sampled; the point is the estimated chance that Black (seat 0) wins, from the root's
 mean reward for the seat to move. A last point gives the result (1, 0 or ½). Because no private
 card enters the search, the graph reveals nothing a spectator could not see — which the
-per-move analysis (:mod:`kahuna.ai.analysis`, from each mover's own hand) cannot promise.
+per-move analysis (:mod:`kahuna.ai.review.analysis`, from each mover's own hand) cannot promise.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kahuna.ai.analysis import Budget, seed_for
-from kahuna.ai.ismcts import search_tree
+from kahuna.ai.agents.ismcts import search_tree
+from kahuna.ai.review.analysis import Budget, seed_for
 from kahuna.rules import GameRecord, GameState, PlayerView, parse, view_of
 
 GRAPH_BUDGET = Budget(iterations=400)

@@ -1,7 +1,7 @@
 """A player view as a fixed-size vector of floats in [0, 1], from the viewer's side of the table.
 
 This is the one observation encoding: the research adapters (:mod:`kahuna.envs.observation`) and
-the policy/value network (:mod:`kahuna.ai.net`) both use it, so a network trained on PettingZoo or
+the policy/value network (:mod:`kahuna.ai.agents.net`) both use it, so a network trained on PettingZoo or
 OpenSpiel observations reads the same numbers at play time. It lives in ``kahuna.ai`` because the
 network plays here and ``kahuna.ai`` must not import ``kahuna.envs``.
 

@@ -2,7 +2,7 @@
 
 From every record in a directory (e.g. written by ``kahuna arena ... --records DIR``) we sample a
 few searched decisions, estimate the mover's chance to win there exactly as ``kahuna analyse``
-does (:func:`kahuna.ai.analysis.judge`, from the mover's own view), and compare with how the game
+does (:func:`kahuna.ai.review.analysis.judge`, from the mover's own view), and compare with how the game
 actually ended for that seat (a win 1, a draw ½, a loss 0). Estimates are put in ten bins of
 width 0.1; a calibrated estimator wins about p of the positions it puts at p. We report, per
 bin, the count, the mean estimate, the observed rate with a 95 % Wilson interval, and overall
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kahuna.ai.analysis import Budget, Decision, decisions, judge, seed_for
-from kahuna.ai.stats import _wilson as wilson  # the arena's Wilson score interval
+from kahuna.ai.eval.stats import _wilson as wilson  # the arena's Wilson score interval
+from kahuna.ai.review.analysis import Budget, Decision, decisions, judge, seed_for
 from kahuna.progress import Progress
 from kahuna.rules import GameRecord, KahunaError, legal_actions_of
 

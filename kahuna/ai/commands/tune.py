@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from kahuna.ai.arena import PairingTally, run_tasks, schedule
-from kahuna.ai.heuristic import Weights
-from kahuna.ai.registry import SpecError
-from kahuna.ai.stats import elo_difference, score_rate
-from kahuna.ai.tuning import SpsaConfig, spsa, weighted_agents
+from kahuna.ai.agents.heuristic import Weights
+from kahuna.ai.eval.arena import PairingTally, run_tasks, schedule
+from kahuna.ai.eval.stats import elo_difference, score_rate
+from kahuna.ai.spec import SpecError
+from kahuna.ai.training.tuning import SpsaConfig, spsa, weighted_agents
 from kahuna.progress import Progress
 
 

@@ -7,7 +7,7 @@ children legal in that world it picks by UCB1, where a child's exploration term 
 iterations in which it was *available* rather than its parent's visits. At the first untried
 action it expands, plays the world on with a cheap heuristic policy for a few turns (claims and
 stone-breaking strikes first, otherwise builds or draws at random) and scores the position with
-the heuristic's win probability (with the configured :class:`~kahuna.ai.heuristic.Weights`, so
+the heuristic's win probability (with the configured :class:`~kahuna.ai.agents.heuristic.Weights`, so
 tuned weights change the leaf values); the result is backed up from each mover's side. The most
 visited root action is played.
 
@@ -27,7 +27,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, win_probability
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, CardBelief, Weights, win_probability
 from kahuna.rules import NOBODY, Action, GameState, Kind, PlayerView, action_at, determinize, legal_actions_of
 from kahuna.rules.board import CONTROL, HAND_LIMIT, LINES
 
@@ -185,7 +185,7 @@ class IsmctsAgent:
     """ISMCTS over determinizations with heuristic playouts (see the module docstring).
 
     ``search_function`` runs one tree and ``executor`` holds the workers of a multi-worker
-    search; the compiled twin (``kahuna.ai.fast_ismcts``) changes only these two.
+    search; the compiled twin (``kahuna.ai.agents.fast_ismcts``) changes only these two.
     """
 
     search_function: Callable[[PlayerView, SearchConfig, int], tuple[dict[int, int], int]] = staticmethod(search)

@@ -13,9 +13,10 @@ import os
 import sys
 from pathlib import Path
 
-from kahuna.ai.arena import GameOutcome, PairingTally, run_tasks, schedule, unique_labels
-from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.stats import elo_difference, elo_ladder, percentile, score_rate
+from kahuna.ai.eval.arena import GameOutcome, PairingTally, run_tasks, schedule, unique_labels
+from kahuna.ai.eval.stats import elo_difference, elo_ladder, percentile, score_rate
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.clock import ClockError, TimeControl
 from kahuna.progress import Progress
 from kahuna.rules import Variant

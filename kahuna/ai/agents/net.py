@@ -1,6 +1,6 @@
 """The policy/value network at play time: a small multilayer perceptron evaluated with numpy.
 
-Input: the observation of a seat's player view (:mod:`kahuna.ai.features`, ``float32[173]``).
+Input: the observation of a seat's player view (:mod:`kahuna.ai.agents.features`, ``float32[173]``).
 Output: a logit for each of the 243 actions (:attr:`kahuna.rules.Action.index`; the caller keeps
 only the legal ones) and the probability that the seat to move wins the game.
 
@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kahuna.ai.features import OBS_SIZE
+from kahuna.ai.agents import WEIGHTS_DIR
+from kahuna.ai.agents.features import OBS_SIZE
 from kahuna.rules import NUM_ACTIONS
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
 LAYERS = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
 """The arrays of a weights file: two hidden layers, the policy head and the value head."""
 
@@ -145,7 +145,7 @@ def _layer(x: npt.NDArray[np.floating[Any]], w: Floats, b: Floats) -> Doubles:
 
 
 def shipped(name: str) -> Path:
-    """The path of a weights file shipped in the package (``kahuna/ai/weights/NAME.npz``)."""
+    """The path of a weights file shipped in the package (``kahuna/ai/agents/weights/NAME.npz``)."""
     return WEIGHTS_DIR / f"{name}.npz"
 
 

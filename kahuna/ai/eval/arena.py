@@ -14,9 +14,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from kahuna.ai.base import Agent, AgentError
-from kahuna.ai.match import GameResult, agent_rng, deal_rng, play_game
+from kahuna.ai.eval.match import GameResult, agent_rng, deal_rng, play_game
+from kahuna.ai.eval.stats import paired_interval
 from kahuna.ai.registry import make_agent
-from kahuna.ai.stats import paired_interval
 from kahuna.ai.timed import QUICK_LEVEL
 from kahuna.clock import TimeControl
 from kahuna.rules import Action, GameState, PlayerView, Variant

@@ -18,35 +18,17 @@ scale stays out of the perturbations, where it would only add noise.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 
+from kahuna.ai.agents.greedy import GreedyAgent
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, Weights
 from kahuna.ai.base import Agent
-from kahuna.ai.greedy import GreedyAgent
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
-from kahuna.ai.match import agent_rng, deal_rng, play_game
+from kahuna.ai.eval.match import agent_rng, deal_rng, play_game
+from kahuna.ai.spec import SpecError
 from kahuna.rules import GameState
-
-WEIGHTS_DIR = Path(__file__).parent / "weights"
-"""Weight files shipped with the package: ``NAME.json`` is ``weights=NAME`` in a greedy spec."""
-
-
-def load_weights(name: str) -> Weights:
-    """The weights a spec names: ``""`` the defaults, a shipped name, or a path to a JSON file."""
-    if not name:
-        return DEFAULT_WEIGHTS
-    shipped = WEIGHTS_DIR / f"{name}.json"
-    path = shipped if shipped.is_file() else Path(name)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read heuristic weights {name!r}: {exc}") from None
-    return Weights.from_json(data.get("weights", data))
-
 
 ALL_WEIGHTS: tuple[str, ...] = tuple(f.name for f in fields(Weights))
 GREEDY_WEIGHTS: tuple[str, ...] = tuple(name for name in ALL_WEIGHTS if name != "scale")
@@ -67,8 +49,8 @@ def weighted_agents(spec: str) -> tuple[Weights, AgentMaker, tuple[str, ...]]:
 
     Greedy and ISMCTS specs (``fast-ismcts`` too) qualify; a ``weights=`` option sets the start.
     """
-    from kahuna.ai.ismcts import IsmctsAgent
-    from kahuna.ai.registry import SpecError, make_agent
+    from kahuna.ai.agents.ismcts import IsmctsAgent
+    from kahuna.ai.registry import make_agent
 
     agent = make_agent(spec)
     if isinstance(agent, GreedyAgent):

@@ -1,6 +1,6 @@
 """ISMCTS guided by the policy/value network: the network's agent, and the search of self-play.
 
-The search is the single-observer ISMCTS of :mod:`kahuna.ai.ismcts` (every iteration samples a
+The search is the single-observer ISMCTS of :mod:`kahuna.ai.agents.ismcts` (every iteration samples a
 world consistent with the agent's view and walks one shared tree among the actions legal in that
 world), with the AlphaZero changes: a new node is not played out but judged by the network (the
 win probability of the seat to move, from *that seat's* view of the sampled world, so the
@@ -14,7 +14,7 @@ it; an action that only another world offers there gets its prior from the same 
 and normalisation when first met, so the network is evaluated once per node and each logit at
 most once. With ``mix`` λ > 0 a leaf's value is ``(1 - λ) · network + λ · playout``: the playout
 of the heuristic ISMCTS (``playout_turns`` turns of its policy, then the heuristic's win
-probability, :func:`kahuna.ai.ismcts._playout`), a check on a network still learning.
+probability, :func:`kahuna.ai.agents.ismcts._playout`), a check on a network still learning.
 
 The most visited root action is played (ties to the lowest index); self-play also reads the
 visit counts as the policy target (:mod:`kahuna.ai.training.selfplay`). With ``stop`` the search
@@ -37,10 +37,10 @@ import math
 import random
 from dataclasses import astuple, dataclass
 
-from kahuna.ai.features import encode_view
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
-from kahuna.ai.ismcts import _playout, tree_actions
-from kahuna.ai.net import Doubles, Network
+from kahuna.ai.agents.features import encode_view
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, Weights
+from kahuna.ai.agents.ismcts import _playout, tree_actions
+from kahuna.ai.agents.net import Doubles, Network
 from kahuna.fast import core_module, selected_core
 from kahuna.fast.layout import view_fields
 from kahuna.rules import Action, GameState, PlayerView, action_at, determinize, legal_actions_of, view_of
@@ -58,7 +58,7 @@ class NetSearchConfig:
     mix: float = 0.0
     """λ in [0, 1]: the playout's share of a leaf's value (0: the network's value alone)."""
     playout_turns: int = 2
-    """Turns of the heuristic playout when ``mix`` > 0 (as :class:`kahuna.ai.ismcts.SearchConfig`)."""
+    """Turns of the heuristic playout when ``mix`` > 0 (as :class:`kahuna.ai.agents.ismcts.SearchConfig`)."""
     heuristic: Weights = DEFAULT_WEIGHTS
     """The heuristic's weights at the end of a playout."""
     stop: bool = False

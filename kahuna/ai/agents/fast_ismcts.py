@@ -1,10 +1,10 @@
-"""ISMCTS on the compiled core: the agent of :mod:`kahuna.ai.ismcts` with its search in C.
+"""ISMCTS on the compiled core: the agent of :mod:`kahuna.ai.agents.ismcts` with its search in C.
 
 The whole search (determinization, selection, expansion, playout, heuristic, backup) runs in C
 without crossing into Python per node, and without the GIL. Its random stream is CPython's
 Mersenne Twister seeded as ``random.Random(seed)``, and every choice and floating-point step
 follows the Python code, so for the same view, settings and seed :func:`search` gives the root
-visit counts of :func:`kahuna.ai.ismcts.search` (tests/fast checks it) and the agent plays the
+visit counts of :func:`kahuna.ai.agents.ismcts.search` (tests/fast checks it) and the agent plays the
 action the Python agent plays, many times faster. With ``workers`` > 1 the independent trees run
 in threads.
 :func:`ismcts_agent` is how specs get an ISMCTS agent: the compiled one when the core is built
@@ -17,9 +17,9 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import astuple
 
-from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
-from kahuna.ai.registry import SpecError, option, parse_options
-from kahuna.ai.tuning import load_weights
+from kahuna.ai.agents.heuristic import load_weights
+from kahuna.ai.agents.ismcts import IsmctsAgent, SearchConfig
+from kahuna.ai.spec import SpecError, option, parse_options
 from kahuna.fast import core_module, selected_core
 from kahuna.fast.layout import view_fields
 from kahuna.rules import PlayerView

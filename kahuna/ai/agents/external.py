@@ -202,7 +202,7 @@ def _token_of(answer: str) -> str | None:
 
 def make(options: str) -> ExternalAgent:
     """Registry factory for ``cmd:[timeout=S] PROGRAM ARGS``."""
-    from kahuna.ai.registry import SpecError
+    from kahuna.ai.spec import SpecError
 
     try:
         argv, timeout = parse_command(options)

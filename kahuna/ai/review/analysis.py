@@ -3,7 +3,7 @@
 For every action of a record we rebuild the acting seat's :class:`PlayerView` just before it
 (the record replayed through the referee) and search from that view alone: the hidden cards are
 sampled by :func:`determinize`, never read from the record. The search is the ISMCTS of
-:mod:`kahuna.ai.ismcts` (the Python tree, because the analysis needs the mean reward of every
+:mod:`kahuna.ai.agents.ismcts` (the Python tree, because the analysis needs the mean reward of every
 root action and the compiled search returns only visit counts). From its root:
 
 * ``best`` is the most visited action (the one the AI would play) and ``win_best`` its mean
@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from kahuna.ai.ismcts import Node, SearchConfig, iterate, search_tree
+from kahuna.ai.agents.ismcts import Node, SearchConfig, iterate, search_tree
 from kahuna.rules import (
     Action,
     GameRecord,

@@ -8,13 +8,18 @@ leader's bonus at the end of the round, growing as the round's cards run out.
 What each seat may do next depends on its cards. :class:`CardBelief` says, per seat, how likely
 it holds a card of each island and can pay for removing a bridge on each line: exactly from a
 hand (inside a determinized state) or from a player view's card counting (for the opponent).
+The weights are :class:`Weights`; :func:`load_weights` reads those a spec names (tuned by
+``kahuna tune``, :mod:`kahuna.ai.training.tuning`).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
+from kahuna.ai.agents import WEIGHTS_DIR
 from kahuna.rules import NOBODY, GameState, Phase, PlayerView
 from kahuna.rules.board import (
     BRIDGES_PER_PLAYER,
@@ -80,6 +85,19 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights()
+
+
+def load_weights(name: str) -> Weights:
+    """The weights a spec names: ``""`` the defaults, a shipped name, or a path to a JSON file."""
+    if not name:
+        return DEFAULT_WEIGHTS
+    shipped = WEIGHTS_DIR / f"{name}.json"
+    path = shipped if shipped.is_file() else Path(name)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read heuristic weights {name!r}: {exc}") from None
+    return Weights.from_json(data.get("weights", data))
 
 
 @dataclass(frozen=True, slots=True)
