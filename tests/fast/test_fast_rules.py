@@ -35,8 +35,8 @@ NAMES = sorted(p.name.removesuffix(".record.json") for p in EXAMPLES.glob("*.rec
 GOLDEN = Path(__file__).parent.parent / "rules" / "golden_counts.json"
 
 DIFFERENTIAL_GAMES = 25_000
-"""Per variant, so that every run of the suite plays 100,000 random games through both cores, as
-issue 17 asks (about 2.5 min of one core; ``make check`` leaves these slow tests out)."""
+"""Per variant: every run of ``make test`` plays 100,000 random games through both cores (about
+2.5 min of one core; the tests are marked slow, and ``make check`` leaves them out)."""
 
 
 def test_layout_is_the_c_layout() -> None:

@@ -58,24 +58,35 @@ class Node:
         self.available = 0
 
 
-def search(view: PlayerView, config: SearchConfig, seed: int) -> tuple[dict[int, int], int]:
+Clock = Callable[[], float]
+"""Seconds from some fixed point (``time.perf_counter``): what a search in seconds reads."""
+
+
+def search(
+    view: PlayerView, config: SearchConfig, seed: int, clock: Clock = time.perf_counter
+) -> tuple[dict[int, int], int]:
     """Run one tree; returns root visits per action index and the number of iterations made."""
-    root, done = search_tree(view, config, seed)
+    root, done = search_tree(view, config, seed, clock)
     return {index: child.visits for index, child in root.children.items()}, done
 
 
-def search_tree(view: PlayerView, config: SearchConfig, seed: int) -> tuple[Node, int]:
+def search_tree(
+    view: PlayerView, config: SearchConfig, seed: int, clock: Clock = time.perf_counter
+) -> tuple[Node, int]:
     """Run one tree and return its root (children's visits and rewards, e.g. for post-game
-    analysis, which needs the mean reward of every root action) and the iterations made."""
+    analysis, which needs the mean reward of every root action) and the iterations made.
+
+    With a budget in seconds the search reads ``clock`` after every iteration and stops at the
+    first reading at or past its deadline; it always makes at least one iteration."""
     rng = random.Random(seed)
     root = Node()
-    deadline = time.perf_counter() + config.seconds if config.seconds > 0 else None
+    deadline = clock() + config.seconds if config.seconds > 0 else None
     done = 0
     while True:
         if deadline is None:
             if done >= config.iterations:
                 break
-        elif done and time.perf_counter() >= deadline:
+        elif done and clock() >= deadline:
             break
         iterate(root, determinize(view, rng), rng, config)
         done += 1
