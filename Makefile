@@ -1,6 +1,6 @@
 # The two commands of the project: `make run` and `make test`. Both bootstrap .venv from scratch.
-# `make check` is the contributors' inner loop: lint, type checks, and the rules and AI tests
-# without those marked slow.
+# `make check` is the contributors' inner loop (under a minute): lint, type checks, and the rules,
+# AI and compiled-core tests without those marked slow.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +13,7 @@ TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server 
 # test_ai_agents, and the tools).
 TEST_HELPERS := tests/tui tests/rules tests/server tests/ai tools
 # The tests make check runs.
-CHECK_TESTS := tests/rules tests/ai
+CHECK_TESTS := tests/rules tests/ai tests/fast
 
 empty :=
 space := $(empty) $(empty)

@@ -263,6 +263,7 @@ def test_win_graph_has_a_point_per_turn_and_sees_no_hand() -> None:
     assert graph == win_graph(other, budget, seed=2)
 
 
+@pytest.mark.slow  # seconds: a whole game's graph and analysis through the command
 def test_cli_graph_and_exclusive_budgets(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(EXAMPLES[0].with_name("standard-no-bridges.record.json"))
     code, out, err = run_cli(capsys, "analyse", path, "--budget", "5", "--graph", "--json")

@@ -36,6 +36,7 @@ def test_weighted_agents_keep_the_spec_and_change_the_weights() -> None:
             weighted_agents(spec)
 
 
+@pytest.mark.slow  # seconds: SPSA steps of ISMCTS games, twice
 def test_spsa_tunes_an_ismcts_spec_reproducibly() -> None:
     start = replace(DEFAULT_WEIGHTS, card=0.2)
     _, make, names = weighted_agents("ismcts:iterations=15,playout=1")

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.needs_core
 variants = st.builds(Variant, st.booleans(), st.booleans())
 
 
+@pytest.mark.slow  # seconds: whole games, each position checked against all 243 actions
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**9), variant=variants)
 def test_invariants_hold_and_legal_means_applicable_on_the_compiled_core(seed: int, variant: Variant) -> None:

@@ -19,7 +19,12 @@ from kahuna.rules import Variant
 pytestmark = [pytest.mark.needs_core, pytest.mark.rl]
 
 
-@pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
+@pytest.mark.parametrize(
+    "names",
+    # The standard game in make check; the variants (about a second each) in make test.
+    [pytest.param(v, marks=[pytest.mark.slow] if v else []) for v in VARIANTS],
+    ids=lambda v: "+".join(v) or "standard",
+)
 def test_fast_batch_equals_python_batch(names: tuple[str, ...]) -> None:
     variant = Variant.from_names(list(names))
     fast = VectorKahuna(16, seed=11, variant=variant, core="fast")
