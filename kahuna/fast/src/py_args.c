@@ -124,7 +124,8 @@ int get_out(PyObject *obj, Py_buffer *view, Py_ssize_t items, Py_ssize_t itemsiz
     return 1;
 }
 
-int read_view(PyObject *fields, int seat, const int hs[2], const int ds[2], View *v) {
+int read_search_start(PyObject *fields, int seat, const int hs[2], const int ds[2], PyObject *rng_state, View *v,
+                      MT *rng) {
     memset(v, 0, sizeof *v);
     if (!read_int8s(fields, (int8_t *)&v->base, FLAT_SIZE, -1, 127, "view fields")) return 0;
     const char *problem = view_init(v, seat, hs, ds);
@@ -132,7 +133,7 @@ int read_view(PyObject *fields, int seat, const int hs[2], const int ds[2], View
         PyErr_Format(PyExc_ValueError, "inconsistent view: %s", problem);
         return 0;
     }
-    return 1;
+    return read_mt_state(rng_state, rng);
 }
 
 PyObject *visits_dict(const RootVisits *root) {

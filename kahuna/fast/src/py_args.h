@@ -28,9 +28,11 @@ int parse_action(PyObject *arg, int *action);
 /* A writable C-contiguous buffer of exactly `items` items of `itemsize` bytes and format `fmt`
    (released by the caller). */
 int get_out(PyObject *obj, Py_buffer *view, Py_ssize_t items, Py_ssize_t itemsize, const char *fmt, const char *what);
-/* The view a search starts from (kahuna.fast.layout.view_fields, the seat, the other seat's hidden
-   hand slots and face-down discards), checked to be a consistent view of the seat to move. */
-int read_view(PyObject *fields, int seat, const int hand_slots[2], const int down_slots[2], View *v);
+/* Where a search starts: the view (kahuna.fast.layout.view_fields, the seat, the other seat's hidden
+   hand slots and face-down discards), checked to be a consistent view of the seat to move, and the
+   random generator's state (read_mt_state). */
+int read_search_start(PyObject *fields, int seat, const int hand_slots[2], const int down_slots[2], PyObject *rng_state,
+                      View *v, MT *rng);
 /* {action: visits} of a search's root; NULL on error. */
 PyObject *visits_dict(const RootVisits *root);
 

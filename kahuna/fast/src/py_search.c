@@ -34,9 +34,8 @@ PyObject *py_search(PyObject *mod, PyObject *args) {
         return NULL;
     }
     View v;
-    if (!read_view(fields, seat, hs, ds, &v)) return NULL;
     MT rng;
-    if (!read_mt_state(rng_state, &rng)) return NULL;
+    if (!read_search_start(fields, seat, hs, ds, rng_state, &v, &rng)) return NULL;
     RootVisits root;
     int done;
     Py_BEGIN_ALLOW_THREADS;
@@ -71,9 +70,8 @@ PyObject *py_net_search(PyObject *mod, PyObject *args) {
         return NULL;
     }
     View v;
-    if (!read_view(fields, seat, hs, ds, &v)) return NULL;
     MT rng;
-    if (!read_mt_state(rng_state, &rng)) return NULL;
+    if (!read_search_start(fields, seat, hs, ds, rng_state, &v, &rng)) return NULL;
     RootVisits root;
     int failed;
     Py_BEGIN_ALLOW_THREADS;
