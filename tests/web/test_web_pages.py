@@ -57,6 +57,39 @@ LAYOUT_PROBLEMS = """() => {
 }"""
 
 
+# Names that a bridge would touch: the smallest distance (drawing units) between each name's box
+# and the lines, where they run over the sea (outside every island's beach), is at least half a
+# bridge's width (its sticks are 14 units wide).
+NAMES_ON_BRIDGES = """() => {
+  const svg = document.querySelector('.board');
+  const beaches = [...svg.querySelectorAll('.island .beach')].map(b => b.getBBox());
+  const onLand = (x, y) => beaches.some(b => x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height);
+  const routes = [...svg.querySelectorAll('.route')].map(l => ({ line: l.parentNode.dataset.line,
+    a: [l.x1.baseVal.value, l.y1.baseVal.value], b: [l.x2.baseVal.value, l.y2.baseVal.value] }));
+  const problems = [];
+  for (const text of svg.querySelectorAll('.island-name')) {
+    const box = text.getBBox();
+    for (const { line, a, b } of routes) {
+      for (let k = 0; k <= 1; k += 0.005) {
+        const [x, y] = [a[0] + k * (b[0] - a[0]), a[1] + k * (b[1] - a[1])];
+        if (onLand(x, y)) continue;
+        const dx = Math.max(box.x - x, 0, x - box.x - box.width), dy = Math.max(box.y - y, 0, y - box.y - box.height);
+        if (Math.hypot(dx, dy) < 7) { problems.push(`${text.textContent} on ${line}`); break; }
+      }
+    }
+  }
+  return problems;
+}"""
+
+
+def test_no_bridge_runs_over_an_island_name_on_a_phone(open_page: OpenPage) -> None:
+    """Issue 31, 11: on a phone the names are drawn larger; DUDA and HUNA sat on bridges."""
+    page = open_page("/watch/none", width=390, height=844)
+    expect(page.locator(".board .island-name")).to_have_count(12)
+    problems = page.evaluate(NAMES_ON_BRIDGES)
+    assert problems == [], problems
+
+
 def test_served_board_json_is_the_rules_board(server: str) -> None:
     with urllib.request.urlopen(server + "/static/board.json", timeout=10) as response:
         assert json.loads(response.read()) == board_data()
