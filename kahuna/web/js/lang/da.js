@@ -38,7 +38,6 @@ export default {
   "lobby.seat_first": "Sort (starter)",
   "lobby.seat_second": "Hvid (spiller som nummer to)",
   "lobby.name": "Dit navn",
-  "lobby.default_name": "Spiller",
   "lobby.variants": "Varianter (valgfrie)",
   "variant.no_build_at_enemy_stone": "Ingen broer ved fjendtlige brikker",
   "variant.no_build_at_enemy_stone.help": "En bro må ikke røre en ø med modstanderens kahuna-brik.",

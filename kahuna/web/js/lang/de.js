@@ -37,7 +37,6 @@ export default {
   "lobby.seat_first": "Schwarz (beginnt)",
   "lobby.seat_second": "Weiß (zieht als Zweiter)",
   "lobby.name": "Dein Name",
-  "lobby.default_name": "Spieler",
   "lobby.variants": "Varianten (optional)",
   "variant.no_build_at_enemy_stone": "Kein Bau an fremden Steinen",
   "variant.no_build_at_enemy_stone.help": "Eine Brücke darf keine Insel mit gegnerischem Stein berühren.",

@@ -38,7 +38,6 @@ export default {
   "lobby.seat_first": "Black (moves first)",
   "lobby.seat_second": "White (moves second)",
   "lobby.name": "Your name",
-  "lobby.default_name": "Player",
   "lobby.variants": "Variants (optional)",
   "variant.no_build_at_enemy_stone": "No building at enemy stones",
   "variant.no_build_at_enemy_stone.help": "A bridge may not touch an island with an opposing stone.",

@@ -37,7 +37,6 @@ export default {
   "lobby.seat_first": "Negro (empieza)",
   "lobby.seat_second": "Blanco (juega segundo)",
   "lobby.name": "Tu nombre",
-  "lobby.default_name": "Jugador",
   "lobby.variants": "Variantes (opcionales)",
   "variant.no_build_at_enemy_stone": "No construir junto a piedras rivales",
   "variant.no_build_at_enemy_stone.help": "Un puente no puede tocar una isla con una piedra del rival.",

@@ -38,7 +38,6 @@ export default {
   "lobby.seat_first": "Zwart (begint)",
   "lobby.seat_second": "Wit (speelt als tweede)",
   "lobby.name": "Jouw naam",
-  "lobby.default_name": "Speler",
   "lobby.variants": "Varianten (optioneel)",
   "variant.no_build_at_enemy_stone": "Niet bouwen bij vijandige stenen",
   "variant.no_build_at_enemy_stone.help": "Een brug mag geen eiland met een steen van de tegenstander raken.",
