@@ -80,7 +80,11 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.locator("#sounds").check()  # one toggle; it plays the "your turn" sound to show it works
     assert page.evaluate("window.__notes") == 2
     page.locator('.draw[data-token="d?"]').click(force=True)
-    expect(message).to_have_text("In the tutorial, follow the lesson above the board.")
+    # Issue 31, 17: a move the referee allows but the lesson does not is refused in the lesson's terms.
+    expect(message).to_have_text("Not in this lesson: it asks for this move — Black takes DUDA from the display.")
+    expect(page.locator("#why-pass")).to_have_text(
+        "Not in this lesson: it asks for this move — Black takes DUDA from the display."
+    )
     page.locator('.draw[data-token="dD"]').click()
 
     at(5, "Tutorial · lesson 3 of 9")  # White built twice and drew: its moves are marked
@@ -115,4 +119,9 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.wait_for_function("() => document.querySelector('.game').dataset.version === '16'")
     expect(lesson.locator("h2")).to_have_text("Tutorial complete")
     expect(lesson.locator("#tutorial-play")).to_have_attribute("href", "/")
+    # Issue 31, 17: no game is left waiting for White's move: the tutor ends it.
+    expect(page.locator(".game")).to_have_attribute("data-turn", "over")
+    expect(page.locator(".banner")).to_have_text("Tutorial complete")
+    expect(page.locator(".summary")).to_have_count(0)
     shot(page, "tutorial-done-1280x800")
+

@@ -60,7 +60,12 @@ export class GamePage {
   constructor(root, board, gameId, tokens, tutorial = false) {
     this.root = root;
     this.gameId = gameId;
-    this.tutorial = tutorial ? new Tutorial((token, version) => this.tutorAct(token, version)) : null;
+    this.tutorial = tutorial
+      ? new Tutorial(
+          (token, version) => this.tutorAct(token, version),
+          () => this.sendRequest({ type: "resign" }, this.conns[1]),
+        )
+      : null;
     this.hotseat = tokens.length > 1 && !this.tutorial;
     this.selected = [];
     this.pending = null;
@@ -235,9 +240,9 @@ export class GamePage {
     if (this.tutorial) this.life.element.hidden = this.chat.element.hidden = true;
   }
 
-  /** Send a request (resign, abort, rematch, chat) on the connection on screen. */
-  sendRequest(msg) {
-    const conn = this.current.conn;
+  /** Send a request (resign, abort, rematch, chat) on the connection on screen (or entry's). */
+  sendRequest(msg, entry = this.current) {
+    const conn = entry.conn;
     return conn.send({ ...msg, id: `r${conn.nextId++}` });
   }
 
@@ -570,7 +575,10 @@ export class GamePage {
     if (entry.seat === null || entry.seat === undefined) return t("why.spectator");
     if (view.to_move !== entry.seat) return t("why.not_your_turn", { who: colourName(view.to_move) });
     const reason = entry.whyNot[token];
-    return reason ? reasonText(reason) : null;
+    if (reason) return reasonText(reason);
+    // The referee would allow it, the tutorial's lesson waits for another move: say which.
+    if (this.tutorial && !this.isLegal(token)) return this.tutorial.refusal(view.history.length);
+    return null;
   }
 
   /** The refusal of a button's token, in words (a generic sentence if the server gave none). */
@@ -596,9 +604,8 @@ export class GamePage {
     }
     if (!this.isLegal(token)) {
       const refusal = this.knownRefusal(token);
-      if (refusal || this.tutorial) {
-        // In the tutorial a move the referee would allow still waits: the lesson says which one.
-        this.showMessage(refusal || t("tutorial.follow"));
+      if (refusal) {
+        this.showMessage(refusal);
         return;
       }
     } else if (!typed && confirmMoves() && this.proposed !== token) {
@@ -784,7 +791,7 @@ export class GamePage {
     if (entry.status === "waiting") return [t("game.waiting")];
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
     const watching = entry.seat === null ? [h("span", { class: "watching", text: t("game.watching") }), " "] : [];
-    if (view.result) return [...watching, round, " · ", t("game.over")];
+    if (view.result) return [...watching, this.tutorial ? t("tutorial.title_done") : `${round} · ${t("game.over")}`];
     const who =
       entry.seat === null || this.hotseat
         ? t("game.to_move", { who: colourName(view.to_move) })
@@ -793,9 +800,10 @@ export class GamePage {
     return [...watching, seatMark(view.to_move), " ", round, " · ", who, ...extra];
   }
 
+  /** The end of the game; the tutorial's end is its own lesson panel. */
   renderSummary(entry) {
     const view = entry.view;
-    if (!view.result) {
+    if (!view.result || this.tutorial) {
       this.summaryBox.replaceChildren();
       return;
     }
