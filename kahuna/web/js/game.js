@@ -712,6 +712,12 @@ export class GamePage {
     const lost = !document.activeElement || document.activeElement === document.body;
     const nowMine = this.gameElement.dataset.turn === "mine";
     this.life.render(entry);
+    // Controls only where they apply: no chat with the computer or on one's own device (a
+    // spectator has the spectators' room), no "notify me" when one's turn cannot come.
+    const seated = entry.seat !== null;
+    const computer = seated && String(entry.kinds?.[1 - entry.seat] ?? "").startsWith("ai:");
+    this.chat.element.hidden = Boolean(this.tutorial) || (seated && (this.hotseat || computer));
+    this.notifier.applies(seated && !this.hotseat && !this.tutorial && !entry.view.result);
     this.notifier.update(nowMine && !this.hotseat, t("game.your_turn"));
     // Focus fell back to the page (its control went away), or it waited on the banner for our turn.
     if (this.wantFocus && (lost || (parked && nowMine && !wasMine))) this.focusNext();
@@ -808,8 +814,7 @@ export class GamePage {
       return;
     }
     const links = [
-      h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, class: "btn", text: t("summary.replay") }),
-      " ",
+      aborted(view) ? null : h("a", { href: replayHref(this.gameId), class: "btn", text: t("summary.replay") }),
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
     fill(this.summaryBox, summaryPanel(view, entry.players, links));
@@ -1009,12 +1014,19 @@ export class GamePage {
       if (invite) items.push(copyRow("invite", t("share.invite"), location.origin + invite));
     }
     items.push(copyRow("spectator", t("share.spectator"), spectator));
-    if (entry.view.result)
-      items.push(
-        h("p", {}, [h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, text: t("summary.replay") })]),
-      );
+    if (entry.view.result && !aborted(entry.view))
+      items.push(h("p", {}, [h("a", { href: replayHref(this.gameId), text: t("summary.replay") })]));
     fill(this.shareBox, items);
   }
+}
+
+/** Whether a finished game was aborted: it has no scores to show and no replay worth watching. */
+function aborted(view) {
+  return view.result?.reason === "aborted";
+}
+
+function replayHref(gameId) {
+  return `/replay/${encodeURIComponent(gameId)}`;
 }
 
 /** Which sound an event makes (null: none). */

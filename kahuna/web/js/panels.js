@@ -103,8 +103,20 @@ export function trackerPanel(view) {
   ]);
 }
 
-/** The end of the game: who won, why, and the points of each round. */
+/**
+ * The end of the game: who won, why, and the points of each round; an aborted game has only
+ * its sentence (no scores were made). The table wraps inside its panel, even on a phone.
+ */
 export function summaryPanel(view, players, links) {
+  const result = view.result;
+  const outcome = h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) });
+  const parts = [h("h2", { id: "summary-title", text: t("summary.title") }), outcome];
+  if (result.reason !== "aborted") parts.push(h("div", { class: "table-scroll" }, [scoreTable(view, players)]));
+  parts.push(h("p", { class: "summary-links" }, links));
+  return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, parts);
+}
+
+function scoreTable(view, players) {
   const result = view.result;
   const header = h("tr", {}, [
     h("th", { scope: "col", text: t("summary.player") }),
@@ -116,16 +128,15 @@ export function summaryPanel(view, players, links) {
   ]);
   const rows = [0, 1].map((seat) =>
     h("tr", { class: result.winner === seat ? "winner" : "" }, [
-      h("th", { scope: "row" }, [seatMark(seat), ` ${colourName(seat)} — ${players?.[seat] ?? ""}`]),
+      h("th", { scope: "row" }, [
+        seatMark(seat),
+        ` ${colourName(seat)}`,
+        players?.[seat] ? h("span", { class: "summary-name", text: playerName(players[seat]) }) : null,
+      ]),
       h("td", { class: "stones", text: String(stonesOnBoard(view, seat)) }),
       ...view.points[seat].map((p) => h("td", { text: String(p) })),
       h("td", { class: "total", text: String(total(view.points[seat])) }),
     ]),
   );
-  return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, [
-    h("h2", { id: "summary-title", text: t("summary.title") }),
-    h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) }),
-    h("table", {}, [h("thead", {}, header), h("tbody", {}, rows)]),
-    h("p", { class: "summary-links" }, links),
-  ]);
+  return h("table", { class: "score-table" }, [h("thead", {}, header), h("tbody", {}, rows)]);
 }
