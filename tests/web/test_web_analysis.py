@@ -124,6 +124,19 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     expect(message).to_contain_text("AI hint: ")
     token = message.inner_text().split("AI hint: ", 1)[1].split(":", 1)[0]
     expect(page.locator('[data-testid="confirm"]')).to_be_visible()
+    # Point 10: the hint shows as the player's own choice would: its cards selected, its line lit
+    # on the board (a draw, a discard or a button marked) and proposed.
+    expect(page.locator(f'.proposed[data-token="{token}"]').first).to_be_visible()
+    used = (
+        token[0] if ">" in token else token[1] if token.startswith("-") else token.split(":")[1] if ":" in token else ""
+    )
+    selected = page.locator('[data-testid="hand"] button.card[aria-pressed="true"]')
+    expect(selected).to_have_count(len(used))
+    assert sorted(selected.evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(used)
+    if ">" in token:
+        line = "".join(sorted(token[0] + token[2]))
+        expect(page.locator(f'.board .pick.build.proposed[data-line="{line}"]')).to_have_count(1)
+        expect(page.locator(".board .pick.build")).to_have_count(page.locator(".choice-pick.build").count())
     shot(page, "game-hint-1280x800")
     page.locator('[data-testid="confirm"]').click()
     expect(page.locator(".game")).not_to_have_attribute("data-version", "0")
