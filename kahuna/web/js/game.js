@@ -11,7 +11,7 @@ import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } fro
 import { reasonText } from "./reasons.js";
 import { ClockPanel, LifeControls, ChatPanel, TurnNotifier, lowClockWarning } from "./life.js";
 import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
-import { preference, setPreference, seatsOf } from "./store.js";
+import { preference, setPreference, seatsOf, rememberSeat } from "./store.js";
 import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
@@ -352,6 +352,7 @@ export class GamePage {
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
         entry.kinds = msg.kinds;
+        this.adopt(entry);
         this.chooseShown();
         if (index === this.shown) {
           this.board.render(entry.view);
@@ -393,6 +394,17 @@ export class GamePage {
       this.curtainFor = seat;
       this.board.render(this.current.view);
     }
+  }
+
+  /**
+   * A seat link opened in this browser makes the game this browser's: "my games" lists it and
+   * its replay offers the analysis. Seats of the signed-in account ("seat:N") are the account's.
+   */
+  adopt(entry) {
+    const token = entry.conn.token;
+    if (this.tutorial || entry.seat === null || !token || token.startsWith("seat:")) return;
+    if (seatsOf(this.gameId).some((s) => s.token === token)) return;
+    rememberSeat({ game_id: this.gameId, seat: entry.seat, token, ...(this.hotseat ? { hotseat: true } : {}) });
   }
 
   logHas(version) {
