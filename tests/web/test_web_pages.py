@@ -248,6 +248,15 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".banner")).to_contain_text("Black to move")
     shot(page, "hotseat-1280x800")
 
+    # Issue 31, 17: in the dark theme Black's ◆ is dark on a light disc (a black disc vanishes there).
+    page.emulate_media(color_scheme="dark")
+    mark = page.locator(".banner .seat-mark.seat0")
+    assert mark.evaluate("el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]") == [
+        "rgb(20, 20, 20)",
+        "rgb(230, 233, 234)",
+    ]
+    page.emulate_media(color_scheme="light")
+
     page.locator("#language").select_option("de")
     expect(page.locator(".banner")).to_contain_text("Schwarz ist am Zug")
     expect(page.locator(".log-list")).to_contain_text("Schwarz baut")

@@ -110,6 +110,12 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     at(14, "Tutorial · lesson 8 of 9")
     for kind, where in (("claimed", 'data-island="A"'), ("removed", 'data-line="AH"'), ("lost", 'data-island="H"')):
         expect(page.locator(f'[data-testid="last-move"][data-kind="{kind}"][{where}]')).to_have_count(1)
+    # Issue 31, 17: the ghost of White's swept bridge and lost stone are White's colour, not red.
+    ghost = page.locator('[data-testid="last-move"][data-kind="removed"][data-line="AH"]')
+    expect(ghost).to_have_attribute("data-seat", "1")
+    assert ghost.evaluate("el => getComputedStyle(el).stroke") == "rgb(251, 251, 246)"
+    lost = page.locator('[data-testid="last-move"][data-kind="lost"][data-island="H"]')
+    assert lost.evaluate("el => getComputedStyle(el).stroke") == "rgb(251, 251, 246)"
     shot(page, "tutorial-8-cascade-1280x800")
     card("D")
     card("H")
