@@ -34,9 +34,12 @@ function tidyNotation(text) {
   return typed;
 }
 
+/** A touch screen: taps, no hovering pointer and often no keyboard. */
+const COARSE = matchMedia("(pointer: coarse)");
+
 /** "Confirm moves": a click selects, a second click (or Enter) commits; on by default on touch screens. */
 function confirmMoves() {
-  const fallback = matchMedia("(pointer: coarse)").matches ? "on" : "off";
+  const fallback = COARSE.matches ? "on" : "off";
   return preference("confirm", fallback) === "on";
 }
 
@@ -978,7 +981,7 @@ export class GamePage {
     if (view.result) return "";
     if (this.current.seat === null) return t("hint.watching");
     if (!mine) return this.pending !== null ? t("hint.sending") : "";
-    if (this.proposed !== null) return t("hint.confirm");
+    if (this.proposed !== null) return t(COARSE.matches ? "hint.confirm_touch" : "hint.confirm");
     if (cards.length === 1) {
       const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`) && this.isLegal(tok));
       return lines.length
