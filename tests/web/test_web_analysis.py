@@ -146,6 +146,7 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     hotseat = create_game(server, opponent="hotseat", seat="first")
     both = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", reduced_motion=True)
     expect(both.locator(".game")).to_have_attribute("data-turn", "mine")
+    both.locator(".reveal").click()  # hot-seat: the seat to move asks for its hand first
     expect(both.locator("#hint")).to_have_count(1)
 
     person = create_game(server, opponent="human", seat="first", name="Alice")

@@ -172,6 +172,18 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     page.wait_for_url("**/play/**")
     page.wait_for_function("() => document.querySelector('.game')?.dataset.turn === 'mine'")
     expect(page.locator(".banner")).to_contain_text("Black to move")
+    # Issue 31, 3: the very first turn starts behind the hand-over curtain too; Black asks for it.
+    curtain = page.get_by_test_id("curtain")
+    expect(curtain).to_contain_text("Hand the device to Black")
+    expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
+    expect(page.locator(".notation")).to_be_hidden()
+    curtain.locator(".reveal").focus()
+    page.keyboard.press("Enter")
+    expect(curtain).to_have_count(0)
+    expect(page.locator('[data-testid="hand"] button.card').first).to_be_focused()
+    # Issue 31, 14: no chat with oneself, no "notify me" when both seats are here.
+    expect(page.get_by_test_id("chat")).to_be_hidden()
+    expect(page.get_by_test_id("notify-me")).to_be_hidden()
 
     notation = page.locator("#notation")
     notation.fill("Z>Q")
@@ -184,12 +196,15 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".message")).to_have_text("Select one card to discard.")
 
     # Keyboard only: focus a card, Space selects it; Tab reaches the lit lines, Enter builds.
-    reveal = page.locator(".reveal")
-    if reveal.count():
-        reveal.focus()
-        page.keyboard.press("Enter")
     built = False
     cards = page.locator(".hand-row button.card")
+    # The hand is one Tab stop: the arrow keys move between its cards.
+    assert cards.evaluate_all("els => els.map(e => e.tabIndex)") == [0, -1, -1]
+    cards.first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(cards.nth(1)).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    expect(cards.first).to_be_focused()
     for i in range(cards.count()):
         cards.nth(i).focus()
         page.keyboard.press("Space")
@@ -197,6 +212,14 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
         pick = page.locator(".pick.build").first
         expect(page.locator(".choice-pick.build")).to_have_count(page.locator(".pick.build").count())
         if pick.count():
+            # Issue 31, 16: one Tab from the selected card to its first line in words, and the
+            # line that button names lights up on the board as it is focused.
+            page.keyboard.press("Tab")
+            first = page.locator(".choice-pick.build").first
+            expect(first).to_be_focused()
+            named = first.get_attribute("data-line")
+            expect(page.locator(f'.board .pick.lit[data-line="{named}"]')).to_have_count(1)
+            expect(page.locator(".board .pick.lit")).to_have_count(1)
             line = pick.get_attribute("data-line")
             pick.focus()
             page.keyboard.press("Enter")

@@ -131,3 +131,18 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     expect(page.locator(".summary")).to_have_count(0)
     shot(page, "tutorial-done-1280x800")
 
+
+def test_the_tutorial_on_a_phone_keeps_the_lesson_the_board_and_the_hand_in_view(
+    open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    page = open_page("/rules", width=390, height=844, reduced_motion=True)
+    page.locator("#tutorial-start").click()
+    page.wait_for_function(IDLE, arg=0)
+    in_view = """sel => { const r = document.querySelector(sel).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight && r.width > 0; }"""
+    page.locator('.hand-row button.card[data-card="A"]').first.dispatch_event("click")  # a tap, no scrolling
+    expect(page.locator('.pick.build[data-line="AB"]')).to_have_count(1)
+    assert page.evaluate("() => scrollY") == 0
+    for selector in ('[data-testid="tutorial"] .tutorial-text', ".board", '[data-testid="hand"] .hand-row'):
+        assert page.evaluate(in_view, selector), f"{selector} is not in view"
+    shot(page, "tutorial-1-build-390x844")

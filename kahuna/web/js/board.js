@@ -99,8 +99,9 @@ export class BoardView {
     this.islands = new Map(board.islands.map((i) => [i.letter, i]));
     this.bridges = {};
     this.stones = {};
-    this.picks = new Map();
     this.marks = [];
+    this.offered = null;
+    this.spot = null;
     this.element = s("svg", {
       viewBox: viewBoxOf(board),
       class: "board",
@@ -354,11 +355,12 @@ export class BoardView {
    * token (waiting for confirmation) is drawn as chosen.
    */
   offer(picks, proposed = null) {
+    this.offered = [picks, proposed];
     this.pickLayer.replaceChildren();
-    // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per unit).
-    const shown = this.element.getBoundingClientRect().width || 1;
-    const unitsPerPx = this.element.viewBox.baseVal.width / shown;
-    const hitWidth = Math.min(120, Math.max(24, TARGET_PX * unitsPerPx));
+    // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per
+    // unit); the drawing's scale is the screen matrix's (the board may be fitted by its height).
+    const scale = this.element.getScreenCTM()?.a || 1;
+    const hitWidth = Math.min(120, Math.max(24, TARGET_PX / scale));
     for (const [line, pick] of picks) {
       const [x1, y1, x2, y2] = pick.kind === "build" ? this.lineEnds(line) : this.stickEnds(line);
       const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
@@ -372,6 +374,8 @@ export class BoardView {
           "aria-label": label,
           dataset: { line, token: pick.token },
           onclick: () => this.onPick(pick.token),
+          onfocus: () => this.spotlight(line),
+          onblur: () => this.spotlight(null),
           onkeydown: (e) => {
             if (e.key === "Enter" || e.key === " ") {
               e.preventDefault();
@@ -387,6 +391,21 @@ export class BoardView {
       );
       this.pickLayer.append(g);
     }
+    this.spotlight(this.spot);
+  }
+
+  /** The same choices again after the board was resized (their tap targets depend on its scale). */
+  reoffer() {
+    if (this.offered) this.offer(...this.offered);
+  }
+
+  /**
+   * Light one offered line as focus or hover would (null: none): the page calls it when a
+   * choice's button in words is focused or pointed at, so the line it names shows on the board.
+   */
+  spotlight(line) {
+    this.spot = line;
+    for (const g of this.pickLayer.children) g.classList.toggle("lit", line !== null && g.dataset.line === line);
   }
 
   /** The visible part of a line between two islands (for build highlights). */

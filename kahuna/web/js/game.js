@@ -21,6 +21,12 @@ import { hintAllowed, hintButton } from "./hintbutton.js";
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
 const MESSAGE_MS = 9000;
+/** One column (a phone): the stylesheet's breakpoint for it. */
+const NARROW = matchMedia("(max-width: 860px)");
+/** The smallest board fit() draws (CSS px high: on a phone its island names stay 12 px high), and
+ * the room it keeps under the turn's buttons. */
+const MIN_BOARD = { narrow: 285, wide: 280 };
+const FIT_MARGIN = 10;
 
 /** Typed notation in canonical spelling (capital islands, sorted letters), so "e>j" or "xje:je" work too. */
 function tidyNotation(text) {
@@ -76,7 +82,11 @@ export class GamePage {
     this.queue = [];
     this.busy = false;
     this.log = [];
-    this.curtainFor = null;
+    // Hot-seat: the seat that last asked for its hand. Any other seat on screen is behind the
+    // hand-over curtain, the first turn's seat too: nothing of one seat shows until it asks.
+    this.revealed = null;
+    // The hand is one stop of the Tab key (arrow keys move between its cards): this one.
+    this.handFocus = 0;
     this.replace = false;
     this.message = "";
     this.proposed = null;
@@ -123,25 +133,34 @@ export class GamePage {
   build() {
     this.boardWrap = h("div", { class: "board-wrap" }, [this.board.element]);
     this.banner = h("div", { class: "banner", id: "banner", tabindex: "-1", role: "status", "aria-live": "polite" });
-    // The step hint and the move to confirm sit with the banner in a bar that stays in view.
+    // Feedback (why a click cannot work, notation errors, "connection lost", the low-clock
+    // warning) takes the step hint's line in the bar that stays at the top: in view on every
+    // screen, and in the flow of the page, so it never covers anything one could click.
     this.stepHint = h("p", { class: "hint step-hint", id: "action-hint" });
-    this.confirmBox = h("div", { class: "confirm-bar" });
-    this.statusBar = h("div", { class: "status-bar" }, [this.banner, this.stepHint, this.confirmBox]);
-    this.scoringBox = h("div", { class: "scoring-box" });
-    this.tutorialBox = h("div", { class: "tutorial-box" });
-    this.sinceBox = h("div", { class: "since-box" });
-    this.playersBox = h("div", { class: "players-box" });
-    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
-    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title" });
-    this.actionsBox = h("div", { class: "actions" });
-    // Feedback in a fixed place at the bottom of the window, in view whatever was clicked.
     this.messageBox = h("p", {
-      class: "message toast",
+      class: "message notice",
       role: "alert",
       "aria-live": "assertive",
       "data-testid": "message",
       onclick: () => this.showMessage(""),
     });
+    this.confirmBox = h("div", { class: "confirm-bar" });
+    this.statusBar = h("div", { class: "status-bar" }, [
+      this.banner,
+      h("div", { class: "feedback-line" }, [this.messageBox, this.stepHint]),
+      this.confirmBox,
+    ]);
+    this.scoringBox = h("div", { class: "scoring-box" });
+    this.tutorialBox = h("div", { class: "tutorial-box" });
+    this.sinceBox = h("div", { class: "since-box" });
+    this.playersBox = h("div", { class: "players-box" });
+    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
+    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title", "data-testid": "hand" });
+    this.choiceBox = h("div", { class: "choice-box" });
+    this.actionRow = h("div", { class: "action-row" });
+    // The turn's buttons: the lit lines in words (right after the hand, so that one Tab leads
+    // from the selected card to its lines), then discard, decline or end, and the hint.
+    this.actionsBox = h("div", { class: "actions", "data-testid": "turn-actions" }, [this.choiceBox, this.actionRow]);
     this.notation = h("input", {
       id: "notation",
       type: "text",
@@ -189,6 +208,13 @@ export class GamePage {
     ]);
     this.shareBox = h("section", { class: "share" });
     this.speedSelect = h("select", { id: "speed", onchange: (e) => setPreference("speed", e.target.value) });
+    this.boardSizeSelect = h("select", {
+      id: "board-size",
+      onchange: (e) => {
+        setPreference("board", e.target.value);
+        this.fit();
+      },
+    });
     const toggle = (id, checked, onchange) =>
       h("label", { class: "toggle" }, [
         h("input", { type: "checkbox", id, checked, onchange: (e) => onchange(e.target.checked) }),
@@ -197,6 +223,7 @@ export class GamePage {
       ]);
     this.settingsBox = h("div", { class: "settings" }, [
       h("span", {}, [h("label", { for: "speed", id: "speed-label" }), " ", this.speedSelect]),
+      h("span", {}, [h("label", { for: "board-size", id: "board-size-label" }), " ", this.boardSizeSelect]),
       toggle("confirm-moves", confirmMoves(), (on) => {
         setPreference("confirm", on ? "on" : "off");
         this.proposed = null;
@@ -205,15 +232,16 @@ export class GamePage {
       toggle("sounds", soundOn(), (on) => setSoundOn(on)),
     ]);
     this.boardWrap.append(this.scoringBox);
+    // Hand, display and deck, and the turn's buttons: the dock under the board (DOM order is
+    // the keyboard's: hand, lit lines, buttons, then the cards that end the turn).
+    this.dock = h("div", { class: "dock" }, [this.handBox, this.actionsBox, this.drawBox]);
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
         this.statusBar,
         this.tutorialBox,
         this.summaryBox,
         this.boardWrap,
-        h("div", { class: "card-rows" }, [this.handBox, this.drawBox]),
-        this.actionsBox,
-        this.messageBox,
+        this.dock,
       ]),
       h("aside", { class: "side-col" }, [
         this.playersBox,
@@ -228,6 +256,7 @@ export class GamePage {
     fill(this.root, [this.gameElement]);
     this.buildLife();
     this.staticTexts();
+    addEventListener("resize", () => this.fit());
   }
 
   /** The clocks above the board, resign/abort/rematch beside the players, the chat under the log. */
@@ -289,6 +318,12 @@ export class GamePage {
     this.root.querySelector("#speed-label").textContent = t("game.speed");
     this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
     this.root.querySelector("#sounds-label").textContent = t("game.sounds");
+    this.root.querySelector("#board-size-label").textContent = t("game.board_size");
+    const size = preference("board", "fit");
+    fill(
+      this.boardSizeSelect,
+      ["fit", "large"].map((key) => h("option", { value: key, selected: key === size, text: t(`game.board_${key}`) })),
+    );
     const speed = animationSpeed();
     fill(
       this.speedSelect,
@@ -299,6 +334,7 @@ export class GamePage {
   }
 
   languageChanged() {
+    if (!this.messageSticky) this.showMessage(""); // its words are the old language's
     this.staticTexts();
     this.chat.texts();
     this.notifier.texts();
@@ -390,13 +426,18 @@ export class GamePage {
       (b.view?.history.length ?? -1) > (a.view?.history.length ?? -1) ? b : a,
     );
     const seat = newest.view?.to_move;
-    const index = this.conns.findIndex((c) => c.seat === seat);
+    if (seat === null || seat === undefined) return; // over: the seat on screen stays
+    const index = this.conns.findIndex((c) => c.seat === seat && c.view);
     if (index >= 0 && index !== this.shown) {
       this.shown = index;
       this.selected = [];
-      this.curtainFor = seat;
       this.board.render(this.current.view);
     }
+  }
+
+  /** Whether the hot-seat hand-over curtain hides the seat on screen. */
+  curtained(seat) {
+    return this.hotseat && this.revealed !== seat && !this.current.view?.result;
   }
 
   /**
@@ -682,12 +723,51 @@ export class GamePage {
   /** Feedback in the fixed message place; it fades after a while unless sticky (connection trouble). */
   showMessage(text, sticky = false) {
     this.message = text;
+    this.messageSticky = Boolean(text) && sticky;
     this.messageBox.textContent = text;
     clearTimeout(this.messageTimer);
     if (text && !sticky)
       this.messageTimer = setTimeout(() => {
         if (this.message === text) this.showMessage("");
       }, MESSAGE_MS);
+    this.fit();
+  }
+
+  /**
+   * Size the board so that everything a turn needs is in the window at once, without
+   * scrolling: the banner and its message line, the board, the hand, the display and deck and
+   * the turn's buttons. The board takes the height the rest leaves, never less than a readable
+   * minimum; on a narrow screen the hand comes first, then the draw, then the buttons. The move
+   * waiting for confirmation is left out of the sum, so that proposing a move does not shrink
+   * the board under the finger. "Board: large" (a setting) draws it as wide as its column.
+   */
+  fit() {
+    const svg = this.board.element;
+    const view = this.current?.view;
+    const size = preference("board", "fit");
+    const fitting = size === "fit" && view && !view.result;
+    this.gameElement.classList.toggle("fitted", Boolean(fitting));
+    this.gameElement.classList.toggle("board-large", size === "large");
+    if (!fitting) {
+      if (svg.style.maxHeight) {
+        svg.style.maxHeight = "";
+        this.board.reoffer();
+      }
+      return;
+    }
+    const narrow = NARROW.matches;
+    const boardHeight = svg.getBoundingClientRect().height;
+    const proposal = this.confirmBox.getBoundingClientRect().height;
+    const room = (element) =>
+      innerHeight - (element.getBoundingClientRect().bottom + scrollY - boardHeight - proposal) - FIT_MARGIN;
+    const min = narrow ? MIN_BOARD.narrow : MIN_BOARD.wide;
+    const ends = narrow ? [this.actionRow, this.drawBox, this.handBox] : [this.dock];
+    const fits = ends.filter((el) => !el.hidden && el.getClientRects().length).map(room);
+    const height = Math.floor(Math.max(min, fits.find((r) => r >= min) ?? min));
+    if (svg.style.maxHeight !== `${height}px`) {
+      svg.style.maxHeight = `${height}px`;
+      this.board.reoffer();
+    }
   }
 
   /**
@@ -749,7 +829,7 @@ export class GamePage {
       version: String(view.history.length),
       busy: String(this.pending !== null || this.busy),
     });
-    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
+    const curtain = this.curtained(seat);
     this.gameElement.classList.toggle("curtain", curtain);
     const banner = h("span", {}, this.bannerContent(entry, mine));
     // Replace the live banner only when its words change, so screen readers announce changes only.
@@ -762,7 +842,7 @@ export class GamePage {
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
     this.renderDraw(view, seat, curtain);
-    this.renderHand(view, seat);
+    this.renderHand(view, seat, curtain);
     const picks = curtain ? new Map() : this.picksFor(mine);
     if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
       this.proposed = null;
@@ -773,6 +853,7 @@ export class GamePage {
     this.renderSince();
     if (this.tutorial) fill(this.tutorialBox, [this.tutorial.panel(view)]);
     this.notationForm.hidden = seat === null || curtain || Boolean(view.result);
+    this.fit();
     this.board.offer(picks, this.proposed);
   }
 
@@ -844,17 +925,16 @@ export class GamePage {
     ]);
     deck.setAttribute("aria-label", t("draw.deck", { n: view.deck_size }));
     items.push(this.drawButton("d?", deck, seat, drawing));
-    fill(this.drawBox, [
-      h("h2", { id: "draw-title", text: t("draw.title") }),
-      h("div", { class: "draw-row" }, items),
-      h("p", {
-        class: "hint",
+    items.push(
+      h("small", {
+        class: "hint discards",
         text: t("draw.discards", {
           up: view.discard_face_up.length,
           down: view.face_down_counts[0] + view.face_down_counts[1],
         }),
       }),
-    ]);
+    );
+    fill(this.drawBox, [h("h2", { id: "draw-title", text: t("draw.title") }), h("div", { class: "draw-row" }, items)]);
   }
 
   drawButton(token, button, seat, drawing) {
@@ -869,7 +949,7 @@ export class GamePage {
     return button;
   }
 
-  renderHand(view, seat) {
+  renderHand(view, seat, curtain) {
     if (seat === null) {
       this.handBox.hidden = true;
       return;
@@ -877,38 +957,65 @@ export class GamePage {
     this.handBox.hidden = false;
     const hand = view.hand || "";
     if (this.selected.some((i) => i >= hand.length)) this.selected = [];
-    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
-    const cards = curtain
-      ? [...hand].map(() => cardBack("", t("card.back")))
-      : [...hand].map((letter, i) =>
-          cardButton(letter, {
-            "aria-pressed": String(this.selected.includes(i)),
-            onclick: () => this.toggleCard(i),
-            dataset: { card: letter, slot: i },
+    const title = h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]);
+    if (curtain) {
+      // Hot-seat hand-over: the hand face down until the seat to move asks for it.
+      fill(this.handBox, [
+        title,
+        h("div", { class: "curtain", "data-testid": "curtain" }, [
+          h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: colourName(seat) }) }),
+          h("button", {
+            type: "button",
+            class: "btn primary reveal",
+            onclick: () => {
+              this.revealed = seat;
+              this.render();
+              this.focusNext();
+            },
+            text: t("hotseat.reveal", { who: colourName(seat) }),
           }),
-        );
-    const reveal = curtain
-      ? h("button", {
-          type: "button",
-          class: "btn primary reveal",
-          onclick: () => {
-            this.curtainFor = null;
-            this.render();
-          },
-          text: t("hotseat.reveal", { who: colourName(seat) }),
-        })
-      : null;
+          h("div", { class: "hand-row" }, [...hand].map(() => cardBack("", t("card.back")))),
+        ]),
+      ]);
+      return;
+    }
+    // One Tab stop for the whole hand (the selected card, else the last one focused); the
+    // arrow keys, Home and End move between its cards.
+    const stop = this.selected[0] ?? Math.min(this.handFocus, Math.max(0, hand.length - 1));
+    const cards = [...hand].map((letter, i) =>
+      cardButton(letter, {
+        "aria-pressed": String(this.selected.includes(i)),
+        tabindex: i === stop ? 0 : -1,
+        onclick: () => this.toggleCard(i),
+        onfocus: (e) => this.handFocused(e.currentTarget, i),
+        onkeydown: (e) => this.handKey(e, i, hand.length),
+        dataset: { card: letter, slot: i },
+      }),
+    );
     fill(this.handBox, [
-      h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]),
-      curtain ? h("p", { class: "hint", text: t("hotseat.pass_device", { who: colourName(seat) }) }) : null,
+      title,
       h("div", { class: "hand-row" }, cards.length ? cards : [h("span", { class: "hint", text: t("hand.empty") })]),
-      reveal,
     ]);
   }
 
+  /** The focused card becomes the hand's Tab stop. */
+  handFocused(card, index) {
+    this.handFocus = index;
+    for (const other of this.handBox.querySelectorAll(".hand-row button.card")) other.tabIndex = other === card ? 0 : -1;
+  }
+
+  handKey(e, index, count) {
+    const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: count - 1 }[e.key];
+    if (to === undefined || count === 0) return;
+    e.preventDefault();
+    this.handBox.querySelector(`.hand-row [data-slot="${(to + count) % count}"]`)?.focus();
+  }
+
   renderActions(view, seat, mine, picks, curtain) {
+    this.actionsBox.hidden = seat === null || Boolean(view.result);
     if (seat === null || view.result || curtain) {
-      this.actionsBox.replaceChildren();
+      this.choiceBox.replaceChildren();
+      this.actionRow.replaceChildren();
       return;
     }
     const cards = this.selectedCards();
@@ -941,23 +1048,28 @@ export class GamePage {
         ]),
       );
     }
-    // The board's lit choices again as plain buttons in words: quick to reach by keyboard and screen reader.
+    // The board's lit choices again as plain buttons in words: quick to reach by keyboard and
+    // screen reader; focusing or pointing at one lights its line on the board.
+    const spot = (line) => () => this.board.spotlight(line);
     const choices = [...picks].map(([line, pick]) =>
       h("button", {
         type: "button",
         class: `btn choice-pick ${pick.kind}${pick.token === this.proposed ? " proposed" : ""}`,
-        dataset: { token: pick.token },
+        dataset: { token: pick.token, line },
         "aria-label": t(pick.kind === "build" ? "board.pick_build" : "board.pick_remove", { line: lineWords(line) }),
         onclick: () => this.play(pick.token),
+        onfocus: spot(line),
+        onblur: spot(null),
+        onmouseenter: spot(line),
+        onmouseleave: spot(null),
         text: lineWords(line),
       }),
     );
-    fill(this.actionsBox, [
-      choices.length
-        ? h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)
-        : null,
-      h("div", { class: "action-row" }, buttons),
-    ]);
+    fill(
+      this.choiceBox,
+      choices.length ? [h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)] : [],
+    );
+    fill(this.actionRow, buttons);
   }
 
   actionButton(name, token, label, reasonIfNoToken) {
