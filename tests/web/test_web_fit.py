@@ -46,6 +46,15 @@ COVERED = """el => {
 
 WIDTH = "() => document.documentElement.scrollWidth"
 
+# The page's columns as drawn: the board whole (its frame not cutting it off) and, on a wide
+# window, the players beside the board.
+COLUMNS = """() => {
+  const board = document.querySelector('.board').getBoundingClientRect();
+  const wrap = document.querySelector('.board-wrap').getBoundingClientRect();
+  const players = document.querySelector('.players-box').getBoundingClientRect();
+  return { clipped: wrap.height < board.height - 1, beside: players.left >= board.right };
+}"""
+
 # Block elements whose content runs out of their box sideways (a page can be no wider than its
 # window and still have a panel spill over its neighbour). A selected card's tick stands out of
 # the card on purpose (cards are drawn in pixels, their words too).
@@ -121,9 +130,17 @@ def fits(page: Page, what: str = "", larger_text: bool = True) -> None:
     page.evaluate(LARGER_TEXT, "")
 
 
+def columns_right(page: Page, phone: bool, what: str) -> None:
+    """The board drawn whole; on a wide window the players beside it."""
+    columns = page.evaluate(COLUMNS)
+    assert not columns["clipped"], f"{what}: the board is cut off"
+    assert columns["beside"] != phone, f"{what}: the players are {'beside' if phone else 'not beside'} the board"
+
+
 def turn_in_view(page: Page, phone: bool, what: str) -> None:
     """Point 1: what a turn needs is on screen without scrolling (and the page no wider than it)."""
     assert page.evaluate("() => scrollY") == 0
+    columns_right(page, phone, what)
     needed = [
         "#banner",
         ".board",
@@ -199,6 +216,8 @@ def test_hotseat_starts_behind_the_curtain_and_the_low_clock_warning_covers_noth
     expect(page.locator(".tracker")).to_have_count(0)
     expect(page.locator('[data-testid="turn-actions"] button')).to_have_count(0)
     assert in_view(page, '[data-testid="curtain"] .reveal')
+    assert in_view(page, ".board")
+    columns_right(page, width < 500, "behind the curtain")
     message = page.get_by_test_id("message")
     expect(message).to_contain_text("running out")
     assert in_view(page, '[data-testid="message"]')

@@ -962,7 +962,7 @@ export class GamePage {
       // Hot-seat hand-over: the hand face down until the seat to move asks for it.
       fill(this.handBox, [
         title,
-        h("div", { class: "curtain", "data-testid": "curtain" }, [
+        h("div", { class: "hand-curtain", "data-testid": "curtain" }, [
           h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: colourName(seat) }) }),
           h("button", {
             type: "button",
