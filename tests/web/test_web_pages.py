@@ -59,9 +59,10 @@ LAYOUT_PROBLEMS = """() => {
 
 # Names that a bridge would touch: the smallest distance (drawing units) between each name's box
 # and the lines, where they run over the sea (outside every island's beach), is at least half a
-# bridge's width (its sticks are 14 units wide).
+# bridge's width (its sticks are 14 units wide); and names cut off by the drawing's edge.
 NAMES_ON_BRIDGES = """() => {
   const svg = document.querySelector('.board');
+  const vb = svg.viewBox.baseVal;
   const beaches = [...svg.querySelectorAll('.island .beach')].map(b => b.getBBox());
   const onLand = (x, y) => beaches.some(b => x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height);
   const routes = [...svg.querySelectorAll('.route')].map(l => ({ line: l.parentNode.dataset.line,
@@ -69,6 +70,8 @@ NAMES_ON_BRIDGES = """() => {
   const problems = [];
   for (const text of svg.querySelectorAll('.island-name')) {
     const box = text.getBBox();
+    if (box.x < vb.x || box.y < vb.y || box.x + box.width > vb.x + vb.width || box.y + box.height > vb.y + vb.height)
+      problems.push(`${text.textContent} is cut off`);
     for (const { line, a, b } of routes) {
       for (let k = 0; k <= 1; k += 0.005) {
         const [x, y] = [a[0] + k * (b[0] - a[0]), a[1] + k * (b[1] - a[1])];

@@ -57,8 +57,8 @@ function clearance([ax, ay], [bx, by], box) {
  * Where an island's name goes: beside the island in the first direction (below, above, right,
  * left, the diagonals, then between them; close, then a little further out) where it keeps
  * NAME_CLEARANCE from every bridge's stick, at its largest size (the phone's), and reads as this
- * island's (clearly nearer to it than to any other); where no place does, the one with the most
- * room among those that read right. So no bridge is drawn on a name.
+ * island's (clearly nearer to it than to any other) inside the drawing; where no place does, the
+ * one with the most room among those that read right. So no bridge is drawn on a name.
  */
 function labelPlace(board, sticks, centre, island) {
   const [cx, cy] = centre(island.letter);
@@ -67,6 +67,8 @@ function labelPlace(board, sticks, centre, island) {
   const w = [...island.name].reduce((sum, letter) => sum + (LETTER_EMS[letter] ?? 0.86), 0) * NAME_SIZE;
   const h = NAME_SIZE * 1.2;
   const others = board.islands.filter((o) => o !== island).map((o) => [centre(o.letter), islandRadius(o)]);
+  const [vx, vy, vw, vh] = viewBoxOf(board).split(" ").map(Number);
+  const inside = (box) => box.x0 >= vx && box.x1 <= vx + vw && box.y0 >= vy && box.y1 <= vy + vh;
   const places = [];
   for (const gap of [4, 16]) {
     for (const degrees of NAME_ANGLES) {
@@ -78,7 +80,8 @@ function labelPlace(board, sticks, centre, island) {
       const box = { x0, x1: x0 + w, y0: y1 - h, y1 };
       const room = Math.min(...sticks.map(([a, b]) => clearance(a, b, box)));
       const own = clearance([cx, cy], [cx, cy], box) - r;
-      const ours = Math.min(...others.map(([at, radius]) => clearance(at, at, box) - radius)) > own + NAME_SIZE * 0.66;
+      const ours =
+        inside(box) && Math.min(...others.map(([at, radius]) => clearance(at, at, box) - radius)) > own + NAME_SIZE * 0.66;
       places.push({ x: anchor === "start" ? x0 : anchor === "end" ? x0 + w : px, y: y1 - NAME_SIZE * 0.23, anchor, room, ours });
     }
   }
