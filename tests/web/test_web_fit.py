@@ -234,7 +234,7 @@ def test_a_finished_and_an_aborted_game_fit_a_phone_in_every_language(
     context = sized(390, 844)
     over = context.new_page()
     over.goto(f"{server}/play/{finished['game_id']}#{','.join(finished['tokens'])}")  # both seats: hot-seat
-    expect(over.locator(".summary tbody tr")).to_have_count(2)
+    expect(over.locator(".summary tbody tr")).to_have_count(5)
     replay = context.new_page()
     for code in LANGUAGES:
         over.locator("#language").select_option(code)  # kept in this browser: the replay opens in it

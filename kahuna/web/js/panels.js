@@ -116,27 +116,32 @@ export function summaryPanel(view, players, links) {
   return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, parts);
 }
 
+/** The points of each round, a column per player (two columns fit any phone, in any language). */
 function scoreTable(view, players) {
-  const result = view.result;
+  const winner = view.result.winner;
+  const cell = (tag, seat, attrs, children) =>
+    h(tag, { ...attrs, class: [attrs.class, winner === seat ? "winner" : ""].filter(Boolean).join(" ") }, children);
   const header = h("tr", {}, [
     h("th", { scope: "col", text: t("summary.player") }),
-    h("th", { scope: "col", text: t("summary.stones") }),
-    h("th", { scope: "col", text: t("summary.round", { n: 1 }) }),
-    h("th", { scope: "col", text: t("summary.round", { n: 2 }) }),
-    h("th", { scope: "col", text: t("summary.final") }),
-    h("th", { scope: "col", text: t("summary.total") }),
-  ]);
-  const rows = [0, 1].map((seat) =>
-    h("tr", { class: result.winner === seat ? "winner" : "" }, [
-      h("th", { scope: "row" }, [
+    ...[0, 1].map((seat) =>
+      cell("th", seat, { scope: "col" }, [
         seatMark(seat),
         ` ${colourName(seat)}`,
         players?.[seat] ? h("span", { class: "summary-name", text: playerName(players[seat]) }) : null,
       ]),
-      h("td", { class: "stones", text: String(stonesOnBoard(view, seat)) }),
-      ...view.points[seat].map((p) => h("td", { text: String(p) })),
-      h("td", { class: "total", text: String(total(view.points[seat])) }),
-    ]),
-  );
+    ),
+  ]);
+  const row = (label, key, values) =>
+    h("tr", { class: key }, [
+      h("th", { scope: "row", text: label }),
+      ...values.map((value, seat) => cell("td", seat, {}, [String(value)])),
+    ]);
+  const rows = [
+    row(t("summary.stones"), "stones", [0, 1].map((seat) => stonesOnBoard(view, seat))),
+    row(t("summary.round", { n: 1 }), "round", [0, 1].map((seat) => view.points[seat][0])),
+    row(t("summary.round", { n: 2 }), "round", [0, 1].map((seat) => view.points[seat][1])),
+    row(t("summary.final"), "round", [0, 1].map((seat) => view.points[seat][2])),
+    row(t("summary.total"), "total", [0, 1].map((seat) => total(view.points[seat]))),
+  ];
   return h("table", { class: "score-table" }, [h("thead", {}, header), h("tbody", {}, rows)]);
 }
