@@ -19,7 +19,7 @@ from kahuna.server import ai as ai_seats
 from kahuna.server import logs
 from kahuna.server.accounts import Account
 from kahuna.server.api import client_ip
-from kahuna.server.auth import optional_account, require_account
+from kahuna.server.auth import optional_account, require_account, require_session
 from kahuna.server.lobby import Lobby
 from kahuna.server.lobby_api import NewSeek, SeekId, SeekToken, offer_of
 from kahuna.server.passwords import LEVEL_PREFIX
@@ -108,9 +108,10 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.decline(seek_id, account)
 
     @api.post("/me/bot")
-    async def become_bot(account: TheAccount) -> dict[str, Any]:
+    async def become_bot(account: Annotated[Account, Depends(require_session)]) -> dict[str, Any]:
         """Make the signed-in account a bot account (before it has played any lobby game): it then
-        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do."""
+        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do.
+        Needs a signed-in session (403 ``session_required`` for a token)."""
         if not await lobby.transact(lambda conn: make_bot(conn, account.id)):
             raise Rejected("too_late", "only an account that has played no game can become a bot", 409)
         return {"username": account.username, "is_bot": True}

@@ -34,6 +34,7 @@ seeks = Table(
     Column("owner_account", Integer),
     Column("owner_name", String(64), nullable=False),
     Column("owner_client", String(64), nullable=False),
+    Column("owner_address", String(64)),
     Column("target_account", Integer, index=True),
     Column("clock", Text),
     Column("variant", Text, nullable=False),
@@ -46,7 +47,8 @@ seeks = Table(
     Column("seat", Integer),
 )
 """``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
-the open offers per client (an account id or an address); ``rating`` is the owner's rating in the
+the open offers per client (an account id or an address); ``owner_address`` the address it came
+from (offers listed per address are bounded: ``lobby.LISTED_PER_ADDRESS``); ``rating`` is the owner's rating in the
 seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
 once accepted; times are seconds since the epoch."""
 

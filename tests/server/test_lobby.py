@@ -300,7 +300,7 @@ def test_an_ai_level_is_a_rated_bot_account_that_accepts_challenges_at_once(serv
             assert seat["status"] == "accepted"
             summary = (await http.get(f"/api/games/{seat['game_id']}")).json()
             assert summary["kinds"][1 - seat["seat"]] == "ai:easy"
-            assert (await http.post("/api/me/bot")).status_code == 409  # has played: stays a person
+            assert (await http.post("/api/me/bot")).status_code == 403  # a token manages no account
         final = await play_with_agent(server.url, seat["game_id"], seat["token"], "random", 3)
         assert final["status"] == "over"
         bot = profile(server, "ai-easy")
