@@ -15,7 +15,7 @@ import contextlib
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, ValidationError
 
 from kahuna.server import logs
@@ -53,6 +53,25 @@ class NewSeek(BaseModel):
     name: Name = Field(default="Player", description="a guest's name (an account plays under its username)")
 
 
+class PublicSeek(BaseModel):
+    seek_id: str
+    kind: str
+    status: str
+    username: str
+    account: bool = Field(description="whether an account made it (else a guest)")
+    rating: int | None
+    clock: dict[str, int] | None
+    variant: list[str]
+    rated: bool
+
+
+class SeekPage(BaseModel):
+    seeks: list[PublicSeek]
+    page: int
+    pages: int = Field(description="pages in all (at least 1)")
+    total: int = Field(description="seeks listed in all")
+
+
 class AcceptSeek(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -73,10 +92,11 @@ def router(lobby: Lobby) -> APIRouter:
         Guests may seek unrated games; rated ones need an account and a clock."""
         return await lobby.create(offer_of("seek", body), account, client_ip(request))
 
-    @api.get("/seeks")
-    async def list_seeks() -> dict[str, Any]:
-        """The open seeks, oldest first."""
-        return {"seeks": await lobby.open_seeks()}
+    @api.get("/seeks", response_model=SeekPage)
+    async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> dict[str, Any]:
+        """One page of the open seeks, fairly ordered: at most two per address, every address's
+        first before anyone's second, the newest first within each round (docs/community.md)."""
+        return await lobby.open_seeks(page)
 
     @api.get("/seeks/{seek_id}")
     async def seek_status(seek_id: SeekId, token: SeekToken = None) -> dict[str, Any]:
@@ -84,9 +104,12 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.status(seek_id, token)
 
     @api.post("/seeks/{seek_id}/accept")
-    async def accept_seek(seek_id: SeekId, account: MaybeAccount, body: AcceptSeek | None = None) -> dict[str, Any]:
-        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409 once taken."""
-        return await lobby.accept(seek_id, account, "Player" if body is None else body.name)
+    async def accept_seek(
+        seek_id: SeekId, request: Request, account: MaybeAccount, body: AcceptSeek | None = None
+    ) -> dict[str, Any]:
+        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409
+        once taken, and ``own_seek`` for one's own offer (a guest's: from the address that made it)."""
+        return await lobby.accept(seek_id, account, "Player" if body is None else body.name, client_ip(request))
 
     @api.delete("/seeks/{seek_id}", status_code=204)
     async def cancel_seek(seek_id: SeekId, account: MaybeAccount, token: SeekToken = None) -> None:
@@ -149,7 +172,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
             await websocket.close(CLOSE_TOO_SLOW)
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     if account is not None:
         send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
     bucket = Bucket(5.0, 20)
@@ -220,7 +243,7 @@ async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions:
     offers accepted meanwhile, from the database, which is the truth."""
     for sub in subscriptions:
         sub.lagged = False
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     for seek_id, token in list(owned.items()):
         status = await lobby.status(seek_id, token)
         if "token" in status:
