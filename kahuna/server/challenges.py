@@ -16,7 +16,7 @@ from sqlalchemy import Connection, exists, or_, select, update
 
 from kahuna.server import accounts as db
 from kahuna.server import ai as ai_seats
-from kahuna.server import logs
+from kahuna.server import logs, ratings
 from kahuna.server.accounts import Account
 from kahuna.server.api import client_ip
 from kahuna.server.auth import optional_account, require_account, require_session
@@ -44,12 +44,15 @@ def level_of(account: Account) -> str | None:
 def ensure_level_bots(conn: Connection, levels: list[str]) -> None:
     """Create the bot account of every AI level the server offers (once, at start-up). A name
     already held by a person (a level added after someone signed up as ``ai-<level>``) is logged
-    and that level has no account, rather than keeping the server from starting."""
+    and that level has no account, rather than keeping the server from starting. A level's stored
+    ratings are set to its fixed anchor (``ratings.ANCHORS``)."""
     for level in levels:
         try:
-            db.ensure_bot_account(conn, BOT_PREFIX + level)
+            bot = db.ensure_bot_account(conn, BOT_PREFIX + level)
         except ValueError:
             logs.event("bot_account_taken", username=BOT_PREFIX + level)
+            continue
+        ratings.pin_anchor(conn, bot.id)
 
 
 def has_played(conn: Connection, account_id: int) -> bool:

@@ -1,5 +1,6 @@
 """The lobby and ratings under attack, against a real server (issue 27): a damaged seek row, a guest
-accepting its own seek, a flood of seeks from many addresses.
+accepting its own seek, a flood of seeks from many addresses, and an AI level's rating farmed by
+losing to it on purpose.
 
 Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it)."""
 
@@ -15,8 +16,10 @@ import httpx
 import pytest
 import websockets
 from server_harness import Server
+from test_lobby import Stop, profile, random_until, resign
 
-from kahuna.bench.lobby import CLOCK
+from kahuna.bench.lobby import CLOCK, client, new_account
+from kahuna.bot.client import play_seat
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +103,29 @@ def test_a_newcomers_seek_is_seen_when_seventy_addresses_post_three_seeks_each(s
         pages.append(server.get(f"/api/seeks?page={pages[-1]['page'] + 1}").json())
     every = [seek["seek_id"] for page in pages for seek in page["seeks"]]
     assert len(every) == len(set(every)) == first_page["total"]
+
+
+# ----------------------------------------------------------------- point 3: the AI levels are anchors
+
+
+def test_losing_to_an_ai_level_on_purpose_does_not_move_its_rating(server: Server) -> None:
+    before = profile(server, "ai-easy")["ratings"]["realtime"]["rating"]
+
+    async def lose_three() -> None:
+        headers = await new_account(server.url, "farmer")
+        for n in range(3):
+            async with client(server.url, headers=headers) as http:
+                answer = await http.post("/api/challenges", json={"opponent": "ai-easy", "clock": CLOCK, "rated": True})
+                assert answer.status_code == 201, answer.text
+                seat = answer.json()
+            with pytest.raises(Stop):  # both have finished a turn: the game counts
+                await play_seat(server.url, seat["game_id"], seat["token"], random_until(2, seed=n))
+            final = await resign(server.url, seat["game_id"], seat["token"])
+            assert final["termination"] == {"reason": "resign", "seat": seat["seat"]}
+
+    asyncio.run(lose_three())
+    after = profile(server, "ai-easy")
+    farmer = profile(server, "farmer")["ratings"]["realtime"]
+    print(f"figure: ai-easy {before} before three deliberate losses, {after['ratings']['realtime']['rating']} after")
+    assert farmer["games"] == 3 and farmer["rating"] < 1500
+    assert after["ratings"]["realtime"]["rating"] == before
