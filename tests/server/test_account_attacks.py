@@ -7,6 +7,7 @@ Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from collections.abc import Iterator
 from typing import Any
@@ -218,3 +219,103 @@ def test_a_chat_line_with_a_stack_of_combining_marks_is_refused(server: Server) 
 
     answer = run(scenario())
     assert answer["type"] == "error" and "combining" in answer["message"], answer
+
+
+# ----------------------------------------------------------------- point 4: token scopes, sessions, password
+
+
+def make_token(browser: httpx.Client, name: str, scopes: list[str]) -> httpx.Response:
+    body = {"name": name, "password": PASSWORD, "scopes": scopes}
+    return browser.post("/api/tokens", json=body, headers=csrf(browser))
+
+
+def test_a_token_cannot_make_tokens_or_manage_the_account(server: Server) -> None:
+    name = unique("scoped")
+    browser = signed_in(server, name)
+    parent = make_token(browser, "parent", ["play"]).json()["token"]
+    program = from_address(server, headers={"Authorization": f"Bearer {parent}"})
+    child = program.post("/api/tokens", json={"name": "child", "password": PASSWORD, "scopes": ["play"]})
+    print(f"figure: a Bearer token asking for a new token answered {child.status_code}")
+    assert child.status_code == 403 and child.json()["error"] == "session_required"
+    for method, path, body in (
+        ("GET", "/api/tokens", None),
+        ("GET", "/api/sessions", None),
+        ("DELETE", "/api/sessions", None),
+        ("POST", "/api/me/password", {"password": PASSWORD, "new_password": "another-long-phrase"}),
+        ("DELETE", "/api/me", {"password": PASSWORD}),
+        ("POST", "/api/me/bot", None),
+    ):
+        answer = program.request(method, path, json=body)
+        assert answer.status_code == 403 and answer.json()["error"] == "session_required", (method, path)
+    # making a token needs the password again, even with a session
+    wrong = browser.post(
+        "/api/tokens", json={"name": "x", "password": "not-it-at-all", "scopes": ["read"]}, headers=csrf(browser)
+    )
+    assert wrong.status_code == 401
+    assert program.get("/api/me").json()["username"] == name  # the token still plays and reads
+
+
+def test_a_read_token_reads_and_cannot_play(server: Server) -> None:
+    browser = signed_in(server, unique("reader"))
+    made = make_token(browser, "stats", ["read"]).json()
+    assert made["scopes"] == ["read"]
+    reader = from_address(server, headers={"Authorization": f"Bearer {made['token']}"})
+    assert reader.get("/api/me").status_code == 200 and reader.get("/api/me/games").status_code == 200
+    refused = reader.post("/api/games", json={"opponent": "human", "name": "Bot"})
+    assert refused.status_code == 403 and refused.json()["error"] == "insufficient_scope"
+    assert reader.post("/api/seeks", json={"clock": {"initial": 300, "increment": 3}}).status_code == 403
+
+    async def socket() -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {made['token']}"}
+        async with websockets.connect(f"{server.ws_url}/ws/lobby", additional_headers=headers) as ws:
+            first: dict[str, Any] = json.loads(await ws.recv())
+            return first
+
+    assert run(socket())["code"] == "insufficient_scope"
+    listed = browser.get("/api/tokens").json()
+    assert [token["scopes"] for token in listed] == [["read"]]
+
+
+def test_changing_the_password_signs_out_every_other_session_and_revokes_every_token(server: Server) -> None:
+    name = unique("changer")
+    here = signed_in(server, name)
+    elsewhere = from_address(server, headers={"User-Agent": "Other browser/1.0"})
+    assert elsewhere.post("/api/session", json={"username": name, "password": PASSWORD}).status_code == 200
+    token = make_token(here, "bot", ["play"]).json()["token"]
+    sessions = here.get("/api/sessions").json()
+    assert len(sessions) == 2 and sum(s["current"] for s in sessions) == 1
+    assert {s["user_agent"] for s in sessions if not s["current"]} == {"Other browser/1.0"}
+    assert all(len(s["id"]) == 16 and s["id"] not in here.cookies["session"] for s in sessions)
+    weak = here.post("/api/me/password", json={"password": PASSWORD, "new_password": "kahuna2026"}, headers=csrf(here))
+    assert weak.status_code == 422
+    wrong = here.post("/api/me/password", json={"password": "nope-nope-nope", "new_password": "x"}, headers=csrf(here))
+    assert wrong.status_code == 401
+    new = "orchid-harbour-lantern"
+    changed = here.post("/api/me/password", json={"password": PASSWORD, "new_password": new}, headers=csrf(here))
+    print(f"figure: a password change answered {changed.json()}")
+    assert changed.status_code == 200 and changed.json() == {"signed_out": 1, "revoked_tokens": 1}
+    assert here.get("/api/me").status_code == 200
+    assert elsewhere.get("/api/me").status_code == 401
+    assert from_address(server, headers={"Authorization": f"Bearer {token}"}).get("/api/me").status_code == 401
+    assert server.post("/api/session", {"username": name, "password": PASSWORD}).status_code == 401
+    assert server.post("/api/session", {"username": name, "password": new}).status_code == 200
+
+
+def test_one_session_is_ended_from_the_list_and_sign_out_everywhere_ends_all(server: Server) -> None:
+    name = unique("mover")
+    browsers = [signed_in(server, name)]
+    for _ in range(2):
+        browser = from_address(server)
+        assert browser.post("/api/session", json={"username": name, "password": PASSWORD}).status_code == 200
+        browsers.append(browser)
+    listed = browsers[0].get("/api/sessions").json()
+    other = next(s for s in listed if not s["current"])
+    assert browsers[0].delete(f"/api/sessions/{other['id']}", headers=csrf(browsers[0])).status_code == 204
+    assert browsers[0].delete(f"/api/sessions/{other['id']}", headers=csrf(browsers[0])).status_code == 404
+    assert [b.get("/api/me").status_code for b in browsers].count(401) == 1
+    stranger = signed_in(server, unique("stranger"))
+    assert stranger.delete(f"/api/sessions/{listed[0]['id']}", headers=csrf(stranger)).status_code == 404
+    everywhere = browsers[0].delete("/api/sessions", headers=csrf(browsers[0]))
+    assert everywhere.status_code == 200 and everywhere.json() == {"signed_out": 2}
+    assert [b.get("/api/me").status_code for b in browsers] == [401, 401, 401]
+    assert stranger.get("/api/me").status_code == 200
