@@ -186,49 +186,32 @@ def _owner_active() -> Any:
     return or_(seeks.c.owner_account.is_(None), seeks.c.owner_account.not_in(deleted.scalar_subquery()))
 
 
+def _open(kind: str, now: float, *conditions: Any) -> Any:
+    """The query of the open offers of ``kind`` whose owner is present, oldest first."""
+    present = (seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
+    return select(seeks).where(*present, *conditions).order_by(seeks.c.created)
+
+
 def open_seeks(
     conn: Connection, kind: str, now: float, limit: int, damaged: set[str], newest: bool = False
 ) -> list[Seek]:
     """Open offers of ``kind`` whose owner is present, oldest first (``newest``: the newest
     ``limit``, still oldest first); the ids of damaged rows go into ``damaged``."""
-    query = (
-        select(seeks)
-        .where(seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
-        .order_by(seeks.c.created.desc() if newest else seeks.c.created)
-        .limit(limit)
-    )
-    found = _readable(conn.execute(query).mappings(), damaged)
+    query = _open(kind, now)
+    if newest:
+        query = query.order_by(None).order_by(seeks.c.created.desc())
+    found = _readable(conn.execute(query.limit(limit)).mappings(), damaged)
     return sorted(found, key=lambda seek: seek.created)
 
 
 def challenges_for(conn: Connection, account_id: int, now: float, damaged: set[str]) -> list[Seek]:
-    query = (
-        select(seeks)
-        .where(
-            seeks.c.kind == "challenge",
-            seeks.c.target_account == account_id,
-            seeks.c.status == OPEN,
-            seeks.c.alive_until > now,
-            _owner_active(),
-        )
-        .order_by(seeks.c.created)
-    )
+    query = _open("challenge", now, seeks.c.target_account == account_id)
     return _readable(conn.execute(query).mappings(), damaged)
 
 
 def open_at_address(conn: Connection, kind: str, address: str, now: float, damaged: set[str]) -> list[Seek]:
     """The open offers of ``kind`` made from ``address``, oldest first."""
-    query = (
-        select(seeks)
-        .where(
-            seeks.c.kind == kind,
-            seeks.c.owner_address == address,
-            seeks.c.status == OPEN,
-            seeks.c.alive_until > now,
-            _owner_active(),
-        )
-        .order_by(seeks.c.created)
-    )
+    query = _open(kind, now, seeks.c.owner_address == address)
     return _readable(conn.execute(query).mappings(), damaged)
 
 

@@ -4,33 +4,17 @@ one Redis): the per-account budget holds across instances as on one (issue 27, p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from scale_harness import pg_url, redis_url
 from server_harness import Server
 from test_account_attacks import PASSWORD, burst, unique
+from test_lobby_instances import pair
 
-__all__ = ["pg_url", "redis_url"]
+__all__ = ["pair", "pg_url", "redis_url"]
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
-
-
-@pytest.fixture
-def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server]]:
-    servers = []
-    try:
-        for name in ("a", "b"):
-            (tmp_path / name).mkdir()
-            server = Server(tmp_path / name, args=("--broker", redis_url))
-            server.db = pg_url
-            servers.append(server.start())
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
-            server.stop()
 
 
 def test_guesses_sent_at_once_to_two_instances_are_checked_at_most_the_accounts_budget(
