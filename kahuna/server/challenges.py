@@ -104,7 +104,7 @@ def router(lobby: Lobby) -> APIRouter:
     @api.post("/challenges/{seek_id}/accept")
     async def accept(seek_id: SeekId, account: TheAccount) -> dict[str, Any]:
         """The challenged account takes its seat: the seat links."""
-        return await lobby.accept(seek_id, account, account.username, None)
+        return await lobby.accept(seek_id, account, account.username)
 
     @api.post("/challenges/{seek_id}/decline", status_code=204)
     async def decline(seek_id: SeekId, account: TheAccount) -> None:

@@ -174,7 +174,12 @@ class Lobby:
         return control
 
     async def create(
-        self, offer: Offer, account: Account | None, address: str, target: Account | None = None
+        self,
+        offer: Offer,
+        account: Account | None,
+        address: str,
+        target: Account | None = None,
+        browser: str | None = None,
     ) -> dict[str, Any]:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
@@ -190,6 +195,7 @@ class Lobby:
             owner_name=offer.name if account is None else account.username,
             owner_client=client,
             owner_address=address,
+            owner_browser=None if browser is None else digest(browser),
             target_account=None if target is None else target.id,
             clock=offer.clock,
             variant=tuple(sorted(offer.variant)),
@@ -315,12 +321,13 @@ class Lobby:
 
     # ----------------------------------------------------------------- accepting
 
-    async def accept(self, seek_id: str, account: Account | None, name: str, address: str | None) -> dict[str, Any]:
+    async def accept(
+        self, seek_id: str, account: Account | None, name: str, browser: str | None = None
+    ) -> dict[str, Any]:
         """Take the other seat of an open seek or of a challenge to this account; the seat links.
 
-        Nobody accepts their own offer: an account its own, and nobody a guest's offer from the
-        address it was made from (a guest has no other identity: the same browser, or a second tab).
-        ``address`` is ``None`` for a challenge, which only its target may accept anyway."""
+        Nobody accepts their own offer: an account its own, and no browser the guest offer it made
+        (``browser``: its ``browser`` cookie; two browsers behind one address are two people)."""
         seek = await self._load(seek_id)
         if seek.kind == "pool":
             raise Rejected("not_found", f"no seek {seek_id!r}", 404)
@@ -332,7 +339,9 @@ class Lobby:
             raise Rejected("unauthorized", "rated games need an account: sign in", 401)
         own_account = account is not None and seek.owner_account == account.id
         own_guest_offer = (
-            address is not None and seek.owner_account is None and seek.address in (address, f"address:{address}")
+            browser is not None
+            and seek.owner_browser is not None
+            and secrets.compare_digest(digest(browser), seek.owner_browser)
         )
         if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
@@ -446,6 +455,7 @@ class Lobby:
             owner_name=offer.name if account is None else account.username,
             owner_client="",
             owner_address=None,
+            owner_browser=None,
             target_account=bot.id,
             clock=offer.clock,
             variant=offer.variant,

@@ -13,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, ValidationError
 
 from kahuna.server import logs
 from kahuna.server.accounts import Account
 from kahuna.server.api import Name, client_ip
-from kahuna.server.auth import optional_account, websocket_account
+from kahuna.server.auth import is_https, optional_account, websocket_account
 from kahuna.server.broker import LOBBY, user_channel
 from kahuna.server.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, Offer, seek_channel
 from kahuna.server.ratelimit import Bucket
@@ -34,6 +35,10 @@ Variants = list[Literal["no_build_at_enemy_stone", "replace_on_remove"]]
 ClockJson = dict[str, StrictInt] | None
 MaybeAccount = Annotated[Account | None, Depends(optional_account)]
 """The signed-in account, or ``None`` for a guest."""
+BROWSER_COOKIE = "browser"
+"""A random id a browser gets with its first offer (HttpOnly, for the API's requests only): so that a
+guest cannot accept its own offer, while two browsers behind one address can play each other."""
+BROWSER_SECONDS = 365 * 24 * 3600
 
 LOBBY_FRAME = 512
 """Bytes a lobby message may have (``own`` is the longest)."""
@@ -86,11 +91,12 @@ def router(lobby: Lobby) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.post("/seeks", status_code=201)
-    async def create_seek(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def create_seek(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Open a seek in the lobby: ``{"seek_id", "token"}``; keep the token, it is your seat.
 
         Guests may seek unrated games; rated ones need an account and a clock."""
-        return await lobby.create(offer_of("seek", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("seek", body), account, client_ip(request), browser=browser)
 
     @api.get("/seeks", response_model=SeekPage)
     async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> dict[str, Any]:
@@ -108,8 +114,9 @@ def router(lobby: Lobby) -> APIRouter:
         seek_id: SeekId, request: Request, account: MaybeAccount, body: AcceptSeek | None = None
     ) -> dict[str, Any]:
         """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409
-        once taken, and ``own_seek`` for one's own offer (a guest's: from the address that made it)."""
-        return await lobby.accept(seek_id, account, "Player" if body is None else body.name, client_ip(request))
+        once taken, and ``own_seek`` for one's own offer (a guest's: from the browser that made it)."""
+        name = "Player" if body is None else body.name
+        return await lobby.accept(seek_id, account, name, request.cookies.get(BROWSER_COOKIE))
 
     @api.delete("/seeks/{seek_id}", status_code=204)
     async def cancel_seek(seek_id: SeekId, account: MaybeAccount, token: SeekToken = None) -> None:
@@ -117,12 +124,30 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.cancel(seek_id, token, account)
 
     @api.post("/pairing", status_code=201)
-    async def play_now(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def play_now(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Quick pairing: ``{"seek_id", "token"}`` plus the seat links if an opponent was waiting;
         else wait (``/ws/lobby`` or polling ``GET /api/seeks/<id>``) for the matcher."""
-        return await lobby.create(offer_of("pool", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("pool", body), account, client_ip(request), browser=browser)
 
     return api
+
+
+def _browser(request: Request, response: Response) -> str:
+    """The request's ``browser`` cookie, set first if it has none (a new random id)."""
+    browser = request.cookies.get(BROWSER_COOKIE, "")
+    if not 20 <= len(browser) <= 64:
+        browser = secrets.token_urlsafe(24)
+        response.set_cookie(
+            BROWSER_COOKIE,
+            browser,
+            max_age=BROWSER_SECONDS,
+            path="/api/",
+            secure=is_https(request),
+            httponly=True,
+            samesite="lax",
+        )
+    return browser
 
 
 async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:

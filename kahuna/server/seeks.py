@@ -39,6 +39,7 @@ seeks = Table(
     Column("owner_name", String(64), nullable=False),
     Column("owner_client", String(64), nullable=False),
     Column("owner_address", String(64)),
+    Column("owner_browser", String(64)),
     Column("target_account", Integer, index=True),
     Column("clock", Text),
     Column("variant", Text, nullable=False),
@@ -52,9 +53,10 @@ seeks = Table(
 )
 """``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
 the open offers per client (an account id or an address); ``owner_address`` the address it came
-from (offers listed per address are bounded: ``lobby.LISTED_PER_ADDRESS``); ``rating`` is the owner's rating in the
-seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
-once accepted; times are seconds since the epoch."""
+from (offers listed per address are bounded: ``lobby.LISTED_PER_ADDRESS``); ``owner_browser`` the
+digest of the ``browser`` cookie of the guest that made it (it may not accept its own offer);
+``rating`` is the owner's rating in the seek's pool when it was made (``None``: a guest, or an
+untimed seek); ``seat`` the owner's seat once accepted; times are seconds since the epoch."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Seek:
     owner_name: str
     owner_client: str
     owner_address: str | None
+    owner_browser: str | None
     target_account: int | None
     clock: dict[str, Any] | None
     variant: tuple[str, ...]
@@ -125,6 +128,7 @@ def _seek(row: Any) -> Seek:
             owner_name=row["owner_name"],
             owner_client=row["owner_client"],
             owner_address=row["owner_address"],
+            owner_browser=row["owner_browser"],
             target_account=row["target_account"],
             clock=clock,
             variant=tuple(str(name) for name in variant),
@@ -161,6 +165,7 @@ def insert(conn: Connection, seek: Seek) -> None:
             owner_name=seek.owner_name,
             owner_client=seek.owner_client,
             owner_address=seek.owner_address,
+            owner_browser=seek.owner_browser,
             target_account=seek.target_account,
             clock=None if seek.clock is None else json.dumps(seek.clock, sort_keys=True),
             variant=json.dumps(sorted(seek.variant)),

@@ -207,6 +207,7 @@ def test_an_offer_whose_owner_stopped_showing_signs_of_life_expires(tmp_path: Pa
         "x",
         None,
         None,
+        None,
         (),
         False,
         None,
@@ -236,8 +237,8 @@ def test_an_offer_whose_owner_stopped_showing_signs_of_life_expires(tmp_path: Pa
 def test_quick_pairing_widens_its_rating_range_with_waiting_time() -> None:
     def entry(seek_id: str, rating: int, created: float, client_: str = "") -> Seek:
         return Seek(
-            seek_id, "pool", seeks.OPEN, 1, "x", client_ or seek_id, None, None, CLOCK, (), True, rating, "d", created,
-            created + 30, None, None,
+            seek_id, "pool", seeks.OPEN, 1, "x", client_ or seek_id, None, None, None, CLOCK, (), True, rating, "d",
+            created, created + 30, None, None,
         )  # fmt: skip
 
     assert allowed_gap(0) == 100 and allowed_gap(10) == 350

@@ -72,14 +72,15 @@ def test_a_damaged_seek_row_is_quarantined_and_the_lobby_stays_up(server: Server
 # ----------------------------------------------------------------- point 7: one's own guest seek
 
 
-def test_a_guest_cannot_accept_its_own_guest_seek(server: Server) -> None:
-    mine = seek_from(server, "127.0.71.1", "Alone")
-    with httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address="127.0.71.1")) as same:
-        answer = same.post(f"/api/seeks/{mine['seek_id']}/accept", json={"name": "Alone again"})
-    print(f"figure: a guest accepting its own guest seek answered {answer.status_code}")
-    assert answer.status_code == 409 and answer.json()["error"] == "own_seek", answer.text
-    with httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address="127.0.71.2")) as other:
-        assert other.post(f"/api/seeks/{mine['seek_id']}/accept", json={"name": "Friend"}).status_code == 200
+def test_a_guest_cannot_accept_its_own_guest_seek_from_the_same_browser(server: Server) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as browser:
+        mine = browser.post("/api/seeks", json={"clock": CLOCK, "name": "Alone"})
+        assert mine.status_code == 201 and "httponly" in mine.headers["set-cookie"].lower()
+        again = browser.post(f"/api/seeks/{mine.json()['seek_id']}/accept", json={"name": "Alone again"})
+    print(f"figure: a guest accepting its own guest seek from the same browser answered {again.status_code}")
+    assert again.status_code == 409 and again.json()["error"] == "own_seek", again.text
+    with httpx.Client(base_url=server.url, timeout=10) as other:  # another browser at the same address
+        assert other.post(f"/api/seeks/{mine.json()['seek_id']}/accept", json={"name": "Friend"}).status_code == 200
 
 
 # ----------------------------------------------------------------- point 7: a flood of seeks
