@@ -97,14 +97,14 @@ def test_the_account_page_lists_sessions_changes_the_password_and_signs_out_ever
     open_page: OpenPage, new_context: Callable[..., BrowserContext]
 ) -> None:
     first = open_page("/signup", **PHONE)
-    first.locator("#username").fill("Moana_web")
+    first.locator("#username").fill("Kailua_web")
     first.locator("#password").fill(PASSWORD)
     first.locator("#signup-submit").click()
     first.wait_for_url(re.compile(r"/account$"))
     pages = [first]
     for _ in range(2):
         other = open_page("/signin", context=new_context(**PHONE))
-        other.locator("#username").fill("Moana_web")
+        other.locator("#username").fill("Kailua_web")
         other.locator("#password").fill(PASSWORD)
         other.locator("#signin-submit").click()
         other.wait_for_url(re.compile(r"/$"))
