@@ -135,7 +135,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         ),
     )
     app.include_router(api.router(service))
-    app.include_router(account_api.router(auth, service, lobby.withdraw_all))
+    quotas = Quotas(limits, limiters)
+    app.include_router(account_api.router(auth, service, lobby.withdraw_all, quotas.signups))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby_api.router(lobby))
     app.include_router(challenges.router(lobby))
@@ -169,7 +170,6 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
     if WEB_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
-    quotas = Quotas(limits, limiters)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)
     return app
 

@@ -16,10 +16,10 @@ from sqlalchemy import Connection, exists, or_, select, update
 
 from kahuna.server import accounts as db
 from kahuna.server import ai as ai_seats
-from kahuna.server import logs
+from kahuna.server import logs, ratings
 from kahuna.server.accounts import Account
 from kahuna.server.api import client_ip
-from kahuna.server.auth import optional_account, require_account
+from kahuna.server.auth import optional_account, require_account, require_session
 from kahuna.server.lobby import Lobby
 from kahuna.server.lobby_api import NewSeek, SeekId, SeekToken, offer_of
 from kahuna.server.passwords import LEVEL_PREFIX
@@ -44,12 +44,15 @@ def level_of(account: Account) -> str | None:
 def ensure_level_bots(conn: Connection, levels: list[str]) -> None:
     """Create the bot account of every AI level the server offers (once, at start-up). A name
     already held by a person (a level added after someone signed up as ``ai-<level>``) is logged
-    and that level has no account, rather than keeping the server from starting."""
+    and that level has no account, rather than keeping the server from starting. A level's stored
+    ratings are set to its fixed anchor (``ratings.ANCHORS``)."""
     for level in levels:
         try:
-            db.ensure_bot_account(conn, BOT_PREFIX + level)
+            bot = db.ensure_bot_account(conn, BOT_PREFIX + level)
         except ValueError:
             logs.event("bot_account_taken", username=BOT_PREFIX + level)
+            continue
+        ratings.pin_anchor(conn, bot.id)
 
 
 def has_played(conn: Connection, account_id: int) -> bool:
@@ -108,9 +111,10 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.decline(seek_id, account)
 
     @api.post("/me/bot")
-    async def become_bot(account: TheAccount) -> dict[str, Any]:
+    async def become_bot(account: Annotated[Account, Depends(require_session)]) -> dict[str, Any]:
         """Make the signed-in account a bot account (before it has played any lobby game): it then
-        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do."""
+        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do.
+        Needs a signed-in session (403 ``session_required`` for a token)."""
         if not await lobby.transact(lambda conn: make_bot(conn, account.id)):
             raise Rejected("too_late", "only an account that has played no game can become a bot", 409)
         return {"username": account.username, "is_bot": True}

@@ -13,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, ValidationError
 
 from kahuna.server import logs
 from kahuna.server.accounts import Account
 from kahuna.server.api import Name, client_ip
-from kahuna.server.auth import optional_account, websocket_account
+from kahuna.server.auth import is_https, optional_account, websocket_account
 from kahuna.server.broker import LOBBY, user_channel
 from kahuna.server.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, Offer, seek_channel
 from kahuna.server.ratelimit import Bucket
@@ -34,6 +35,10 @@ Variants = list[Literal["no_build_at_enemy_stone", "replace_on_remove"]]
 ClockJson = dict[str, StrictInt] | None
 MaybeAccount = Annotated[Account | None, Depends(optional_account)]
 """The signed-in account, or ``None`` for a guest."""
+BROWSER_COOKIE = "browser"
+"""A random id a browser gets with its first offer (HttpOnly, for the API's requests only): so that a
+guest cannot accept its own offer, while two browsers behind one address can play each other."""
+BROWSER_SECONDS = 365 * 24 * 3600
 
 LOBBY_FRAME = 512
 """Bytes a lobby message may have (``own`` is the longest)."""
@@ -53,6 +58,25 @@ class NewSeek(BaseModel):
     name: Name = Field(default="Player", description="a guest's name (an account plays under its username)")
 
 
+class PublicSeek(BaseModel):
+    seek_id: str
+    kind: str
+    status: str
+    username: str
+    account: bool = Field(description="whether an account made it (else a guest)")
+    rating: int | None
+    clock: dict[str, int] | None
+    variant: list[str]
+    rated: bool
+
+
+class SeekPage(BaseModel):
+    seeks: list[PublicSeek]
+    page: int
+    pages: int = Field(description="pages in all (at least 1)")
+    total: int = Field(description="seeks listed in all")
+
+
 class AcceptSeek(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -67,16 +91,18 @@ def router(lobby: Lobby) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.post("/seeks", status_code=201)
-    async def create_seek(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def create_seek(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Open a seek in the lobby: ``{"seek_id", "token"}``; keep the token, it is your seat.
 
         Guests may seek unrated games; rated ones need an account and a clock."""
-        return await lobby.create(offer_of("seek", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("seek", body), account, client_ip(request), browser=browser)
 
-    @api.get("/seeks")
-    async def list_seeks() -> dict[str, Any]:
-        """The open seeks, oldest first."""
-        return {"seeks": await lobby.open_seeks()}
+    @api.get("/seeks", response_model=SeekPage)
+    async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> dict[str, Any]:
+        """One page of the open seeks, fairly ordered: at most two per address, every address's
+        first before anyone's second, the newest first within each round (docs/community.md)."""
+        return await lobby.open_seeks(page)
 
     @api.get("/seeks/{seek_id}")
     async def seek_status(seek_id: SeekId, token: SeekToken = None) -> dict[str, Any]:
@@ -84,9 +110,13 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.status(seek_id, token)
 
     @api.post("/seeks/{seek_id}/accept")
-    async def accept_seek(seek_id: SeekId, account: MaybeAccount, body: AcceptSeek | None = None) -> dict[str, Any]:
-        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409 once taken."""
-        return await lobby.accept(seek_id, account, "Player" if body is None else body.name)
+    async def accept_seek(
+        seek_id: SeekId, request: Request, account: MaybeAccount, body: AcceptSeek | None = None
+    ) -> dict[str, Any]:
+        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409
+        once taken, and ``own_seek`` for one's own offer (a guest's: from the browser that made it)."""
+        name = "Player" if body is None else body.name
+        return await lobby.accept(seek_id, account, name, request.cookies.get(BROWSER_COOKIE))
 
     @api.delete("/seeks/{seek_id}", status_code=204)
     async def cancel_seek(seek_id: SeekId, account: MaybeAccount, token: SeekToken = None) -> None:
@@ -94,12 +124,30 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.cancel(seek_id, token, account)
 
     @api.post("/pairing", status_code=201)
-    async def play_now(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def play_now(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Quick pairing: ``{"seek_id", "token"}`` plus the seat links if an opponent was waiting;
         else wait (``/ws/lobby`` or polling ``GET /api/seeks/<id>``) for the matcher."""
-        return await lobby.create(offer_of("pool", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("pool", body), account, client_ip(request), browser=browser)
 
     return api
+
+
+def _browser(request: Request, response: Response) -> str:
+    """The request's ``browser`` cookie, set first if it has none (a new random id)."""
+    browser = request.cookies.get(BROWSER_COOKIE, "")
+    if not 20 <= len(browser) <= 64:
+        browser = secrets.token_urlsafe(24)
+        response.set_cookie(
+            BROWSER_COOKIE,
+            browser,
+            max_age=BROWSER_SECONDS,
+            path="/api/",
+            secure=is_https(request),
+            httponly=True,
+            samesite="lax",
+        )
+    return browser
 
 
 async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
@@ -149,7 +197,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
             await websocket.close(CLOSE_TOO_SLOW)
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     if account is not None:
         send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
     bucket = Bucket(5.0, 20)
@@ -220,7 +268,7 @@ async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions:
     offers accepted meanwhile, from the database, which is the truth."""
     for sub in subscriptions:
         sub.lagged = False
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     for seek_id, token in list(owned.items()):
         status = await lobby.status(seek_id, token)
         if "token" in status:
