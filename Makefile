@@ -1,18 +1,19 @@
 # The two commands of the project: `make run` and `make test`. Both bootstrap .venv from scratch.
-# `make check` is the contributors' inner loop: lint, type checks, and the rules and AI tests
-# without those marked slow.
+# `make check` is the contributors' inner loop (about 16 s of CPU): lint, type checks, and the rules,
+# AI and compiled-core tests without those marked slow.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --disable-pip-version-check -q -c constraints.txt
 
-# Test folders that mypy --strict checks as well as the package: all of them.
-TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server tests/fast tests/test_clock.py
-# Test folders whose modules import a helper beside them by its plain name (tui_pty_driver, positions,
-# server_harness, test_ai_agents).
-TEST_HELPERS := tests/tui tests/rules tests/server tests/ai
+# Test folders that mypy --strict checks as well as the package: all of them, and the contributors'
+# tools (tools/, not installed).
+TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server tests/fast tests/tools tests/test_clock.py tools
+# Folders whose modules are imported by their plain name (tui_pty_driver, positions, server_harness,
+# test_ai_agents, and the tools).
+TEST_HELPERS := tests/tui tests/rules tests/server tests/ai tools
 # The tests make check runs.
-CHECK_TESTS := tests/rules tests/ai
+CHECK_TESTS := tests/rules tests/ai tests/fast
 
 empty :=
 space := $(empty) $(empty)

@@ -11,10 +11,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("kahuna.replay", "replay a game record (kahuna-record/1), optionally with a trace"),
     "play": ("kahuna.tui.play", "play in the terminal against the AI or hot-seat"),
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
-    "arena": ("kahuna.ai.arena_cli", "play AI agents against each other: win rates, Elo, time per turn"),
-    "analyse": ("kahuna.ai.analysis_cli", "analyse a finished game: win chances, best moves, blunders"),
-    "tune": ("kahuna.ai.tune_cli", "tune the heuristic's weights by SPSA self-play and measure them"),
-    "train": ("kahuna.ai.train_cli", "train the policy/value network by self-play (needs the train extra)"),
+    "arena": ("kahuna.ai.commands.arena", "play AI agents against each other: win rates, Elo, time per turn"),
+    "analyse": ("kahuna.ai.commands.analyse", "analyse a finished game: win chances, best moves, blunders"),
+    "tune": ("kahuna.ai.commands.tune", "tune the heuristic's weights by SPSA self-play and measure them"),
+    "train": ("kahuna.ai.commands.train", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
     "bot": ("kahuna.bot.cli", "play on a server as an online bot (a bot account's token, any agent spec)"),
     "worker": (
@@ -27,7 +27,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 BENCHES: dict[str, str] = {
     "engine": "kahuna.bench.engine",
     "server": "kahuna.bench.server",
-    "probes": "kahuna.bench.probes",
     "timeouts": "kahuna.bench.timeouts",
     "lobby": "kahuna.bench.lobby",
 }

@@ -76,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         final: _Traced
         if core == "fast":
-            from kahuna.fast.state import replay
+            from kahuna.fast.state import FastState
 
-            final = replay(record, trace if args.trace else None)
+            final = record.replay_with(FastState.start_of, trace if args.trace else None)
         else:
             final = record.replay(trace if args.trace else None)
     except ReplayError as exc:

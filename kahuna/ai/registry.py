@@ -1,12 +1,14 @@
 """Agent specs: the strings that name an agent on command lines and in the server.
 
 A spec is ``NAME`` or ``NAME:OPTIONS``; what OPTIONS means is up to the agent's factory (most use
-``key=value,key=value``, see :func:`parse_options`; ``cmd:PROGRAM ARGS`` takes a command line).
-Factories are named by ``module:function`` so that nothing heavy is imported until it is used.
+``key=value,key=value``, see :func:`kahuna.ai.spec.parse_options`; ``cmd:PROGRAM ARGS`` takes a
+command line). Factories are named by ``module:function`` so that nothing heavy is imported until
+it is used; the agents (:mod:`kahuna.ai.agents`) never import the registry.
 
-The built-in agents are in :data:`FACTORIES`. Other packages add agents through the
-``kahuna.agents`` entry-point group (name = the spec's NAME, value = ``module:function``); this
-is how :mod:`kahuna.envs` contributes ``openspiel-ismcts`` without ``kahuna.ai`` depending on it.
+The built-in agents and the levels (:mod:`kahuna.ai.levels`) are in :data:`FACTORIES`. Other
+packages add agents through the ``kahuna.agents`` entry-point group (name = the spec's NAME,
+value = ``module:function``); this is how :mod:`kahuna.envs` contributes ``openspiel-ismcts``
+without ``kahuna.ai`` depending on it.
 """
 
 from __future__ import annotations
@@ -14,60 +16,29 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import TypeVar, cast
+from typing import cast
 
 from kahuna.ai.base import Agent
+from kahuna.ai.levels import LEVEL_SPECS, LEVELS
+from kahuna.ai.spec import SpecError, option, parse_options
 
 FACTORIES: dict[str, str] = {
     # name: "module:function", the function taking the OPTIONS text (possibly "") -> Agent
     "random": "kahuna.ai.registry:_random",
     "greedy": "kahuna.ai.registry:_greedy",
     "ismcts": "kahuna.ai.registry:_ismcts",
-    "fast-ismcts": "kahuna.ai.fast_ismcts:make",
+    "fast-ismcts": "kahuna.ai.agents.fast_ismcts:make",
     "net": "kahuna.ai.registry:_net",
-    "easy": "kahuna.ai.levels:easy",
-    "medium": "kahuna.ai.levels:medium",
-    "hard": "kahuna.ai.levels:hard",
-    "expert": "kahuna.ai.levels:expert",
-    "master": "kahuna.ai.levels:master",
-    "cmd": "kahuna.ai.external:make",
+    "easy": "kahuna.ai.registry:easy",
+    "medium": "kahuna.ai.registry:medium",
+    "hard": "kahuna.ai.registry:hard",
+    "expert": "kahuna.ai.registry:expert",
+    "master": "kahuna.ai.registry:master",
+    "cmd": "kahuna.ai.agents.external:make",
 }
 
 ENTRY_POINT_GROUP = "kahuna.agents"
 """Entry-point group through which installed packages add agent names (``pyproject.toml``)."""
-
-
-T = TypeVar("T", int, float, bool, str)
-
-
-class SpecError(ValueError):
-    """An agent spec that names no agent or has bad options."""
-
-
-def parse_options(text: str, allowed: dict[str, type]) -> dict[str, object]:
-    """``"iterations=200,seconds=1.5"`` → typed values, checking names against ``allowed``."""
-    out: dict[str, object] = {}
-    if not text:
-        return out
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in allowed:
-            names = ", ".join(sorted(allowed)) or "none"
-            raise SpecError(f"bad option {part!r} (options: {names}; write key=value)")
-        kind = allowed[key]
-        try:
-            out[key] = kind(value.strip()) if kind is not bool else value.strip().lower() in ("1", "true", "yes")
-        except ValueError:
-            raise SpecError(f"option {key} needs a value of type {kind.__name__}, not {value!r}") from None
-    return out
-
-
-def option(options: dict[str, object], key: str, default: T) -> T:
-    """A parsed option, or ``default`` when absent (its type is the one declared to :func:`parse_options`)."""
-    value = options.get(key, default)
-    assert isinstance(value, type(default))
-    return value
 
 
 def make_agent(spec: str) -> Agent:
@@ -99,8 +70,8 @@ def _random(options: str) -> Agent:
 
 
 def _greedy(options: str) -> Agent:
-    from kahuna.ai.greedy import GreedyAgent
-    from kahuna.ai.tuning import load_weights
+    from kahuna.ai.agents.greedy import GreedyAgent
+    from kahuna.ai.agents.heuristic import load_weights
 
     opts = parse_options(options, {"beam": int, "depth": int, "noise": float, "weights": str})
     beam, depth, noise = option(opts, "beam", 4), option(opts, "depth", 5), option(opts, "noise", 0.0)
@@ -112,7 +83,7 @@ def _greedy(options: str) -> Agent:
 
 
 def _ismcts(options: str) -> Agent:
-    from kahuna.ai.fast_ismcts import OPTIONS, ismcts_agent, search_config
+    from kahuna.ai.agents.fast_ismcts import OPTIONS, ismcts_agent, search_config
 
     opts = parse_options(options, OPTIONS)
     config = search_config(opts)
@@ -126,9 +97,9 @@ def _ismcts(options: str) -> Agent:
 
 
 def _net(options: str) -> Agent:
-    from kahuna.ai.net import load_network
-    from kahuna.ai.netsearch import NetAgent, NetSearchConfig
-    from kahuna.ai.tuning import load_weights
+    from kahuna.ai.agents.heuristic import load_weights
+    from kahuna.ai.agents.net import load_network
+    from kahuna.ai.agents.netsearch import NetAgent, NetSearchConfig
 
     allowed = {
         "iterations": int,
@@ -165,3 +136,34 @@ def _net(options: str) -> Agent:
         raise SpecError(f"net: cannot load the weights: {exc}") from None
     # The search runs in the compiled core when it is built and KAHUNA_CORE allows it: same moves.
     return NetAgent(network, config, name="net" + (f":{options}" if options else ""))
+
+
+def level(name: str, options: str) -> Agent:
+    """The agent of a level (levels take no options), named after the level."""
+    parse_options(options, {})
+    spec = LEVEL_SPECS.get(name)
+    if spec is None:
+        raise SpecError(f"unknown level {name!r} (levels: {', '.join(LEVELS)})")
+    agent = make_agent(spec)
+    agent.name = name
+    return agent
+
+
+def easy(options: str) -> Agent:
+    return level("easy", options)
+
+
+def medium(options: str) -> Agent:
+    return level("medium", options)
+
+
+def hard(options: str) -> Agent:
+    return level("hard", options)
+
+
+def expert(options: str) -> Agent:
+    return level("expert", options)
+
+
+def master(options: str) -> Agent:
+    return level("master", options)

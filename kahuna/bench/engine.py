@@ -4,7 +4,7 @@
 both`` the two side by side in one run. Both cores play the very same games for the same seed
 (the compiled core uses CPython's generator), so the action counts must agree: the output says so.
 ``--search N`` adds ISMCTS iterations per second, N iterations from each of a fixed set of views;
-``--net N`` the same for the network search (:mod:`kahuna.ai.netsearch`, shipped weights) and, on
+``--net N`` the same for the network search (:mod:`kahuna.ai.agents.netsearch`, shipped weights) and, on
 the compiled core, the CPU time of one network evaluation;
 ``--vector N`` the steps per second of the vectorised environment (kahuna.envs.vector) with N games,
 random legal actions chosen by numpy, observations and masks included.
@@ -84,11 +84,11 @@ def search_views(seed: int) -> list[PlayerView]:
 def search_speed(core: str, iterations: int, seed: int) -> tuple[int, float]:
     """ISMCTS (default settings but ``iterations``) from every view of :func:`search_views`;
     returns the iterations made and the seconds spent."""
-    from kahuna.ai.ismcts import SearchConfig
-    from kahuna.ai.ismcts import search as python_search
+    from kahuna.ai.agents.ismcts import SearchConfig
+    from kahuna.ai.agents.ismcts import search as python_search
 
     if core == "fast":
-        from kahuna.ai.fast_ismcts import search
+        from kahuna.ai.agents.fast_ismcts import search
     else:
         search = python_search
     config = SearchConfig(iterations=iterations)
@@ -107,10 +107,10 @@ def net_speed(core: str, iterations: int, seed: int) -> tuple[int, float, float,
     """The network search (shipped weights, default settings but ``iterations``) from every view
     of :func:`search_views`: iterations made, seconds and CPU seconds spent, and on the compiled
     core the CPU microseconds of one forward pass with the logits of the position's tree actions."""
-    from kahuna.ai.features import encode_view
-    from kahuna.ai.ismcts import tree_actions
-    from kahuna.ai.net import load_network
-    from kahuna.ai.netsearch import NetSearchConfig, compiled_search, python_search
+    from kahuna.ai.agents.features import encode_view
+    from kahuna.ai.agents.ismcts import tree_actions
+    from kahuna.ai.agents.net import load_network
+    from kahuna.ai.agents.netsearch import NetSearchConfig, compiled_search, python_search
     from kahuna.rules import determinize
 
     net = load_network("net")

@@ -82,7 +82,9 @@ async def new_account(url: str, username: str, bot: bool = False) -> dict[str, s
         if bot:
             made = await http.post("/api/me/bot", headers=csrf)
             assert made.status_code == 200, made.text
-        token = await http.post("/api/tokens", json={"name": "bench"}, headers=csrf)
+        token = await http.post(
+            "/api/tokens", json={"name": "bench", "password": PASSWORD, "scopes": ["play"]}, headers=csrf
+        )
         assert token.status_code == 201, token.text
         return {"Authorization": f"Bearer {token.json()['token']}"}
 

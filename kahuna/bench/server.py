@@ -16,13 +16,11 @@ commits, rows and WAL per action (``--db``), Redis commands per action (``--brok
 ``--games 100,200,400`` plays one round per count and ends with the highest actions/s whose p99
 stayed within 50 ms.
 
-``--attackers K`` turns it into a soak: K malicious clients run beside the honest ones for the
-whole time (see :mod:`kahuna.bench.attacks`:
-hello floods, replay and record floods, game-creation floods, hostile frames, silent and trickling
-connections), and the report adds how they were answered and the server's memory (RSS) sampled
-every second. On a loopback server every honest
-game plays from its own address (``127.0.1.x``) and the attackers from theirs (``127.0.2.x``), as
-distinct users would, so that per-address limits apply to each as they would in the wild.
+On a loopback server every honest game plays from its own address (``127.0.1.x``), as distinct
+users would, so that per-address limits apply to each as they would in the wild. :func:`run`
+also takes clients to run beside the honest ones for the whole time (``beside``): the
+contributors' soak (``tools/server_attacks.py``) passes malicious ones, and the report then adds
+what they counted and the server's memory (RSS) sampled every second.
 """
 
 from __future__ import annotations
@@ -37,15 +35,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 import websockets
 
-from kahuna.bench import attacks, costs
+from kahuna.bench import costs
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -82,10 +81,16 @@ class Figures:
     rss_mib: list[float] = field(default_factory=list)
     """The server's resident memory, sampled every second (own server on Linux only)."""
     attacks: dict[str, int] = field(default_factory=dict)
-    """What the attackers sent and how it was answered (counts by kind of answer)."""
+    """What the clients run beside the honest ones counted (a soak's attackers: what they sent and
+    how it was answered)."""
     games_created: int = 0
     costs: dict[str, Any] = field(default_factory=dict)
     """With ``--url``: what the run cost the named processes, PostgreSQL and Redis (:mod:`kahuna.bench.costs`)."""
+
+
+Beside = Callable[[str, list[str], float, dict[str, int]], Coroutine[Any, Any, None]]
+"""A client run beside the honest games: given the server's URL, the honest games' ids, the deadline
+(``time.perf_counter`` seconds) and the counts to add to, it runs until the deadline."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -96,6 +101,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "server (started on a free loopback port unless --url is given) and report the move round-trip "
         "latency (p50, p99) and actions/s.",
     )
+    add_options(p)
+    p.set_defaults(func=run)
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``kahuna bench server`` (also those of the contributors' soak)."""
     p.add_argument(
         "--games",
         type=_game_counts,
@@ -125,15 +136,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="games against this AI level, one client each (default: hotseat games, two clients each); "
         "with a broker the AI moves are the workers' load",
     )
-    p.add_argument(
-        "--attackers",
-        type=int,
-        default=0,
-        metavar="K",
-        help="malicious clients playing beside the honest ones (a soak; default 0)",
-    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
-    p.set_defaults(func=run)
 
 
 P99_TARGET_MS = 50.0
@@ -150,9 +153,11 @@ def _game_counts(text: str) -> list[int]:
     return counts
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.think < 0 or args.seconds <= 0 or args.attackers < 0:
-        raise SystemExit("kahuna bench server: --think, --attackers must not be negative, --seconds must be positive")
+def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
+    """Play the rounds the options ask for, with the clients ``beside`` running next to the honest
+    ones in each round."""
+    if args.think < 0 or args.seconds <= 0:
+        raise SystemExit("kahuna bench server: --think must not be negative, --seconds must be positive")
     if not args.url and (args.pid or args.db or args.broker):
         raise SystemExit("kahuna bench server: --pid, --db and --broker go with --url")
     try:
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             if args.url:
                 url = args.url.rstrip("/")
                 before = costs.take(pids, args.db, args.broker)
-                figures, seconds = _run_loop(_bench(url, games, pace, args.seed, None, args.attackers))
+                figures, seconds = _run_loop(_bench(url, games, pace, args.seed, None, beside))
                 after = costs.take(pids, None, None)  # CPU at the end of play, the stores once settled
                 costs.settle(args.db)
                 stores = costs.take({}, args.db, args.broker)
@@ -174,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
                 figures.costs = costs.per_action(before, after, len(figures.latencies), figures.games_created)
             else:
                 with own_server() as (url, pid):
-                    figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, args.attackers))
+                    figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, beside))
             rate, p99 = report(figures, seconds, games, args.json)
             rounds.append((games, rate, p99))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
@@ -258,13 +263,19 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
     return rate, p99
 
 
+def is_loopback(url: str) -> bool:
+    """Whether the server is on this machine's loopback network (so clients may pick 127.x addresses)."""
+    host = urlsplit(url).hostname or ""
+    return host.startswith("127.")
+
+
 def honest_address(url: str, game: int) -> str | None:
     """The loopback address the clients of honest game number ``game`` use (``None``: the default)."""
-    return f"127.0.1.{1 + game % 250}" if attacks.is_loopback(url) else None
+    return f"127.0.1.{1 + game % 250}" if is_loopback(url) else None
 
 
 async def _bench(
-    url: str, games: int, pace: Pace, seed: int, server_pid: int | None, attackers: int = 0
+    url: str, games: int, pace: Pace, seed: int, server_pid: int | None, beside: Sequence[Beside] = ()
 ) -> tuple[Figures, float]:
     figures = Figures()
     created = []
@@ -286,9 +297,8 @@ async def _bench(
             table = _Table(url, honest_address(url, i), rngs, pace, deadline, figures, bar)
             clients.append(table.play(game))
         game_ids = [game["game_id"] for game in created]
-        for k in range(attackers):
-            clients.append(attacks.attacker(k, url, game_ids, deadline, figures.attacks, random.Random(seed + k)))
-        if server_pid is not None and attackers:
+        clients.extend(client(url, game_ids, deadline, figures.attacks) for client in beside)
+        if server_pid is not None and beside:
             clients.append(_sample_rss(server_pid, deadline, figures.rss_mib))
         await asyncio.gather(*clients)
         seconds = min(time.perf_counter(), deadline) - start

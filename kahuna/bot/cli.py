@@ -19,7 +19,8 @@ from typing import Any
 import httpx
 import websockets
 
-from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.bot.client import RECONNECT_SECONDS, play_with_agent, ws_url
 
 PING_SECONDS = 10.0

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from kahuna.ai.registry import SpecError, parse_options
+from kahuna.ai.spec import SpecError, parse_options
 from kahuna.envs.codec import decode
 from kahuna.envs.openspiel import GAME_NAME, KahunaGame, KahunaState, log_from_view, state_from_view
 from kahuna.fast import selected_core

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from kahuna.rules import GameState, Outcome, PlayerView, Variant
 from kahuna.rules.board import LETTERS, LINE_NAMES, LINES, NUM_CARDS, NUM_ISLANDS, NUM_LINES, ROUNDS, cards_to_str
+from kahuna.rules.state import TERMINATION_REASONS
 
 LAYOUT: Final[tuple[tuple[str, int], ...]] = (
     ("round", 1),
@@ -45,8 +46,16 @@ for _name, _size in LAYOUT:
 SIZE: Final[int] = _at
 
 PHASES: Final[tuple[str, str, str]] = ("play", "final", "over")
-REASONS: Final[tuple[str | None, ...]] = (None, "points", "final-scoring", "bridges", "no-bridges", "draw")
-"""Result reasons by code (0: the game runs)."""
+REASONS: Final[tuple[str | None, ...]] = (
+    None,
+    "points",
+    "final-scoring",
+    "bridges",
+    "no-bridges",
+    "draw",
+    *TERMINATION_REASONS,
+)
+"""Result reasons by code (0: the game runs), the terminations off the board last."""
 
 
 def fields_of(state: GameState) -> list[int]:

@@ -4,28 +4,29 @@ It plays the same game as :class:`~kahuna.rules.GameState` (same deal, same resh
 same queue or RNG, same legal actions in the same order, same state document) at C speed. Words
 stay with the referee: an illegal action is explained by asking the referee about the same
 position, so error messages are the referee's own. Events, views and records stay Python-only:
-players, the server and the UI use the referee.
+players, the server and the UI use the referee. A record replays on it through the referee's own
+loop: ``record.replay_with(FastState.start_of)``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from kahuna.fast import core_module
-from kahuna.fast.layout import PHASES, fields_of, outcome_of, referee_state, state_json
+from kahuna.fast.layout import PHASES, REASONS, fields_of, outcome_of, referee_state, state_json
 from kahuna.rules import (
     ALL_ACTIONS,
     Action,
     GameRecord,
     GameState,
     IllegalActionError,
-    NotationError,
     Outcome,
     Phase,
+    Reason,
     RecordError,
-    ReplayError,
+    Termination,
     Variant,
     parse,
 )
@@ -42,7 +43,7 @@ def _order_cards(text: str, what: str) -> list[int]:
 class FastState:
     """A whole game held by the compiled core (see the module docstring)."""
 
-    __slots__ = ("_s", "reshuffle_queue", "reshuffles", "rng", "variant")
+    __slots__ = ("_s", "_termination", "reshuffle_queue", "reshuffles", "rng", "variant")
 
     def __init__(self, core_state: Any, variant: Variant, reshuffles: list[str] | tuple[str, ...] = ()) -> None:
         self._s = core_state
@@ -50,6 +51,7 @@ class FastState:
         self.reshuffle_queue = list(reshuffles)
         self.reshuffles: list[str] = []
         self.rng: random.Random | None = None
+        self._termination: Termination | None = None
 
     # ----------------------------------------------------------------- creation
 
@@ -58,6 +60,7 @@ class FastState:
         """The same position as a referee state (its RNG and reshuffle queue shared as copies)."""
         fast = cls(core_module().State(fields_of(state)), state.variant, state.reshuffle_queue)
         fast.rng = state.rng
+        fast._termination = state.termination
         return fast
 
     @classmethod
@@ -68,6 +71,11 @@ class FastState:
         return cls.from_state(GameState.from_deal(deal, variant, reshuffles))
 
     @classmethod
+    def start_of(cls, record: GameRecord) -> FastState:
+        """The state before a record's first action, its reshuffles queued (``GameRecord.start``)."""
+        return cls.from_deal(record.deal, record.variant, record.reshuffles)
+
+    @classmethod
     def new(cls, rng: random.Random, variant: Variant | None = None) -> FastState:
         """A fresh game dealt with ``rng`` exactly as ``GameState.new(rng)`` deals it."""
         return cls.from_state(GameState.new(rng, variant))
@@ -76,6 +84,7 @@ class FastState:
         twin = FastState(self._s.copy(), self.variant, self.reshuffle_queue)
         twin.reshuffles = self.reshuffles[:]
         twin.rng = self.rng
+        twin._termination = self._termination
         return twin
 
     # ----------------------------------------------------------------- queries
@@ -98,7 +107,15 @@ class FastState:
 
     @property
     def outcome(self) -> Outcome | None:
-        return outcome_of(self.fields())
+        outcome = outcome_of(self.fields())
+        if outcome is None or self._termination is None:
+            return outcome
+        return replace(outcome, seat=self._termination.seat)
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the game ended off the board, or ``None`` (``GameState.termination``)."""
+        return self._termination
 
     def fields(self) -> list[int]:
         """The flat fields (kahuna.fast.layout), equal to ``fields_of`` of the referee's state."""
@@ -120,7 +137,9 @@ class FastState:
     def referee_state(self) -> GameState:
         """The position as a referee state, to ask the referee why an action is refused (no
         history and no record: the compiled core keeps neither)."""
-        return referee_state(self.fields(), self.variant)
+        state = referee_state(self.fields(), self.variant)
+        state.outcome = self.outcome
+        return state
 
     def heuristic(self) -> float:
         """Seat 0's win probability by the search heuristic with both hands known (exact beliefs)."""
@@ -163,6 +182,16 @@ class FastState:
         else:
             self._s.apply(index)
 
+    def terminate(self, termination: Termination) -> None:
+        """End the game off the board (resignation, timeout, abort) as ``GameState.terminate``
+        does: the board, cards and points stay; ``IllegalActionError`` (code ``game_over``) if the
+        game is already over."""
+        if self.is_over:
+            raise IllegalActionError(Reason.of("game_over"))
+        winner = termination.winner
+        self._s.terminate(-1 if winner is None else winner, REASONS.index(termination.reason))
+        self._termination = termination
+
     def _next_order(self) -> list[int]:
         """The coming reshuffle order, from the queue (checked) or the RNG, as the referee draws it."""
         pile: list[int] = self._s.pile()
@@ -186,23 +215,4 @@ class FastState:
         return order
 
 
-def replay(record: GameRecord, before_each: Callable[[int, FastState], None] | None = None) -> FastState:
-    """``GameRecord.replay`` on the compiled core: the same errors for the same records."""
-    state = FastState.from_deal(record.deal, record.variant, record.reshuffles)
-    for step, token in enumerate(record.actions):
-        if before_each is not None:
-            before_each(step, state)
-        if not isinstance(token, str):
-            raise ReplayError(step, token, "an action token must be a string")
-        try:
-            state.apply(str(token))
-        except IllegalActionError as exc:
-            raise ReplayError(step, token, str(exc), exc.reason) from None
-        except NotationError as exc:
-            raise ReplayError(step, token, str(exc)) from None
-        except RecordError as exc:
-            raise RecordError(f"step {step}: {token!r}: {exc}") from None
-    return state
-
-
-__all__ = ["FastState", "replay"]
+__all__ = ["FastState"]

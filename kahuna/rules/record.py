@@ -2,6 +2,8 @@
 
 A record is the whole truth of a game: deal + reshuffle orders + actions. Replaying it through
 the referee rebuilds the identical state, which is how games are stored, resumed and checked.
+:meth:`GameRecord.replay_with` is the one replay loop: the compiled core (``kahuna.fast``) runs it
+on its own state, so both cores read records, report errors and end games alike.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from kahuna.rules.errors import IllegalActionError, KahunaError, NotationError, RecordError
 from kahuna.rules.reasons import Reason
@@ -31,6 +33,23 @@ class ReplayError(KahunaError):
         self.token = token
         self.message = message
         self.reason = reason
+
+
+class Replayable(Protocol):
+    """What a replay needs of a game: the referee's ``GameState`` and the compiled core's state.
+
+    ``apply`` raises the referee's exceptions for a token it cannot apply; ``terminate`` ends the
+    game off the board (resignation, timeout, abort)."""
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def apply(self, action: str) -> object: ...
+
+    def terminate(self, termination: Termination) -> object: ...
+
+
+S = TypeVar("S", bound=Replayable)
 
 
 @dataclass
@@ -127,12 +146,19 @@ class GameRecord:
         return GameState.from_deal(self.deal, self.variant, self.reshuffles)
 
     def replay(self, before_each: Callable[[int, GameState], None] | None = None) -> GameState:
-        """Apply every action; ``before_each(step, state)`` sees the state before each one.
+        """The record replayed on the referee (see :meth:`replay_with`)."""
+        return self.replay_with(GameRecord.start, before_each)
 
-        Raises ``ReplayError`` for an action that cannot be applied
-        and ``RecordError`` for a malformed record (including a missing or wrong reshuffle).
+    def replay_with(self, start: Callable[[GameRecord], S], before_each: Callable[[int, S], None] | None = None) -> S:
+        """Apply every action to ``start(self)`` and end the game as the record's ``termination``
+        says; ``before_each(step, state)`` sees the state before each action.
+
+        ``start`` makes the state before the first action on a core (:meth:`start` for the referee),
+        so that every core replays a record through this one loop. Raises ``ReplayError`` for an
+        action that cannot be applied and ``RecordError`` for a malformed record (including a
+        missing or wrong reshuffle, or a termination of a game the actions already ended).
         """
-        state = self.start()
+        state = start(self)
         for step, token in enumerate(self.actions):
             if before_each is not None:
                 before_each(step, state)

@@ -171,8 +171,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             ),
         ),
     )
+    quotas = Quotas(limits, mode.limiters)
     app.include_router(games.router(service))
-    app.include_router(accounts.router(auth, service, the_lobby.withdraw_all))
+    app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))
@@ -182,7 +183,5 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(game_socket.router(service, settings.max_frame, limits))
     add_error_handlers(app)
     add_pages(app)
-    app.add_middleware(
-        Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=Quotas(limits, mode.limiters)
-    )
+    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)
     return app

@@ -65,7 +65,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--save",
         type=Path,
         metavar="FILE",
-        help="where to keep the record (default: a new file under $XDG_DATA_HOME/kahuna or ~/.local/share/kahuna)",
+        help="where to keep the record (default: a new file under $KAHUNA_DATA, else $XDG_DATA_HOME/kahuna, "
+        "else ~/.local/share/kahuna)",
     )
     p.add_argument("--resume", type=Path, metavar="FILE", help="continue the game saved in FILE")
     p.add_argument(

@@ -8,7 +8,6 @@ game plays on exactly as it would have without the interruption.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from kahuna.clock import Clock, ClockError
-from kahuna.rules import Event, GameRecord, GameState, KahunaError, RecordError
+from kahuna.datadir import data_dir
+from kahuna.rules import Event, GameRecord, GameState, RecordError, ReplayError, Termination
 
 
 @dataclass
@@ -53,13 +53,8 @@ class Setup:
         return cls(opponent, seat, seed, clock)
 
 
-def data_dir() -> Path:
-    """``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "kahuna"
-
-
 def default_save_path() -> Path:
+    """A new file for a game's record in the data directory (:func:`kahuna.datadir.data_dir`)."""
     return data_dir() / time.strftime("game-%Y%m%d-%H%M%S.kahuna.json")
 
 
@@ -83,6 +78,25 @@ def save(path: Path, state: GameState, players: list[str], setup: Setup) -> None
     tmp.replace(path)
 
 
+class _Logged:
+    """A referee state that keeps each action's seat and events as a replay applies them."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.log: list[tuple[int, list[Event]]] = []
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.is_over
+
+    def apply(self, action: str) -> None:
+        seat = self.state.to_move
+        self.log.append((seat, self.state.apply(action)))
+
+    def terminate(self, termination: Termination) -> None:
+        self.log.append((termination.seat, self.state.terminate(termination)))
+
+
 def load(path: Path) -> tuple[GameRecord, GameState, list[tuple[int, list[Event]]]]:
     """The record in ``path``, its current position and each action's seat and events.
 
@@ -93,16 +107,8 @@ def load(path: Path) -> tuple[GameRecord, GameState, list[tuple[int, list[Event]
     except UnicodeDecodeError:
         raise RecordError(f"{path} is not UTF-8 text") from None
     record = GameRecord.loads(text)
-    state = record.start()
-    log: list[tuple[int, list[Event]]] = []
-    for step, token in enumerate(record.actions):
-        seat = state.to_move
-        try:
-            log.append((seat, state.apply(str(token))))
-        except KahunaError as exc:
-            raise RecordError(f"action {step} ({token!r}): {exc}") from None
-    if record.termination is not None:
-        if state.is_over:
-            raise RecordError("'termination' is given, but the actions already ended the game")
-        log.append((record.termination.seat, state.terminate(record.termination)))
-    return record, state, log
+    try:
+        logged = record.replay_with(lambda r: _Logged(r.start()))
+    except ReplayError as exc:
+        raise RecordError(f"action {exc.step} ({exc.token!r}): {exc.message}") from None
+    return record, logged.state, logged.log

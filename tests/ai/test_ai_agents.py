@@ -9,7 +9,8 @@ import pytest
 
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVELS
-from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.registry import FACTORIES, make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.rules import GameState, legal_actions_of, view_of
 from kahuna.rules.board import NUM_ISLANDS
 
@@ -115,6 +116,7 @@ def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
 def test_levels_are_named_and_picklable() -> None:
     assert LEVELS == ("easy", "medium", "hard", "expert", "master")  # weakest first: clients list them in this order
     for level in LEVELS:
+        assert level in FACTORIES  # what the server offers
         agent = make_agent(level)
         assert agent.name == level
         assert pickle.loads(pickle.dumps(agent)).name == level

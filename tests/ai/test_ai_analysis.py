@@ -8,10 +8,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from kahuna.ai.analysis import THRESHOLDS, Budget, analyse, classify, decisions, judge
-from kahuna.ai.calibration import Sample, reliability
-from kahuna.ai.hints import hint, reason
-from kahuna.ai.wingraph import win_graph
+from kahuna.ai.eval.calibration import Sample, reliability
+from kahuna.ai.review.analysis import THRESHOLDS, Budget, analyse, classify, decisions, judge
+from kahuna.ai.review.hints import hint, reason
+from kahuna.ai.review.wingraph import win_graph
 from kahuna.cli import main
 from kahuna.rules import GameRecord, GameState, parse, view_of
 from kahuna.rules.board import LETTERS, LINE_NAMES
@@ -263,6 +263,7 @@ def test_win_graph_has_a_point_per_turn_and_sees_no_hand() -> None:
     assert graph == win_graph(other, budget, seed=2)
 
 
+@pytest.mark.slow  # seconds: a whole game's graph and analysis through the command
 def test_cli_graph_and_exclusive_budgets(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(EXAMPLES[0].with_name("standard-no-bridges.record.json"))
     code, out, err = run_cli(capsys, "analyse", path, "--budget", "5", "--graph", "--json")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from kahuna.ai import AgentError
-from kahuna.ai.arena import GameOutcome, GameTask, PairingTally
 from kahuna.ai.base import Agent, RandomAgent
-from kahuna.ai.match import GameResult, play_game
+from kahuna.ai.eval.arena import GameOutcome, GameTask, PairingTally
+from kahuna.ai.eval.match import GameResult, play_game
+from kahuna.ai.eval.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.ai.registry import FACTORIES
-from kahuna.ai.stats import elo_difference, elo_ladder, paired_interval, percentile
 from kahuna.cli import main
 from kahuna.clock import TimeControl
 from kahuna.rules import Action, GameRecord, GameState, PlayerView
@@ -237,6 +237,7 @@ class _Slow:
         return self.inner.choose(view, rng)
 
 
+@pytest.mark.slow  # seconds: two games of a seat that thinks 20 ms per choice
 def test_on_a_clock_a_slow_seat_loses_on_time_unless_it_plays_quickly_when_short() -> None:
     """One second each, 20 ms per choice: about 3 s of thinking a game. Without a quick fallback the
     slow seat runs out; with one (as the arena, the server and the terminal give every level) it

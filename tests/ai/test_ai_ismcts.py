@@ -1,11 +1,11 @@
-"""ISMCTS keeps to its budget, in iterations, seconds and across worker processes."""
+"""ISMCTS keeps to its budget, in iterations, in seconds (read from a clock it is given) and across
+worker processes."""
 
 from __future__ import annotations
 
 import random
-import time
 
-from kahuna.ai.ismcts import IsmctsAgent, SearchConfig, search
+from kahuna.ai.agents.ismcts import IsmctsAgent, SearchConfig, search
 from kahuna.rules import GameState, view_of
 
 
@@ -29,14 +29,36 @@ def test_root_visits_add_up_to_the_iterations() -> None:
     assert sum(visits.values()) == 80
 
 
-def test_seconds_budget_stops_the_search() -> None:
+class Ticks:
+    """A clock that moves one second at each reading: the search's deadline arrives on cue."""
+
+    def __init__(self, step: float = 1.0) -> None:
+        self.now = 0.0
+        self.step = step
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.readings += 1
+        return self.now
+
+
+def test_seconds_budget_stops_the_search_at_its_deadline() -> None:
+    """With 3.5 s from the first reading (1 s), the readings after iterations 1-3 (2, 3, 4 s) are
+    before the deadline and the one after iteration 4 (5 s) is past it: four iterations."""
     state, seat = opening_view()
-    agent = IsmctsAgent(SearchConfig(seconds=0.2))
-    start = time.perf_counter()
-    agent.choose(view_of(state, seat), random.Random(0))
-    elapsed = time.perf_counter() - start
+    clock = Ticks()
+    visits, done = search(view_of(state, seat), SearchConfig(seconds=3.5), seed=4, clock=clock)
+    assert done == 4 and sum(visits.values()) == 4 and clock.readings == 5
+
+
+def test_seconds_budget_makes_one_iteration_even_when_the_deadline_has_passed() -> None:
+    state, seat = opening_view()
+    clock = Ticks(step=100.0)
+    assert search(view_of(state, seat), SearchConfig(seconds=0.5), seed=4, clock=clock)[1] == 1
+    agent = IsmctsAgent(SearchConfig(seconds=0.001))
+    assert agent.choose(view_of(state, seat), random.Random(0)) in state.legal_actions()
     assert agent.last_iterations >= 1
-    assert elapsed < 2.0  # 0.2 s asked; generous room for a busy machine
 
 
 def test_root_parallel_search_splits_the_budget_and_is_deterministic() -> None:

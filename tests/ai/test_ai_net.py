@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from test_ai_agents import positions
 
-from kahuna.ai import features
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
-from kahuna.ai.net import LAYERS, Network, load_network, shipped
-from kahuna.ai.netsearch import NetSearchConfig, search
-from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.tuning import SpsaConfig, load_weights, spsa
+from kahuna.ai.agents import features
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, Weights, load_weights
+from kahuna.ai.agents.net import LAYERS, Network, load_network, shipped
+from kahuna.ai.agents.netsearch import NetSearchConfig, search
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
+from kahuna.ai.training.tuning import SpsaConfig, spsa
 from kahuna.rules import legal_actions_of, view_of
 
 

@@ -10,10 +10,11 @@ import pytest
 from test_ai_agents import positions
 from test_ai_net import random_network
 
-from kahuna.ai.features import encode_view
-from kahuna.ai.netsearch import NetAgent, NetSearchConfig, _leading, _Node, _settled, python_search, search
-from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.tuning import load_weights
+from kahuna.ai.agents.features import encode_view
+from kahuna.ai.agents.heuristic import load_weights
+from kahuna.ai.agents.netsearch import NetAgent, NetSearchConfig, _leading, _Node, _settled, python_search, search
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.rules import NUM_ACTIONS, view_of
 
 

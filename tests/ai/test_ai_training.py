@@ -13,8 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kahuna.ai.features import encode_view  # noqa: E402
-from kahuna.ai.net import LAYERS, Network  # noqa: E402
+from kahuna.ai.agents.features import encode_view  # noqa: E402
+from kahuna.ai.agents.net import LAYERS, Network  # noqa: E402
 from kahuna.ai.training.loop import Run, TrainConfig  # noqa: E402
 from kahuna.ai.training.model import PolicyValueNet, train  # noqa: E402
 from kahuna.ai.training.selfplay import Positions, play, teacher_search  # noqa: E402

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from kahuna.ai.greedy import GreedyAgent
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
-from kahuna.ai.ismcts import IsmctsAgent
-from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.tune_cli import with_weights
-from kahuna.ai.tuning import ALL_WEIGHTS, GREEDY_WEIGHTS, SpsaConfig, load_weights, spsa, weighted_agents
+from kahuna.ai.agents.greedy import GreedyAgent
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, Weights, load_weights
+from kahuna.ai.agents.ismcts import IsmctsAgent
+from kahuna.ai.commands.tune import with_weights
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
+from kahuna.ai.training.tuning import ALL_WEIGHTS, GREEDY_WEIGHTS, SpsaConfig, spsa, weighted_agents
 from kahuna.cli import main
 
 
@@ -35,6 +36,7 @@ def test_weighted_agents_keep_the_spec_and_change_the_weights() -> None:
             weighted_agents(spec)
 
 
+@pytest.mark.slow  # seconds: SPSA steps of ISMCTS games, twice
 def test_spsa_tunes_an_ismcts_spec_reproducibly() -> None:
     start = replace(DEFAULT_WEIGHTS, card=0.2)
     _, make, names = weighted_agents("ismcts:iterations=15,playout=1")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kahuna.ai.arena import GameTask, play_task, run_tasks
+from kahuna.ai.agents.external import ExternalAgent, parse_command
 from kahuna.ai.base import AgentError
-from kahuna.ai.external import ExternalAgent, parse_command
-from kahuna.ai.registry import SpecError, make_agent
+from kahuna.ai.eval.arena import GameTask, play_task, run_tasks
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.rules import GameRecord, GameState, view_of
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "bot.py"

@@ -15,7 +15,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from kahuna.ai.arena import GameTask, play_task
+from kahuna.ai.eval.arena import GameTask, play_task
 from kahuna.envs.openspiel import GAME_NAME, KahunaState, log_from_view
 from kahuna.envs.openspiel_agent import OpenSpielIsmctsAgent
 from kahuna.fast import available

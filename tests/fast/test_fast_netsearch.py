@@ -9,14 +9,14 @@ import random
 
 import numpy as np
 import pytest
+from core_differential import VARIANTS, running_states
 
-from kahuna.ai.features import OBS_SIZE, encode_view
-from kahuna.ai.heuristic import Weights
-from kahuna.ai.ismcts import tree_actions
-from kahuna.ai.net import LAYERS, Network, load_network, shipped
-from kahuna.ai.netsearch import NetSearchConfig, compiled, compiled_search, python_search
+from kahuna.ai.agents.features import OBS_SIZE, encode_view
+from kahuna.ai.agents.heuristic import Weights
+from kahuna.ai.agents.ismcts import tree_actions
+from kahuna.ai.agents.net import LAYERS, Network, load_network, shipped
+from kahuna.ai.agents.netsearch import NetSearchConfig, compiled, compiled_search, python_search
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS, running_states
 from kahuna.fast.layout import fields_of
 from kahuna.rules import GameState, Phase, Variant, view_of
 

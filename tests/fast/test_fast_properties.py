@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kahuna.fast.layout import fields_of
-from kahuna.fast.state import FastState, replay
+from kahuna.fast.state import FastState
 from kahuna.rules import ALL_ACTIONS, GameRecord, GameState, IllegalActionError, Variant
 
 pytestmark = pytest.mark.needs_core
@@ -22,6 +22,7 @@ pytestmark = pytest.mark.needs_core
 variants = st.builds(Variant, st.booleans(), st.booleans())
 
 
+@pytest.mark.slow  # seconds: whole games, each position checked against all 243 actions
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**9), variant=variants)
 def test_invariants_hold_and_legal_means_applicable_on_the_compiled_core(seed: int, variant: Variant) -> None:
@@ -57,7 +58,7 @@ def test_a_record_replays_to_the_same_position_on_the_compiled_core(seed: int, v
         legal = state.legal_actions()
         state.apply(legal[rng.randrange(len(legal))])
     record = GameRecord.loads(GameRecord.of(state).dumps())
-    fast = replay(record)
+    fast = record.replay_with(FastState.start_of)
     assert fast.fields() == fields_of(state)
     assert fast.to_json() == state.to_json()
 

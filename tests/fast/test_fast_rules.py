@@ -8,15 +8,24 @@ import random
 from pathlib import Path
 
 import pytest
+from core_differential import VARIANTS, Tally, play_both, running_states
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kahuna.ai.heuristic import CardBelief, win_probability
+from kahuna.ai.agents.heuristic import CardBelief, win_probability
 from kahuna.fast import core_module
-from kahuna.fast.differential import VARIANTS, Tally, play_both, running_states
 from kahuna.fast.layout import LAYOUT, fields_of
-from kahuna.fast.state import FastState, replay
-from kahuna.rules import ALL_ACTIONS, GameRecord, GameState, IllegalActionError, RecordError, ReplayError, Variant
+from kahuna.fast.state import FastState
+from kahuna.rules import (
+    ALL_ACTIONS,
+    GameRecord,
+    GameState,
+    IllegalActionError,
+    RecordError,
+    ReplayError,
+    Termination,
+    Variant,
+)
 from kahuna.rules.actions import tokens
 
 pytestmark = pytest.mark.needs_core
@@ -26,8 +35,8 @@ NAMES = sorted(p.name.removesuffix(".record.json") for p in EXAMPLES.glob("*.rec
 GOLDEN = Path(__file__).parent.parent / "rules" / "golden_counts.json"
 
 DIFFERENTIAL_GAMES = 25_000
-"""Per variant, so that every run of the suite plays 100,000 random games through both cores, as
-issue 17 asks (about 2.5 min of one core; ``make check`` leaves these slow tests out)."""
+"""Per variant: every run of ``make test`` plays 100,000 random games through both cores (about
+2.5 min of one core; the tests are marked slow, and ``make check`` leaves them out)."""
 
 
 def test_layout_is_the_c_layout() -> None:
@@ -86,7 +95,7 @@ def test_worked_examples_trace(name: str) -> None:
     def before(step: int, state: FastState) -> None:
         lines.append({"step": step, "legal": tokens(state.legal_actions()), "state": state.to_json()})
 
-    final = replay(record, before)
+    final = record.replay_with(FastState.start_of, before)
     lines.append({"final": final.to_json()})
     assert lines == expected
 
@@ -107,6 +116,8 @@ def test_golden_legal_action_counts() -> None:
 
 
 def test_replay_of_recorded_games_and_errors() -> None:
+    """Both cores replay a record to the same state, and refuse a malformed token, an illegal
+    action and a reshuffle that is not the discard pile with the same error."""
     for seed in range(20):
         rng = random.Random(seed)
         state = GameState.new(rng, Variant.from_names(list(VARIANTS[seed % 4])))
@@ -114,23 +125,25 @@ def test_replay_of_recorded_games_and_errors() -> None:
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
         record = GameRecord.of(state)
-        assert replay(record).to_json() == state.to_json()
-        bad = GameRecord.of(state)
-        bad.actions[5] = "pass" if bad.actions[5] != "pass" else "d?"
-        try:
-            bad.replay()
-        except ReplayError as exc:
+        assert record.replay_with(FastState.start_of).to_json() == state.to_json()
+        at_five = GameRecord(record.deal, record.actions[:5], record.reshuffles, record.variant).replay()
+        illegal = next(a.token for a in ALL_ACTIONS if a not in at_five.legal_actions())
+        for token in ("?!", illegal):
+            bad = GameRecord.of(state)
+            bad.actions[5] = token
+            with pytest.raises(ReplayError) as ref_exc:
+                bad.replay()
             with pytest.raises(ReplayError) as fast_exc:
-                replay(bad)
-            assert str(fast_exc.value) == str(exc)
+                bad.replay_with(FastState.start_of)
+            assert str(fast_exc.value) == str(ref_exc.value)
         if record.reshuffles:
             broken = GameRecord.of(state)
             broken.reshuffles[0] = broken.reshuffles[0][::-1] + "A"
-            with pytest.raises(RecordError) as ref_exc:
+            with pytest.raises(RecordError) as ref_exc2:
                 broken.replay()
             with pytest.raises(RecordError) as fast_exc2:
-                replay(broken)
-            assert str(fast_exc2.value) == str(ref_exc.value)
+                broken.replay_with(FastState.start_of)
+            assert str(fast_exc2.value) == str(ref_exc2.value)
 
 
 @settings(max_examples=25, deadline=None)
@@ -187,3 +200,28 @@ def test_playout_refuses_a_queued_reshuffle() -> None:
     state.reshuffle_queue = ["A"]
     with pytest.raises(ValueError, match="reshuffle queue"):
         state.playout(random.Random(0))
+
+
+@pytest.mark.parametrize(("reason", "seat"), [("resign", 0), ("timeout", 1), ("aborted", 0)])
+def test_termination_ends_the_game_alike(reason: str, seat: int) -> None:
+    """Ending a game off the board gives the referee's state, result and refusals on the compiled
+    core, and a terminated referee state crosses over with its termination."""
+    rng = random.Random(len(reason))
+    state = GameState.new(rng)
+    for _ in range(40):
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    fast = FastState.from_state(state)
+    termination = Termination(reason, seat)
+    state.terminate(termination)
+    fast.terminate(termination)
+    assert fast.to_json() == state.to_json() and fast.fields() == fields_of(state)
+    assert fast.outcome == state.outcome and fast.termination == state.termination == termination
+    assert fast.legal_actions() == [] and fast.is_over
+    with pytest.raises(IllegalActionError) as ref_exc:
+        state.terminate(termination)
+    with pytest.raises(IllegalActionError) as fast_exc:
+        fast.terminate(termination)
+    assert fast_exc.value.reason == ref_exc.value.reason
+    crossed = FastState.from_state(state)
+    assert crossed.outcome == state.outcome and crossed.copy().termination == termination

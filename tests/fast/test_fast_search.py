@@ -10,16 +10,16 @@ import random
 from pathlib import Path
 
 import pytest
+from core_differential import running_states
 
-from kahuna.ai.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
-from kahuna.ai.fast_ismcts import search as fast_search
-from kahuna.ai.heuristic import DEFAULT_WEIGHTS, Weights
-from kahuna.ai.ismcts import IsmctsAgent, SearchConfig
-from kahuna.ai.ismcts import search as python_search
-from kahuna.ai.registry import SpecError, make_agent
-from kahuna.ai.tuning import load_weights
+from kahuna.ai.agents.fast_ismcts import FastIsmctsAgent, ismcts_agent, make
+from kahuna.ai.agents.fast_ismcts import search as fast_search
+from kahuna.ai.agents.heuristic import DEFAULT_WEIGHTS, Weights, load_weights
+from kahuna.ai.agents.ismcts import IsmctsAgent, SearchConfig
+from kahuna.ai.agents.ismcts import search as python_search
+from kahuna.ai.registry import make_agent
+from kahuna.ai.spec import SpecError
 from kahuna.fast import core_module
-from kahuna.fast.differential import running_states
 from kahuna.fast.layout import view_fields
 from kahuna.rules import GameState, Phase, PlayerView, view_of
 

@@ -10,16 +10,21 @@ import pytest
 pytest.importorskip("numpy")
 
 import numpy as np
+from core_differential import VARIANTS
 
 from kahuna.envs.observation import OBS_SIZE
 from kahuna.envs.vector import VectorKahuna
-from kahuna.fast.differential import VARIANTS
 from kahuna.rules import Variant
 
 pytestmark = [pytest.mark.needs_core, pytest.mark.rl]
 
 
-@pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
+@pytest.mark.parametrize(
+    "names",
+    # The standard game in make check; the variants (about a second each) in make test.
+    [pytest.param(v, marks=[pytest.mark.slow] if v else []) for v in VARIANTS],
+    ids=lambda v: "+".join(v) or "standard",
+)
 def test_fast_batch_equals_python_batch(names: tuple[str, ...]) -> None:
     variant = Variant.from_names(list(names))
     fast = VectorKahuna(16, seed=11, variant=variant, core="fast")

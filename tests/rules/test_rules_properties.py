@@ -161,8 +161,9 @@ def test_copy_is_independent() -> None:
 
 
 def test_golden_legal_action_counts() -> None:
-    """Legal-action counts along seeded games (choice i = legal[(7 * i) % len(legal)]), recorded
-    once the engine matched every reference trace: any change in the rules shows up here."""
+    """Legal-action counts and results along seeded games (choice i = legal[(7 * i) % len(legal)])
+    equal the recorded ones (golden_counts.json, written by the referee that plays every worked
+    example's trace): any change in the rules shows up here."""
     golden = json.loads((Path(__file__).parent / "golden_counts.json").read_text())
     for seed, expected in golden.items():
         state = GameState.new(random.Random(int(seed)), Variant.from_names(expected["variant"]))

@@ -55,7 +55,9 @@ def test_an_account_gets_hints_for_its_seat_and_nobody_else_does(server: Server)
     given = owner.post(path, json={}, headers=csrf(owner))
     assert given.status_code == 200, given.text
     assert given.json()["version"] == 0 and given.json()["why"].startswith(given.json()["action"])
-    bearer = owner.post("/api/tokens", json={"name": "hints"}, headers=csrf(owner)).json()["token"]
+    bearer = owner.post(
+        "/api/tokens", json={"name": "hints", "password": PASSWORD, "scopes": ["play"]}, headers=csrf(owner)
+    ).json()["token"]
     program = httpx.post(f"{server.url}{path}", json={}, headers={"Authorization": f"Bearer {bearer}"}, timeout=30)
     assert program.status_code == 200, program.text
     assert owner.post(path, json={}).json()["error"] == "csrf"  # the cookie alone: another site's form

@@ -37,6 +37,11 @@ def csrf(browser: httpx.Client) -> dict[str, str]:
     return {"X-CSRF-Token": browser.cookies["csrf"]}
 
 
+def token_request(name: str, password: str = PASSWORD, scopes: tuple[str, ...] = ("play",)) -> dict[str, Any]:
+    """The body of ``POST /api/tokens``: a name, the password again and the scopes."""
+    return {"name": name, "password": password, "scopes": list(scopes)}
+
+
 def set_cookie_headers(response: httpx.Response) -> dict[str, str]:
     return {value.split("=", 1)[0]: value for value in response.headers.get_list("set-cookie")}
 
@@ -158,14 +163,14 @@ def test_session_fixation_a_planted_session_id_never_becomes_valid(server: Serve
 
 def test_cookie_authenticated_changes_need_the_csrf_header(server: Server) -> None:
     browser = signed_in(server, "Makana")
-    refused = browser.post("/api/tokens", json={"name": "bot"})
+    refused = browser.post("/api/tokens", json=token_request("bot"))
     assert refused.status_code == 403 and refused.json()["error"] == "csrf"
-    wrong = browser.post("/api/tokens", json={"name": "bot"}, headers={"X-CSRF-Token": "forged"})
+    wrong = browser.post("/api/tokens", json=token_request("bot"), headers={"X-CSRF-Token": "forged"})
     assert wrong.status_code == 403
     # the csrf cookie of another session does not do either
     other = signed_in(server, "Makana")
-    assert browser.post("/api/tokens", json={"name": "bot"}, headers=csrf(other)).status_code == 403
-    assert browser.post("/api/tokens", json={"name": "bot"}, headers=csrf(browser)).status_code == 201
+    assert browser.post("/api/tokens", json=token_request("bot"), headers=csrf(other)).status_code == 403
+    assert browser.post("/api/tokens", json=token_request("bot"), headers=csrf(browser)).status_code == 201
     # existing endpoints too, once a session cookie comes with them
     game = {"opponent": "human", "name": "Makana"}
     assert browser.post("/api/games", json=game).status_code == 403
@@ -197,9 +202,10 @@ def test_guests_need_no_csrf_token_and_a_dead_session_cookie_changes_nothing(ser
 
 def test_bearer_requests_need_no_csrf_token(server: Server) -> None:
     browser = signed_in(server, "Alapaki")
-    token = browser.post("/api/tokens", json={"name": "script"}, headers=csrf(browser)).json()["token"]
+    token = browser.post("/api/tokens", json=token_request("script"), headers=csrf(browser)).json()["token"]
     program = client(server, headers={"Authorization": f"Bearer {token}"})
-    assert program.post("/api/tokens", json={"name": "second"}).status_code == 201
+    refused = program.post("/api/tokens", json=token_request("second"))  # a token never makes another
+    assert refused.status_code == 403 and refused.json()["error"] == "session_required"
     assert program.post("/api/games", json={"opponent": "human", "name": "Bot"}).status_code == 201
     assert program.get("/api/me").json()["username"] == "Alapaki"
 
@@ -209,12 +215,20 @@ def test_bearer_requests_need_no_csrf_token(server: Server) -> None:
 
 def test_tokens_are_shown_once_listed_without_secret_and_revocable(server: Server) -> None:
     browser = signed_in(server, "Kawika")
-    made = browser.post("/api/tokens", json={"name": "my bot"}, headers=csrf(browser))
+    made = browser.post("/api/tokens", json=token_request("my bot"), headers=csrf(browser))
     assert made.status_code == 201
     token = made.json()["token"]
     assert token.startswith("kahuna_") and len(token) > 40
     listed = browser.get("/api/tokens").json()
-    assert listed == [{"id": made.json()["id"], "name": "my bot", "created": made.json()["created"], "last_used": None}]
+    assert listed == [
+        {
+            "id": made.json()["id"],
+            "name": "my bot",
+            "created": made.json()["created"],
+            "last_used": None,
+            "scopes": ["play"],
+        }
+    ]
     program = client(server, headers={"Authorization": f"Bearer {token}"})
     assert program.get("/api/me").status_code == 200
     assert browser.get("/api/tokens").json()[0]["last_used"] is not None
@@ -229,13 +243,13 @@ def test_tokens_are_shown_once_listed_without_secret_and_revocable(server: Serve
     basic = client(server, headers={"Authorization": "Basic dXNlcjpwYXNz"})
     assert basic.get("/api/me").status_code == 401
     assert basic.post("/api/games", json={"opponent": "human"}).status_code == 201
-    too_long = browser.post("/api/tokens", json={"name": "x" * 41}, headers=csrf(browser))
+    too_long = browser.post("/api/tokens", json=token_request("x" * 41), headers=csrf(browser))
     assert too_long.status_code == 422
 
 
 def test_an_account_cannot_revoke_another_accounts_token(server: Server) -> None:
     owner = signed_in(server, "Owner_1")
-    made = owner.post("/api/tokens", json={"name": "x"}, headers=csrf(owner)).json()
+    made = owner.post("/api/tokens", json=token_request("x"), headers=csrf(owner)).json()
     thief = signed_in(server, "Thief_1")
     assert thief.delete(f"/api/tokens/{made['id']}", headers=csrf(thief)).status_code == 404
     program = client(server, headers={"Authorization": f"Bearer {made['token']}"})
@@ -246,7 +260,7 @@ def test_secrets_never_appear_in_the_log(server: Server) -> None:
     password = "a-secret-that-must-not-leak"
     browser = signed_in(server, "Quiet_one", password)
     session = browser.cookies["session"]
-    token = browser.post("/api/tokens", json={"name": "t"}, headers=csrf(browser)).json()["token"]
+    token = browser.post("/api/tokens", json=token_request("t", password), headers=csrf(browser)).json()["token"]
     client(server, headers={"Authorization": f"Bearer {token}"}).get("/api/me")
     server.post("/api/session", {"username": "Quiet_one", "password": "wrong-" + password})
     run(_bearer_socket(server, token))
@@ -270,7 +284,7 @@ async def _bearer_socket(server: Server, token: str) -> None:
 
 def test_a_deleted_account_cannot_sign_in_and_its_games_show_a_deleted_player(server: Server) -> None:
     browser = signed_in(server, "Gone_soon")
-    token = browser.post("/api/tokens", json={"name": "t"}, headers=csrf(browser)).json()["token"]
+    token = browser.post("/api/tokens", json=token_request("t"), headers=csrf(browser)).json()["token"]
     game = browser.post(
         "/api/games", json={"opponent": "ai", "level": "random", "name": "Gone_soon"}, headers=csrf(browser)
     ).json()
@@ -336,7 +350,7 @@ def test_an_account_plays_its_seat_over_the_websocket_and_no_other(server: Serve
     owner = signed_in(server, "Player_a")
     stranger = signed_in(server, "Player_b")
     game = owner.post("/api/games", json={"opponent": "ai", "level": "random", "name": "A"}, headers=csrf(owner)).json()
-    token = owner.post("/api/tokens", json={"name": "ws"}, headers=csrf(owner)).json()["token"]
+    token = owner.post("/api/tokens", json=token_request("ws"), headers=csrf(owner)).json()["token"]
     seat = game["seat"]
 
     async def scenario() -> None:

@@ -199,18 +199,35 @@ def test_a_seek_disappears_when_its_owners_lobby_connection_closes(server: Serve
 def test_an_offer_whose_owner_stopped_showing_signs_of_life_expires(tmp_path: Path) -> None:
     engine = open_engine(f"sqlite:///{tmp_path / 'k.db'}")
     offer = Seek(
-        "s1", "seek", seeks.OPEN, None, "A", "address:x", None, None, (), False, None, "d", 100.0, 130.0, None, None
+        "s1",
+        "seek",
+        seeks.OPEN,
+        None,
+        "A",
+        "address:x",
+        "x",
+        None,
+        None,
+        None,
+        (),
+        False,
+        None,
+        "d",
+        100.0,
+        130.0,
+        None,
+        None,
     )
     with engine.begin() as conn:
         seeks.insert(conn, offer)
         assert seeks.lapsed(conn, 129.0) == []
         seeks.keep_alive(conn, "s1", 160.0)
         assert seeks.lapsed(conn, 131.0) == []
-        assert [s.seek_id for s in seeks.open_seeks(conn, "seek", 131.0, 10)] == ["s1"]
+        assert [s.seek_id for s in seeks.open_seeks(conn, "seek", 131.0, 10, set())] == ["s1"]
         assert seeks.lapsing(conn, 161.0) == ["s1"]
         assert seeks.lapsed(conn, 161.0, ["s1"]) == ["s1"]
         assert seeks.lapsed(conn, 161.0, ["s1"]) == []  # expired once
-        assert seeks.open_seeks(conn, "seek", 131.0, 10) == []
+        assert seeks.open_seeks(conn, "seek", 131.0, 10, set()) == []
         assert not seeks.claim(conn, ["s1"], "g", [0], 131.0)
     engine.dispose()
 
@@ -221,8 +238,8 @@ def test_an_offer_whose_owner_stopped_showing_signs_of_life_expires(tmp_path: Pa
 def test_quick_pairing_widens_its_rating_range_with_waiting_time() -> None:
     def entry(seek_id: str, rating: int, created: float, client_: str = "") -> Seek:
         return Seek(
-            seek_id, "pool", seeks.OPEN, 1, "x", client_ or seek_id, None, CLOCK, (), True, rating, "d", created,
-            created + 30, None, None,
+            seek_id, "pool", seeks.OPEN, 1, "x", client_ or seek_id, None, None, None, CLOCK, (), True, rating, "d",
+            created, created + 30, None, None,
         )  # fmt: skip
 
     assert allowed_gap(0) == 100 and allowed_gap(10) == 350
@@ -301,7 +318,7 @@ def test_an_ai_level_is_a_rated_bot_account_that_accepts_challenges_at_once(serv
             assert seat["status"] == "accepted"
             summary = (await http.get(f"/api/games/{seat['game_id']}")).json()
             assert summary["kinds"][1 - seat["seat"]] == "ai:easy"
-            assert (await http.post("/api/me/bot")).status_code == 409  # has played: stays a person
+            assert (await http.post("/api/me/bot")).status_code == 403  # a token manages no account
         final = await play_with_agent(server.url, seat["game_id"], seat["token"], "random", 3)
         assert final["status"] == "over"
         bot = profile(server, "ai-easy")
@@ -417,8 +434,11 @@ def test_a_deleted_accounts_seek_is_neither_listed_nor_accepted(server: Server) 
             seek = (await leaving.post("/api/seeks", json={"clock": CLOCK})).json()
             listed = [s["seek_id"] for s in (await guest.get("/api/seeks")).json()["seeks"]]
             assert seek["seek_id"] in listed
-            gone = await leaving.request("DELETE", "/api/me", json={"password": PASSWORD})
-            assert gone.status_code == 204, gone.text
+            async with client(server.url) as browser:  # deleting an account needs a signed-in session
+                await browser.post("/api/session", json={"username": "leaving", "password": PASSWORD})
+                csrf = {"X-CSRF-Token": browser.cookies.get("csrf") or ""}
+                gone = await browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf)
+                assert gone.status_code == 204, gone.text
             status = (await guest.get(f"/api/seeks/{seek['seek_id']}")).json()
             assert status["status"] == "cancelled", status
             listed = [s["seek_id"] for s in (await guest.get("/api/seeks")).json()["seeks"]]

@@ -31,7 +31,9 @@ def test_accounts_on_postgresql(tmp_path: Path, pg_url: str) -> None:
         )
         assert signed.status_code == 200 and signed.json()["adopted"] == 1
         csrf = {"X-CSRF-Token": browser.cookies["csrf"]}
-        made = browser.post("/api/tokens", json={"name": "bot"}, headers=csrf).json()
+        made = browser.post(
+            "/api/tokens", json={"name": "bot", "password": PASSWORD, "scopes": ["play"]}, headers=csrf
+        ).json()
         program = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {made['token']}"}, timeout=10)
         assert program.get("/api/me").json()["username"] == "Kalani"
         assert [g["game_id"] for g in program.get("/api/me/games").json()] == [game["game_id"]]

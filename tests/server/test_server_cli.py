@@ -56,25 +56,3 @@ def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["games"] == 3 and figures["errors"] == 0
     assert figures["actions"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0
-
-
-def test_bench_server_soak_with_attackers_reports_latency_and_memory() -> None:
-    """The short form of the soak (docs/server.md gives the long one)."""
-    args = ("bench", "server", "--games", "4", "--seconds", "6", "--think", "20", "--attackers", "5", "--json")
-    result = _kahuna(*args, timeout=120)
-    assert result.returncode == 0, result.stderr
-    figures = json.loads(result.stdout.strip().splitlines()[-1])
-    assert figures["errors"] == 0 and figures["actions"] > 0
-    attacks = figures["attacks"]
-    assert attacks["hello_frames"] > 0 and attacks["hostile_frames"] > 0 and attacks.get("ws_malformed", 0) > 0
-    assert attacks.get("http_429", 0) > 0  # the floods met the rate limits
-    assert len(figures["rss_mib"]) >= 3 and max(figures["rss_mib"]) < 1024
-
-
-def test_bench_probes_report_what_the_attacks_achieved() -> None:
-    result = _kahuna("bench", "probes", "--only", "5,8,9", timeout=120)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0].startswith("5. ") and "error 'malformed'" in lines[0] and "['error', 'pong']" in lines[0]
-    assert lines[1] == "8. names with U+202E: 422, U+200B: 422, U+2028: 422"
-    assert lines[2].endswith("the connection is seat 0")

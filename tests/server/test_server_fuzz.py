@@ -34,7 +34,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress
 WS_ERRORS = {"malformed", "forbidden", "illegal", "stale_version", "not_your_turn", "game_over", "rate_limited"}
 HTTP_ERRORS = {"bad_request", "not_found", "method_not_allowed", "invalid", "too_large", "taken", "not_over"}
 HTTP_ERRORS |= {"rate_limited", "damaged", "too_slow", "error"}
-HTTP_ERRORS |= {"unauthorized", "csrf", "too_many_tokens"}  # accounts (docs/accounts.md)
+HTTP_ERRORS |= {"unauthorized", "csrf", "too_many_tokens", "session_required", "insufficient_scope"}  # accounts
 HTTP_ERRORS |= {"too_many_seeks", "gone", "own_seek", "forbidden", "too_late"}  # the lobby (docs/community.md)
 
 UNLIMITED = ("messages_burst", "reads_burst", "games_burst", "joins_burst", "replays_burst")

@@ -1,4 +1,5 @@
-"""Events in words: the sentence of the issue, hidden cards staying hidden, whole recorded games."""
+"""Events in words: a claim with its returned bridges and lost stone in one sentence, hidden cards
+staying hidden, whole recorded games."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``kahuna show`` stepping through a record, and the one-line errors of both commands."""
+"""``kahuna show`` stepping through a record, the one-line errors of both commands, and where
+``kahuna play`` saves its games."""
 
 from __future__ import annotations
 
@@ -73,3 +74,19 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
         assert result.returncode == 2, args
         assert result.stderr.startswith(start), (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and not result.stdout
+
+
+def test_games_are_saved_under_kahuna_data_like_the_servers(tmp_path: Path) -> None:
+    """``KAHUNA_DATA`` moves the saved games as it moves the server's database; without it they go
+    under ``$XDG_DATA_HOME/kahuna``."""
+    data, xdg = tmp_path / "data", tmp_path / "xdg"
+    for kahuna_data, where in ((str(data), data), (None, xdg / "kahuna")):
+        env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "XDG_DATA_HOME": str(xdg)}
+        if kahuna_data is not None:
+            env["KAHUNA_DATA"] = kahuna_data
+        command = [sys.executable, "-m", "kahuna", "play", "--vs", "random"]
+        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=30, input="")
+        assert result.returncode == 0, result.stderr
+        (saved,) = where.glob("game-*.kahuna.json")
+        assert f"game saved to {saved}" in result.stdout
+        saved.unlink()

@@ -27,6 +27,7 @@ def interruptible() -> None:
 
 def spawn(args: list[str], home: Path, timeout: float = 20) -> pexpect.spawn:
     env = dict(os.environ, NO_COLOR="1", XDG_DATA_HOME=str(home), TERM="xterm", COLUMNS="80", LINES="24")
+    env.pop("KAHUNA_DATA", None)  # saved games go under ``home``, whatever the caller's setting
     return pexpect.spawn(
         sys.executable,
         ["-m", "kahuna", *args],

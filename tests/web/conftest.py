@@ -6,6 +6,7 @@ test fails at teardown if there were any. ``shot`` saves screenshots to ``artifa
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -14,6 +15,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -90,6 +92,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def post(server: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """post(path, body) -> the JSON answer of the server's HTTP API (a guest's request)."""
+
+    def send(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(server + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            data: dict[str, Any] = json.loads(answer.read())
+            return data
+
+    return send
 
 
 @pytest.fixture(scope="session")

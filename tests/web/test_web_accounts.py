@@ -1,5 +1,6 @@
 """Accounts in the browser: a guest's game, sign-up (which adopts it), the account page (tokens
-shown once, listed as text, revoked), sign-out, and the same game resumed from another browser by
+with their scopes, shown once, listed as text, revoked; the signed-in browsers, one signed out from
+another, a password change, sign out everywhere), sign-out, and the same game resumed from another browser by
 signing in there, where that seat (without its token) gets a hint, resigns, agrees on a rematch it
 opens as its account's seat, and may start the analysis; on a phone-sized screen."""
 
@@ -42,10 +43,13 @@ def test_sign_up_adopts_the_guest_game_and_another_browser_resumes_it(
 
     # a token named like markup is listed as text; the secret is shown once
     guest.locator("#token-name").fill('<img src=x id="injected">')
+    guest.locator("#token-scope-play").check()
+    guest.locator("#token-password").fill(PASSWORD)
     guest.locator("#token-create").click()
     secret = guest.locator("#new-token")
     expect(secret).to_have_value(re.compile(r"^kahuna_"))
     expect(guest.get_by_test_id("token-list").locator(".token-name")).to_have_text('<img src=x id="injected">')
+    expect(guest.get_by_test_id("token-list").locator(".token-scopes")).to_have_text("may read, play")
     assert guest.locator("#injected").count() == 0
     guest.reload()
     assert guest.locator("#new-token").count() == 0
@@ -87,3 +91,42 @@ def test_sign_up_adopts_the_guest_game_and_another_browser_resumes_it(
     other.goto(other.url.split("/play/")[0] + f"/replay/{game_id}")
     other.locator("#analysis-ask").click()
     expect(other.locator("#analysis-graph")).to_be_visible(timeout=60000)
+
+
+def test_the_account_page_lists_sessions_changes_the_password_and_signs_out_everywhere(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    first = open_page("/signup", **PHONE)
+    first.locator("#username").fill("Kailua_web")
+    first.locator("#password").fill(PASSWORD)
+    first.locator("#signup-submit").click()
+    first.wait_for_url(re.compile(r"/account$"))
+    pages = [first]
+    for _ in range(2):
+        other = open_page("/signin", context=new_context(**PHONE))
+        other.locator("#username").fill("Kailua_web")
+        other.locator("#password").fill(PASSWORD)
+        other.locator("#signin-submit").click()
+        other.wait_for_url(re.compile(r"/$"))
+        pages.append(other)
+    first.reload()
+    sessions = first.get_by_test_id("session-list").locator(".session")
+    expect(sessions).to_have_count(3)
+    expect(first.locator(".session-current")).to_have_text("this browser")
+    first.locator(".end-session").first.click()
+    expect(sessions).to_have_count(2)
+
+    first.locator(".change-password summary").click()
+    first.locator("#password-current").fill(PASSWORD)
+    first.locator("#password-new").fill("harbour-orchid-lantern")
+    first.locator("#password-change").click()
+    expect(first.get_by_role("status")).to_contain_text("Password changed: 1 other sign-ins ended")
+    expect(sessions).to_have_count(1)
+    origin = first.url.split("/account")[0]
+    assert [page.request.get(origin + "/api/me").status for page in pages] == [200, 401, 401]
+
+    first.locator("#sign-out-everywhere").click()
+    first.wait_for_url(re.compile(r"/signin$"))
+    expect(first.get_by_test_id("account-link")).to_have_text("Sign in")
+    width = first.evaluate("document.getElementById('main').scrollWidth")
+    assert width <= PHONE["width"]

@@ -5,6 +5,7 @@ spectator cannot start it but sees it once done. The hint button, only when lear
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import random
 import urllib.request
@@ -67,6 +68,41 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     classed = [m for m in public["moves"] if m["class"] in ("inaccuracy", "mistake", "blunder")]
     assert marks.count() == len(classed)
 
+    # Issue 31, 15: the graph has its axes and the rounds' starts; the classed moves are listed in
+    # words with the better move, each jumping to its moment; the keys step through the replay.
+    labels = page.locator("#analysis-graph .graph-label").evaluate_all("els => els.map(e => e.textContent)")
+    assert {"0 %", "50 %", "100 %", "0"} <= set(labels), labels
+    with urllib.request.urlopen(f"{server}/api/games/{game['game_id']}/replay", timeout=10) as answer:
+        views = [step["view"] for step in json.loads(answer.read())["steps"]]
+    starts = sum(
+        1
+        for a, b in itertools.pairwise(views)
+        if (b["phase"] == "final" != a["phase"]) or (b["phase"] == "play" and b["round"] != a["round"])
+    )
+    assert starts >= 1
+    expect(page.locator("#analysis-graph .graph-round")).to_have_count(starts)
+    listed = page.get_by_test_id("mistakes").locator("li")
+    expect(listed).to_have_count(len(classed))
+    if classed:
+        first = classed[0]
+        item = listed.first
+        expect(item).to_contain_text(f"Action {first['step'] + 1}, ")
+        expect(item).to_contain_text("Better: ")
+        item.locator("button").click()
+        expect(step).to_contain_text(f"Action {first['step'] + 1} of {last}")
+    else:
+        expect(page.get_by_test_id("mistakes")).to_contain_text("No inaccuracy, mistake or blunder")
+    page.locator("h1").click()  # focus on nothing in particular: the keys still work
+    page.keyboard.press("Home")
+    expect(step).to_contain_text(f"Action 0 of {last}")
+    page.keyboard.press("ArrowRight")
+    expect(step).to_contain_text(f"Action 1 of {last}")
+    page.keyboard.press("End")
+    expect(step).to_contain_text(f"Action {last} of {last}")
+    page.keyboard.press("ArrowLeft")
+    expect(step).to_contain_text(f"Action {last - 1} of {last}")
+    shot(page, "replay-mistakes-1280x800")
+
 
 def create_game(server: str, **body: object) -> dict[str, Any]:
     request = urllib.request.Request(
@@ -88,6 +124,19 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     expect(message).to_contain_text("AI hint: ")
     token = message.inner_text().split("AI hint: ", 1)[1].split(":", 1)[0]
     expect(page.locator('[data-testid="confirm"]')).to_be_visible()
+    # Point 10: the hint shows as the player's own choice would: its cards selected, its line lit
+    # on the board (a draw, a discard or a button marked) and proposed.
+    expect(page.locator(f'.proposed[data-token="{token}"]').first).to_be_visible()
+    used = (
+        token[0] if ">" in token else token[1] if token.startswith("-") else token.split(":")[1] if ":" in token else ""
+    )
+    selected = page.locator('[data-testid="hand"] button.card[aria-pressed="true"]')
+    expect(selected).to_have_count(len(used))
+    assert sorted(selected.evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(used)
+    if ">" in token:
+        line = "".join(sorted(token[0] + token[2]))
+        expect(page.locator(f'.board .pick.build.proposed[data-line="{line}"]')).to_have_count(1)
+        expect(page.locator(".board .pick.build")).to_have_count(page.locator(".choice-pick.build").count())
     shot(page, "game-hint-1280x800")
     page.locator('[data-testid="confirm"]').click()
     expect(page.locator(".game")).not_to_have_attribute("data-version", "0")
@@ -97,6 +146,7 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     hotseat = create_game(server, opponent="hotseat", seat="first")
     both = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", reduced_motion=True)
     expect(both.locator(".game")).to_have_attribute("data-turn", "mine")
+    both.locator(".reveal").click()  # hot-seat: the seat to move asks for its hand first
     expect(both.locator("#hint")).to_have_count(1)
 
     person = create_game(server, opponent="human", seat="first", name="Alice")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, expect
 
@@ -124,3 +125,55 @@ def test_two_browsers_through_an_invite_link(
     expect(watcher.locator(".banner .watching")).to_have_text("Watching")
     watcher.locator('.draw[data-token="d?"]').click(force=True)  # a spectator's click is answered, not ignored
     expect(watcher.locator('[data-testid="message"]')).to_have_text("Spectators cannot play.")
+
+
+def test_a_seat_link_opened_in_another_browser_makes_the_game_this_browsers(
+    post: Callable[[str, dict[str, Any]], dict[str, Any]],
+    open_page: OpenPage,
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    """Issue 31, 7: the game is then in this browser's "my games", and its replay offers the analysis."""
+    game = post("/api/games", {"opponent": "human", "seat": "first", "name": "Ann"})
+    post(game["invite_url"].replace("/join/", "/api/join/"), {"name": "Ben"})
+    page = open_page(f"/play/{game['game_id']}#{game['token']}", new_context())
+    page.wait_for_function(MY_TURN)
+    page.goto(page.url.split("/play/")[0] + "/")
+    resume = page.locator(".my-game-link", has_text="Resume")
+    expect(resume).to_have_count(1)
+    resume.click()
+    page.wait_for_function(MY_TURN)
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("resign-confirm").click()
+    expect(page.locator(".game")).to_have_attribute("data-turn", "over")
+    page.locator(".summary a", has_text="Watch the replay").click()
+    expect(page.locator("#analysis-ask")).to_be_visible()
+
+
+def test_guests_without_a_name_are_told_apart(open_page: OpenPage, new_context: Callable[..., BrowserContext]) -> None:
+    """Issue 31, 13: each browser's guest has a name of its own; hot-seat's seats are Player 1 and 2."""
+    host = new_context()
+    host.add_init_script("localStorage.setItem('kahuna.guest', '1234')")
+    alice = open_page("/", host)
+    expect(alice.locator("#name")).to_have_attribute("placeholder", "Guest 1234")
+    alice.get_by_label("Against a friend").check()
+    alice.locator("#seat").select_option("first")
+    alice.locator("#start").click()
+    invite_url = alice.locator("#link-invite").input_value()
+    guest = new_context()
+    guest.add_init_script("localStorage.setItem('kahuna.guest', '5678')")
+    bob = open_page("/" + invite_url.split("/", 3)[3], guest)
+    bob.locator("#join").click()
+    bob.wait_for_url("**/play/**")
+    expect(bob.locator(".player.seat0 .player-name")).to_have_text("Guest 1234")
+    expect(bob.locator(".player.seat1 .player-name")).to_have_text("Guest 5678")
+    # A browser with no number yet draws one and keeps it.
+    fresh = open_page("/", new_context())
+    placeholder = fresh.locator("#name").get_attribute("placeholder") or ""
+    number = fresh.evaluate("() => localStorage.getItem('kahuna.guest')")
+    assert placeholder == f"Guest {number}" and len(number) == 4, placeholder
+    fresh.get_by_label("Hot-seat").check()
+    fresh.locator("#start").click()
+    fresh.wait_for_url("**/play/**")
+    names = fresh.locator(".player .player-name")
+    expect(names).to_have_count(2)
+    assert sorted(names.all_inner_texts()) == ["Player 1", "Player 2"]

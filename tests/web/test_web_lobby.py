@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Page, expect
 
@@ -40,7 +41,7 @@ def test_a_seek_accepted_in_a_second_browser_takes_both_to_the_same_game(
 def test_lobby_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
     profile = open_page("/users/ai-medium", width=390, height=800, locale="de-DE")
     expect(profile.get_by_test_id("profile-name")).to_contain_text("ai-medium")
-    expect(profile.get_by_test_id("rating-realtime")).to_contain_text("1500?")
+    expect(profile.get_by_test_id("rating-realtime")).to_contain_text("1500 ±50")  # a fixed anchor
     expect(profile.locator(".graph-empty").first).to_have_text("Noch keine gewerteten Partien.")
     width = profile.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390
@@ -85,3 +86,60 @@ def test_a_player_challenged_from_a_profile_accepts_in_the_lobby_and_both_play_t
     challenger.wait_for_url("**/play/**")
     assert target.url.split("#")[0] == challenger.url.split("#")[0]
     expect(challenger.locator(".board")).to_be_visible()
+
+
+def test_guests_see_rated_seeks_as_needing_an_account_and_filter_the_seeks(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Callable[[Page, str], Path]
+) -> None:
+    """Issue 31, 12 and the lobby's filters and custom clock."""
+    rater = open_page("/signup", new_context())
+    sign_up(rater, "Rangi_web")
+    rater.goto(rater.url.replace("/account", "/lobby"))
+    expect(rater.locator("#seek-rated")).to_be_checked()
+    rater.locator("#new-seek").click()
+    expect(rater.get_by_test_id("seek-status")).not_to_be_empty()
+
+    guest = open_page("/lobby", new_context())
+    rated = guest.locator(".seek", has_text="Rangi_web")
+    expect(rated).to_contain_text("Rated")
+    expect(rated.locator("a.needs-account")).to_have_text("Sign in to play (rated)")
+    expect(rated.locator("a.needs-account")).to_have_attribute("href", "/signin")
+    expect(rated.get_by_role("button")).to_have_count(0)
+    # A custom clock: one minute each, nothing added.
+    guest.locator("#seek-clock").select_option("custom")
+    guest.locator("#seek-minutes").fill("0")
+    guest.locator("#seek-name").fill("Guesty")
+    guest.locator("#new-seek").click()
+    expect(guest.get_by_test_id("seek-status")).to_have_text(
+        "A custom clock has 1 to 180 minutes and 0 to 60 seconds per turn."
+    )
+    guest.locator("#seek-minutes").fill("1")
+    guest.locator("#seek-increment").fill("0")
+    guest.locator("#new-seek").click()
+    own = guest.locator(".seek", has_text="Guesty")
+    expect(own).to_contain_text("1+0")
+    expect(own.get_by_role("button")).to_have_text("Cancel")
+    # The filters hide others' seeks (one's own stays) and say how many they hide.
+    count = guest.get_by_test_id("filter-count")
+    guest.locator("#filter-rated").select_option("casual")
+    expect(rated).to_have_count(0)
+    expect(own).to_have_count(1)
+    expect(count).to_contain_text("hidden by the filters")
+    guest.locator("#filter-rated").select_option("any")
+    expect(rated).to_have_count(1)
+    guest.locator("#filter-min").fill("1400")
+    expect(rated).to_have_count(1)
+    guest.locator("#filter-max").fill("1450")
+    expect(rated).to_have_count(0)
+    guest.locator("#filter-max").fill("")
+    guest.locator("#filter-clock").select_option("correspondence")
+    expect(rated).to_have_count(0)
+    guest.reload()  # the filters are kept in this browser
+    expect(guest.locator("#filter-clock")).to_have_value("correspondence")
+    expect(guest.locator(".seek", has_text="Rangi_web")).to_have_count(0)
+    guest.locator("#filter-clock").select_option("realtime")
+    guest.locator("#filter-variant").select_option("variants")
+    expect(guest.locator(".seek", has_text="Rangi_web")).to_have_count(0)
+    guest.locator("#filter-variant").select_option("standard")
+    expect(guest.locator(".seek", has_text="Rangi_web")).to_have_count(1)
+    shot(guest, "lobby-filters-1280x800")

@@ -57,6 +57,42 @@ LAYOUT_PROBLEMS = """() => {
 }"""
 
 
+# Names that a bridge would touch: the smallest distance (drawing units) between each name's box
+# and the lines, where they run over the sea (outside every island's beach), is at least half a
+# bridge's width (its sticks are 14 units wide); and names cut off by the drawing's edge.
+NAMES_ON_BRIDGES = """() => {
+  const svg = document.querySelector('.board');
+  const vb = svg.viewBox.baseVal;
+  const beaches = [...svg.querySelectorAll('.island .beach')].map(b => b.getBBox());
+  const onLand = (x, y) => beaches.some(b => x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height);
+  const routes = [...svg.querySelectorAll('.route')].map(l => ({ line: l.parentNode.dataset.line,
+    a: [l.x1.baseVal.value, l.y1.baseVal.value], b: [l.x2.baseVal.value, l.y2.baseVal.value] }));
+  const problems = [];
+  for (const text of svg.querySelectorAll('.island-name')) {
+    const box = text.getBBox();
+    if (box.x < vb.x || box.y < vb.y || box.x + box.width > vb.x + vb.width || box.y + box.height > vb.y + vb.height)
+      problems.push(`${text.textContent} is cut off`);
+    for (const { line, a, b } of routes) {
+      for (let k = 0; k <= 1; k += 0.005) {
+        const [x, y] = [a[0] + k * (b[0] - a[0]), a[1] + k * (b[1] - a[1])];
+        if (onLand(x, y)) continue;
+        const dx = Math.max(box.x - x, 0, x - box.x - box.width), dy = Math.max(box.y - y, 0, y - box.y - box.height);
+        if (Math.hypot(dx, dy) < 7) { problems.push(`${text.textContent} on ${line}`); break; }
+      }
+    }
+  }
+  return problems;
+}"""
+
+
+def test_no_bridge_runs_over_an_island_name_on_a_phone(open_page: OpenPage) -> None:
+    """Issue 31, 11: on a phone the names are drawn larger; DUDA and HUNA sat on bridges."""
+    page = open_page("/watch/none", width=390, height=844)
+    expect(page.locator(".board .island-name")).to_have_count(12)
+    problems = page.evaluate(NAMES_ON_BRIDGES)
+    assert problems == [], problems
+
+
 def test_served_board_json_is_the_rules_board(server: str) -> None:
     with urllib.request.urlopen(server + "/static/board.json", timeout=10) as response:
         assert json.loads(response.read()) == board_data()
@@ -139,6 +175,18 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     page.wait_for_url("**/play/**")
     page.wait_for_function("() => document.querySelector('.game')?.dataset.turn === 'mine'")
     expect(page.locator(".banner")).to_contain_text("Black to move")
+    # Issue 31, 3: the very first turn starts behind the hand-over curtain too; Black asks for it.
+    curtain = page.get_by_test_id("curtain")
+    expect(curtain).to_contain_text("Hand the device to Black")
+    expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
+    expect(page.locator(".notation")).to_be_hidden()
+    curtain.locator(".reveal").focus()
+    page.keyboard.press("Enter")
+    expect(curtain).to_have_count(0)
+    expect(page.locator('[data-testid="hand"] button.card').first).to_be_focused()
+    # Issue 31, 14: no chat with oneself, no "notify me" when both seats are here.
+    expect(page.get_by_test_id("chat")).to_be_hidden()
+    expect(page.get_by_test_id("notify-me")).to_be_hidden()
 
     notation = page.locator("#notation")
     notation.fill("Z>Q")
@@ -151,12 +199,15 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".message")).to_have_text("Select one card to discard.")
 
     # Keyboard only: focus a card, Space selects it; Tab reaches the lit lines, Enter builds.
-    reveal = page.locator(".reveal")
-    if reveal.count():
-        reveal.focus()
-        page.keyboard.press("Enter")
     built = False
     cards = page.locator(".hand-row button.card")
+    # The hand is one Tab stop: the arrow keys move between its cards.
+    assert cards.evaluate_all("els => els.map(e => e.tabIndex)") == [0, -1, -1]
+    cards.first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(cards.nth(1)).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    expect(cards.first).to_be_focused()
     for i in range(cards.count()):
         cards.nth(i).focus()
         page.keyboard.press("Space")
@@ -164,6 +215,14 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
         pick = page.locator(".pick.build").first
         expect(page.locator(".choice-pick.build")).to_have_count(page.locator(".pick.build").count())
         if pick.count():
+            # Issue 31, 16: one Tab from the selected card to its first line in words, and the
+            # line that button names lights up on the board as it is focused.
+            page.keyboard.press("Tab")
+            first = page.locator(".choice-pick.build").first
+            expect(first).to_be_focused()
+            named = first.get_attribute("data-line")
+            expect(page.locator(f'.board .pick.lit[data-line="{named}"]')).to_have_count(1)
+            expect(page.locator(".board .pick.lit")).to_have_count(1)
             line = pick.get_attribute("data-line")
             pick.focus()
             page.keyboard.press("Enter")
@@ -214,6 +273,15 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".message")).to_be_empty()
     expect(page.locator(".banner")).to_contain_text("Black to move")
     shot(page, "hotseat-1280x800")
+
+    # Issue 31, 17: in the dark theme Black's ◆ is dark on a light disc (a black disc vanishes there).
+    page.emulate_media(color_scheme="dark")
+    mark = page.locator(".banner .seat-mark.seat0")
+    assert mark.evaluate("el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]") == [
+        "rgb(20, 20, 20)",
+        "rgb(230, 233, 234)",
+    ]
+    page.emulate_media(color_scheme="light")
 
     page.locator("#language").select_option("de")
     expect(page.locator(".banner")).to_contain_text("Schwarz ist am Zug")

@@ -85,6 +85,10 @@ def test_a_game_on_a_phone(phone: Callable[[str], Page], shot: Callable[[Page, s
     expect(page.locator('[data-testid="message"]')).not_to_be_empty()
     assert in_view(page, '[data-testid="message"]')
 
+    # A disabled button's reason is not drawn on a phone, yet screen readers still have it.
+    expect(page.locator(".act-discard + .why")).to_be_hidden()
+    expect(page.locator(".act-discard")).to_have_accessible_description("Select one card to discard.")
+
     # 10 and 8: a lit line is a 44 px target; the first tap only proposes the move.
     cards = page.locator(".hand-row button.card")
     for i in range(cards.count()):
@@ -102,6 +106,8 @@ def test_a_game_on_a_phone(phone: Callable[[str], Page], shot: Callable[[Page, s
     expect(confirm).to_be_visible()
     assert in_view(page, '[data-testid="confirm"]')
     expect(page.locator(".board .bridge")).to_have_count(bridges)  # nothing played yet
+    # Issue 31, 17: a touch screen's prompt speaks of taps, not of clicks and Escape.
+    expect(page.locator("#action-hint")).to_have_text("Tap it again or tap Confirm to play it; Cancel to choose again.")
     shot(page, "confirm-move-390x844")
     page.locator("#confirm-cancel").tap()  # changed one's mind: nothing happens
     expect(confirm).to_have_count(0)

@@ -137,9 +137,10 @@ def test_full_game_against_the_ai_by_clicks(open_page: OpenPage, shot: Callable[
     summary = page.locator(".summary")
     expect(summary).to_be_visible()
     expect(summary.locator(".summary-outcome")).not_to_be_empty()
-    expect(summary.locator("tbody tr")).to_have_count(2)
-    expect(summary.locator("thead")).to_contain_text("Stones")
-    expect(summary.locator("tbody td.stones").first).to_have_text(re.compile(r"^\d+$"))
+    expect(summary.locator("thead th")).to_have_count(3)  # a column for each player
+    expect(summary.locator("tbody tr")).to_have_count(5)  # stones, rounds 1 and 2, final, total
+    expect(summary.locator("tbody tr.stones th")).to_have_text("Stones")
+    expect(summary.locator("tbody tr.stones td").first).to_have_text(re.compile(r"^\d+$"))
     expect(page.locator(".notation")).to_be_hidden()
     expect(page.locator(".tracker")).to_have_count(0)
     expect(page.locator(".log-list li").first).to_be_visible()

@@ -73,7 +73,7 @@ def test_replay_viewer_steps_jumps_and_plays(
     page.keyboard.press("End")
     expect(step).to_contain_text(f"Action {last} of {last}")
     expect(page.locator(".summary")).to_be_visible()
-    expect(page.locator(".summary tbody tr")).to_have_count(2)
+    expect(page.locator(".summary tbody tr")).to_have_count(5)
     shot(page, "replay-end-1280x800")
     page.locator(".replay-log .log-jump").nth(9).click()
     expect(step).to_contain_text(f"Action 10 of {last}")

@@ -80,7 +80,11 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.locator("#sounds").check()  # one toggle; it plays the "your turn" sound to show it works
     assert page.evaluate("window.__notes") == 2
     page.locator('.draw[data-token="d?"]').click(force=True)
-    expect(message).to_have_text("In the tutorial, follow the lesson above the board.")
+    # Issue 31, 17: a move the referee allows but the lesson does not is refused in the lesson's terms.
+    expect(message).to_have_text("Not in this lesson: it asks for this move — Black takes DUDA from the display.")
+    expect(page.locator("#why-pass")).to_have_text(
+        "Not in this lesson: it asks for this move — Black takes DUDA from the display."
+    )
     page.locator('.draw[data-token="dD"]').click()
 
     at(5, "Tutorial · lesson 3 of 9")  # White built twice and drew: its moves are marked
@@ -106,6 +110,12 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     at(14, "Tutorial · lesson 8 of 9")
     for kind, where in (("claimed", 'data-island="A"'), ("removed", 'data-line="AH"'), ("lost", 'data-island="H"')):
         expect(page.locator(f'[data-testid="last-move"][data-kind="{kind}"][{where}]')).to_have_count(1)
+    # Issue 31, 17: the ghost of White's swept bridge and lost stone are White's colour, not red.
+    ghost = page.locator('[data-testid="last-move"][data-kind="removed"][data-line="AH"]')
+    expect(ghost).to_have_attribute("data-seat", "1")
+    assert ghost.evaluate("el => getComputedStyle(el).stroke") == "rgb(251, 251, 246)"
+    lost = page.locator('[data-testid="last-move"][data-kind="lost"][data-island="H"]')
+    assert lost.evaluate("el => getComputedStyle(el).stroke") == "rgb(251, 251, 246)"
     shot(page, "tutorial-8-cascade-1280x800")
     card("D")
     card("H")
@@ -115,4 +125,24 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.wait_for_function("() => document.querySelector('.game').dataset.version === '16'")
     expect(lesson.locator("h2")).to_have_text("Tutorial complete")
     expect(lesson.locator("#tutorial-play")).to_have_attribute("href", "/")
+    # Issue 31, 17: no game is left waiting for White's move: the tutor ends it.
+    expect(page.locator(".game")).to_have_attribute("data-turn", "over")
+    expect(page.locator(".banner")).to_have_text("Tutorial complete")
+    expect(page.locator(".summary")).to_have_count(0)
     shot(page, "tutorial-done-1280x800")
+
+
+def test_the_tutorial_on_a_phone_keeps_the_lesson_the_board_and_the_hand_in_view(
+    open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    page = open_page("/rules", width=390, height=844, reduced_motion=True)
+    page.locator("#tutorial-start").click()
+    page.wait_for_function(IDLE, arg=0)
+    in_view = """sel => { const r = document.querySelector(sel).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight && r.width > 0; }"""
+    page.locator('.hand-row button.card[data-card="A"]').first.dispatch_event("click")  # a tap, no scrolling
+    expect(page.locator('.pick.build[data-line="AB"]')).to_have_count(1)
+    assert page.evaluate("() => scrollY") == 0
+    for selector in ('[data-testid="tutorial"] .tutorial-text', ".board", '[data-testid="hand"] .hand-row'):
+        assert page.evaluate(in_view, selector), f"{selector} is not in view"
+    shot(page, "tutorial-1-build-390x844")

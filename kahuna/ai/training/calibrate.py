@@ -2,7 +2,7 @@
 
 The network's own search plays games from seeds that training never uses; every searched position
 gets the value head's estimate for the mover and, at the end, the mover's result (1, ½, 0). The
-table is the one of ``kahuna analyse``'s calibration (:func:`kahuna.ai.calibration.reliability`):
+table is the one of ``kahuna analyse``'s calibration (:func:`kahuna.ai.eval.calibration.reliability`):
 ten bins, the observed rate with a Wilson interval, the Brier score and the expected calibration
 error. Positions of one game are not independent, so the intervals are too narrow. numpy only.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kahuna.ai.calibration import Sample, reliability
-from kahuna.ai.net import Network
-from kahuna.ai.netsearch import NetSearchConfig
+from kahuna.ai.agents.net import Network
+from kahuna.ai.agents.netsearch import NetSearchConfig
+from kahuna.ai.eval.calibration import Sample, reliability
 from kahuna.ai.training.selfplay import network_search, play
 from kahuna.progress import Progress
 

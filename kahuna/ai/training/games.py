@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from kahuna.ai.agents.net import Network
+from kahuna.ai.agents.netsearch import NetAgent, NetSearchConfig
 from kahuna.ai.base import Agent
-from kahuna.ai.match import agent_rng, deal_rng, play_game
-from kahuna.ai.net import Network
-from kahuna.ai.netsearch import NetAgent, NetSearchConfig
+from kahuna.ai.eval.match import agent_rng, deal_rng, play_game
 from kahuna.ai.registry import make_agent
 from kahuna.ai.training.selfplay import network_search, play, teacher_search
 from kahuna.rules import GameState

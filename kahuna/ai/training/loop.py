@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from kahuna.ai.net import Network
-from kahuna.ai.netsearch import NetSearchConfig
-from kahuna.ai.stats import elo_difference, paired_interval
+from kahuna.ai.agents.heuristic import load_weights
+from kahuna.ai.agents.net import Network
+from kahuna.ai.agents.netsearch import NetSearchConfig
+from kahuna.ai.eval.stats import elo_difference, paired_interval
 from kahuna.ai.training.games import Games, Job, MatchGame, Player, SelfPlayGame
 from kahuna.ai.training.model import PolicyValueNet, train
 from kahuna.ai.training.selfplay import Positions
-from kahuna.ai.tuning import load_weights
 from kahuna.progress import Progress
 
 STAGES = ("selfplay", "train", "gate", "reference")

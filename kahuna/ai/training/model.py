@@ -1,4 +1,4 @@
-"""The policy/value network in PyTorch: the layers of :class:`kahuna.ai.net.Network`, trainable.
+"""The policy/value network in PyTorch: the layers of :class:`kahuna.ai.agents.net.Network`, trainable.
 
 Training minimises, over a batch of positions, the cross-entropy between the search's visit
 distribution and the softmax of the policy logits over the legal actions only (illegal logits
@@ -15,8 +15,8 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from kahuna.ai.features import OBS_SIZE
-from kahuna.ai.net import Network
+from kahuna.ai.agents.features import OBS_SIZE
+from kahuna.ai.agents.net import Network
 from kahuna.ai.training.selfplay import Positions
 from kahuna.rules import NUM_ACTIONS
 

@@ -7,7 +7,7 @@ the result from its mover's side (1 a win, 0 a loss, ½ a draw: the value target
 the first ``explore`` decisions of a game are drawn in proportion to the visits, later ones are
 the most visited action.
 
-Two searches make data: the network's own (:func:`kahuna.ai.netsearch.search`) and, to start
+Two searches make data: the network's own (:func:`kahuna.ai.agents.netsearch.search`) and, to start
 generation 0 from something better than noise, the heuristic ISMCTS (compiled when built) as a
 teacher. Every game is fixed by its seed, so a resumed run makes the same games.
 """
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from kahuna.ai.fast_ismcts import ismcts_agent
-from kahuna.ai.features import OBS_SIZE, encode_view
-from kahuna.ai.ismcts import SearchConfig
-from kahuna.ai.net import Network
-from kahuna.ai.netsearch import NetSearchConfig
-from kahuna.ai.netsearch import search as net_search
+from kahuna.ai.agents.fast_ismcts import ismcts_agent
+from kahuna.ai.agents.features import OBS_SIZE, encode_view
+from kahuna.ai.agents.ismcts import SearchConfig
+from kahuna.ai.agents.net import Network
+from kahuna.ai.agents.netsearch import NetSearchConfig
+from kahuna.ai.agents.netsearch import search as net_search
 from kahuna.rules import NUM_ACTIONS, GameState, PlayerView, action_at, legal_actions_of, view_of
 
 Search = Callable[[PlayerView, random.Random], dict[int, int]]
@@ -90,7 +90,7 @@ def teacher_search(iterations: int) -> Search:
 
 
 def network_search(net: Network, config: NetSearchConfig) -> Search:
-    """The network-guided ISMCTS (:mod:`kahuna.ai.netsearch`) with ``net``."""
+    """The network-guided ISMCTS (:mod:`kahuna.ai.agents.netsearch`) with ``net``."""
 
     def search(view: PlayerView, rng: random.Random) -> dict[int, int]:
         return net_search(view, net, config, random.Random(rng.getrandbits(64)))

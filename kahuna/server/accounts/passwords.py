@@ -5,10 +5,18 @@ low-memory profile, 64 MiB and 3 passes), never stored or logged in clear. Hashi
 milliseconds of one core on purpose, so callers run it in a worker thread, and the HTTP layer
 bounds how often a client may make the server hash (``ratelimit.Quotas`` and ``auth.LoginThrottle``).
 
+A password's strength is judged by zxcvbn (Dropbox's estimator, maintained on PyPI): it counts the
+guesses an attacker who knows the common passwords, words, names, dates, keyboard patterns,
+repetitions, reversals and l33t substitutions would need, with the username and the site's name
+as words it knows too. A password must need at least ``MIN_GUESSES`` (zxcvbn's score 3: "safely
+unguessable") and not be one of the project's list of common passwords, which has the words for
+"password" in the five languages zxcvbn's English lists miss.
+
 A username is 2–20 ASCII letters, digits, ``_`` or ``-``. Two usernames that read alike are the
 same account: the *key* that must be unique folds case and the ASCII look-alikes (``0``/``O``,
 ``1``/``l``/``I``, ``rn``/``m``, ``vv``/``w``, ``-``/``_``). Anything outside ASCII is refused
-rather than normalised, so no Cyrillic or Greek letter can stand in for a Latin one.
+rather than normalised, so no Cyrillic or Greek letter can stand in for a Latin one. Names that
+would pass for the server's staff or the site itself are reserved (:data:`RESERVED`).
 """
 
 from __future__ import annotations
@@ -24,6 +32,13 @@ from argon2.exceptions import InvalidHashError, VerificationError
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 """Characters; the upper bound keeps one hash's cost bounded."""
+MIN_GUESSES = 10**8
+"""Guesses zxcvbn must estimate a password needs (its score 3 starts here)."""
+ESTIMATED_PREFIX = 72
+"""Characters zxcvbn judges (its own bound: the estimate's time grows with the length); a longer
+password is judged by its first 72, which it is at least as strong as."""
+SITE_WORDS = ("kahuna",)
+"""Words an attacker of this site tries first, judged as zxcvbn judges the username."""
 USERNAME = re.compile(r"[A-Za-z0-9_-]{2,20}")
 
 _HASHER = PasswordHasher()
@@ -52,11 +67,46 @@ like it (compared by key, so ``AI_``, ``a1-`` and ``Al-`` are refused too), or a
 a level could reach them."""
 
 
+RESERVED = frozenset(
+    {
+        "admin",
+        "administrator",
+        "anonymous",
+        "api",
+        "bot",
+        "deleted",
+        "guest",
+        "help",
+        "kahuna",
+        "mod",
+        "moderator",
+        "null",
+        "official",
+        "player",
+        "root",
+        "security",
+        "server",
+        "staff",
+        "support",
+        "sysop",
+        "system",
+        "webmaster",
+    }
+)
+"""Usernames nobody may take (compared by key): they would pass for the server, its staff or the
+site, or for a placeholder the pages show (a guest, a deleted player)."""
+RESERVED_PARTS = ("admin", "kahuna", "moderator", "official")
+"""Words no username may contain (by key): ``KahunaTeam`` or ``admin_2`` would pass for staff."""
+
+
 def check_new_username(name: str) -> str:
-    """``name`` if a person may sign up with it: a username not in the AI levels' namespace."""
+    """``name`` if a person may sign up with it: not in the AI levels' namespace, not reserved."""
     check_username(name)
-    if username_key(name).startswith(username_key(LEVEL_PREFIX)):
+    key = username_key(name)
+    if key.startswith(username_key(LEVEL_PREFIX)):
         raise Refused(f"usernames starting with {LEVEL_PREFIX!r} are kept for the AI levels")
+    if key in {username_key(word) for word in RESERVED} or any(username_key(p) in key for p in RESERVED_PARTS):
+        raise Refused("this username is reserved (it would pass for the site or its staff)")
     return name
 
 
@@ -75,7 +125,8 @@ def _common() -> frozenset[str]:
 
 
 def check_password(password: str, username: str) -> str:
-    """``password`` if it is acceptable, else ``Refused`` with the reason."""
+    """``password`` if it is acceptable, else ``Refused`` with the reason. Judging takes up to tens
+    of milliseconds (zxcvbn): call it in a thread."""
     if len(password) < MIN_PASSWORD:
         raise Refused(f"a password has at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
@@ -85,7 +136,17 @@ def check_password(password: str, username: str) -> str:
         raise Refused("this password is among the most common ones; choose another")
     if username_key(username) in username_key(password):
         raise Refused("a password may not contain the username")
+    if estimated_guesses(password, username) < MIN_GUESSES:
+        raise Refused("this password is too easy to guess: use a few unrelated words, or a longer one")
     return password
+
+
+def estimated_guesses(password: str, username: str) -> float:
+    """zxcvbn's estimate of the guesses ``password`` needs, knowing the username and the site."""
+    from zxcvbn import zxcvbn  # imported when first needed: only sign-ups and password changes judge
+
+    estimate = zxcvbn(password[:ESTIMATED_PREFIX], user_inputs=[username, *SITE_WORDS])
+    return float(estimate["guesses"])
 
 
 def hash_password(password: str) -> str:

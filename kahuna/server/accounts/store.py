@@ -6,9 +6,10 @@ Tables (in ``db/schema.py``, created by migration ``0002``):
   names differing only in case or ASCII look-alikes are one name), the Argon2id hash of the
   password (none for a bot), when it was created and, once deleted, when.
 - ``sessions``: one row per signed-in browser, keyed by the SHA-256 of the random session id that
-  only the browser's cookie holds, with its expiry.
-- ``api_tokens``: personal API tokens for programs, keyed by their SHA-256; the token itself is
-  shown once, when it is created.
+  only the browser's cookie holds, with its expiry and the browser's ``User-Agent`` (so that the
+  account's owner can tell its sessions apart in the list).
+- ``api_tokens``: personal API tokens for programs, keyed by their SHA-256, with their scopes; the
+  token itself is shown once, when it is created.
 - ``seats.account_id`` (a column of the games' ``seats``): the account a seat belongs to, set when a signed-in
   player creates or joins a game, adopts the seat tokens its browser holds, or is paired by the lobby.
 
@@ -35,12 +36,20 @@ from sqlalchemy import (
 
 from kahuna.server.accounts.passwords import check_username, username_key
 from kahuna.server.db import schema
-from kahuna.server.db.schema import accounts, api_tokens, sessions
+from kahuna.server.db.schema import MAX_USER_AGENT, accounts, api_tokens, sessions
 
 SESSION_SECONDS = 30 * 24 * 3600
 """How long a sign-in lasts (fixed from sign-in, not renewed by use)."""
 MAX_TOKENS = 20
 """Personal API tokens an account may hold at once."""
+SCOPES = {
+    "read": "read the account, its games and ratings (GET requests)",
+    "play": "play, seek, challenge and accept games as the account (every request a game needs, reads too)",
+}
+"""What a personal API token may do. Managing tokens, sessions and the account is no scope: it needs
+the password and a signed-in browser session, never a token."""
+SESSION_HANDLE = 16
+"""Hex digits of a session's digest shown in the list of sessions and used to end one."""
 DELETED_NAME = "(deleted player)"
 """What a deleted account's seats are called in its games (the browser shows it in its language)."""
 
@@ -68,7 +77,7 @@ def _now() -> str:
 def insert_account(conn: Connection, username: str, password_hash: str | None, is_bot: bool = False) -> Account | None:
     """A new account, or ``None`` when its username (by key) is taken, by a deleted account too."""
     key = username_key(check_username(username))
-    if conn.execute(select(accounts.c.id).where(accounts.c.username_key == key)).first() is not None:
+    if username_taken(conn, username):
         return None
     new_id = conn.execute(
         accounts.insert().values(
@@ -77,6 +86,12 @@ def insert_account(conn: Connection, username: str, password_hash: str | None, i
     ).inserted_primary_key
     assert new_id is not None
     return Account(id=int(new_id[0]), username=username, is_bot=is_bot)
+
+
+def username_taken(conn: Connection, username: str) -> bool:
+    """Whether an account (a deleted one too) holds ``username``'s key."""
+    key = username_key(username)
+    return conn.execute(select(accounts.c.id).where(accounts.c.username_key == key)).first() is not None
 
 
 def ensure_bot_account(conn: Connection, username: str) -> Account:
@@ -135,12 +150,16 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
 # ------------------------------------------------------------------ sessions
 
 
-def insert_session(conn: Connection, session_digest: str, account_id: int, now: float) -> None:
+def insert_session(conn: Connection, session_digest: str, account_id: int, now: float, user_agent: str) -> None:
     """A new session (the account's expired ones are dropped on the way)."""
     conn.execute(delete(sessions).where(and_(sessions.c.account_id == account_id, sessions.c.expires < now)))
     conn.execute(
         sessions.insert().values(
-            id=session_digest, account_id=account_id, created=_now(), expires=now + SESSION_SECONDS
+            id=session_digest,
+            account_id=account_id,
+            created=_now(),
+            expires=now + SESSION_SECONDS,
+            user_agent=user_agent[:MAX_USER_AGENT] or None,
         )
     )
 
@@ -158,10 +177,58 @@ def account_of_session(conn: Connection, session_digest: str, now: float) -> Acc
     return None if row is None else _account(row)
 
 
+def sessions_of(conn: Connection, account_id: int, current_digest: str, now: float) -> list[dict[str, Any]]:
+    """The account's live sessions, newest first; ``id`` is a handle (the start of the digest), never
+    the session id."""
+    rows = conn.execute(
+        select(sessions.c.id, sessions.c.created, sessions.c.expires, sessions.c.user_agent)
+        .where(sessions.c.account_id == account_id, sessions.c.expires > now)
+        .order_by(sessions.c.created.desc(), sessions.c.id)
+    )
+    return [
+        {
+            "id": row.id[:SESSION_HANDLE],
+            "created": row.created,
+            "expires": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.expires)),
+            "user_agent": row.user_agent,
+            "current": row.id == current_digest,
+        }
+        for row in rows
+    ]
+
+
+def end_session(conn: Connection, account_id: int, handle: str) -> bool:
+    """End the account's session whose handle is ``handle``; ``False`` if it has none such."""
+    digests = conn.execute(select(sessions.c.id).where(sessions.c.account_id == account_id)).scalars()
+    chosen = [d for d in digests if len(handle) == SESSION_HANDLE and d.startswith(handle)]
+    for session_digest in chosen:
+        delete_session(conn, session_digest)
+    return bool(chosen)
+
+
+def end_sessions(conn: Connection, account_id: int, keep: str | None = None) -> int:
+    """End every session of the account but ``keep`` (a digest); how many were ended."""
+    query = delete(sessions).where(sessions.c.account_id == account_id)
+    if keep is not None:
+        query = query.where(sessions.c.id != keep)
+    return int(conn.execute(query).rowcount)
+
+
+def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str) -> dict[str, int]:
+    """A new password: every other session ends and every token is revoked (whoever held the old
+    password may hold them). How many of each."""
+    conn.execute(update(accounts).where(accounts.c.id == account_id).values(password=password_hash))
+    ended = end_sessions(conn, account_id, keep=keep_session)
+    revoked = conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id)).rowcount
+    return {"signed_out": ended, "revoked_tokens": int(revoked)}
+
+
 # ------------------------------------------------------------------ personal API tokens
 
 
-def insert_token(conn: Connection, account_id: int, token_digest: str, name: str) -> dict[str, Any] | None:
+def insert_token(
+    conn: Connection, account_id: int, token_digest: str, name: str, scopes: list[str]
+) -> dict[str, Any] | None:
     """A new token's listing, or ``None`` when the account already holds ``MAX_TOKENS``."""
     held = conn.execute(
         select(func.count()).select_from(api_tokens).where(api_tokens.c.account_id == account_id)
@@ -169,20 +236,21 @@ def insert_token(conn: Connection, account_id: int, token_digest: str, name: str
     if (held or 0) >= MAX_TOKENS:
         return None
     created = _now()
+    kept = " ".join(scope for scope in SCOPES if scope in scopes)
     new_id = conn.execute(
-        api_tokens.insert().values(digest=token_digest, account_id=account_id, name=name, created=created)
+        api_tokens.insert().values(digest=token_digest, account_id=account_id, name=name, created=created, scopes=kept)
     ).inserted_primary_key
     assert new_id is not None
-    return {"id": int(new_id[0]), "name": name, "created": created, "last_used": None}
+    return {"id": int(new_id[0]), "name": name, "created": created, "last_used": None, "scopes": kept.split()}
 
 
 def tokens_of(conn: Connection, account_id: int) -> list[dict[str, Any]]:
     rows = conn.execute(
-        select(api_tokens.c.id, api_tokens.c.name, api_tokens.c.created, api_tokens.c.last_used)
+        select(api_tokens.c.id, api_tokens.c.name, api_tokens.c.created, api_tokens.c.last_used, api_tokens.c.scopes)
         .where(api_tokens.c.account_id == account_id)
         .order_by(api_tokens.c.id)
     ).mappings()
-    return [dict(row) for row in rows]
+    return [{**row, "scopes": row["scopes"].split()} for row in rows]
 
 
 def delete_token(conn: Connection, account_id: int, token_id: int) -> bool:
@@ -191,14 +259,23 @@ def delete_token(conn: Connection, account_id: int, token_id: int) -> bool:
     return gone.rowcount > 0
 
 
-def account_of_token(conn: Connection, token_digest: str) -> tuple[Account, int, str | None] | None:
-    """The active account of a token, the token's id and when it was last used."""
+@dataclass(frozen=True)
+class TokenHolder:
+    """Who a Bearer token speaks for and what it may do."""
+
+    account: Account
+    token_id: int
+    scopes: frozenset[str]
+
+
+def account_of_token(conn: Connection, token_digest: str) -> TokenHolder | None:
+    """The active account of a token, the token's id and its scopes."""
     row = conn.execute(
-        select(accounts, api_tokens.c.id.label("token_id"), api_tokens.c.last_used)
+        select(accounts, api_tokens.c.id.label("token_id"), api_tokens.c.scopes)
         .join(api_tokens, api_tokens.c.account_id == accounts.c.id)
         .where(api_tokens.c.digest == token_digest, accounts.c.deleted.is_(None))
     ).first()
-    return None if row is None else (_account(row), row.token_id, row.last_used)
+    return None if row is None else TokenHolder(_account(row), row.token_id, frozenset(row.scopes.split()))
 
 
 def touch_token(conn: Connection, token_id: int) -> None:

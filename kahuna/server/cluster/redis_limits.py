@@ -20,7 +20,7 @@ from kahuna.server.common import logs
 
 PREFIX = "kahuna:limit"
 
-# KEYS[1]: the bucket; ARGV: rate per second, burst, mode ("take", "peek" or "spend").
+# KEYS[1]: the bucket; ARGV: rate per second, burst, mode ("take" or "refund").
 # Returns the seconds to wait as a string (a Lua number would be cut to an integer).
 _BUCKET = """
 local rate = tonumber(ARGV[1])
@@ -40,11 +40,8 @@ local wait = 0
 if tokens < 1 then
   wait = (1 - tokens) / rate
 end
-if mode == 'peek' then
-  return tostring(wait)
-end
-if mode == 'spend' then
-  tokens = math.max(0, tokens - 1)
+if mode == 'refund' then
+  tokens = math.min(burst, tokens + 1)
 elseif wait == 0 then
   tokens = tokens - 1
 end
@@ -75,11 +72,8 @@ class RedisLimiter:
     async def take(self, key: str) -> float:
         return await self._run(key, "take")
 
-    async def retry_after(self, key: str) -> float:
-        return await self._run(key, "peek")
-
-    async def failed(self, key: str) -> None:
-        await self._run(key, "spend")
+    async def refund(self, key: str) -> None:
+        await self._run(key, "refund")
 
 
 def redis_limiters(client: Any) -> Any:

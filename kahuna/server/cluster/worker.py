@@ -31,8 +31,8 @@ from typing import Any
 from sqlalchemy import Connection, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.ai.analysis import Budget, decisions
-from kahuna.ai.wingraph import turn_starts
+from kahuna.ai.review.analysis import Budget, decisions
+from kahuna.ai.review.wingraph import turn_starts
 from kahuna.rules import GameRecord
 from kahuna.server.cluster.jobs import RETRY_FIRST, RETRY_MOST, Job, JobQueue
 from kahuna.server.common import logs

@@ -87,16 +87,18 @@ class Limits:
     """Hints per IP address (each is an expert's search in a worker): docs/analysis.md."""
     signups_per_hour: float = 10
     signups_burst: int = 5
-    """Accounts created per IP address (each costs an Argon2id hash): docs/accounts.md."""
+    """Accounts created per IP address (refused sign-ups do not count): docs/accounts.md."""
     logins_per_minute: float = 30
     logins_burst: int = 20
-    """Sign-in attempts per IP address, right or wrong (each costs an Argon2id hash)."""
+    """Requests per IP address that check, judge or hash a password, right or wrong: sign-up,
+    sign-in, password change, deleting the account, making a token (never signing out)."""
     login_failures_per_hour: float = 12
     login_failures_burst: int = 5
-    """Failed sign-ins per account (by username): then ``429`` with ``Retry-After``."""
+    """Password checks per account (by username), taken before the check and given back when the
+    password is right: then ``429`` with ``Retry-After``."""
     client_login_failures_per_hour: float = 60
     client_login_failures_burst: int = 20
-    """Failed sign-ins per IP address, whatever the username: then ``429`` with ``Retry-After``."""
+    """Password checks per IP address, whatever the username, as per account."""
 
     @classmethod
     def names(cls) -> list[str]:

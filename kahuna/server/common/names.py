@@ -3,7 +3,10 @@
 A name is normalised (NFC) and trimmed; control, format (bidi overrides, zero-width characters),
 separator, surrogate, private-use and unassigned characters are refused, since they can reorder
 or hide what others read; its length is bounded in graphemes (what a reader counts as
-characters) and, against stacks of combining marks, in code points.
+characters) and in code points, and each character carries at most ``MAX_MARKS`` combining marks:
+"a" with 300 accents stacked on it would spill over the lines around it (the "Zalgo" text). Four
+is more than real writing stacks (a Tibetan stack or a Devanagari conjunct has up to three, a
+keycap emoji two; Vietnamese composes into single code points under NFC).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import regex
 
 MAX_GRAPHEMES = 40
 MAX_CODE_POINTS = 120
+MAX_MARKS = 4
+"""Combining marks (Unicode categories Mn, Mc, Me) one character (grapheme) may carry."""
 REFUSED_CATEGORIES = {
     "Cc": "a control character",
     "Cf": "an invisible formatting character",
@@ -36,7 +41,11 @@ def _clean(text: str, what: str, max_graphemes: int, max_code_points: int) -> st
             raise ValueError(f"{what} may not contain {refused} (U+{ord(char):04X})")
     if not clean:
         raise ValueError(f"{what} needs at least one visible character")
-    if len(clean) > max_code_points or len(_GRAPHEME.findall(clean)) > max_graphemes:
+    graphemes = _GRAPHEME.findall(clean)
+    for grapheme in graphemes:
+        if sum(unicodedata.category(char).startswith("M") for char in grapheme) > MAX_MARKS:
+            raise ValueError(f"{what} may not stack more than {MAX_MARKS} combining marks on one character")
+    if len(clean) > max_code_points or len(graphemes) > max_graphemes:
         raise ValueError(f"{what} has at most {max_graphemes} characters")
     return clean
 

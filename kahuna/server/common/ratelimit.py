@@ -49,12 +49,9 @@ class Limiter(Protocol):
         """0 if ``key`` may go ahead now (a token is taken), else the seconds it must wait (rounded up)."""
         ...
 
-    async def retry_after(self, key: str) -> float:
-        """Like :meth:`take` without taking: 0 if a token is there."""
-        ...
-
-    async def failed(self, key: str) -> None:
-        """Take a token whether or not one is there (failures are counted even past the limit)."""
+    async def refund(self, key: str) -> None:
+        """Give back a token :meth:`take` took (the request turned out not to count: a right
+        password); never more than the burst."""
         ...
 
 
@@ -85,23 +82,28 @@ class RateLimiter:
     async def take(self, key: str) -> float:
         return self.check(key)
 
-    async def retry_after(self, key: str) -> float:
+    async def refund(self, key: str) -> None:
         bucket = self._buckets.get(key)
-        if bucket is None:
-            return 0.0
-        tokens = min(float(bucket.burst), bucket.tokens + (time.monotonic() - bucket.stamp) * bucket.rate)
-        return 0.0 if tokens >= 1 else float(math.ceil((1 - tokens) / bucket.rate))
-
-    async def failed(self, key: str) -> None:
-        if not self.check(key):
-            return
-        bucket = self._buckets[key]
-        bucket.tokens = max(0.0, bucket.tokens - 1)  # counted past the limit too
+        if bucket is not None:
+            bucket.tokens = min(float(bucket.burst), bucket.tokens + 1)
 
 
 def memory_limiter(_name: str, rate: float, burst: int) -> Limiter:
     """A limiter of this process only (the embedded default)."""
     return RateLimiter(rate, burst)
+
+
+PASSWORD_WORK = frozenset(
+    {
+        ("POST", "/api/accounts"),
+        ("POST", "/api/session"),
+        ("DELETE", "/api/me"),
+        ("POST", "/api/me/password"),
+        ("POST", "/api/tokens"),
+    }
+)
+"""Requests that check, judge or hash a password (an Argon2id hash, a strength estimate): the
+per-address ``logins`` budget, right or wrong."""
 
 
 class Quotas:
@@ -114,6 +116,7 @@ class Quotas:
         self.reads = make("reads", limits.reads_per_second, limits.reads_burst)
         self.replays = make("replays", limits.replays_per_minute / 60, limits.replays_burst)
         self.signups = make("signups", limits.signups_per_hour / 3600, limits.signups_burst)
+        """Accounts created per address: taken by the sign-up once the request is valid."""
         self.logins = make("logins", limits.logins_per_minute / 60, limits.logins_burst)
 
     def limiter(self, method: str, path: str) -> Limiter | None:
@@ -124,10 +127,11 @@ class Quotas:
             return self.games  # a lobby offer is a game to be: the same budget as creating one
         if method == "POST" and path.startswith(("/api/seeks/", "/api/challenges/")) and path.endswith("/accept"):
             return self.joins  # taking a seat, as an invite does
-        if method == "POST" and path == "/api/accounts":
-            return self.signups
-        if method in ("POST", "DELETE") and path in ("/api/session", "/api/me"):
-            return self.logins  # each checks a password (an Argon2id hash)
+        if method == "DELETE" and path == "/api/session":
+            return None  # signing out is never refused
+        if (method, path) in PASSWORD_WORK:
+            return self.logins  # each checks, judges or hashes a password
+        # accounts created are counted by the sign-up itself (``signups``): refusals do not count
         if path.startswith("/api/join/"):
             return self.joins
         if path.endswith(("/replay", "/record")):

@@ -13,6 +13,7 @@ from kahuna.server.accounts import store as db
 from kahuna.server.accounts.passwords import LEVEL_PREFIX
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
+from kahuna.server.community import ratings
 from kahuna.server.db.migrations import hold_startup_lock
 from kahuna.server.db.schema import accounts, game_accounts
 from kahuna.server.games import ai_pool as ai_seats
@@ -34,13 +35,16 @@ def ensure_level_bots(conn: Connection, levels: list[str]) -> None:
     is kept). Instances starting at once on one database take turns (the start-up lock), so each
     finds the accounts the one before created rather than inserting them a second time. A name
     already held by a person (a level added after someone signed up as ``ai-<level>``) is logged
-    and that level has no account, rather than keeping the server from starting."""
+    and that level has no account, rather than keeping the server from starting. A level's stored
+    ratings are set to its fixed anchor (``ratings.ANCHORS``)."""
     hold_startup_lock(conn)
     for level in levels:
         try:
-            db.ensure_bot_account(conn, BOT_PREFIX + level)
+            bot = db.ensure_bot_account(conn, BOT_PREFIX + level)
         except ValueError:
             logs.event("bot_account_taken", username=BOT_PREFIX + level)
+            continue
+        ratings.pin_anchor(conn, bot.id)
 
 
 def has_played(conn: Connection, account_id: int) -> bool:

@@ -10,6 +10,12 @@ Quick pairing keeps no queue in memory either: an entry is an unlisted offer (``
 A newcomer is paired at once with the oldest waiting entry of the same terms (clock, variant,
 rated) whose rating is close enough; :meth:`Lobby.run` tries again every second, as the allowed
 gap widens with waiting time (:func:`allowed_gap`).
+
+**The list is fair** (:func:`fair_order`): at most :data:`LISTED_PER_ADDRESS` seeks of one address
+are listed (and announced), every address's first before anyone's second, the newest first within
+each round, in pages of :data:`PAGE_SIZE`; so seventy addresses posting three seeks each cannot push
+a newcomer's seek off the first page. A seek row that cannot be read is quarantined: left out of
+every list, logged once (``seek_quarantined``), answered ``410 damaged``.
 """
 
 from __future__ import annotations
@@ -43,7 +49,14 @@ SEEK_TTL = 30.0
 MAX_OPEN_PER_CLIENT = 3
 """Open offers (seeks, quick-pairing entries, challenges) one account, or one guest address, may have."""
 LIST_LIMIT = 200
-"""Open seeks listed at most (the oldest first)."""
+"""Quick-pairing entries the matcher looks at in one pass (the oldest first)."""
+SCAN_LIMIT = 5000
+"""Open seeks the list is made from at most (the newest)."""
+LISTED_PER_ADDRESS = 2
+"""Seeks of one address (guests and accounts alike) listed and announced at once; its others wait,
+unlisted, until one of these goes."""
+PAGE_SIZE = 50
+"""Seeks on one page of the list."""
 PAIR_EVERY = 1.0
 """Seconds between two passes of the quick-pairing matcher and of the expiry of lapsed offers."""
 GUEST_RATING = 1500
@@ -63,6 +76,18 @@ def compatible(a: Seek, b: Seek, moment: float) -> bool:
     waited = moment - min(a.created, b.created)
     gap = abs((a.rating or GUEST_RATING) - (b.rating or GUEST_RATING))
     return gap <= allowed_gap(waited)
+
+
+def fair_order(open_seeks: list[Seek]) -> list[Seek]:
+    """The listed seeks in the order shown: of each address its :data:`LISTED_PER_ADDRESS` oldest,
+    round by round (every address's oldest before anyone's second), newest first within a round."""
+    rounds: dict[str, int] = {}
+    ranked = []
+    for seek in sorted(open_seeks, key=lambda s: s.created):
+        rank = rounds[seek.address] = rounds.get(seek.address, -1) + 1
+        if rank < LISTED_PER_ADDRESS:
+            ranked.append((rank, -seek.created, seek.seek_id, seek))
+    return [seek for *_, seek in sorted(ranked, key=lambda r: r[:3])]
 
 
 def seek_channel(seek_id: str) -> str:
@@ -105,6 +130,8 @@ class Lobby:
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
         self._task: asyncio.Task[None] | None = None
+        self.damaged: set[str] = set()
+        """Ids of offers whose rows cannot be read (quarantined: logged once, left out of lists)."""
 
     # ----------------------------------------------------------------- life cycle
 
@@ -155,7 +182,12 @@ class Lobby:
         return control
 
     async def create(
-        self, offer: Offer, account: Account | None, address: str, target: Account | None = None
+        self,
+        offer: Offer,
+        account: Account | None,
+        address: str,
+        target: Account | None = None,
+        browser: str | None = None,
     ) -> dict[str, Any]:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
@@ -170,6 +202,8 @@ class Lobby:
             owner_account=None if account is None else account.id,
             owner_name=offer.name if account is None else account.username,
             owner_client=client,
+            owner_address=address,
+            owner_browser=None if browser is None else digest(browser),
             target_account=None if target is None else target.id,
             clock=offer.clock,
             variant=tuple(sorted(offer.variant)),
@@ -183,20 +217,26 @@ class Lobby:
         )
         pool = pool_of(control)
 
-        def write(conn: Connection) -> Seek | None:
+        damaged: set[str] = set()
+
+        def write(conn: Connection) -> tuple[Seek, bool] | None:
             if seeks.count_open(conn, client, moment) >= MAX_OPEN_PER_CLIENT:
                 return None
+            listed = len(seeks.open_at_address(conn, seek.kind, address, moment, damaged)) < LISTED_PER_ADDRESS
             rated = replace(seek, rating=ratings.rating_for_seek(conn, seek.owner_account, pool))
             seeks.insert(conn, rated)
-            return rated
+            return rated, listed
 
-        stored = await self.transact(write)
-        if stored is None:
+        written = await self.transact(write)
+        self._quarantine(damaged)
+        if written is None:
             raise Rejected("too_many_seeks", f"at most {MAX_OPEN_PER_CLIENT} open offers at once: cancel one", 429)
-        logs.event("seek_created", seek_id=seek.seek_id, offer=seek.kind, rated=seek.rated)
+        stored, listed = written
+        logs.event("seek_created", seek_id=seek.seek_id, offer=seek.kind, rated=seek.rated, listed=listed)
         out: dict[str, Any] = {"seek_id": seek.seek_id, "token": token}
         if seek.kind == "seek":
-            await self._publish(LOBBY, {"type": "seek_added", "seek": stored.public()})
+            if listed:  # else announced when one of its address's listed seeks goes
+                await self._publish(LOBBY, {"type": "seek_added", "seek": stored.public()})
         elif seek.kind == "challenge" and target is not None:
             await self._publish(user_channel(target.id), {"type": "challenge", "challenge": stored.public()})
         else:
@@ -258,20 +298,44 @@ class Lobby:
             raise Rejected("gone", "this challenge is no longer open", 409)
         await self._publish(seek_channel(seek_id), {"type": "declined", "seek_id": seek_id})
 
-    async def open_seeks(self) -> list[dict[str, Any]]:
-        moment = time.time()
-        listed = await self.writer.read(lambda conn: seeks.open_seeks(conn, "seek", moment, LIST_LIMIT))
-        return [seek.public() for seek in listed]
+    async def open_seeks(self, page: int = 1) -> dict[str, Any]:
+        """One page of the list (:func:`fair_order`): ``{"seeks", "page", "pages", "total"}``."""
+        moment, damaged = time.time(), set[str]()
+        found = await self.writer.read(lambda conn: seeks.open_seeks(conn, "seek", moment, SCAN_LIMIT, damaged, True))
+        self._quarantine(damaged)
+        listed = fair_order(found)
+        start = (page - 1) * PAGE_SIZE
+        shown = [seek.public() for seek in listed[start : start + PAGE_SIZE]]
+        return {"seeks": shown, "page": page, "pages": max(1, -(-len(listed) // PAGE_SIZE)), "total": len(listed)}
 
     async def challenges(self, account: Account) -> list[dict[str, Any]]:
-        moment = time.time()
-        found = await self.writer.read(lambda conn: seeks.challenges_for(conn, account.id, moment))
+        moment, damaged = time.time(), set[str]()
+        found = await self.writer.read(lambda conn: seeks.challenges_for(conn, account.id, moment, damaged))
+        self._quarantine(damaged)
         return [seek.public() for seek in found]
+
+    async def _waiting(self) -> list[Seek]:
+        """The quick-pairing entries waiting, oldest first."""
+        moment, damaged = time.time(), set[str]()
+        found = await self.writer.read(lambda conn: seeks.open_seeks(conn, "pool", moment, LIST_LIMIT, damaged))
+        self._quarantine(damaged)
+        return found
+
+    def _quarantine(self, damaged: set[str]) -> None:
+        """Log each damaged offer the first time it is met (the rows stay as they are, for repair)."""
+        for seek_id in damaged - self.damaged:
+            logs.event("seek_quarantined", seek_id=seek_id)
+        self.damaged |= damaged
 
     # ----------------------------------------------------------------- accepting
 
-    async def accept(self, seek_id: str, account: Account | None, name: str) -> dict[str, Any]:
-        """Take the other seat of an open seek or of a challenge to this account; the seat links."""
+    async def accept(
+        self, seek_id: str, account: Account | None, name: str, browser: str | None = None
+    ) -> dict[str, Any]:
+        """Take the other seat of an open seek or of a challenge to this account; the seat links.
+
+        Nobody accepts their own offer: an account its own, and no browser the guest offer it made
+        (``browser``: its ``browser`` cookie; two browsers behind one address are two people)."""
         seek = await self._load(seek_id)
         if seek.kind == "pool":
             raise Rejected("not_found", f"no seek {seek_id!r}", 404)
@@ -281,7 +345,13 @@ class Lobby:
             raise Rejected("gone", "this offer is no longer open", 409)
         if seek.rated and account is None:
             raise Rejected("unauthorized", "rated games need an account: sign in", 401)
-        if account is not None and seek.owner_account == account.id:
+        own_account = account is not None and seek.owner_account == account.id
+        own_guest_offer = (
+            browser is not None
+            and seek.owner_browser is not None
+            and secrets.compare_digest(digest(browser), seek.owner_browser)
+        )
+        if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
         token = new_secret()
         party = Party(
@@ -299,8 +369,7 @@ class Lobby:
     async def _pair_newcomer(self, newcomer: Seek) -> tuple[str, int] | None:
         """Pair a new quick-pairing entry with the oldest compatible one: its game and seat."""
         moment = time.time()
-        waiting = await self.writer.read(lambda conn: seeks.open_seeks(conn, "pool", moment, LIST_LIMIT))
-        for other in waiting:
+        for other in await self._waiting():
             if other.seek_id != newcomer.seek_id and compatible(other, newcomer, moment):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
@@ -310,7 +379,7 @@ class Lobby:
     async def pair_waiting(self) -> int:
         """Pair the waiting entries whose allowed gap has grown wide enough; the games started."""
         moment = time.time()
-        waiting = await self.writer.read(lambda conn: seeks.open_seeks(conn, "pool", moment, LIST_LIMIT))
+        waiting = await self._waiting()
         taken: set[str] = set()
         started = 0
         for index, first in enumerate(waiting):
@@ -353,6 +422,7 @@ class Lobby:
             await self._publish(seek_channel(seek_id), accepted)
             if terms.kind == "seek":
                 await self._publish(LOBBY, {"type": "seek_removed", "seek_id": seek_id, "reason": "accepted"})
+                await self._promote(terms)
         return game_id, (seat_of_first, 1 - seat_of_first)
 
     async def play_bot_level(self, offer: Offer, account: Account | None, bot: Account, level: str) -> dict[str, Any]:
@@ -367,6 +437,8 @@ class Lobby:
             owner_account=None if account is None else account.id,
             owner_name=offer.name if account is None else account.username,
             owner_client="",
+            owner_address=None,
+            owner_browser=None,
             target_account=bot.id,
             clock=offer.clock,
             variant=offer.variant,
@@ -387,7 +459,12 @@ class Lobby:
     # ----------------------------------------------------------------- helpers
 
     async def _load(self, seek_id: str) -> Seek:
-        seek = await self.writer.read(lambda conn: seeks.load(conn, seek_id))
+        """The offer; ``Rejected`` 404 if there is none, 410 ``damaged`` if its row cannot be read."""
+        try:
+            seek = await self.writer.read(lambda conn: seeks.load(conn, seek_id))
+        except seeks.Damaged:
+            self._quarantine({seek_id})
+            raise Rejected("damaged", f"offer {seek_id!r} cannot be read: its stored row is damaged", 410) from None
         if seek is None:
             raise Rejected("not_found", f"no seek {seek_id!r}", 404)
         return seek
@@ -400,6 +477,18 @@ class Lobby:
         removed = {"type": "seek_removed", "seek_id": seek_id, "reason": reason}
         await self._publish(LOBBY, removed)
         await self._publish(seek_channel(seek_id), removed)
+        with contextlib.suppress(Rejected):
+            await self._promote(await self._load(seek_id))
+
+    async def _promote(self, gone: Seek) -> None:
+        """A seek of ``gone``'s address that waited unlisted behind it is listed now: announce it."""
+        if gone.kind != "seek":
+            return
+        moment, damaged = time.time(), set[str]()
+        held = await self.writer.read(lambda conn: seeks.open_at_address(conn, "seek", gone.address, moment, damaged))
+        self._quarantine(damaged)
+        if len(held) >= LISTED_PER_ADDRESS and held[LISTED_PER_ADDRESS - 1].created > gone.created:
+            await self._publish(LOBBY, {"type": "seek_added", "seek": held[LISTED_PER_ADDRESS - 1].public()})
 
     async def _publish(self, channel: str, message: dict[str, Any]) -> None:
         await self.broker.publish(channel, json.dumps(message, ensure_ascii=False))

@@ -11,6 +11,13 @@ the end) and updates both players' ratings of the game's pool: ``realtime`` or
 
 A game is not rated when it ends before both players have finished a turn (an abort, or a
 resignation or timeout in the first turns), as lichess does not rate such games either.
+
+**The AI levels are fixed anchors.** The bot account of an AI level (``ai-<level>``) plays at a
+fixed strength, so its rating is fixed too (:data:`ANCHORS`): a rated game moves its opponent's
+rating against the anchor and never the level's. Otherwise losing to ``ai-easy`` on purpose would
+inflate it, and beating it afterwards would pay more than it should. The anchors are the arena's
+Elo ladder of the levels (measured play, README and docs/ai.md) placed on the players' scale by one
+offset, :data:`ANCHOR_OFFSET` (docs/community.md says how it was chosen).
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 
 from kahuna.rules import GameState
+from kahuna.server.accounts.passwords import LEVEL_PREFIX
 from kahuna.server.community import glicko2
+from kahuna.server.db.schema import accounts as account_rows
 from kahuna.server.db.schema import game_accounts, rating_history, ratings
 from kahuna.server.games.ended import GameEnded
 from kahuna.server.games.factory import POOLS
@@ -29,6 +38,18 @@ TRUSTED_BELOW = 75.0
 """A rating whose deviation is below this is trusted: it is ranked on the leaderboard (lichess's rule)."""
 PROVISIONAL_FROM = 110.0
 """A rating whose deviation is at least this is provisional: shown with a question mark (lichess's rule)."""
+LADDER = {"random": 0, "easy": 661, "medium": 1056, "hard": 1357, "expert": 1482, "master": 1566}
+"""The arena's Elo ladder of the levels: ``kahuna arena random easy medium hard expert master
+--games 100 --seed 9000 --jobs 2`` (a Bradley–Terry fit over 100 games per pairing, ``random`` at 0;
+README and docs/ai.md)."""
+ANCHOR_OFFSET = 1500 - LADDER["medium"]
+"""Where the ladder sits on the players' scale: ``medium`` at 1500, the rating every account starts
+with (the one free constant; the gaps between the levels are measured)."""
+ANCHORS = {level: float(elo + ANCHOR_OFFSET) for level, elo in LADDER.items()}
+"""The fixed rating of each AI level's bot account, in both pools."""
+ANCHOR_DEVIATION = 50.0
+"""The deviation an anchor plays with: about the width of the ladder's 95 % intervals (100 games
+per pairing), so that a game against a level counts about as much as one against a trusted player."""
 
 
 def both_finished_a_turn(state: GameState) -> bool:
@@ -43,6 +64,29 @@ def current(conn: Connection, account_id: int, pool: str) -> tuple[glicko2.Ratin
     if row is None:
         return glicko2.Rating(), 0
     return glicko2.Rating(row["rating"], row["deviation"], row["volatility"]), row["games"]
+
+
+def anchor_of(conn: Connection, account_id: int) -> glicko2.Rating | None:
+    """The fixed rating of an AI level's bot account (``None``: any other account)."""
+    row = conn.execute(
+        select(account_rows.c.username, account_rows.c.is_bot).where(account_rows.c.id == account_id)
+    ).first()
+    if row is None or not row.is_bot or not row.username.startswith(LEVEL_PREFIX):
+        return None
+    anchor = ANCHORS.get(row.username[len(LEVEL_PREFIX) :])
+    return None if anchor is None else glicko2.Rating(anchor, ANCHOR_DEVIATION)
+
+
+def pin_anchor(conn: Connection, account_id: int) -> None:
+    """Set the stored ratings of an AI level's bot account to its anchor (at start-up: the
+    leaderboard reads the rows, which may predate the anchors or an anchor's change)."""
+    anchor = anchor_of(conn, account_id)
+    if anchor is not None:
+        conn.execute(
+            update(ratings)
+            .where(ratings.c.account_id == account_id)
+            .values(rating=anchor.rating, deviation=anchor.deviation, volatility=anchor.volatility)
+        )
 
 
 def rate_game(conn: Connection, ended: GameEnded) -> bool:
@@ -69,7 +113,10 @@ def rate_game(conn: Connection, ended: GameEnded) -> bool:
     winner = state.outcome.winner
     score = 0.5 if winner is None else 1.0 if winner == 0 else 0.0
     (first, games0), (second, games1) = current(conn, accounts[0], pool), current(conn, accounts[1], pool)
-    after = glicko2.game(first, second, score)
+    anchors = anchor_of(conn, accounts[0]), anchor_of(conn, accounts[1])
+    first, second = anchors[0] or first, anchors[1] or second
+    moved = glicko2.game(first, second, score)
+    after = [anchor or new for anchor, new in zip(anchors, moved, strict=True)]  # an anchor never moves
     for account, before, new, games in zip(accounts, (first, second), after, (games0, games1), strict=True):
         values = {"rating": new.rating, "deviation": new.deviation, "volatility": new.volatility, "games": games + 1}
         if games == 0:  # a row exists once a game was rated in the pool
@@ -97,11 +144,12 @@ def ratings_of(conn: Connection, account_id: int) -> dict[str, dict[str, Any]]:
     rows = {
         row["pool"]: row for row in conn.execute(select(ratings).where(ratings.c.account_id == account_id)).mappings()
     }
+    anchor = anchor_of(conn, account_id)
     out = {}
     for pool in POOLS:
         row = rows.get(pool)
         rating = glicko2.Rating() if row is None else glicko2.Rating(row["rating"], row["deviation"], row["volatility"])
-        out[pool] = shown(rating, 0 if row is None else row["games"])
+        out[pool] = shown(anchor or rating, 0 if row is None else row["games"])
     return out
 
 

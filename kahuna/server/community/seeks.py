@@ -10,6 +10,10 @@ lives while its owner is present: each sign of life (the lobby WebSocket's heart
 
 Accepting is one conditional ``UPDATE ... WHERE status = 'open'`` in the transaction that creates
 the game: two acceptors on two instances cannot both win it (the database serializes the rows).
+
+A row that cannot be read (its ``clock`` or ``variant`` is not the JSON it should be) is
+:class:`Damaged`: the lists leave it out and name it in the ``damaged`` set they are given, so that
+the lobby quarantines it as the service quarantines a damaged game, and every other offer is served.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class Seek:
     owner_account: int | None
     owner_name: str
     owner_client: str
+    owner_address: str | None
+    owner_browser: str | None
     target_account: int | None
     clock: dict[str, Any] | None
     variant: tuple[str, ...]
@@ -43,6 +49,11 @@ class Seek:
     alive_until: float
     game_id: str | None
     seat: int | None
+
+    @property
+    def address(self) -> str:
+        """The address the offer came from (an older row has only its client)."""
+        return self.owner_address or self.owner_client
 
     def public(self) -> dict[str, Any]:
         """What anyone may see of it (the lobby's list and events)."""
@@ -63,25 +74,55 @@ class Seek:
         return (self.clock, sorted(self.variant), self.rated) == (other.clock, sorted(other.variant), other.rated)
 
 
+class Damaged(Exception):
+    """A seek row that cannot be read."""
+
+    def __init__(self, seek_id: str, error: str) -> None:
+        super().__init__(f"seek {seek_id!r} cannot be read ({error})")
+        self.seek_id = seek_id
+        self.error = error
+
+
 def _seek(row: Any) -> Seek:
-    return Seek(
-        seek_id=row["id"],
-        kind=row["kind"],
-        status=row["status"],
-        owner_account=row["owner_account"],
-        owner_name=row["owner_name"],
-        owner_client=row["owner_client"],
-        target_account=row["target_account"],
-        clock=None if row["clock"] is None else json.loads(row["clock"]),
-        variant=tuple(json.loads(row["variant"])),
-        rated=bool(row["rated"]),
-        rating=row["rating"],
-        token=row["token"],
-        created=row["created"],
-        alive_until=row["alive_until"],
-        game_id=row["game_id"],
-        seat=row["seat"],
-    )
+    """The seek of a row; :class:`Damaged` if it cannot be read."""
+    try:
+        clock = None if row["clock"] is None else json.loads(row["clock"])
+        variant = json.loads(row["variant"])
+        if not (clock is None or isinstance(clock, dict)) or not isinstance(variant, list):
+            raise TypeError("clock or variant of the wrong type")
+        return Seek(
+            seek_id=row["id"],
+            kind=row["kind"],
+            status=row["status"],
+            owner_account=row["owner_account"],
+            owner_name=row["owner_name"],
+            owner_client=row["owner_client"],
+            owner_address=row["owner_address"],
+            owner_browser=row["owner_browser"],
+            target_account=row["target_account"],
+            clock=clock,
+            variant=tuple(str(name) for name in variant),
+            rated=bool(row["rated"]),
+            rating=row["rating"],
+            token=row["token"],
+            created=float(row["created"]),
+            alive_until=float(row["alive_until"]),
+            game_id=row["game_id"],
+            seat=row["seat"],
+        )
+    except (ValueError, TypeError) as exc:
+        raise Damaged(str(row["id"]), type(exc).__name__) from None
+
+
+def _readable(rows: Any, damaged: set[str]) -> list[Seek]:
+    """The seeks of the rows that can be read; the ids of the others go into ``damaged``."""
+    out = []
+    for row in rows:
+        try:
+            out.append(_seek(row))
+        except Damaged as exc:
+            damaged.add(exc.seek_id)
+    return out
 
 
 def insert(conn: Connection, seek: Seek) -> None:
@@ -93,6 +134,8 @@ def insert(conn: Connection, seek: Seek) -> None:
             owner_account=seek.owner_account,
             owner_name=seek.owner_name,
             owner_client=seek.owner_client,
+            owner_address=seek.owner_address,
+            owner_browser=seek.owner_browser,
             target_account=seek.target_account,
             clock=None if seek.clock is None else json.dumps(seek.clock, sort_keys=True),
             variant=json.dumps(sorted(seek.variant)),
@@ -106,6 +149,7 @@ def insert(conn: Connection, seek: Seek) -> None:
 
 
 def load(conn: Connection, seek_id: str) -> Seek | None:
+    """The seek ``seek_id`` (``None``: no such seek; :class:`Damaged`: it cannot be read)."""
     row = conn.execute(select(seeks).where(seeks.c.id == seek_id)).mappings().first()
     return None if row is None else _seek(row)
 
@@ -117,30 +161,33 @@ def _owner_active() -> Any:
     return or_(seeks.c.owner_account.is_(None), seeks.c.owner_account.not_in(deleted.scalar_subquery()))
 
 
-def open_seeks(conn: Connection, kind: str, now: float, limit: int) -> list[Seek]:
-    """Open offers of ``kind`` whose owner is present, oldest first."""
-    query = (
-        select(seeks)
-        .where(seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
-        .order_by(seeks.c.created)
-        .limit(limit)
-    )
-    return [_seek(row) for row in conn.execute(query).mappings()]
+def _open(kind: str, now: float, *conditions: Any) -> Any:
+    """The query of the open offers of ``kind`` whose owner is present, oldest first."""
+    present = (seeks.c.kind == kind, seeks.c.status == OPEN, seeks.c.alive_until > now, _owner_active())
+    return select(seeks).where(*present, *conditions).order_by(seeks.c.created)
 
 
-def challenges_for(conn: Connection, account_id: int, now: float) -> list[Seek]:
-    query = (
-        select(seeks)
-        .where(
-            seeks.c.kind == "challenge",
-            seeks.c.target_account == account_id,
-            seeks.c.status == OPEN,
-            seeks.c.alive_until > now,
-            _owner_active(),
-        )
-        .order_by(seeks.c.created)
-    )
-    return [_seek(row) for row in conn.execute(query).mappings()]
+def open_seeks(
+    conn: Connection, kind: str, now: float, limit: int, damaged: set[str], newest: bool = False
+) -> list[Seek]:
+    """Open offers of ``kind`` whose owner is present, oldest first (``newest``: the newest
+    ``limit``, still oldest first); the ids of damaged rows go into ``damaged``."""
+    query = _open(kind, now)
+    if newest:
+        query = query.order_by(None).order_by(seeks.c.created.desc())
+    found = _readable(conn.execute(query.limit(limit)).mappings(), damaged)
+    return sorted(found, key=lambda seek: seek.created)
+
+
+def challenges_for(conn: Connection, account_id: int, now: float, damaged: set[str]) -> list[Seek]:
+    query = _open("challenge", now, seeks.c.target_account == account_id)
+    return _readable(conn.execute(query).mappings(), damaged)
+
+
+def open_at_address(conn: Connection, kind: str, address: str, now: float, damaged: set[str]) -> list[Seek]:
+    """The open offers of ``kind`` made from ``address``, oldest first."""
+    query = _open(kind, now, seeks.c.owner_address == address)
+    return _readable(conn.execute(query).mappings(), damaged)
 
 
 def count_open(conn: Connection, owner_client: str, now: float) -> int:

@@ -13,6 +13,9 @@ from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, St
 
 metadata = MetaData()
 
+MAX_USER_AGENT = 200
+"""Characters of a browser's ``User-Agent`` kept with its session."""
+
 # ------------------------------------------------------------------ games: each game's record
 
 
@@ -138,6 +141,7 @@ sessions = Table(
     Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
     Column("created", String(32), nullable=False),
     Column("expires", Float, nullable=False),
+    Column("user_agent", String(MAX_USER_AGENT)),
 )
 """``id`` is the SHA-256 of the session id; ``expires`` is seconds since the epoch."""
 
@@ -151,7 +155,10 @@ api_tokens = Table(
     Column("name", String(40), nullable=False),
     Column("created", String(32), nullable=False),
     Column("last_used", String(32)),
+    Column("scopes", String(32), nullable=False, server_default="read play"),
 )
+"""``scopes``: the token's scopes (``accounts.store.SCOPES``), separated by spaces (tokens made before
+scopes existed could do everything a program can: they have ``read play``)."""
 
 
 # ------------------------------------------------------------------ community: offers and ratings
@@ -166,6 +173,8 @@ seeks = Table(
     Column("owner_account", Integer),
     Column("owner_name", String(64), nullable=False),
     Column("owner_client", String(64), nullable=False),
+    Column("owner_address", String(64)),
+    Column("owner_browser", String(64)),
     Column("target_account", Integer, index=True),
     Column("clock", Text),
     Column("variant", Text, nullable=False),
@@ -178,9 +187,11 @@ seeks = Table(
     Column("seat", Integer),
 )
 """``token`` is the digest of the owner's seat token in the game to come; ``owner_client`` bounds
-the open offers per client (an account id or an address); ``rating`` is the owner's rating in the
-seek's pool when it was made (``None``: a guest, or an untimed seek); ``seat`` the owner's seat
-once accepted; times are seconds since the epoch."""
+the open offers per client (an account id or an address); ``owner_address`` the address it came
+from (offers listed per address are bounded: ``lobby.LISTED_PER_ADDRESS``); ``owner_browser`` the
+digest of the ``browser`` cookie of the guest that made it (it may not accept its own offer);
+``rating`` is the owner's rating in the seek's pool when it was made (``None``: a guest, or an
+untimed seek); ``seat`` the owner's seat once accepted; times are seconds since the epoch."""
 
 
 game_accounts = Table(

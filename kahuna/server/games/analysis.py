@@ -1,8 +1,8 @@
 """Post-game analysis as a background job: asked for by a player of a finished game, computed in
 the AI worker pool at a fixed budget, cached with the game, paid from a per-player quota.
 
-The work is the analysis of :mod:`kahuna.ai.analysis` (every decision judged from its mover's
-own view) and the public graph of :mod:`kahuna.ai.wingraph` (one point per turn from the
+The work is the analysis of :mod:`kahuna.ai.review.analysis` (every decision judged from its mover's
+own view) and the public graph of :mod:`kahuna.ai.review.wingraph` (one point per turn from the
 spectator's view). Each decision and each turn is one task of the AI pool, queued as costly
 behind live games' moves (:class:`~kahuna.server.games.ai_pool.FairQueue`), and a job runs one task at a time,
 so an analysis never holds more than one worker; ``done``/``total`` tasks is its progress.
@@ -31,8 +31,8 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, insert, select
 
-from kahuna.ai.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
-from kahuna.ai.wingraph import GraphPoint, public_estimate, turn_starts
+from kahuna.ai.review.analysis import Budget, Decision, MoveAnalysis, analyse_decision, decisions, seed_for, summary
+from kahuna.ai.review.wingraph import GraphPoint, public_estimate, turn_starts
 from kahuna.rules import GameRecord, PlayerView
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected

@@ -1,8 +1,10 @@
 """The HTTP API of accounts (docs/accounts.md): sign up, sign in and out, the signed-in account,
-personal API tokens, adopting the games a browser holds, and deleting an account.
+its sessions and password, personal API tokens with scopes, adopting the games a browser holds, and
+deleting an account.
 
-Passwords are checked and hashed in a small thread pool of their own (two at a time: an Argon2id
-hash takes 64 MiB and tens of milliseconds), never on the event loop.
+Passwords are checked, judged and hashed in a small thread pool of their own (two at a time: an
+Argon2id hash takes 64 MiB and tens of milliseconds), never on the event loop. Every check of a
+password goes through the one throttle (``auth.LoginThrottle``), whatever the endpoint.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
@@ -32,6 +34,7 @@ from kahuna.server.accounts.store import DELETED_NAME, Account
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_name
+from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.common.tokens import digest
 from kahuna.server.community import ratings
 from kahuna.server.games.service import GameService
@@ -43,6 +46,7 @@ from kahuna.server.http.auth import (
     csrf_of,
     is_https,
     require_account,
+    require_session,
 )
 from kahuna.server.http.common import Secret, client_ip
 
@@ -82,13 +86,23 @@ class SignIn(Credentials):
 class PasswordOnly(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    password: Password
+    password: Password = Field(description="the account's password, again")
 
 
-class NewToken(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PasswordChange(PasswordOnly):
+    new_password: Password = Field(description="the new password (the same rules as at sign-up)")
 
+
+Scope = Literal["read", "play"]
+
+
+class NewToken(PasswordOnly):
     name: TokenName = Field(description="what the token is for (shown in the list)")
+    scopes: list[Scope] = Field(
+        min_length=1,
+        max_length=2,
+        description="what the token may do: `read` (GET requests only), `play` (every request a game needs)",
+    )
 
 
 class SeatTokens(BaseModel):
@@ -109,6 +123,23 @@ class TokenListing(BaseModel):
     name: str
     created: str
     last_used: str | None
+    scopes: list[str]
+
+
+class SessionListing(BaseModel):
+    id: str = Field(description="the session's handle, to end it with DELETE /api/sessions/<id>")
+    created: str
+    expires: str
+    user_agent: str | None = Field(description="the browser that signed in, as it named itself")
+    current: bool = Field(description="whether it is the session of this request")
+
+
+class SignedOut(BaseModel):
+    signed_out: int = Field(description="sessions ended")
+
+
+class PasswordChanged(SignedOut):
+    revoked_tokens: int = Field(description="personal API tokens revoked")
 
 
 class CreatedToken(TokenListing):
@@ -152,8 +183,14 @@ def _clear_session_cookies(response: Response, request: Request) -> None:
         response.delete_cookie(name, path="/", secure=secure, httponly=http_only, samesite="lax")
 
 
-def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[[int], Awaitable[None]]) -> APIRouter:
-    """The accounts API; ``withdraw_offers(account_id)`` cancels a deleted account's lobby offers."""
+def router(
+    auth: Authenticator,
+    service: GameService,
+    withdraw_offers: Callable[[int], Awaitable[None]],
+    signups: Limiter,
+) -> APIRouter:
+    """The accounts API; ``withdraw_offers(account_id)`` cancels a deleted account's lobby offers;
+    ``signups`` is the per-address budget of accounts created."""
     api = APIRouter(prefix="/api", tags=["accounts"])
     writer = auth.writer
 
@@ -163,24 +200,53 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
         await writer.write(lambda conn: out.append(fn(conn)))
         return out[-1]
 
-    @api.post("/accounts", status_code=201)
-    async def sign_up(body: Credentials) -> dict[str, str]:
-        """Create an account (409 ``taken`` when the name is taken without regard to case and
-        look-alikes; 422 ``invalid`` with the reason). Sign in afterwards with ``POST /api/session``."""
+    async def password_checked(username: str, password: str, request: Request) -> Account | None:
+        """The active account ``username`` if ``password`` is its password, through the throttle."""
+        found = await writer.read(lambda conn: db.credentials(conn, username))
+        stored = None if found is None else found[1]
+
+        async def check() -> bool:
+            return await _hashing(lambda: verify_password(stored, password)) and found is not None
+
+        right = await auth.throttle.checked(username_key(username), client_ip(request), check)
+        return found[0] if right and found is not None else None
+
+    async def judged(password: str, username: str) -> str:
+        """The password if it may be used (``Rejected`` 422 with the reason), judged in the pool."""
         try:
-            username = check_new_username(body.username)
-            password = check_password(body.password, username)
+            return await _hashing(lambda: check_password(password, username))
         except Refused as exc:
             raise _refused(exc) from None
+
+    @api.post("/accounts", status_code=201)
+    async def sign_up(body: Credentials, request: Request) -> dict[str, str]:
+        """Create an account (409 ``taken`` when the name is taken without regard to case and
+        look-alikes; 422 ``invalid`` with the reason; 429 when the address created enough accounts
+        lately: only accounts created count). Sign in afterwards with ``POST /api/session``."""
+        try:
+            username = check_new_username(body.username)
+        except Refused as exc:
+            raise _refused(exc) from None
+        taken = Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
+        if await writer.read(lambda conn: db.username_taken(conn, username)):
+            raise taken
+        password = await judged(body.password, username)
+        address = client_ip(request)
+        wait = await signups.take(address)
+        if wait:
+            raise Rejected(
+                "rate_limited", f"enough accounts from this address: try again in {wait:.0f} s", 429, retry_after=wait
+            )
         hashed = await _hashing(lambda: hash_password(password))
         try:
             account = await write(lambda conn: db.insert_account(conn, username, hashed))
         except RuntimeError:  # the unique key, if another instance took the name a moment ago
-            if await writer.read(lambda conn: db.credentials(conn, username)) is None:
+            if not await writer.read(lambda conn: db.username_taken(conn, username)):
                 raise
             account = None
         if account is None:
-            raise Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
+            await signups.refund(address)  # no account was created
+            raise taken
         logs.event("account_created", account_id=account.id)
         return {"username": account.username}
 
@@ -188,23 +254,19 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
     async def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
         """Sign in: a new session cookie (and ``csrf`` cookie) every time; adopts the seats of
         ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures."""
-        key, client = username_key(body.username), client_ip(request)
-        await auth.throttle.check(key, client)
-        found = await writer.read(lambda conn: db.credentials(conn, body.username))
-        stored = None if found is None else found[1]
-        if not await _hashing(lambda: verify_password(stored, body.password)) or found is None:
-            await auth.throttle.failed(key, client)
+        account = await password_checked(body.username, body.password, request)
+        if account is None:
             logs.event("sign_in_failed")
             raise Rejected("unauthorized", "wrong username or password", 401)
-        account = found[0]
         session_id = secrets.token_urlsafe(32)
         previous = request.cookies.get(SESSION_COOKIE)
         moment = time.time()
+        user_agent = request.headers.get("user-agent", "")
 
         def store_session(conn: Connection) -> None:
             if previous:  # whatever session this browser had is over: a fixed id never becomes valid
                 db.delete_session(conn, digest(previous))
-            db.insert_session(conn, digest(session_id), account.id, moment)
+            db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
 
         await writer.write(store_session)
         _set_session_cookies(response, request, session_id)
@@ -214,11 +276,55 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
 
     @api.delete("/session", status_code=204)
     async def sign_out(request: Request, response: Response) -> None:
-        """Sign out: the session ends on the server and both cookies are cleared."""
+        """Sign out: the session ends on the server and both cookies are cleared. Never rate
+        limited (a neighbour's failed sign-ins must not keep anyone signed in)."""
         session_id = request.cookies.get(SESSION_COOKIE)
         if session_id and await auth.of_request(request) is not None:  # CSRF-checked
             await writer.write(lambda conn: db.delete_session(conn, digest(session_id)))
         _clear_session_cookies(response, request)
+
+    @api.get("/sessions", response_model=list[SessionListing])
+    async def list_sessions(request: Request, account: Annotated[Account, Depends(require_session)]) -> Any:
+        """The account's signed-in sessions (browsers), newest first; ``current`` is this one."""
+        current, moment = digest(request.cookies.get(SESSION_COOKIE, "")), time.time()
+        return await writer.read(lambda conn: db.sessions_of(conn, account.id, current, moment))
+
+    @api.delete("/sessions/{session_id}", status_code=204)
+    async def end_session(
+        session_id: Annotated[str, Path(min_length=1, max_length=db.SESSION_HANDLE)],
+        account: Annotated[Account, Depends(require_session)],
+    ) -> None:
+        """Sign one of the account's sessions out (404 if it has no such session)."""
+        if not await write(lambda conn: db.end_session(conn, account.id, session_id)):
+            raise Rejected("not_found", "no such session", 404)
+        logs.event("session_ended", account_id=account.id)
+
+    @api.delete("/sessions", response_model=SignedOut)
+    async def sign_out_everywhere(
+        request: Request, response: Response, account: Annotated[Account, Depends(require_session)]
+    ) -> dict[str, int]:
+        """Sign out everywhere: every session of the account ends, this one too (tokens stay:
+        revoke them one by one, or change the password)."""
+        ended = await write(lambda conn: db.end_sessions(conn, account.id))
+        _clear_session_cookies(response, request)
+        logs.event("signed_out_everywhere", account_id=account.id, sessions=ended)
+        return {"signed_out": ended}
+
+    @api.post("/me/password", response_model=PasswordChanged)
+    async def change_password(
+        body: PasswordChange, request: Request, account: Annotated[Account, Depends(require_session)]
+    ) -> dict[str, int]:
+        """Change the password (the current one again: 401 if wrong, 429 when the throttle says so;
+        422 with the reason if the new one may not be used). Every other session is signed out and
+        every token revoked; this session stays."""
+        if await password_checked(account.username, body.password, request) is None:
+            raise Rejected("unauthorized", "wrong password", 401)
+        password = await judged(body.new_password, account.username)
+        hashed = await _hashing(lambda: hash_password(password))
+        keep = digest(request.cookies.get(SESSION_COOKIE, ""))
+        changed = await write(lambda conn: db.set_password(conn, account.id, hashed, keep))
+        logs.event("password_changed", account_id=account.id, **changed)
+        return changed
 
     @api.get("/me", response_model=Me)
     async def me(account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
@@ -231,13 +337,12 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
 
     @api.delete("/me", status_code=204)
     async def delete_me(
-        body: PasswordOnly, request: Request, response: Response, account: Annotated[Account, Depends(require_account)]
+        body: PasswordOnly, request: Request, response: Response, account: Annotated[Account, Depends(require_session)]
     ) -> None:
-        """Delete the account (its password again, 401 if wrong): sessions and tokens are revoked,
-        its games stay and show a deleted player, its username stays taken."""
-        found = await writer.read(lambda conn: db.credentials(conn, account.username))
-        stored = None if found is None else found[1]
-        if not await _hashing(lambda: verify_password(stored, body.password)):
+        """Delete the account (its password again: 401 if wrong, 429 when the throttle says so):
+        sessions and tokens are revoked, its games stay and show a deleted player, its username
+        stays taken."""
+        if await password_checked(account.username, body.password, request) is None:
             raise Rejected("unauthorized", "wrong password", 401)
         held = await write(lambda conn: db.delete_account(conn, account.id))
         for game_id, seat in held:
@@ -267,23 +372,29 @@ def router(auth: Authenticator, service: GameService, withdraw_offers: Callable[
         return {"adopted": await auth.adopt(account, body.tokens)}
 
     @api.post("/tokens", status_code=201, response_model=CreatedToken)
-    async def create_token(body: NewToken, account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
-        """A personal API token for programs (``Authorization: Bearer``): shown once, stored hashed."""
+    async def create_token(
+        body: NewToken, request: Request, account: Annotated[Account, Depends(require_session)]
+    ) -> dict[str, Any]:
+        """A personal API token for programs (``Authorization: Bearer``) with the scopes asked for:
+        shown once, stored hashed. Needs the password (401 if wrong) and a signed-in session."""
+        if await password_checked(account.username, body.password, request) is None:
+            raise Rejected("unauthorized", "wrong password", 401)
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        listing = await write(lambda conn: db.insert_token(conn, account.id, digest(token), body.name))
+        scopes: list[str] = list(body.scopes)
+        listing = await write(lambda conn: db.insert_token(conn, account.id, digest(token), body.name, scopes))
         if listing is None:
             raise Rejected("too_many_tokens", f"an account holds at most {db.MAX_TOKENS} tokens; revoke one", 409)
-        logs.event("token_created", account_id=account.id, token_id=listing["id"])
+        logs.event("token_created", account_id=account.id, token_id=listing["id"], scopes=listing["scopes"])
         return {**listing, "token": token}
 
     @api.get("/tokens", response_model=list[TokenListing])
-    async def list_tokens(account: Annotated[Account, Depends(require_account)]) -> list[dict[str, Any]]:
+    async def list_tokens(account: Annotated[Account, Depends(require_session)]) -> list[dict[str, Any]]:
         """The account's tokens without their secrets."""
         return await writer.read(lambda conn: db.tokens_of(conn, account.id))
 
     @api.delete("/tokens/{token_id}", status_code=204)
     async def revoke_token(
-        token_id: Annotated[int, Path(ge=1, le=2**62)], account: Annotated[Account, Depends(require_account)]
+        token_id: Annotated[int, Path(ge=1, le=2**62)], account: Annotated[Account, Depends(require_session)]
     ) -> None:
         """Revoke a token at once (404 if the account has no such token)."""
         if not await write(lambda conn: db.delete_token(conn, account.id, token_id)):

@@ -4,6 +4,12 @@ A request is authenticated by ``Authorization: Bearer <token>`` (a personal API 
 programs) or by the ``session`` cookie (browsers). A wrong Bearer token is refused (``401``) so that
 a program learns of it; a cookie that names no live session is ignored (the request is a guest's).
 
+**Scopes.** A token does what its scopes allow (``accounts.SCOPES``): ``read`` only ``GET``
+requests, ``play`` every request a game needs and the WebSockets; anything else is ``403
+insufficient_scope``. Managing tokens, sessions and the account itself is no token's business
+(:func:`require_session`: ``403 session_required``), so a token can never make another token, and
+revoking one leaves nothing it made behind.
+
 **CSRF.** Browsers attach cookies to requests that other sites make, so a state-changing request
 (POST, PUT, PATCH, DELETE) authenticated by the cookie must also carry the ``X-CSRF-Token`` header
 with the value of the ``csrf`` cookie, which only this origin's scripts can read. The ``csrf``
@@ -12,10 +18,14 @@ match. Bearer requests need none (a browser never adds that header on its own), 
 guests' requests without a session cookie: guest play stays exactly as before. The WebSocket
 accepts the cookie only from a page of this origin (``Origin`` equal to ``Host``).
 
-**Throttling.** Failed sign-ins are counted per account and per client address in token buckets
-(``ratelimit.Limiter``); when either is empty the answer is ``429`` with ``Retry-After``, before
-any password is checked. The counters sit behind that small async interface, so that several
-instances share them in Redis (``kahuna serve --broker``) instead of each keeping its own.
+**Throttling.** Every password check (signing in, deleting the account, changing the password,
+making a token) takes an attempt from two token buckets (``ratelimit.Limiter``) *before* the
+password is checked: one per account (its username key) and one per client address. When either is
+empty the answer is ``429`` with ``Retry-After`` and no password is checked; a right password gives
+its attempts back. Taking before checking is what makes the budget hold when guesses arrive at once:
+a check in flight has already paid, so twenty guesses sent together cost twenty attempts, not one
+look at a bucket that is not empty yet. The buckets sit behind that small async interface, so that
+several instances share them in Redis (``kahuna serve --broker``) instead of each keeping its own.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ import hashlib
 import hmac
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from fastapi import Request, WebSocket
@@ -47,6 +57,8 @@ CSRF_HEADER = "x-csrf-token"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TOKEN_PREFIX = "kahuna_"
 """Personal API tokens start with this, so that secret scanners can recognise a leaked one."""
+SATISFIES = {"read": frozenset({"read", "play"}), "play": frozenset({"play"})}
+"""The token scopes that allow what a request needs (``play`` includes reading)."""
 TOUCH_EVERY = 60.0
 """Seconds between two writes of a token's ``last_used`` (not one write per request)."""
 
@@ -66,23 +78,30 @@ def is_https(connection: HTTPConnection) -> bool:
 
 
 class LoginThrottle:
-    """The two budgets of failed sign-ins: per account (its username key) and per client address."""
+    """The two budgets of password checks: per account (its username key) and per client address."""
 
     def __init__(self, per_account: Limiter, per_client: Limiter) -> None:
         self.per_account = per_account
         self.per_client = per_client
 
-    async def check(self, account_key: str, client: str) -> None:
-        """``Rejected`` (429, ``retry_after``) when either budget is spent."""
-        wait = max(await self.per_account.retry_after(account_key), await self.per_client.retry_after(client))
+    async def checked(self, account_key: str, client: str, check: Callable[[], Awaitable[bool]]) -> bool:
+        """``check()`` (a password check) once an attempt is taken from both budgets; ``Rejected``
+        (429, ``retry_after``) without checking when either is spent. A right password (``True``)
+        gives both attempts back; a wrong one, or a check that fails, keeps them spent."""
+        wait = await self.per_account.take(account_key)
+        if not wait:
+            wait = await self.per_client.take(client)
+            if wait:  # the address is spent: the account's attempt was not used
+                await self.per_account.refund(account_key)
         if wait:
             raise Rejected(
-                "rate_limited", f"too many failed sign-ins: try again in {wait:.0f} s", 429, retry_after=wait
+                "rate_limited", f"too many failed password checks: try again in {wait:.0f} s", 429, retry_after=wait
             )
-
-    async def failed(self, account_key: str, client: str) -> None:
-        await self.per_account.failed(account_key)
-        await self.per_client.failed(client)
+        right = await check()
+        if right:
+            await self.per_account.refund(account_key)
+            await self.per_client.refund(client)
+        return right
 
 
 # ------------------------------------------------------------------ who is asking
@@ -96,21 +115,23 @@ class Authenticator:
         self.throttle = throttle
         self._touched: dict[int, float] = {}
 
-    async def of_bearer(self, token: str) -> Account:
-        """The account of a Bearer token; ``Rejected`` (401) if it names none."""
+    async def of_bearer(self, token: str, needed: str) -> Account:
+        """The account of a Bearer token that has the scope ``needed``; ``Rejected``: 401 if it
+        names none, 403 ``insufficient_scope`` if it may not do this."""
         if not token or len(token) > 128:
             raise Rejected("unauthorized", "use Authorization: Bearer <personal API token>", 401)
-        found = await self.writer.read(lambda conn: db.account_of_token(conn, digest(token)))
-        if found is None:
+        holder = await self.writer.read(lambda conn: db.account_of_token(conn, digest(token)))
+        if holder is None:
             raise Rejected("unauthorized", "this token is not valid (revoked, or its account was deleted)", 401)
-        account, token_id, _last_used = found
+        if not holder.scopes & SATISFIES[needed]:
+            raise Rejected("insufficient_scope", f"this token's scopes do not include {needed!r}", 403)
         now = time.monotonic()
-        if now - self._touched.get(token_id, -math.inf) >= TOUCH_EVERY:
-            self._touched[token_id] = now
+        if now - self._touched.get(holder.token_id, -math.inf) >= TOUCH_EVERY:
+            self._touched[holder.token_id] = now
             if len(self._touched) > MAX_KEYS:
                 self._touched.clear()
-            await self.writer.write(lambda conn: db.touch_token(conn, token_id))
-        return account
+            await self.writer.write(lambda conn: db.touch_token(conn, holder.token_id))
+        return holder.account
 
     async def adopt(self, account: Account, tokens: list[str]) -> int:
         """Bind the seats of these seat tokens to the account (not those of another account);
@@ -149,8 +170,9 @@ class Authenticator:
             return cached
         bearer = _bearer(request)
         account: Account | None
+        request.state.by_token = bearer is not None
         if bearer is not None:
-            account = await self.of_bearer(bearer)
+            account = await self.of_bearer(bearer, "play" if request.method in UNSAFE_METHODS else "read")
         else:
             session_id = request.cookies.get(SESSION_COOKIE, "")
             account = await self.of_session(session_id)
@@ -162,10 +184,11 @@ class Authenticator:
         return account
 
     async def of_websocket(self, websocket: WebSocket) -> Account | None:
-        """The account of a WebSocket handshake: Bearer, or the session cookie from this origin only."""
+        """The account of a WebSocket handshake: Bearer (scope ``play``), or the session cookie from
+        this origin only."""
         bearer = _bearer(websocket)
         if bearer is not None:
-            return await self.of_bearer(bearer)
+            return await self.of_bearer(bearer, "play")
         origin = websocket.headers.get("origin")
         if origin is not None and origin.partition("://")[2] != websocket.headers.get("host"):
             return None  # another site's page: its cookie must not act (cross-site WebSocket hijacking)
@@ -201,3 +224,13 @@ async def require_account(request: Request) -> Account:
 async def websocket_account(websocket: WebSocket) -> Account | None:
     """The account of a WebSocket's handshake (``None``: a guest); ``Rejected`` for a bad Bearer token."""
     return await _authenticator(websocket).of_websocket(websocket)
+
+
+async def require_session(request: Request) -> Account:
+    """FastAPI dependency: the account of a signed-in browser session (the session cookie, CSRF
+    checked for changes); ``403 session_required`` for a Bearer token, ``401`` for a guest. Managing
+    tokens, sessions and the account goes through it."""
+    account = await require_account(request)
+    if request.state.by_token:
+        raise Rejected("session_required", "this needs a signed-in session (the web page), not an API token", 403)
+    return account

@@ -8,15 +8,17 @@ at once).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from kahuna.server.accounts import store as db
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community.bots import level_of, make_bot
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.http.auth import require_session
 from kahuna.server.http.common import MaybeAccount, NewSeek, SeekId, SeekToken, TheAccount, client_ip, offer_of
 
 
@@ -63,9 +65,10 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.decline(seek_id, account)
 
     @api.post("/me/bot")
-    async def become_bot(account: TheAccount) -> dict[str, Any]:
+    async def become_bot(account: Annotated[Account, Depends(require_session)]) -> dict[str, Any]:
         """Make the signed-in account a bot account (before it has played any lobby game): it then
-        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do."""
+        plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do.
+        Needs a signed-in session (403 ``session_required`` for a token)."""
         if not await lobby.transact(lambda conn: make_bot(conn, account.id)):
             raise Rejected("too_late", "only an account that has played no game can become a bot", 409)
         return {"username": account.username, "is_bot": True}

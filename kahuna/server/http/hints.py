@@ -1,5 +1,5 @@
 """Hints while learning: ``POST /api/games/{id}/hint`` gives the seat to move the AI's move and
-why (:mod:`kahuna.ai.hints`), computed in the AI worker pool from that seat's own view.
+why (:mod:`kahuna.ai.review.hints`), computed in the AI worker pool from that seat's own view.
 
 Hints are for learning, never against a person: the seat to move must be one the client holds a
 token of, or one of the signed-in account's seats (session cookie with the CSRF header, or Bearer:
@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kahuna.ai.hints import hint
+from kahuna.ai.review.hints import hint
 from kahuna.rules import view_of
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter

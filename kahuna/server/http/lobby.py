@@ -4,13 +4,39 @@ is ``http/lobby_socket.py``.
 
 from __future__ import annotations
 
-from typing import Any
+import secrets
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.http.auth import is_https
 from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
+
+BROWSER_COOKIE = "browser"
+"""A random id a browser gets with its first offer (HttpOnly, for the API's requests only): so that a
+guest cannot accept its own offer, while two browsers behind one address can play each other."""
+BROWSER_SECONDS = 365 * 24 * 3600
+
+
+class PublicSeek(BaseModel):
+    seek_id: str
+    kind: str
+    status: str
+    username: str
+    account: bool = Field(description="whether an account made it (else a guest)")
+    rating: int | None
+    clock: dict[str, int] | None
+    variant: list[str]
+    rated: bool
+
+
+class SeekPage(BaseModel):
+    seeks: list[PublicSeek]
+    page: int
+    pages: int = Field(description="pages in all (at least 1)")
+    total: int = Field(description="seeks listed in all")
 
 
 class AcceptSeek(BaseModel):
@@ -23,16 +49,18 @@ def router(lobby: Lobby) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.post("/seeks", status_code=201)
-    async def create_seek(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def create_seek(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Open a seek in the lobby: ``{"seek_id", "token"}``; keep the token, it is your seat.
 
         Guests may seek unrated games; rated ones need an account and a clock."""
-        return await lobby.create(offer_of("seek", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("seek", body), account, client_ip(request), browser=browser)
 
-    @api.get("/seeks")
-    async def list_seeks() -> dict[str, Any]:
-        """The open seeks, oldest first."""
-        return {"seeks": await lobby.open_seeks()}
+    @api.get("/seeks", response_model=SeekPage)
+    async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> dict[str, Any]:
+        """One page of the open seeks, fairly ordered: at most two per address, every address's
+        first before anyone's second, the newest first within each round (docs/community.md)."""
+        return await lobby.open_seeks(page)
 
     @api.get("/seeks/{seek_id}")
     async def seek_status(seek_id: SeekId, token: SeekToken = None) -> dict[str, Any]:
@@ -40,9 +68,13 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.status(seek_id, token)
 
     @api.post("/seeks/{seek_id}/accept")
-    async def accept_seek(seek_id: SeekId, account: MaybeAccount, body: AcceptSeek | None = None) -> dict[str, Any]:
-        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409 once taken."""
-        return await lobby.accept(seek_id, account, "Player" if body is None else body.name)
+    async def accept_seek(
+        seek_id: SeekId, request: Request, account: MaybeAccount, body: AcceptSeek | None = None
+    ) -> dict[str, Any]:
+        """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409
+        once taken, and ``own_seek`` for one's own offer (a guest's: from the browser that made it)."""
+        name = "Player" if body is None else body.name
+        return await lobby.accept(seek_id, account, name, request.cookies.get(BROWSER_COOKIE))
 
     @api.delete("/seeks/{seek_id}", status_code=204)
     async def cancel_seek(seek_id: SeekId, account: MaybeAccount, token: SeekToken = None) -> None:
@@ -50,9 +82,27 @@ def router(lobby: Lobby) -> APIRouter:
         await lobby.cancel(seek_id, token, account)
 
     @api.post("/pairing", status_code=201)
-    async def play_now(body: NewSeek, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def play_now(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Quick pairing: ``{"seek_id", "token"}`` plus the seat links if an opponent was waiting;
         else wait (``/ws/lobby`` or polling ``GET /api/seeks/<id>``) for the matcher."""
-        return await lobby.create(offer_of("pool", body), account, client_ip(request))
+        browser = _browser(request, response)
+        return await lobby.create(offer_of("pool", body), account, client_ip(request), browser=browser)
 
     return api
+
+
+def _browser(request: Request, response: Response) -> str:
+    """The request's ``browser`` cookie, set first if it has none (a new random id)."""
+    browser = request.cookies.get(BROWSER_COOKIE, "")
+    if not 20 <= len(browser) <= 64:
+        browser = secrets.token_urlsafe(24)
+        response.set_cookie(
+            BROWSER_COOKIE,
+            browser,
+            max_age=BROWSER_SECONDS,
+            path="/api/",
+            secure=is_https(request),
+            httponly=True,
+            samesite="lax",
+        )
+    return browser

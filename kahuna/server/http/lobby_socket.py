@@ -92,7 +92,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
             await websocket.close(CLOSE_TOO_SLOW)
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     if account is not None:
         send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
     bucket = Bucket(5.0, 20)
@@ -163,7 +163,7 @@ async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions:
     offers accepted meanwhile, from the database, which is the truth."""
     for sub in subscriptions:
         sub.lagged = False
-    send({"type": "seeks", "seeks": await lobby.open_seeks()})
+    send({"type": "seeks", **await lobby.open_seeks()})
     for seek_id, token in list(owned.items()):
         status = await lobby.status(seek_id, token)
         if "token" in status:

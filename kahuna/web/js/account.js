@@ -1,5 +1,6 @@
-// Accounts in the browser: sign up, sign in, the account page (personal API tokens, sign out,
-// delete the account) and who is signed in (shown in the header). Every name and token is put on
+// Accounts in the browser: sign up, sign in, the account page (personal API tokens with their
+// scopes, the signed-in browsers, sign out here or everywhere, change the password, delete the
+// account) and who is signed in (shown in the header). Every name and token is put on
 // the page as text (textContent via h()), never as HTML.
 
 import { h, s, fill, copyText } from "./dom.js";
@@ -63,6 +64,7 @@ function refusal(err) {
   if (err.code === "rate_limited") return t("account.too_many", { s: err.retryAfter || 60 });
   if (err.code === "taken") return t("account.taken");
   if (err.code === "unauthorized") return t("account.wrong");
+  if (err.code === "invalid") return t("account.refused", { reason: err.message });
   if (err.code === "offline") return t("lobby.offline");
   return err.message;
 }
@@ -143,7 +145,7 @@ export function mountSignIn(root) {
   form.elements.username.focus();
 }
 
-/** /account: who is signed in, its ratings, its tokens, sign out, delete. */
+/** /account: who is signed in, its ratings, its tokens, its sessions, the password, sign out, delete. */
 export async function mountAccount(root) {
   document.title = `${t("account.title")} — Kahuna`;
   const me = await currentAccount();
@@ -162,6 +164,10 @@ export async function mountAccount(root) {
   const tokenList = h("ul", { class: "token-list", "data-testid": "token-list" });
   const shown = h("div", { class: "new-token", "aria-live": "polite" });
   const tokenName = h("input", { id: "token-name", type: "text", maxlength: 40, required: true });
+  const tokenPassword = h("input", { id: "token-password", type: "password", autocomplete: "current-password", required: true });
+  const scopeBoxes = ["read", "play"].map((scope) =>
+    h("input", { type: "checkbox", id: `token-scope-${scope}`, name: "scope", value: scope, checked: scope === "read" }),
+  );
   const tokens = h("section", { class: "card-panel tokens", "aria-labelledby": "tokens-title" }, [
     h("h2", { id: "tokens-title", text: t("account.tokens") }),
     h("p", { class: "hint", text: t("account.tokens_help") }),
@@ -173,9 +179,15 @@ export async function mountAccount(root) {
         id: "token-form",
         onsubmit: async (e) => {
           e.preventDefault();
+          const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value);
+          if (!scopes.length) {
+            status.textContent = t("account.need_scope");
+            return;
+          }
           try {
-            const made = await api.createToken(tokenName.value.trim());
+            const made = await api.createToken(tokenName.value.trim(), tokenPassword.value, scopes);
             tokenName.value = "";
+            tokenPassword.value = "";
             showToken(shown, made.token);
             await listTokens(tokenList, status);
           } catch (err) {
@@ -184,12 +196,69 @@ export async function mountAccount(root) {
         },
       },
       [
-        h("label", { for: "token-name", text: t("account.token_name") }),
-        tokenName,
+        h("div", { class: "field" }, [h("label", { for: "token-name", text: t("account.token_name") }), tokenName]),
+        h("fieldset", { class: "choice token-scopes" }, [
+          h("legend", { text: t("account.token_scopes") }),
+          ...scopeBoxes.map((box) =>
+            h("div", { class: "choice" }, [box, h("label", { for: box.id, text: t(`account.scope_${box.value}`) })]),
+          ),
+        ]),
+        h("div", { class: "field" }, [
+          h("label", { for: "token-password", text: t("account.password_again") }),
+          tokenPassword,
+        ]),
         h("button", { type: "submit", class: "btn", id: "token-create", text: t("account.token_create") }),
       ],
     ),
     shown,
+  ]);
+  const sessionList = h("ul", { class: "session-list", "data-testid": "session-list" });
+  const sessions = h("section", { class: "card-panel sessions", "aria-labelledby": "sessions-title" }, [
+    h("h2", { id: "sessions-title", text: t("account.sessions") }),
+    h("p", { class: "hint", text: t("account.sessions_help") }),
+    sessionList,
+    h("button", {
+      type: "button",
+      class: "btn",
+      id: "sign-out-everywhere",
+      text: t("account.sign_out_everywhere"),
+      onclick: async () => {
+        try {
+          await api.signOutEverywhere();
+          location.href = "/signin";
+        } catch (err) {
+          status.textContent = refusal(err);
+        }
+      },
+    }),
+  ]);
+  const current = h("input", { id: "password-current", type: "password", autocomplete: "current-password", required: true });
+  const fresh = h("input", { id: "password-new", type: "password", autocomplete: "new-password", minlength: 8, required: true });
+  const passwordPanel = h("details", { class: "card-panel change-password" }, [
+    h("summary", { text: t("account.password_change") }),
+    h("p", { class: "hint", text: t("account.password_change_help") }),
+    h(
+      "form",
+      {
+        id: "password-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          try {
+            const changed = await api.changePassword(current.value, fresh.value);
+            current.value = fresh.value = "";
+            status.textContent = t("account.password_changed", { sessions: changed.signed_out, tokens: changed.revoked_tokens });
+            await Promise.all([listTokens(tokenList, status), listSessions(sessionList, status)]);
+          } catch (err) {
+            status.textContent = refusal(err);
+          }
+        },
+      },
+      [
+        h("div", { class: "field" }, [h("label", { for: "password-current", text: t("account.password_current") }), current]),
+        h("div", { class: "field" }, [h("label", { for: "password-new", text: t("account.password_new") }), fresh]),
+        h("button", { type: "submit", class: "btn", id: "password-change", text: t("account.password_change_button") }),
+      ],
+    ),
   ]);
   const password = h("input", { id: "delete-password", type: "password", autocomplete: "current-password", required: true });
   const danger = h("details", { class: "card-panel delete-account" }, [
@@ -240,10 +309,50 @@ export async function mountAccount(root) {
         status,
       ]),
       tokens,
+      sessions,
+      passwordPanel,
       danger,
     ]),
   ]);
-  await listTokens(tokenList, status);
+  await Promise.all([listTokens(tokenList, status), listSessions(sessionList, status)]);
+}
+
+async function listSessions(list, status) {
+  let found;
+  try {
+    found = await api.sessions();
+  } catch (err) {
+    status.textContent = refusal(err);
+    return;
+  }
+  fill(
+    list,
+    found.map((session) => {
+      const name = session.user_agent || t("account.session_unknown");
+      return h("li", { class: "session", dataset: { id: session.id } }, [
+        h("span", { class: "session-agent", text: name }),
+        " ",
+        h("small", { text: t("account.session_since", { when: session.created }) }),
+        " ",
+        session.current
+          ? h("strong", { class: "session-current", text: t("account.session_current") })
+          : h("button", {
+              type: "button",
+              class: "btn end-session",
+              text: t("account.session_end"),
+              "aria-label": t("account.session_end_named", { name }),
+              onclick: async () => {
+                try {
+                  await api.endSession(session.id);
+                } catch (err) {
+                  status.textContent = refusal(err);
+                }
+                await listSessions(list, status);
+              },
+            }),
+      ]);
+    }),
+  );
 }
 
 function showToken(box, token) {
@@ -278,6 +387,11 @@ async function listTokens(list, status) {
         " ",
         h("small", {
           text: token.last_used ? t("account.token_used", { when: token.last_used }) : t("account.token_unused"),
+        }),
+        " ",
+        h("small", {
+          class: "token-scopes",
+          text: t("account.token_can", { scopes: token.scopes.map((scope) => t(`account.scope_short_${scope}`)).join(", ") }),
         }),
         " ",
         h("button", {

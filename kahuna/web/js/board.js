@@ -33,42 +33,61 @@ function viewBoxOf(board) {
 
 /** The largest size an island name is drawn at (the phone's, in drawing units), for placing names. */
 const NAME_SIZE = 30;
+/** A bold capital's width in ems, spacing included (most are 0.86; these are narrower). */
+const LETTER_EMS = { I: 0.45, J: 0.55, E: 0.7, F: 0.7, L: 0.7 };
 
-/** Whether the segment a–b passes through the box (sampled: boxes and lines are both small). */
-function crosses([ax, ay], [bx, by], box) {
-  for (let k = 0.05; k <= 0.95; k += 0.01) {
+/** Where each island's name goes (computed once: the drawing never changes). */
+const PLACES = new Map();
+/** The room kept between a name and any bridge or other island (drawing units; a stick is 14 wide). */
+const NAME_CLEARANCE = 12;
+/** Directions around an island to try a name in, most preferred first (degrees, 90 = below). */
+const NAME_ANGLES = [90, 270, 0, 180, 45, 135, 315, 225, 67.5, 112.5, 22.5, 157.5, 292.5, 247.5, 337.5, 202.5];
+
+/** The smallest distance between the segment a–b and the box (sampled: both are small). */
+function clearance([ax, ay], [bx, by], box) {
+  let best = Infinity;
+  for (let k = 0; k <= 1; k += 0.01) {
     const [x, y] = [ax + k * (bx - ax), ay + k * (by - ay)];
-    if (x > box.x0 && x < box.x1 && y > box.y0 && y < box.y1) return true;
+    best = Math.min(best, Math.hypot(Math.max(box.x0 - x, 0, x - box.x1), Math.max(box.y0 - y, 0, y - box.y1)));
   }
-  return false;
+  return best;
 }
 
 /**
- * Where an island's name goes: below it, else above, else to a side, else a corner; the first
- * place where no line runs through the name (estimated at its largest size). So no bridge is
- * drawn across a name.
+ * Where an island's name goes: beside the island in the first direction (below, above, right,
+ * left, the diagonals, then between them; close, then a little further out) where it keeps
+ * NAME_CLEARANCE from every bridge's stick, at its largest size (the phone's), and reads as this
+ * island's (clearly nearer to it than to any other) inside the drawing; where no place does, the
+ * one with the most room among those that read right. So no bridge is drawn on a name.
  */
-function labelPlace(centre, island, lines) {
+function labelPlace(board, sticks, centre, island) {
   const [cx, cy] = centre(island.letter);
   const r = islandRadius(island);
-  const w = island.name.length * NAME_SIZE * 0.78;
-  const h = NAME_SIZE;
-  const places = [
-    { x: cx, y: cy + r + h * 0.85, anchor: "middle" },
-    { x: cx, y: cy - r - 6, anchor: "middle" },
-    { x: cx + r + 4, y: cy + h * 0.35, anchor: "start" },
-    { x: cx - r - 4, y: cy + h * 0.35, anchor: "end" },
-    { x: cx + r * 0.75, y: cy + r + h * 0.7, anchor: "start" },
-    { x: cx - r * 0.75, y: cy + r + h * 0.7, anchor: "end" },
-    { x: cx + r * 0.75, y: cy - r * 0.75, anchor: "start" },
-    { x: cx - r * 0.75, y: cy - r * 0.75, anchor: "end" },
-  ];
-  const boxOf = ({ x, y, anchor }) => {
-    const x0 = anchor === "middle" ? x - w / 2 : anchor === "start" ? x : x - w;
-    return { x0, x1: x0 + w, y0: y - h * 0.8, y1: y + h * 0.2 };
-  };
-  const free = (place) => !lines.some((line) => crosses(centre(line[0]), centre(line[1]), boxOf(place)));
-  return places.find(free) || places[0];
+  // The text's box: its width from its letters, 1.2 ems high, the baseline 0.23 ems above its foot.
+  const w = [...island.name].reduce((sum, letter) => sum + (LETTER_EMS[letter] ?? 0.86), 0) * NAME_SIZE;
+  const h = NAME_SIZE * 1.2;
+  const others = board.islands.filter((o) => o !== island).map((o) => [centre(o.letter), islandRadius(o)]);
+  const [vx, vy, vw, vh] = viewBoxOf(board).split(" ").map(Number);
+  const inside = (box) => box.x0 >= vx && box.x1 <= vx + vw && box.y0 >= vy && box.y1 <= vy + vh;
+  const places = [];
+  for (const gap of [4, 16]) {
+    for (const degrees of NAME_ANGLES) {
+      const [c, s] = [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+      const [px, py] = [cx + (r + gap) * c, cy + (r + gap) * s];
+      const anchor = c > 0.3 ? "start" : c < -0.3 ? "end" : "middle";
+      const x0 = anchor === "start" ? px : anchor === "end" ? px - w : px - w / 2;
+      const y1 = s > 0.3 ? py + h : s < -0.3 ? py : py + h / 2;
+      const box = { x0, x1: x0 + w, y0: y1 - h, y1 };
+      const room = Math.min(...sticks.map(([a, b]) => clearance(a, b, box)));
+      const own = clearance([cx, cy], [cx, cy], box) - r;
+      const ours =
+        inside(box) && Math.min(...others.map(([at, radius]) => clearance(at, at, box) - radius)) > own + NAME_SIZE * 0.66;
+      places.push({ x: anchor === "start" ? x0 : anchor === "end" ? x0 + w : px, y: y1 - NAME_SIZE * 0.23, anchor, room, ours });
+    }
+  }
+  const roomiest = (list) => list.reduce((a, b) => (b.room > a.room ? b : a));
+  const readable = places.filter((p) => p.ours);
+  return readable.find((p) => p.room >= NAME_CLEARANCE) || roomiest(readable.length ? readable : places);
 }
 
 export class BoardView {
@@ -83,8 +102,9 @@ export class BoardView {
     this.islands = new Map(board.islands.map((i) => [i.letter, i]));
     this.bridges = {};
     this.stones = {};
-    this.picks = new Map();
     this.marks = [];
+    this.offered = null;
+    this.spot = null;
     this.element = s("svg", {
       viewBox: viewBoxOf(board),
       class: "board",
@@ -224,7 +244,17 @@ export class BoardView {
       s("path", { class: "hills", d: smoothPath(outline, cx - r * 0.08, cy - r * 0.1, 0.42) }),
     ]);
     this.islandLayer.append(g);
-    const place = labelPlace((l) => this.centre(l), island, this.board.lines);
+    if (!PLACES.has(island.letter)) {
+      const sticks = this.board.lines.map((line) => {
+        const [x1, y1, x2, y2] = this.stickEnds(line);
+        return [
+          [x1, y1],
+          [x2, y2],
+        ];
+      });
+      PLACES.set(island.letter, labelPlace(this.board, sticks, (l) => this.centre(l), island));
+    }
+    const place = PLACES.get(island.letter);
     this.labelLayer.append(
       s("text", {
         class: "island-name",
@@ -328,11 +358,12 @@ export class BoardView {
    * token (waiting for confirmation) is drawn as chosen.
    */
   offer(picks, proposed = null) {
+    this.offered = [picks, proposed];
     this.pickLayer.replaceChildren();
-    // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per unit).
-    const shown = this.element.getBoundingClientRect().width || 1;
-    const unitsPerPx = this.element.viewBox.baseVal.width / shown;
-    const hitWidth = Math.min(120, Math.max(24, TARGET_PX * unitsPerPx));
+    // At least TARGET_PX wide on screen, however small the board is drawn (a phone: ~0.5 px per
+    // unit); the drawing's scale is the screen matrix's (the board may be fitted by its height).
+    const scale = this.element.getScreenCTM()?.a || 1;
+    const hitWidth = Math.min(120, Math.max(24, TARGET_PX / scale));
     for (const [line, pick] of picks) {
       const [x1, y1, x2, y2] = pick.kind === "build" ? this.lineEnds(line) : this.stickEnds(line);
       const names = `${this.islands.get(line[0]).name}–${this.islands.get(line[1]).name}`;
@@ -346,6 +377,8 @@ export class BoardView {
           "aria-label": label,
           dataset: { line, token: pick.token },
           onclick: () => this.onPick(pick.token),
+          onfocus: () => this.spotlight(line),
+          onblur: () => this.spotlight(null),
           onkeydown: (e) => {
             if (e.key === "Enter" || e.key === " ") {
               e.preventDefault();
@@ -361,6 +394,21 @@ export class BoardView {
       );
       this.pickLayer.append(g);
     }
+    this.spotlight(this.spot);
+  }
+
+  /** The same choices again after the board was resized (their tap targets depend on its scale). */
+  reoffer() {
+    if (this.offered) this.offer(...this.offered);
+  }
+
+  /**
+   * Light one offered line as focus or hover would (null: none): the page calls it when a
+   * choice's button in words is focused or pointed at, so the line it names shows on the board.
+   */
+  spotlight(line) {
+    this.spot = line;
+    for (const g of this.pickLayer.children) g.classList.toggle("lit", line !== null && g.dataset.line === line);
   }
 
   /** The visible part of a line between two islands (for build highlights). */

@@ -11,7 +11,7 @@ import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } fro
 import { reasonText } from "./reasons.js";
 import { ClockPanel, LifeControls, ChatPanel, TurnNotifier, lowClockWarning } from "./life.js";
 import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
-import { preference, setPreference, seatsOf } from "./store.js";
+import { preference, setPreference, seatsOf, rememberSeat } from "./store.js";
 import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
@@ -21,6 +21,12 @@ import { hintAllowed, hintButton } from "./hintbutton.js";
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
 const MESSAGE_MS = 9000;
+/** One column (a phone): the stylesheet's breakpoint for it. */
+const NARROW = matchMedia("(max-width: 860px)");
+/** The smallest board fit() draws (CSS px high: on a phone its island names stay 12 px high), and
+ * the room it keeps under the turn's buttons. */
+const MIN_BOARD = { narrow: 285, wide: 280 };
+const FIT_MARGIN = 10;
 
 /** Typed notation in canonical spelling (capital islands, sorted letters), so "e>j" or "xje:je" work too. */
 function tidyNotation(text) {
@@ -34,9 +40,12 @@ function tidyNotation(text) {
   return typed;
 }
 
+/** A touch screen: taps, no hovering pointer and often no keyboard. */
+const COARSE = matchMedia("(pointer: coarse)");
+
 /** "Confirm moves": a click selects, a second click (or Enter) commits; on by default on touch screens. */
 function confirmMoves() {
-  const fallback = matchMedia("(pointer: coarse)").matches ? "on" : "off";
+  const fallback = COARSE.matches ? "on" : "off";
   return preference("confirm", fallback) === "on";
 }
 
@@ -60,7 +69,12 @@ export class GamePage {
   constructor(root, board, gameId, tokens, tutorial = false) {
     this.root = root;
     this.gameId = gameId;
-    this.tutorial = tutorial ? new Tutorial((token, version) => this.tutorAct(token, version)) : null;
+    this.tutorial = tutorial
+      ? new Tutorial(
+          (token, version) => this.tutorAct(token, version),
+          () => this.sendRequest({ type: "resign" }, this.conns[1]),
+        )
+      : null;
     this.hotseat = tokens.length > 1 && !this.tutorial;
     this.selected = [];
     this.pending = null;
@@ -68,7 +82,11 @@ export class GamePage {
     this.queue = [];
     this.busy = false;
     this.log = [];
-    this.curtainFor = null;
+    // Hot-seat: the seat that last asked for its hand. Any other seat on screen is behind the
+    // hand-over curtain, the first turn's seat too: nothing of one seat shows until it asks.
+    this.revealed = null;
+    // The hand is one stop of the Tab key (arrow keys move between its cards): this one.
+    this.handFocus = 0;
     this.replace = false;
     this.message = "";
     this.proposed = null;
@@ -115,25 +133,34 @@ export class GamePage {
   build() {
     this.boardWrap = h("div", { class: "board-wrap" }, [this.board.element]);
     this.banner = h("div", { class: "banner", id: "banner", tabindex: "-1", role: "status", "aria-live": "polite" });
-    // The step hint and the move to confirm sit with the banner in a bar that stays in view.
+    // Feedback (why a click cannot work, notation errors, "connection lost", the low-clock
+    // warning) takes the step hint's line in the bar that stays at the top: in view on every
+    // screen, and in the flow of the page, so it never covers anything one could click.
     this.stepHint = h("p", { class: "hint step-hint", id: "action-hint" });
-    this.confirmBox = h("div", { class: "confirm-bar" });
-    this.statusBar = h("div", { class: "status-bar" }, [this.banner, this.stepHint, this.confirmBox]);
-    this.scoringBox = h("div", { class: "scoring-box" });
-    this.tutorialBox = h("div", { class: "tutorial-box" });
-    this.sinceBox = h("div", { class: "since-box" });
-    this.playersBox = h("div", { class: "players-box" });
-    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
-    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title" });
-    this.actionsBox = h("div", { class: "actions" });
-    // Feedback in a fixed place at the bottom of the window, in view whatever was clicked.
     this.messageBox = h("p", {
-      class: "message toast",
+      class: "message notice",
       role: "alert",
       "aria-live": "assertive",
       "data-testid": "message",
       onclick: () => this.showMessage(""),
     });
+    this.confirmBox = h("div", { class: "confirm-bar" });
+    this.statusBar = h("div", { class: "status-bar" }, [
+      this.banner,
+      h("div", { class: "feedback-line" }, [this.messageBox, this.stepHint]),
+      this.confirmBox,
+    ]);
+    this.scoringBox = h("div", { class: "scoring-box" });
+    this.tutorialBox = h("div", { class: "tutorial-box" });
+    this.sinceBox = h("div", { class: "since-box" });
+    this.playersBox = h("div", { class: "players-box" });
+    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
+    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title", "data-testid": "hand" });
+    this.choiceBox = h("div", { class: "choice-box" });
+    this.actionRow = h("div", { class: "action-row" });
+    // The turn's buttons: the lit lines in words (right after the hand, so that one Tab leads
+    // from the selected card to its lines), then discard, decline or end, and the hint.
+    this.actionsBox = h("div", { class: "actions", "data-testid": "turn-actions" }, [this.choiceBox, this.actionRow]);
     this.notation = h("input", {
       id: "notation",
       type: "text",
@@ -181,6 +208,13 @@ export class GamePage {
     ]);
     this.shareBox = h("section", { class: "share" });
     this.speedSelect = h("select", { id: "speed", onchange: (e) => setPreference("speed", e.target.value) });
+    this.boardSizeSelect = h("select", {
+      id: "board-size",
+      onchange: (e) => {
+        setPreference("board", e.target.value);
+        this.fit();
+      },
+    });
     const toggle = (id, checked, onchange) =>
       h("label", { class: "toggle" }, [
         h("input", { type: "checkbox", id, checked, onchange: (e) => onchange(e.target.checked) }),
@@ -189,6 +223,7 @@ export class GamePage {
       ]);
     this.settingsBox = h("div", { class: "settings" }, [
       h("span", {}, [h("label", { for: "speed", id: "speed-label" }), " ", this.speedSelect]),
+      h("span", {}, [h("label", { for: "board-size", id: "board-size-label" }), " ", this.boardSizeSelect]),
       toggle("confirm-moves", confirmMoves(), (on) => {
         setPreference("confirm", on ? "on" : "off");
         this.proposed = null;
@@ -197,15 +232,16 @@ export class GamePage {
       toggle("sounds", soundOn(), (on) => setSoundOn(on)),
     ]);
     this.boardWrap.append(this.scoringBox);
+    // Hand, display and deck, and the turn's buttons: the dock under the board (DOM order is
+    // the keyboard's: hand, lit lines, buttons, then the cards that end the turn).
+    this.dock = h("div", { class: "dock" }, [this.handBox, this.actionsBox, this.drawBox]);
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
         this.statusBar,
         this.tutorialBox,
         this.summaryBox,
         this.boardWrap,
-        h("div", { class: "card-rows" }, [this.handBox, this.drawBox]),
-        this.actionsBox,
-        this.messageBox,
+        this.dock,
       ]),
       h("aside", { class: "side-col" }, [
         this.playersBox,
@@ -220,6 +256,7 @@ export class GamePage {
     fill(this.root, [this.gameElement]);
     this.buildLife();
     this.staticTexts();
+    addEventListener("resize", () => this.fit());
   }
 
   /** The clocks above the board, resign/abort/rematch beside the players, the chat under the log. */
@@ -235,9 +272,9 @@ export class GamePage {
     if (this.tutorial) this.life.element.hidden = this.chat.element.hidden = true;
   }
 
-  /** Send a request (resign, abort, rematch, chat) on the connection on screen. */
-  sendRequest(msg) {
-    const conn = this.current.conn;
+  /** Send a request (resign, abort, rematch, chat) on the connection on screen (or entry's). */
+  sendRequest(msg, entry = this.current) {
+    const conn = entry.conn;
     return conn.send({ ...msg, id: `r${conn.nextId++}` });
   }
 
@@ -281,6 +318,12 @@ export class GamePage {
     this.root.querySelector("#speed-label").textContent = t("game.speed");
     this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
     this.root.querySelector("#sounds-label").textContent = t("game.sounds");
+    this.root.querySelector("#board-size-label").textContent = t("game.board_size");
+    const size = preference("board", "fit");
+    fill(
+      this.boardSizeSelect,
+      ["fit", "large"].map((key) => h("option", { value: key, selected: key === size, text: t(`game.board_${key}`) })),
+    );
     const speed = animationSpeed();
     fill(
       this.speedSelect,
@@ -291,6 +334,7 @@ export class GamePage {
   }
 
   languageChanged() {
+    if (!this.messageSticky) this.showMessage(""); // its words are the old language's
     this.staticTexts();
     this.chat.texts();
     this.notifier.texts();
@@ -347,6 +391,7 @@ export class GamePage {
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
         entry.kinds = msg.kinds;
+        this.adopt(entry);
         this.chooseShown();
         if (index === this.shown) {
           this.board.render(entry.view);
@@ -381,13 +426,29 @@ export class GamePage {
       (b.view?.history.length ?? -1) > (a.view?.history.length ?? -1) ? b : a,
     );
     const seat = newest.view?.to_move;
-    const index = this.conns.findIndex((c) => c.seat === seat);
+    if (seat === null || seat === undefined) return; // over: the seat on screen stays
+    const index = this.conns.findIndex((c) => c.seat === seat && c.view);
     if (index >= 0 && index !== this.shown) {
       this.shown = index;
       this.selected = [];
-      this.curtainFor = seat;
       this.board.render(this.current.view);
     }
+  }
+
+  /** Whether the hot-seat hand-over curtain hides the seat on screen. */
+  curtained(seat) {
+    return this.hotseat && this.revealed !== seat && !this.current.view?.result;
+  }
+
+  /**
+   * A seat link opened in this browser makes the game this browser's: "my games" lists it and
+   * its replay offers the analysis. Seats of the signed-in account ("seat:N") are the account's.
+   */
+  adopt(entry) {
+    const token = entry.conn.token;
+    if (this.tutorial || entry.seat === null || !token || token.startsWith("seat:")) return;
+    if (seatsOf(this.gameId).some((s) => s.token === token)) return;
+    rememberSeat({ game_id: this.gameId, seat: entry.seat, token, ...(this.hotseat ? { hotseat: true } : {}) });
   }
 
   logHas(version) {
@@ -570,7 +631,10 @@ export class GamePage {
     if (entry.seat === null || entry.seat === undefined) return t("why.spectator");
     if (view.to_move !== entry.seat) return t("why.not_your_turn", { who: colourName(view.to_move) });
     const reason = entry.whyNot[token];
-    return reason ? reasonText(reason) : null;
+    if (reason) return reasonText(reason);
+    // The referee would allow it, the tutorial's lesson waits for another move: say which.
+    if (this.tutorial && !this.isLegal(token)) return this.tutorial.refusal(view.history.length);
+    return null;
   }
 
   /** The refusal of a button's token, in words (a generic sentence if the server gave none). */
@@ -596,9 +660,8 @@ export class GamePage {
     }
     if (!this.isLegal(token)) {
       const refusal = this.knownRefusal(token);
-      if (refusal || this.tutorial) {
-        // In the tutorial a move the referee would allow still waits: the lesson says which one.
-        this.showMessage(refusal || t("tutorial.follow"));
+      if (refusal) {
+        this.showMessage(refusal);
         return;
       }
     } else if (!typed && confirmMoves() && this.proposed !== token) {
@@ -660,12 +723,51 @@ export class GamePage {
   /** Feedback in the fixed message place; it fades after a while unless sticky (connection trouble). */
   showMessage(text, sticky = false) {
     this.message = text;
+    this.messageSticky = Boolean(text) && sticky;
     this.messageBox.textContent = text;
     clearTimeout(this.messageTimer);
     if (text && !sticky)
       this.messageTimer = setTimeout(() => {
         if (this.message === text) this.showMessage("");
       }, MESSAGE_MS);
+    this.fit();
+  }
+
+  /**
+   * Size the board so that everything a turn needs is in the window at once, without
+   * scrolling: the banner and its message line, the board, the hand, the display and deck and
+   * the turn's buttons. The board takes the height the rest leaves, never less than a readable
+   * minimum; on a narrow screen the hand comes first, then the draw, then the buttons. The move
+   * waiting for confirmation is left out of the sum, so that proposing a move does not shrink
+   * the board under the finger. "Board: large" (a setting) draws it as wide as its column.
+   */
+  fit() {
+    const svg = this.board.element;
+    const view = this.current?.view;
+    const size = preference("board", "fit");
+    const fitting = size === "fit" && view && !view.result;
+    this.gameElement.classList.toggle("fitted", Boolean(fitting));
+    this.gameElement.classList.toggle("board-large", size === "large");
+    if (!fitting) {
+      if (svg.style.maxHeight) {
+        svg.style.maxHeight = "";
+        this.board.reoffer();
+      }
+      return;
+    }
+    const narrow = NARROW.matches;
+    const boardHeight = svg.getBoundingClientRect().height;
+    const proposal = this.confirmBox.getBoundingClientRect().height;
+    const room = (element) =>
+      innerHeight - (element.getBoundingClientRect().bottom + scrollY - boardHeight - proposal) - FIT_MARGIN;
+    const min = narrow ? MIN_BOARD.narrow : MIN_BOARD.wide;
+    const ends = narrow ? [this.actionRow, this.drawBox, this.handBox] : [this.dock];
+    const fits = ends.filter((el) => !el.hidden && el.getClientRects().length).map(room);
+    const height = Math.floor(Math.max(min, fits.find((r) => r >= min) ?? min));
+    if (svg.style.maxHeight !== `${height}px`) {
+      svg.style.maxHeight = `${height}px`;
+      this.board.reoffer();
+    }
   }
 
   /**
@@ -705,6 +807,12 @@ export class GamePage {
     const lost = !document.activeElement || document.activeElement === document.body;
     const nowMine = this.gameElement.dataset.turn === "mine";
     this.life.render(entry);
+    // Controls only where they apply: no chat with the computer or on one's own device (a
+    // spectator has the spectators' room), no "notify me" when one's turn cannot come.
+    const seated = entry.seat !== null;
+    const computer = seated && String(entry.kinds?.[1 - entry.seat] ?? "").startsWith("ai:");
+    this.chat.element.hidden = Boolean(this.tutorial) || (seated && (this.hotseat || computer));
+    this.notifier.applies(seated && !this.hotseat && !this.tutorial && !entry.view.result);
     this.notifier.update(nowMine && !this.hotseat, t("game.your_turn"));
     // Focus fell back to the page (its control went away), or it waited on the banner for our turn.
     if (this.wantFocus && (lost || (parked && nowMine && !wasMine))) this.focusNext();
@@ -721,7 +829,7 @@ export class GamePage {
       version: String(view.history.length),
       busy: String(this.pending !== null || this.busy),
     });
-    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
+    const curtain = this.curtained(seat);
     this.gameElement.classList.toggle("curtain", curtain);
     const banner = h("span", {}, this.bannerContent(entry, mine));
     // Replace the live banner only when its words change, so screen readers announce changes only.
@@ -734,7 +842,7 @@ export class GamePage {
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
     this.renderDraw(view, seat, curtain);
-    this.renderHand(view, seat);
+    this.renderHand(view, seat, curtain);
     const picks = curtain ? new Map() : this.picksFor(mine);
     if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
       this.proposed = null;
@@ -745,6 +853,7 @@ export class GamePage {
     this.renderSince();
     if (this.tutorial) fill(this.tutorialBox, [this.tutorial.panel(view)]);
     this.notationForm.hidden = seat === null || curtain || Boolean(view.result);
+    this.fit();
     this.board.offer(picks, this.proposed);
   }
 
@@ -784,7 +893,7 @@ export class GamePage {
     if (entry.status === "waiting") return [t("game.waiting")];
     const round = view.phase === "final" ? t("game.final_turns") : t("game.round", { n: view.round });
     const watching = entry.seat === null ? [h("span", { class: "watching", text: t("game.watching") }), " "] : [];
-    if (view.result) return [...watching, round, " · ", t("game.over")];
+    if (view.result) return [...watching, this.tutorial ? t("tutorial.title_done") : `${round} · ${t("game.over")}`];
     const who =
       entry.seat === null || this.hotseat
         ? t("game.to_move", { who: colourName(view.to_move) })
@@ -793,15 +902,15 @@ export class GamePage {
     return [...watching, seatMark(view.to_move), " ", round, " · ", who, ...extra];
   }
 
+  /** The end of the game; the tutorial's end is its own lesson panel. */
   renderSummary(entry) {
     const view = entry.view;
-    if (!view.result) {
+    if (!view.result || this.tutorial) {
       this.summaryBox.replaceChildren();
       return;
     }
     const links = [
-      h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, class: "btn", text: t("summary.replay") }),
-      " ",
+      aborted(view) ? null : h("a", { href: replayHref(this.gameId), class: "btn", text: t("summary.replay") }),
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
     fill(this.summaryBox, summaryPanel(view, entry.players, links));
@@ -816,17 +925,16 @@ export class GamePage {
     ]);
     deck.setAttribute("aria-label", t("draw.deck", { n: view.deck_size }));
     items.push(this.drawButton("d?", deck, seat, drawing));
-    fill(this.drawBox, [
-      h("h2", { id: "draw-title", text: t("draw.title") }),
-      h("div", { class: "draw-row" }, items),
-      h("p", {
-        class: "hint",
+    items.push(
+      h("small", {
+        class: "hint discards",
         text: t("draw.discards", {
           up: view.discard_face_up.length,
           down: view.face_down_counts[0] + view.face_down_counts[1],
         }),
       }),
-    ]);
+    );
+    fill(this.drawBox, [h("h2", { id: "draw-title", text: t("draw.title") }), h("div", { class: "draw-row" }, items)]);
   }
 
   drawButton(token, button, seat, drawing) {
@@ -841,7 +949,7 @@ export class GamePage {
     return button;
   }
 
-  renderHand(view, seat) {
+  renderHand(view, seat, curtain) {
     if (seat === null) {
       this.handBox.hidden = true;
       return;
@@ -849,38 +957,65 @@ export class GamePage {
     this.handBox.hidden = false;
     const hand = view.hand || "";
     if (this.selected.some((i) => i >= hand.length)) this.selected = [];
-    const curtain = this.hotseat && this.curtainFor === seat && !view.result;
-    const cards = curtain
-      ? [...hand].map(() => cardBack("", t("card.back")))
-      : [...hand].map((letter, i) =>
-          cardButton(letter, {
-            "aria-pressed": String(this.selected.includes(i)),
-            onclick: () => this.toggleCard(i),
-            dataset: { card: letter, slot: i },
+    const title = h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]);
+    if (curtain) {
+      // Hot-seat hand-over: the hand face down until the seat to move asks for it.
+      fill(this.handBox, [
+        title,
+        h("div", { class: "hand-curtain", "data-testid": "curtain" }, [
+          h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: colourName(seat) }) }),
+          h("button", {
+            type: "button",
+            class: "btn primary reveal",
+            onclick: () => {
+              this.revealed = seat;
+              this.render();
+              this.focusNext();
+            },
+            text: t("hotseat.reveal", { who: colourName(seat) }),
           }),
-        );
-    const reveal = curtain
-      ? h("button", {
-          type: "button",
-          class: "btn primary reveal",
-          onclick: () => {
-            this.curtainFor = null;
-            this.render();
-          },
-          text: t("hotseat.reveal", { who: colourName(seat) }),
-        })
-      : null;
+          h("div", { class: "hand-row" }, [...hand].map(() => cardBack("", t("card.back")))),
+        ]),
+      ]);
+      return;
+    }
+    // One Tab stop for the whole hand (the selected card, else the last one focused); the
+    // arrow keys, Home and End move between its cards.
+    const stop = this.selected[0] ?? Math.min(this.handFocus, Math.max(0, hand.length - 1));
+    const cards = [...hand].map((letter, i) =>
+      cardButton(letter, {
+        "aria-pressed": String(this.selected.includes(i)),
+        tabindex: i === stop ? 0 : -1,
+        onclick: () => this.toggleCard(i),
+        onfocus: (e) => this.handFocused(e.currentTarget, i),
+        onkeydown: (e) => this.handKey(e, i, hand.length),
+        dataset: { card: letter, slot: i },
+      }),
+    );
     fill(this.handBox, [
-      h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]),
-      curtain ? h("p", { class: "hint", text: t("hotseat.pass_device", { who: colourName(seat) }) }) : null,
+      title,
       h("div", { class: "hand-row" }, cards.length ? cards : [h("span", { class: "hint", text: t("hand.empty") })]),
-      reveal,
     ]);
   }
 
+  /** The focused card becomes the hand's Tab stop. */
+  handFocused(card, index) {
+    this.handFocus = index;
+    for (const other of this.handBox.querySelectorAll(".hand-row button.card")) other.tabIndex = other === card ? 0 : -1;
+  }
+
+  handKey(e, index, count) {
+    const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: count - 1 }[e.key];
+    if (to === undefined || count === 0) return;
+    e.preventDefault();
+    this.handBox.querySelector(`.hand-row [data-slot="${(to + count) % count}"]`)?.focus();
+  }
+
   renderActions(view, seat, mine, picks, curtain) {
+    this.actionsBox.hidden = seat === null || Boolean(view.result);
     if (seat === null || view.result || curtain) {
-      this.actionsBox.replaceChildren();
+      this.choiceBox.replaceChildren();
+      this.actionRow.replaceChildren();
       return;
     }
     const cards = this.selectedCards();
@@ -913,23 +1048,28 @@ export class GamePage {
         ]),
       );
     }
-    // The board's lit choices again as plain buttons in words: quick to reach by keyboard and screen reader.
+    // The board's lit choices again as plain buttons in words: quick to reach by keyboard and
+    // screen reader; focusing or pointing at one lights its line on the board.
+    const spot = (line) => () => this.board.spotlight(line);
     const choices = [...picks].map(([line, pick]) =>
       h("button", {
         type: "button",
         class: `btn choice-pick ${pick.kind}${pick.token === this.proposed ? " proposed" : ""}`,
-        dataset: { token: pick.token },
+        dataset: { token: pick.token, line },
         "aria-label": t(pick.kind === "build" ? "board.pick_build" : "board.pick_remove", { line: lineWords(line) }),
         onclick: () => this.play(pick.token),
+        onfocus: spot(line),
+        onblur: spot(null),
+        onmouseenter: spot(line),
+        onmouseleave: spot(null),
         text: lineWords(line),
       }),
     );
-    fill(this.actionsBox, [
-      choices.length
-        ? h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)
-        : null,
-      h("div", { class: "action-row" }, buttons),
-    ]);
+    fill(
+      this.choiceBox,
+      choices.length ? [h("div", { class: "choice-row", role: "group", "aria-labelledby": "action-hint" }, choices)] : [],
+    );
+    fill(this.actionRow, buttons);
   }
 
   actionButton(name, token, label, reasonIfNoToken) {
@@ -953,7 +1093,7 @@ export class GamePage {
     if (view.result) return "";
     if (this.current.seat === null) return t("hint.watching");
     if (!mine) return this.pending !== null ? t("hint.sending") : "";
-    if (this.proposed !== null) return t("hint.confirm");
+    if (this.proposed !== null) return t(COARSE.matches ? "hint.confirm_touch" : "hint.confirm");
     if (cards.length === 1) {
       const lines = this.current.legal.filter((tok) => tok.startsWith(`${cards[0]}>`) && this.isLegal(tok));
       return lines.length
@@ -1001,12 +1141,19 @@ export class GamePage {
       if (invite) items.push(copyRow("invite", t("share.invite"), location.origin + invite));
     }
     items.push(copyRow("spectator", t("share.spectator"), spectator));
-    if (entry.view.result)
-      items.push(
-        h("p", {}, [h("a", { href: `/replay/${encodeURIComponent(this.gameId)}`, text: t("summary.replay") })]),
-      );
+    if (entry.view.result && !aborted(entry.view))
+      items.push(h("p", {}, [h("a", { href: replayHref(this.gameId), text: t("summary.replay") })]));
     fill(this.shareBox, items);
   }
+}
+
+/** Whether a finished game was aborted: it has no scores to show and no replay worth watching. */
+function aborted(view) {
+  return view.result?.reason === "aborted";
+}
+
+function replayHref(gameId) {
+  return `/replay/${encodeURIComponent(gameId)}`;
 }
 
 /** Which sound an event makes (null: none). */

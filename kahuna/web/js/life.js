@@ -129,7 +129,9 @@ export class LifeControls {
       fill(this.element, []);
       return;
     }
-    if (view.result) {
+    if (view.result?.reason === "aborted") {
+      // Called off before it began: nothing to play again (a new game is one click away).
+    } else if (view.result) {
       const link = this.rematch || (entry.rematch ? { game_id: entry.rematch } : null);
       if (link) {
         const href = link.seat_url || `/watch/${link.game_id}`;
@@ -305,18 +307,30 @@ export class ChatPanel {
 export class TurnNotifier {
   constructor() {
     this.wasMine = false;
-    const supported = typeof Notification !== "undefined";
+    this.applicable = true;
     this.button = h("button", {
       type: "button",
       class: "btn notify-me",
       "data-testid": "notify-me",
-      hidden: !supported || Notification.permission !== "default",
       onclick: async () => {
         await Notification.requestPermission();
-        this.button.hidden = Notification.permission !== "default";
+        this.show();
       },
     });
+    this.show();
     this.texts();
+  }
+
+  /** Whether the viewer's turn can still come in this game: a seat, not hot-seat, not over. */
+  applies(yes) {
+    this.applicable = yes;
+    this.show();
+  }
+
+  /** The button while it can do something: the turn can come and the browser has not been asked yet. */
+  show() {
+    const askable = typeof Notification !== "undefined" && Notification.permission === "default";
+    this.button.hidden = !(this.applicable && askable);
   }
 
   texts() {

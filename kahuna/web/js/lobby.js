@@ -9,6 +9,7 @@ import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
 import { formatClock } from "./life.js";
 import { currentAccount, playerName } from "./account.js";
+import { defaultName, guestName } from "./names.js";
 
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
 
@@ -95,6 +96,7 @@ export function mountLobby(root, board, levels) {
           maxlength: 40,
           autocomplete: "nickname",
           value: preference("name", ""),
+          placeholder: guestName(),
         }),
       ]),
     ]),
@@ -121,7 +123,7 @@ export function mountLobby(root, board, levels) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const opponent = form.elements.opponent.value;
-    const name = form.elements.name.value.trim() || t("lobby.default_name");
+    const name = defaultName(form.elements.name.value, opponent === "hotseat");
     setPreference("name", form.elements.name.value.trim());
     const options = {
       opponent,
@@ -321,6 +323,7 @@ export function mountJoin(root, invite) {
     type: "text",
     maxlength: 40,
     value: preference("name", ""),
+    placeholder: guestName(),
     autocomplete: "nickname",
   });
   const form = h(
@@ -331,7 +334,7 @@ export function mountJoin(root, invite) {
         e.preventDefault();
         setPreference("name", name.value.trim());
         try {
-          const seat = await api.join(invite, name.value.trim() || t("lobby.default_name"));
+          const seat = await api.join(invite, defaultName(name.value));
           rememberSeat({ game_id: seat.game_id, seat: seat.seat, token: seat.token });
           location.href = seat.seat_url;
         } catch (err) {
@@ -367,7 +370,7 @@ export function tutorialButton(extraClass = "") {
     onclick: async () => {
       button.disabled = true;
       try {
-        const name = preference("name", "") || t("lobby.default_name");
+        const name = defaultName(preference("name", ""));
         const game = await api.createGame({ opponent: "tutorial", name });
         location.href = `/play/${encodeURIComponent(game.game_id)}?tutorial#${game.tokens.join(",")}`;
       } catch (err) {

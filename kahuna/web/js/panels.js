@@ -103,29 +103,45 @@ export function trackerPanel(view) {
   ]);
 }
 
-/** The end of the game: who won, why, and the points of each round. */
+/**
+ * The end of the game: who won, why, and the points of each round; an aborted game has only
+ * its sentence (no scores were made). The table wraps inside its panel, even on a phone.
+ */
 export function summaryPanel(view, players, links) {
   const result = view.result;
+  const outcome = h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) });
+  const parts = [h("h2", { id: "summary-title", text: t("summary.title") }), outcome];
+  if (result.reason !== "aborted") parts.push(h("div", { class: "table-scroll" }, [scoreTable(view, players)]));
+  parts.push(h("p", { class: "summary-links" }, links));
+  return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, parts);
+}
+
+/** The points of each round, a column per player (two columns fit any phone, in any language). */
+function scoreTable(view, players) {
+  const winner = view.result.winner;
+  const cell = (tag, seat, attrs, children) =>
+    h(tag, { ...attrs, class: [attrs.class, winner === seat ? "winner" : ""].filter(Boolean).join(" ") }, children);
   const header = h("tr", {}, [
     h("th", { scope: "col", text: t("summary.player") }),
-    h("th", { scope: "col", text: t("summary.stones") }),
-    h("th", { scope: "col", text: t("summary.round", { n: 1 }) }),
-    h("th", { scope: "col", text: t("summary.round", { n: 2 }) }),
-    h("th", { scope: "col", text: t("summary.final") }),
-    h("th", { scope: "col", text: t("summary.total") }),
+    ...[0, 1].map((seat) =>
+      cell("th", seat, { scope: "col" }, [
+        seatMark(seat),
+        ` ${colourName(seat)}`,
+        players?.[seat] ? h("span", { class: "summary-name", text: playerName(players[seat]) }) : null,
+      ]),
+    ),
   ]);
-  const rows = [0, 1].map((seat) =>
-    h("tr", { class: result.winner === seat ? "winner" : "" }, [
-      h("th", { scope: "row" }, [seatMark(seat), ` ${colourName(seat)} — ${players?.[seat] ?? ""}`]),
-      h("td", { class: "stones", text: String(stonesOnBoard(view, seat)) }),
-      ...view.points[seat].map((p) => h("td", { text: String(p) })),
-      h("td", { class: "total", text: String(total(view.points[seat])) }),
-    ]),
-  );
-  return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, [
-    h("h2", { id: "summary-title", text: t("summary.title") }),
-    h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) }),
-    h("table", {}, [h("thead", {}, header), h("tbody", {}, rows)]),
-    h("p", { class: "summary-links" }, links),
-  ]);
+  const row = (label, key, values) =>
+    h("tr", { class: key }, [
+      h("th", { scope: "row", text: label }),
+      ...values.map((value, seat) => cell("td", seat, {}, [String(value)])),
+    ]);
+  const rows = [
+    row(t("summary.stones"), "stones", [0, 1].map((seat) => stonesOnBoard(view, seat))),
+    row(t("summary.round", { n: 1 }), "round", [0, 1].map((seat) => view.points[seat][0])),
+    row(t("summary.round", { n: 2 }), "round", [0, 1].map((seat) => view.points[seat][1])),
+    row(t("summary.final"), "round", [0, 1].map((seat) => view.points[seat][2])),
+    row(t("summary.total"), "total", [0, 1].map((seat) => total(view.points[seat]))),
+  ];
+  return h("table", { class: "score-table" }, [h("thead", {}, header), h("tbody", {}, rows)]);
 }

@@ -55,6 +55,21 @@ export async function mountReplay(root, board, gameId) {
   return new ReplayViewer(root, board, gameId, data);
 }
 
+/** The viewer on the page (a new language mounts a new one): the one the keys move. */
+let shown = null;
+
+/** Where each round after the first (and the last turns) begins: [{version, round, final}]. */
+function roundStarts(steps) {
+  const starts = [];
+  for (let k = 1; k < steps.length; k++) {
+    const [before, after] = [steps[k - 1].view, steps[k].view];
+    const final = after.phase === "final" && before.phase !== "final";
+    if (final || (after.phase === "play" && after.round !== before.round))
+      starts.push({ version: k, round: after.round, final });
+  }
+  return starts;
+}
+
 class ReplayViewer {
   constructor(root, board, gameId, data) {
     this.data = data;
@@ -91,7 +106,7 @@ class ReplayViewer {
       this.slider,
     ]);
     fill(root, [
-      h("div", { class: "game replay", onkeydown: (e) => this.key(e) }, [
+      h("div", { class: "game replay" }, [
         h("div", { class: "table-col" }, [
           h("h1", { class: "banner", text: t("replay.title", { players: (data.players || []).map(playerName).join(" – ") }) }),
           this.summaryBox,
@@ -108,19 +123,26 @@ class ReplayViewer {
     ]);
     document.title = `${t("replay.title", { players: "" })} — Kahuna`;
     this.renderLog();
-    this.analysis = mountAnalysis(this.analysisBox, gameId, last, (version) => this.jump(version));
+    this.analysis = mountAnalysis(this.analysisBox, gameId, last, roundStarts(data.steps), (version) =>
+      this.jump(version),
+    );
+    // The arrow keys, Home and End step through the game wherever focus is on the page (the
+    // slider and text fields keep their own keys; a modified key is the browser's).
+    if (!shown) document.addEventListener("keydown", (e) => shown?.key(e));
+    shown = this;
     this.jump(0);
   }
 
   key(e) {
-    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     const keys = {
       ArrowLeft: () => this.jump(this.index - 1),
       ArrowRight: () => this.forward(),
       Home: () => this.jump(0),
       End: () => this.jump(this.data.steps.length - 1),
     };
-    if (keys[e.key] && e.target.type !== "range") {
+    if (keys[e.key]) {
       e.preventDefault();
       keys[e.key]();
     }

@@ -1,14 +1,17 @@
-// The community lobby (/lobby): the open seeks, live from /ws/lobby; a seek of your own; "play
-// now" (quick pairing); challenges to the computer's rated levels, to a player (/lobby?challenge=
-// NAME, from a profile) and from other players. Names are put on the page as text only. An offer
-// lives while this page is open: the page pings every 10 s, and the server cancels the offer when
-// the connection closes.
+// The community lobby (/lobby): the open seeks, live from /ws/lobby, with filters (clock, rated,
+// variant, rating range); a seek of your own, on a listed or a custom clock; "play now" (quick
+// pairing); challenges to the computer's rated levels, to a player (/lobby?challenge=NAME, from a
+// profile) and from other players. A guest sees rated seeks as needing an account. Names are put
+// on the page as text only. An offer lives while this page is open: the page pings every 10 s,
+// and the server cancels the offer when the connection closes.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
-import { rememberSeat } from "./store.js";
+import { rememberSeat, preference, setPreference } from "./store.js";
 import { currentAccount } from "./account.js";
+import { formatClock } from "./life.js";
+import { guestName } from "./names.js";
 
 const CLOCKS = [
   ["180+2", "3+2"],
@@ -19,6 +22,8 @@ const CLOCKS = [
   ["d3", null],
 ];
 const PING_MS = 10000;
+/** The custom clock's bounds (the server checks its own: docs/server.md's clock_min_seconds). */
+const CUSTOM = { minutes: [1, 180], increment: [0, 60] };
 
 function clockOf(value) {
   if (value.startsWith("d")) return { days: Number(value.slice(1)) };
@@ -29,7 +34,29 @@ function clockOf(value) {
 export function clockLabel(clock) {
   if (!clock) return t("seeks.untimed");
   if (clock.days) return clock.days === 1 ? t("lobby.clock_day") : t("lobby.clock_days", { n: clock.days });
-  return `${Math.round(clock.initial / 60)}+${clock.increment || 0}`;
+  const minutes = clock.initial % 60 === 0 ? String(clock.initial / 60) : formatClock(clock.initial);
+  return `${minutes}+${clock.increment || 0}`;
+}
+
+/** The filters of the seek list, kept in this browser: {clock, rated, variant, min, max}. */
+function loadFilters() {
+  try {
+    return { clock: "any", rated: "any", variant: "any", min: "", max: "", ...JSON.parse(preference("seek_filters", "{}")) };
+  } catch {
+    return { clock: "any", rated: "any", variant: "any", min: "", max: "" };
+  }
+}
+
+/** Whether a seek passes the filters (a rating bound leaves out seeks without a rating). */
+function shownBy(filters, seek) {
+  const correspondence = Boolean(seek.clock?.days);
+  if (filters.clock === "realtime" && (correspondence || !seek.clock)) return false;
+  if (filters.clock === "correspondence" && !correspondence) return false;
+  if (filters.rated !== "any" && seek.rated !== (filters.rated === "rated")) return false;
+  if (filters.variant !== "any" && (seek.variant || []).length > 0 !== (filters.variant === "variants")) return false;
+  const [min, max] = [filters.min, filters.max].map((v) => (v === "" ? null : Number(v)));
+  if ((min !== null || max !== null) && seek.rating === null) return false;
+  return (min === null || seek.rating >= min) && (max === null || seek.rating <= max);
 }
 
 /** Go to a seat the lobby gave this browser (remembered, like any seat, for "my games"). */
@@ -56,18 +83,107 @@ export async function mountSeeks(root, levels) {
   const mine = new Map(); // seek_id -> token
   let socket = null;
 
-  const clockSelect = h(
-    "select",
-    { id: "seek-clock" },
-    CLOCKS.map(([value, label]) => h("option", { value, text: label || clockLabel(clockOf(value)) })),
-  );
+  const clockSelect = h("select", { id: "seek-clock" }, [
+    ...CLOCKS.map(([value, label]) => h("option", { value, text: label || clockLabel(clockOf(value)) })),
+    h("option", { value: "custom", text: t("seeks.clock_custom") }),
+  ]);
   clockSelect.value = "300+3";
+  // A clock of one's own: minutes for each player and seconds added per turn.
+  const number = (id, [min, max], value) => h("input", { id, type: "number", min, max, step: 1, value, required: true });
+  const customMinutes = number("seek-minutes", CUSTOM.minutes, 5);
+  const customIncrement = number("seek-increment", CUSTOM.increment, 3);
+  const customBox = h("div", { class: "custom-clock", hidden: true }, [
+    h("div", { class: "field" }, [h("label", { for: "seek-minutes", text: t("seeks.minutes") }), customMinutes]),
+    h("div", { class: "field" }, [h("label", { for: "seek-increment", text: t("seeks.increment") }), customIncrement]),
+  ]);
+  clockSelect.addEventListener("change", () => (customBox.hidden = clockSelect.value !== "custom"));
+  /** The chosen clock, or null (with the reason shown) for a custom clock out of bounds. */
+  function chosenClock() {
+    if (clockSelect.value !== "custom") return clockOf(clockSelect.value);
+    const [minutes, increment] = [customMinutes, customIncrement].map((input) => Number(input.value));
+    const inside = (v, [lo, hi]) => Number.isInteger(v) && v >= lo && v <= hi;
+    if (!inside(minutes, CUSTOM.minutes) || !inside(increment, CUSTOM.increment)) {
+      status.textContent = t("seeks.custom_bounds", {
+        min: CUSTOM.minutes[0],
+        max: CUSTOM.minutes[1],
+        inc: CUSTOM.increment[1],
+      });
+      return null;
+    }
+    return { initial: minutes * 60, increment };
+  }
   const rated = h("input", { type: "checkbox", id: "seek-rated", checked: Boolean(me), disabled: !me });
-  const nameInput = h("input", { id: "seek-name", type: "text", maxlength: 40, value: me ? me.username : "Player", disabled: Boolean(me) });
+  const nameInput = h("input", {
+    id: "seek-name",
+    type: "text",
+    maxlength: 40,
+    value: me ? me.username : preference("name", ""),
+    placeholder: guestName(),
+    disabled: Boolean(me),
+  });
+  const nameOf = () => nameInput.value.trim() || guestName();
+
+  const filters = loadFilters();
+  const filterSelect = (key, options) =>
+    h(
+      "select",
+      {
+        id: `filter-${key}`,
+        onchange: (e) => setFilter(key, e.target.value),
+      },
+      options.map((value) => h("option", { value, selected: filters[key] === value, text: t(`seeks.filter_${key}_${value}`) })),
+    );
+  const ratingInput = (key) =>
+    h("input", {
+      id: `filter-${key}`,
+      type: "number",
+      min: 0,
+      max: 4000,
+      step: 50,
+      value: filters[key],
+      placeholder: t(`seeks.filter_${key}_any`),
+      oninput: (e) => setFilter(key, e.target.value),
+    });
+  const filterCount = h("p", { class: "hint", "aria-live": "polite", "data-testid": "filter-count" });
+  const filterBox = h("fieldset", { class: "seek-filters", "data-testid": "seek-filters" }, [
+    h("legend", { text: t("seeks.filters") }),
+    h("div", { class: "filter-row" }, [
+      h("div", { class: "field" }, [
+        h("label", { for: "filter-clock", text: t("lobby.clock") }),
+        filterSelect("clock", ["any", "realtime", "correspondence"]),
+      ]),
+      h("div", { class: "field" }, [
+        h("label", { for: "filter-rated", text: t("seeks.filter_rated") }),
+        filterSelect("rated", ["any", "rated", "casual"]),
+      ]),
+      h("div", { class: "field" }, [
+        h("label", { for: "filter-variant", text: t("lobby.variants") }),
+        filterSelect("variant", ["any", "standard", "variants"]),
+      ]),
+      h("div", { class: "field" }, [h("label", { for: "filter-min", text: t("seeks.filter_min") }), ratingInput("min")]),
+      h("div", { class: "field" }, [h("label", { for: "filter-max", text: t("seeks.filter_max") }), ratingInput("max")]),
+    ]),
+    filterCount,
+  ]);
+
+  function setFilter(key, value) {
+    filters[key] = value;
+    setPreference("seek_filters", JSON.stringify(filters));
+    render();
+  }
+
+  /** A seek's button: play it, cancel one's own, or, for a guest and a rated seek, sign in first. */
+  function seekButton(seek) {
+    if (mine.has(seek.seek_id))
+      return h("button", { type: "button", class: "btn", onclick: () => cancel(seek.seek_id), text: t("seeks.cancel") });
+    if (seek.rated && !me)
+      return h("a", { class: "btn needs-account", href: "/signin", text: t("seeks.needs_account") });
+    return h("button", { type: "button", class: "btn primary", onclick: () => accept(seek.seek_id), text: t("seeks.accept") });
+  }
 
   function render() {
-    const items = [...seeks.values()].map((seek) => {
-      const own = mine.has(seek.seek_id);
+    const shown = [...seeks.values()].filter((seek) => mine.has(seek.seek_id) || shownBy(filters, seek));
+    const items = shown.map((seek) => {
       const rating = seek.rating === null ? "" : ` (${seek.rating})`;
       return h("li", { class: "seek", "data-seek": seek.seek_id }, [
         h("span", { class: "seek-who" }, [
@@ -76,12 +192,15 @@ export async function mountSeeks(root, levels) {
         ]),
         h("span", { class: "seek-clock", text: clockLabel(seek.clock) }),
         h("span", { class: "seek-rated", text: seek.rated ? t("seeks.rated") : t("seeks.casual") }),
-        own
-          ? h("button", { type: "button", class: "btn", onclick: () => cancel(seek.seek_id), text: t("seeks.cancel") })
-          : h("button", { type: "button", class: "btn primary", onclick: () => accept(seek.seek_id), text: t("seeks.accept") }),
+        (seek.variant || []).length
+          ? h("span", { class: "seek-variant", text: seek.variant.map((v) => t(`variant.${v}`)).join(", ") })
+          : null,
+        seekButton(seek),
       ]);
     });
-    fill(list, items.length ? items : [h("li", { class: "seek-empty", text: t("seeks.none") })]);
+    const hidden = seeks.size - shown.length;
+    filterCount.textContent = hidden ? t("seeks.filtered", { hidden, n: seeks.size }) : "";
+    fill(list, items.length ? items : [h("li", { class: "seek-empty", text: t(hidden ? "seeks.none_shown" : "seeks.none") })]);
     fill(
       challenges,
       [...incoming.values()].map((c) =>
@@ -140,7 +259,9 @@ export async function mountSeeks(root, levels) {
 
   async function create(kind) {
     status.textContent = "";
-    const body = { clock: clockOf(clockSelect.value), rated: rated.checked, name: nameInput.value.trim() || "Player" };
+    const clock = chosenClock();
+    if (!clock) return;
+    const body = { clock, rated: rated.checked, name: nameOf() };
     try {
       const made =
         kind === "pool" ? await api.playNow(body) : kind === "challenge" ? await api.challenge({ ...body, opponent }) : await api.seek(body);
@@ -157,7 +278,7 @@ export async function mountSeeks(root, levels) {
   async function accept(seekId) {
     status.textContent = "";
     try {
-      takeSeat(await api.acceptSeek(seekId, nameInput.value.trim() || "Player"));
+      takeSeat(await api.acceptSeek(seekId, nameOf()));
     } catch (err) {
       status.textContent = err instanceof ApiError && err.code === "gone" ? t("seeks.gone") : errorText(err);
     }
@@ -183,8 +304,10 @@ export async function mountSeeks(root, levels) {
 
   async function challenge(level) {
     status.textContent = "";
+    const clock = chosenClock();
+    if (!clock) return;
     try {
-      const body = { opponent: `ai-${level}`, clock: clockOf(clockSelect.value), rated: rated.checked, name: nameInput.value.trim() || "Player" };
+      const body = { opponent: `ai-${level}`, clock, rated: rated.checked, name: nameOf() };
       takeSeat(await api.challenge(body));
     } catch (err) {
       status.textContent = errorText(err);
@@ -202,6 +325,7 @@ export async function mountSeeks(root, levels) {
       h("p", { class: "lede", text: me ? t("seeks.signed_in", { name: me.username }) : t("seeks.guest") }),
       h("div", { class: "seek-form card-panel" }, [
         h("div", { class: "field" }, [h("label", { for: "seek-clock", text: t("lobby.clock") }), clockSelect]),
+        customBox,
         h("div", { class: "field" }, [h("label", { for: "seek-name", text: t("lobby.name") }), nameInput]),
         h("div", { class: "choice" }, [rated, h("label", { for: "seek-rated", text: t("seeks.rated_game") })]),
         h("div", { class: "actions" }, [
@@ -213,6 +337,7 @@ export async function mountSeeks(root, levels) {
       ]),
       challengesBox,
       h("h2", { text: t("seeks.open") }),
+      filterBox,
       list,
       h("h2", { text: t("seeks.bots") }),
       h("p", { text: t("seeks.bots_help") }),

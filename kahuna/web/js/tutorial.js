@@ -7,6 +7,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { narrateToken } from "./narrate.js";
 
 /**
  * The whole script: the token at each position of the history. Black's steps carry the lesson
@@ -36,10 +37,15 @@ export const SCRIPT = [
 const TUTOR_MS = 900;
 
 export class Tutorial {
-  /** act(token) plays a token for White (the tutor's seat). */
-  constructor(actForWhite) {
+  /**
+   * actForWhite(token, version) plays a token for White (the tutor's seat); resignForWhite()
+   * ends the game once the script is over, so that no game is left waiting for White's move.
+   */
+  constructor(actForWhite, resignForWhite) {
     this.actForWhite = actForWhite;
+    this.resignForWhite = resignForWhite;
     this.timer = null;
+    this.ended = false;
   }
 
   /** The script's step at this point of the game (null once the script is over). */
@@ -52,12 +58,23 @@ export class Tutorial {
     return this.step(version)?.token === token;
   }
 
-  /** After each update: if it is White's scripted move, play it after a pause. */
+  /** After each update: if it is White's scripted move, play it after a pause; at the end, resign. */
   advance(view) {
     clearTimeout(this.timer);
+    if (view.result) return;
     const step = this.step(view.history.length);
-    if (!step || view.to_move !== 1 || view.result) return;
+    if (!step && !this.ended) {
+      this.ended = true;
+      this.resignForWhite();
+    }
+    if (!step || view.to_move !== 1) return;
     this.timer = setTimeout(() => this.actForWhite(step.token, view.history.length), TUTOR_MS);
+  }
+
+  /** Why a move the referee would allow is not taken now: the lesson waits for its own move. */
+  refusal(version) {
+    const step = this.step(version);
+    return step?.lesson ? t("tutorial.not_this", { move: narrateToken(step.token, 0) }) : t("tutorial.follow");
   }
 
   /** The lesson panel for this point of the game. */
