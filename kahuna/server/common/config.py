@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kahuna.clock import MIN_INITIAL
-
-
-def data_dir() -> Path:
-    """``$KAHUNA_DATA``, else ``$XDG_DATA_HOME/kahuna``, else ``~/.local/share/kahuna``."""
-    explicit = os.environ.get("KAHUNA_DATA")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
-    return base / "kahuna"
+from kahuna.datadir import data_dir
 
 
 def default_db_url() -> str:
-    """The embedded SQLite database under :func:`data_dir` (the directory is created if needed)."""
+    """The embedded SQLite database under :func:`kahuna.datadir.data_dir`, the directory the
+    terminal game saves in too (created if needed)."""
     directory = data_dir()
     directory.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{directory / 'kahuna.db'}"
