@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from fastapi import FastAPI
 
 from kahuna.ai.levels import LEVELS
+from kahuna.ai.review.analysis import Budget
 from kahuna.server.cluster.broker import Broker, LocalBroker
-from kahuna.server.cluster.jobs import JobQueue
 from kahuna.server.common import logs
 from kahuna.server.common.config import Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
@@ -31,7 +31,7 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.ai_turns import LocalAiTurns
-from kahuna.server.games.analysis import AnalysisJobs
+from kahuna.server.games.analysis import AnalysisJobs, AnalysisRunner, LocalAnalyses
 from kahuna.server.games.factory import DealProvider
 from kahuna.server.games.ports import AiTurns, Replication, SingleInstance
 from kahuna.server.games.service import GameService
@@ -53,8 +53,8 @@ class Mode:
     ai_turns: AiTurns
     limiters: LimiterFactory
     """Rate limits of this process, or shared by every instance in Redis."""
-    job_queue: JobQueue | None
-    """Where AI moves and analyses go for ``kahuna worker`` (``None``: computed here)."""
+    analyses: AnalysisRunner
+    """Where post-game analyses are computed: here, or by ``kahuna worker``."""
     connect: Callable[[], Awaitable[None]]
     """Reach the broker before any game is served."""
     resume: Callable[[GameService], Awaitable[int]]
@@ -65,24 +65,25 @@ async def _nothing_to_connect() -> None:
     return
 
 
-def _embedded(ai_pool: AiPool) -> Mode:
+def _embedded(writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
     """One process: nothing to replicate, AI turns in this process's pool, every game resumed here."""
     return Mode(
         LocalBroker(),
         SingleInstance(),
         LocalAiTurns(ai_pool),
         memory_limiter,
-        None,
+        LocalAnalyses(writer, ai_pool, budget),
         _nothing_to_connect,
         GameService.resume_all,
     )
 
 
-def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool) -> Mode:
+def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
     """One instance of several sharing the database and Redis (imported here: the Redis client is
     the ``redis`` extra)."""
     from kahuna.server.cluster.ai_jobs import QueuedAiTurns
-    from kahuna.server.cluster.jobs import Submitter
+    from kahuna.server.cluster.analysis_jobs import QueuedAnalyses
+    from kahuna.server.cluster.jobs import JobQueue, Submitter
     from kahuna.server.cluster.redis_broker import RedisBroker
     from kahuna.server.cluster.redis_limits import redis_limiters
     from kahuna.server.cluster.replication import RedisReplication
@@ -93,10 +94,12 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool) -> Mode:
     replication = RedisReplication(broker, writer)
     if settings.local_ai:
         ai_turns: AiTurns = LocalAiTurns(ai_pool)
-        return Mode(broker, replication, ai_turns, limiters, None, broker.start, GameService.resume_all)
+        local = LocalAnalyses(writer, ai_pool, budget)
+        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all)
     queue = JobQueue.from_url(settings.broker_url)
     ai_turns = QueuedAiTurns(Submitter(queue))
-    return Mode(broker, replication, ai_turns, limiters, queue, broker.start, GameService.watch_stored_deadlines)
+    queued = QueuedAnalyses(queue, budget)
+    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, GameService.watch_stored_deadlines)
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -105,8 +108,12 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     check_writable(database)
     writer = Writer(database)
     ai_pool = AiPool(settings.ai_workers)
-    mode = _embedded(ai_pool) if settings.broker_url is None else _clustered(settings, writer, ai_pool)
     limits = settings.limits
+    budget = Budget(iterations=limits.analysis_iterations)  # per decision and graph point, the same for every game
+    if settings.broker_url is None:
+        mode = _embedded(writer, ai_pool, budget)
+    else:
+        mode = _clustered(settings, writer, ai_pool, budget)
     service = GameService(
         writer,
         mode.replication,
@@ -117,15 +124,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
     )
-    analyses = AnalysisJobs(
-        writer,
-        ai_pool,
-        limits.analysis_iterations,
-        limits.analyses_per_hour,
-        limits.analyses_burst,
-        mode.limiters,
-        mode.job_queue,
-    )
+    analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
 

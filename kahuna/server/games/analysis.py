@@ -12,9 +12,10 @@ record (``GET /api/games/{id}/record``, deal included): a move's analysis, compu
 hand, tells nothing the record does not. Only a player may start one: with a seat token, or as the
 signed-in account a seat belongs to (cookie with the CSRF header, or Bearer).
 
-With ``kahuna serve --broker`` the job is queued for ``kahuna worker`` instead (the same
-:func:`compute`, in the worker's pool; progress in Redis: ``kahuna.server.cluster.jobs``), so every instance
-shows the same progress and the instances do no search.
+Where a job runs is given, not asked: :class:`LocalAnalyses` computes it in this process's pool;
+with ``kahuna serve --broker`` ``cluster.analysis_jobs.QueuedAnalyses`` queues it for
+``kahuna worker`` (the same :func:`compute`, in the worker's pool; progress in Redis), so every
+instance shows the same progress and the instances do no search.
 
 The quota is per client address (players have no accounts: a browser's "player" is its address),
 ``analyses_per_hour`` jobs started per hour with a burst; cached results cost nothing.
@@ -48,17 +49,33 @@ SEED = 0
 """Every game is analysed with the same seed: the same game gives the same analysis."""
 
 
-class AnalysisQueue(Protocol):
-    """Where analyses go when ``kahuna worker`` computes them (``cluster.jobs.JobQueue``)."""
+TurnStart = tuple[int, int, PlayerView]
+"""A turn's number, its first step and the spectator's view there (one point of the win graph)."""
 
-    async def progress(self, game_id: str) -> dict[str, str]: ...
 
-    async def submit_analysis(self, game_id: str, version: int, total: int, iterations: int) -> None: ...
+class AnalysisRunner(Protocol):
+    """Where analyses are computed: in this process's AI pool (:class:`LocalAnalyses`), or queued
+    for ``kahuna worker`` with the progress in Redis (``cluster.analysis_jobs.QueuedAnalyses``).
+    Given to :class:`AnalysisJobs` when it is built, one implementation per mode."""
+
+    async def progress(self, game_id: str) -> dict[str, Any] | None:
+        """``{"state": "running"|"failed", "done", "total"}`` of a job not yet stored, or ``None``."""
+        ...
+
+    async def start(
+        self, game: LiveGame, record: GameRecord, steps: list[Decision], starts: list[TurnStart], client: str
+    ) -> None:
+        """Begin computing for ``client`` (the result is stored with the game when done)."""
+        ...
+
+    def stop(self) -> None:
+        """The server is stopping: cancel what runs here (it is asked for again later)."""
+        ...
 
 
 @dataclass
 class Job:
-    """An analysis being computed."""
+    """An analysis being computed in this process."""
 
     total: int
     done: int = 0
@@ -66,36 +83,75 @@ class Job:
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
-class AnalysisJobs:
-    """Starts, tracks and caches the analyses of finished games."""
+class LocalAnalyses:
+    """Analyses computed in this process's AI pool, one task at a time per job."""
 
-    def __init__(
-        self,
-        writer: Writer,
-        ai: AiPool,
-        iterations: int,
-        per_hour: float,
-        burst: int,
-        limiters: LimiterFactory = memory_limiter,
-        queue: AnalysisQueue | None = None,
-    ) -> None:
-        self.budget = Budget(iterations=iterations)
-        """Per decision and per graph point: fixed for every game (``Limits.analysis_iterations``)."""
+    def __init__(self, writer: Writer, ai: AiPool, budget: Budget) -> None:
         self.writer = writer
         self.ai = ai
-        self.quota = limiters("analyses", per_hour / 3600.0, burst)
+        self.budget = budget
         self.jobs: dict[str, Job] = {}
-        self._cache: dict[str, dict[str, Any]] = {}
-        self.queue = queue
-        """With ``kahuna serve --broker`` (unless ``--local-ai``): analyses are queued for
-        ``kahuna worker`` processes, their progress kept in Redis, rather than computed here."""
+
+    async def progress(self, game_id: str) -> dict[str, Any] | None:
+        job = self.jobs.get(game_id)
+        if job is None:
+            return None
+        return {"state": "failed" if job.failed else "running", "done": job.done, "total": job.total}
+
+    async def start(
+        self, game: LiveGame, record: GameRecord, steps: list[Decision], starts: list[TurnStart], client: str
+    ) -> None:
+        job = Job(total=len(steps) + len(starts))
+        self.jobs[game.game_id] = job
+        job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
+        logs.event("analysis_started", game_id=game.game_id, tasks=job.total)
 
     def stop(self) -> None:
-        """Cancel the running jobs (the server is stopping; they are asked for again later)."""
         for job in self.jobs.values():
             if job.task is not None:
                 job.task.cancel()
         self.jobs.clear()
+
+    async def _run(
+        self, game_id: str, record: GameRecord, steps: list[Decision], starts: list[TurnStart], job: Job, client: str
+    ) -> None:
+        owner = f"analysis:{client}"  # the pool is fair between owners: one client's jobs share one place
+
+        async def run(fn: Callable[..., T], *args: Any) -> T:
+            return await self.ai.run(owner, fn, *args)
+
+        def progress() -> None:
+            job.done += 1
+
+        try:
+            result = await compute(record, steps, starts, self.budget, run, progress)
+            await self.writer.write(lambda conn: store_result(conn, game_id, result))
+            del self.jobs[game_id]
+            logs.event("analysis_done", game_id=game_id)
+        except Exception as exc:  # a failed job may be asked for again
+            job.failed = True
+            logs.event("analysis_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
+
+
+class AnalysisJobs:
+    """Starts, tracks and caches the analyses of finished games, whichever runner computes them."""
+
+    def __init__(
+        self,
+        writer: Writer,
+        runner: AnalysisRunner,
+        per_hour: float,
+        burst: int,
+        limiters: LimiterFactory = memory_limiter,
+    ) -> None:
+        self.writer = writer
+        self.runner = runner
+        self.quota = limiters("analyses", per_hour / 3600.0, burst)
+        self._cache: dict[str, dict[str, Any]] = {}
+
+    def stop(self) -> None:
+        """Cancel the jobs running here (the server is stopping)."""
+        self.runner.stop()
 
     async def result(self, game_id: str) -> dict[str, Any] | None:
         """The stored analysis of a game, if it has been computed."""
@@ -115,13 +171,12 @@ class AnalysisJobs:
         return result
 
     async def request(self, game: LiveGame, client: str) -> None:
-        """Start the analysis of a finished game unless it is cached or running; the quota is
+        """Start the analysis of a finished game unless it is stored or running; the quota is
         charged only when a job starts (``Rejected`` 429 when it is spent)."""
-        if game.game_id in self.jobs and not self.jobs[game.game_id].failed:
-            return
         if await self.result(game.game_id) is not None:
             return
-        if self.queue is not None and (await self.queue.progress(game.game_id)).get("state") == "running":
+        progress = await self.runner.progress(game.game_id)
+        if progress is not None and progress["state"] == "running":
             return
         wait = await self.quota.take(client)
         if wait:
@@ -129,63 +184,21 @@ class AnalysisJobs:
         record = GameRecord.from_json(game.full_record())
         steps = await asyncio.to_thread(decisions, record)
         starts, _ = await asyncio.to_thread(turn_starts, record)
-        if self.queue is not None:
-            total = len(steps) + len(starts)
-            await self.queue.submit_analysis(game.game_id, game.version, total, self.budget.iterations)
-            logs.event("analysis_queued", game_id=game.game_id, tasks=total)
-            return
-        job = Job(total=len(steps) + len(starts))
-        self.jobs[game.game_id] = job
-        job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
-        logs.event("analysis_started", game_id=game.game_id, tasks=job.total)
-
-    async def _run(
-        self,
-        game_id: str,
-        record: GameRecord,
-        steps: list[Decision],
-        starts: list[tuple[int, int, PlayerView]],
-        job: Job,
-        client: str,
-    ) -> None:
-        owner = f"analysis:{client}"
-
-        async def run(fn: Callable[..., T], *args: Any) -> T:
-            return await self.ai.run(owner, fn, *args)
-
-        def progress() -> None:
-            job.done += 1
-
-        try:
-            result = await compute(record, steps, starts, self.budget, run, progress)
-            await self.writer.write(lambda conn: store_result(conn, game_id, result))
-            self._cache[game_id] = result
-            del self.jobs[game_id]
-            logs.event("analysis_done", game_id=game_id)
-        except Exception as exc:  # a failed job may be asked for again
-            job.failed = True
-            logs.event("analysis_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
+        await self.runner.start(game, record, steps, starts, client)
 
     async def status(self, game: LiveGame) -> dict[str, Any]:
         """Where the analysis of ``game`` is: none, running (with progress), failed or done (the result)."""
         result = await self.result(game.game_id)
         if result is not None:
             return {"state": "done", **result}
-        if self.queue is not None:
-            progress = await self.queue.progress(game.game_id)
-            if progress.get("state") not in ("running", "failed"):
-                return {"state": "none"}
-            return {"state": progress["state"], "done": int(progress["done"]), "total": int(progress["total"])}
-        job = self.jobs.get(game.game_id)
-        if job is None:
-            return {"state": "none"}
-        return {"state": "failed" if job.failed else "running", "done": job.done, "total": job.total}
+        progress = await self.runner.progress(game.game_id)
+        return {"state": "none"} if progress is None else progress
 
 
 async def compute(
     record: GameRecord,
     steps: list[Decision],
-    starts: list[tuple[int, int, PlayerView]],
+    starts: list[TurnStart],
     budget: Budget,
     run: Callable[..., Awaitable[Any]],
     progress: Callable[[], None],
