@@ -249,9 +249,8 @@ class _Clock:
 
 def test_on_a_clock_a_slow_seat_loses_on_time_unless_it_plays_quickly_when_short() -> None:
     """One second each, 20 ms of the game's clock per choice (no real time passes): about 3 s of
-    thinking a game. Without a quick fallback the
-    slow seat runs out; with one (as the arena, the server and the terminal give every level) it
-    switches in time and the game ends on the board."""
+    thinking a game. Without a quick fallback the slow seat runs out; with one (as the arena, the
+    server and the terminal give every level) it switches in time and the game ends on the board."""
     clock = TimeControl(initial=1, increment=0)
     now = _Clock()
     slow, quick = _Slow(0.02, now), RandomAgent()
