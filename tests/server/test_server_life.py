@@ -264,10 +264,13 @@ def test_bad_clocks_are_refused_and_create_nothing(server: Server, clock: object
 
 
 def test_the_timeout_bench_reports_how_late_games_end() -> None:
+    """``kahuna bench timeouts`` plays its games to their timeout and reports how late they ended
+    (a figure of the machine and its load, which this test does not bound)."""
     done = subprocess.run(
         [sys.executable, "-m", "kahuna", "bench", "timeouts", "--games", "3", "--seconds", "1", "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.splitlines()[-1])
-    assert figures["games"] == 3 and 0 <= figures["late_ms_min"] <= figures["late_ms_max"] < 1000
+    assert figures["games"] == 3
+    assert figures["late_ms_min"] <= figures["late_ms_median"] <= figures["late_ms_p95"] <= figures["late_ms_max"]
