@@ -513,4 +513,8 @@ export default {
   "account.password_change_button": "Skift adgangskode",
   "account.password_changed": "Adgangskoden er skiftet: {sessions} andre logins afsluttet, {tokens} tokens tilbagekaldt.",
   "account.refused": "Ikke godkendt: {reason}",
+  // games
+  "game.casual_pair_limit": "Uformelt spil: I har allerede spillet {n} ratede spil mod hinanden de sidste {hours} timer, så dette ændrer ingen rating.",
+  "seeks.casual_today": "Uformelt for dig i dag",
+  "seeks.casual_today_why": "I har spillet {n} ratede spil mod hinanden de sidste {hours} timer: et til ændrer ingen rating.",
 };

@@ -513,4 +513,8 @@ export default {
   "account.password_change_button": "Change password",
   "account.password_changed": "Password changed: {sessions} other sign-ins ended, {tokens} tokens revoked.",
   "account.refused": "Not accepted: {reason}",
+  // games
+  "game.casual_pair_limit": "Casual game: you two have played {n} rated games against each other in the last {hours} hours, so this one changes no rating.",
+  "seeks.casual_today": "Casual for you today",
+  "seeks.casual_today_why": "You have played {n} rated games against this player in the last {hours} hours: another one changes no rating.",
 };
