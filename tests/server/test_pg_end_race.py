@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 from scale_harness import pg_url
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, select, text
 
 from kahuna.rules import Action, GameState
+from kahuna.server.accounts.store import insert_account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.db import store
+from kahuna.server.db import schema, store
 from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer, lock_unfinished
 from kahuna.server.games.live import LiveGame
@@ -130,10 +131,10 @@ def _lock_waits(conn: Connection) -> int:
     return waiting
 
 
-async def _until_waiting(watch: Connection) -> None:
-    """Until a transaction of this database waits for a row lock (the event the race needs)."""
+async def _until_waiting(watch: Connection, transactions: int = 1) -> None:
+    """Until ``transactions`` transactions of this database wait for a lock (the event the race needs)."""
     for _ in range(2000):
-        if await asyncio.to_thread(_lock_waits, watch) > 0:
+        if await asyncio.to_thread(_lock_waits, watch) >= transactions:
             return
         await asyncio.sleep(0.005)
     raise AssertionError("no transaction waited for a lock")
@@ -202,3 +203,86 @@ def test_many_end_races_between_two_instances_are_never_a_server_error(database:
     print(f"\n{races} end races: {answers}")
     assert answers.get("server_error", 0) == 0, answers
     assert answers == {"ack": races, "stale_version": races}
+
+
+def _both_finished_a_turn(seed: int) -> tuple[str, list[ActionRow]]:
+    """Random play (``seed``) until both seats have finished a turn (a game that rates): the deal
+    and the rows."""
+    rng = random.Random(seed)
+    state = GameState.new(rng)
+    rows: list[ActionRow] = []
+    while {seat for seat, action in state.history if action.ends_turn} != {0, 1}:
+        before, seat, action = state.copy(), state.to_move, rng.choice(state.legal_actions())
+        state.apply(action)
+        fresh = tuple(enumerate(state.reshuffles))[len(before.reshuffles) :]
+        rows.append(ActionRow("", len(rows), seat, action.token, fresh, "playing", None, "2026-01-01T00:00:01Z"))
+    assert state.deal is not None
+    return state.deal, rows
+
+
+def _rated_game(conn: Connection, game_id: str, seat_accounts: tuple[int, int], seed: int) -> None:
+    deal, rows = _both_finished_a_turn(seed)
+    game = StoredGame(
+        game_id=game_id, created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", variant={}, deal=deal,
+        kinds=["human", "human"], names=["A", "B"], invite=None, seat_tokens=[None, None], status="playing",
+        reshuffles=[], actions=[],
+    )  # fmt: skip
+    store.insert_game(conn, game)
+    store.insert_actions(conn, [ActionRow(game_id, *_fields(row)) for row in rows])
+    store.insert_game_accounts(conn, game_id, seat_accounts, True, "realtime")
+
+
+def test_two_games_of_the_same_two_people_resigned_at_once_on_two_instances_both_end(database: Engine) -> None:
+    """Alice is Black in one game and White in the other, both against Bob, both rated; each is
+    resigned through its own instance at the same moment. Each end updates both players' ratings
+    in its transaction. Before, each locked the rating rows in seat order (Alice then Bob in one,
+    Bob then Alice in the other): the two transactions deadlocked and one resignation was answered
+    ``server_error``. The test holds Alice's rating row for a moment so that the order is the one
+    that deadlocked, every time."""
+    with database.begin() as conn:
+        alice, bob = insert_account(conn, "alice", None), insert_account(conn, "bob", None)
+        assert alice is not None and bob is not None
+        for account in (alice, bob):
+            conn.execute(
+                schema.ratings.insert().values(
+                    account_id=account.id, pool="realtime", rating=1500.0, deviation=200.0, volatility=0.06, games=1
+                )
+            )
+        _rated_game(conn, "ratedrace001", (alice.id, bob.id), seed=5)
+        _rated_game(conn, "ratedrace002", (bob.id, alice.id), seed=6)
+
+    async def scenario() -> list[str]:
+        a, b = _instance(database), _instance(database)
+        try:
+            first, second = await a.get("ratedrace001"), await b.get("ratedrace002")
+            assert first is not None and second is not None
+            with database.connect() as holder, database.connect() as watch:
+                held = holder.begin()
+                holder.execute(
+                    select(schema.ratings)
+                    .where(schema.ratings.c.account_id == alice.id)
+                    .with_for_update()
+                )  # fmt: skip
+                on_a = asyncio.create_task(_resigned(a, first, seat=1))  # Bob resigns; locks Alice's row first
+                await _until_waiting(watch, 1)
+                on_b = asyncio.create_task(_resigned(b, second, seat=1))  # Alice resigns; Bob's row first
+                await _until_waiting(watch, 2)
+                await asyncio.to_thread(held.commit)
+                return [await on_a, await on_b]
+        finally:
+            await a.writer.close()
+            await b.writer.close()
+
+    answers = asyncio.run(scenario())
+    assert answers == ["ended", "ended"], answers
+    with database.connect() as conn:
+        rated = conn.execute(select(schema.rating_history.c.game_id)).scalars().all()
+    assert sorted(rated) == ["ratedrace001", "ratedrace001", "ratedrace002", "ratedrace002"]
+
+
+async def _resigned(service: GameService, game: LiveGame, seat: int) -> str:
+    try:
+        await service.resign(game, seat)
+    except Rejected as exc:
+        return exc.code
+    return "ended"
