@@ -56,11 +56,14 @@ def limit_reached(conn: Connection, first: int, second: int, moment: float | Non
     """Whether ``first`` and ``second`` have played their rated games of the window against each
     other. ``lock``: the two accounts' rows are locked first (in id order) where the database can,
     so that two games of the pair started at once on two instances are counted one after the other
-    (the factory's check; a preview for the lobby's answers does not lock)."""
+    (the factory's check; a preview for the lobby's answers does not lock). ``FOR NO KEY UPDATE``:
+    rows that refer to an account (a session, a token) can still be written meanwhile."""
     moment = time.time() if moment is None else moment
     if lock:
         pair = sorted((first, second))
-        conn.execute(select(accounts.c.id).where(accounts.c.id.in_(pair)).order_by(accounts.c.id).with_for_update())
+        conn.execute(
+            select(accounts.c.id).where(accounts.c.id.in_(pair)).order_by(accounts.c.id).with_for_update(key_share=True)
+        )
     between = or_(
         and_(game_accounts.c.account0 == first, game_accounts.c.account1 == second),
         and_(game_accounts.c.account0 == second, game_accounts.c.account1 == first),
