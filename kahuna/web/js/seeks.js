@@ -189,7 +189,11 @@ export async function mountSeeks(root, levels) {
   /** Rated or casual; a rated offer that would start casual today says so, and why. */
   function ratedLabel(offer, casualToday) {
     if (offer.rated && casualToday)
-      return h("span", { class: "seek-rated casual-today", title: t("seeks.casual_today_why", limitWords), text: t("seeks.casual_today") });
+      return h("span", {
+        class: "seek-rated casual-today",
+        title: t("seeks.casual_today_why", limitWords),
+        text: t("seeks.casual_today"),
+      });
     return h("span", { class: "seek-rated", text: offer.rated ? t("seeks.rated") : t("seeks.casual") });
   }
 
