@@ -647,6 +647,8 @@ export class GamePage {
   errorText(msg) {
     if (msg.reason) return reasonText(msg.reason);
     if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
+    if (msg.code === "chat_full") return t("game.chat_full");
+    if (msg.code === "rate_limited" && msg.retry_after) return t("game.too_fast", { s: Math.ceil(msg.retry_after) });
     return msg.message || msg.code;
   }
 

@@ -517,4 +517,6 @@ export default {
   "game.casual_pair_limit": "Partida amistosa: ya habéis jugado {n} partidas puntuadas entre vosotros en las últimas {hours} horas, así que esta no cambia ninguna puntuación.",
   "seeks.casual_today": "Amistosa para ti hoy",
   "seeks.casual_today_why": "Habéis jugado {n} partidas puntuadas entre vosotros en las últimas {hours} horas: otra más no cambia ninguna puntuación.",
+  "game.chat_full": "El chat está lleno: no se pueden guardar más líneas en esta partida.",
+  "game.too_fast": "Demasiado rápido: espera {s} s y vuelve a intentarlo.",
 };
