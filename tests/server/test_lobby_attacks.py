@@ -166,6 +166,7 @@ async def farm_one_game(server: Server, owner: dict[str, str], farm: dict[str, s
     return {"owner": own, "farm": seats[1], "summary": summary, "sync": final}
 
 
+@pytest.mark.slow  # several games played over the WebSocket: seconds
 def test_only_three_rated_games_a_day_between_two_people_change_ratings(server: Server) -> None:
     async def scenario() -> list[dict[str, Any]]:
         owner, farm = await new_account(server.url, "farmer_a"), await new_account(server.url, "farmer_b")
@@ -183,6 +184,7 @@ def test_only_three_rated_games_a_day_between_two_people_change_ratings(server: 
     assert all(game["sync"]["rated"] and game["sync"]["casual_reason"] is None for game in games[:3])
 
 
+@pytest.mark.slow  # several games played over the WebSocket: seconds
 def test_a_rated_challenge_past_the_days_limit_says_so_before_it_is_accepted(server: Server) -> None:
     async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
         owner, farm = await new_account(server.url, "farmer_c"), await new_account(server.url, "farmer_d")
@@ -204,6 +206,7 @@ def test_a_rated_challenge_past_the_days_limit_says_so_before_it_is_accepted(ser
     assert (accepted["rated"], accepted["casual_reason"]) == (False, "pair_limit")
 
 
+@pytest.mark.slow  # several games played over the WebSocket: seconds
 def test_the_days_limit_does_not_apply_to_an_ai_level(server: Server) -> None:
     """An AI level is a fixed rating anchor, not a person who could lose on purpose: every rated
     game against it counts (the farming it allowed is closed by the anchor itself)."""
