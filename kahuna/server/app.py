@@ -123,6 +123,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         idle_game_seconds=limits.idle_game_seconds,
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
+        spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
@@ -179,7 +180,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(profiles.router(writer))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     app.include_router(lobby_socket.router(the_lobby))  # /ws/lobby before /ws/{game_id}
-    app.include_router(game_socket.router(service, settings.max_frame, limits))
+    chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
+    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget))
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)

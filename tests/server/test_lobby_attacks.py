@@ -139,3 +139,92 @@ def test_losing_to_an_ai_level_on_purpose_does_not_move_its_rating(server: Serve
     print(f"figure: ai-easy {before} before three deliberate losses, {after['ratings']['realtime']['rating']} after")
     assert farmer["games"] == 3 and farmer["rating"] < 1500
     assert after["ratings"]["realtime"]["rating"] == before
+
+
+# ----------------------------------------------------------------- point 3: rated games between two people
+
+
+async def farm_one_game(server: Server, owner: dict[str, str], farm: dict[str, str], seed: int) -> dict[str, Any]:
+    """``owner`` posts a rated seek, ``farm`` (its second account) accepts, both play until two
+    turns have ended (the game counts), then ``farm`` resigns. What each was told with its seat."""
+    async with client(server.url, headers=owner) as a, client(server.url, headers=farm) as b:
+        seek = (await a.post("/api/seeks", json={"clock": CLOCK, "rated": True})).json()
+        taken = await b.post(f"/api/seeks/{seek['seek_id']}/accept")
+        assert taken.status_code == 200, taken.text
+        own = (await a.get(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]})).json()
+        summary = (await a.get(f"/api/games/{own['game_id']}")).json()
+    seats = [own, taken.json()]
+    tasks = [
+        asyncio.create_task(play_seat(server.url, seat["game_id"], seat["token"], random_until(2, seed + i)))
+        for i, seat in enumerate(seats)
+    ]
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    for task in tasks:
+        task.cancel()
+    final = await resign(server.url, seats[1]["game_id"], seats[1]["token"])
+    assert final["termination"] == {"reason": "resign", "seat": seats[1]["seat"]}
+    return {"owner": own, "farm": seats[1], "summary": summary, "sync": final}
+
+
+@pytest.mark.slow  # several games played over the WebSocket: seconds
+def test_only_three_rated_games_a_day_between_two_people_change_ratings(server: Server) -> None:
+    async def scenario() -> list[dict[str, Any]]:
+        owner, farm = await new_account(server.url, "farmer_a"), await new_account(server.url, "farmer_b")
+        return [await farm_one_game(server, owner, farm, seed=10 * n) for n in range(8)]
+
+    games = asyncio.run(scenario())
+    farmer = profile(server, "farmer_a")["ratings"]["realtime"]
+    print(f"figure: after 8 rated games won against one's own second account: {farmer}")
+    counted = [game["owner"].get("rated") for game in games]
+    assert farmer["games"] == 3, farmer
+    assert counted == [True] * 3 + [False] * 5
+    for game in games[3:]:  # both told, with their seats and in the game itself, before the first move
+        for told in (game["owner"], game["farm"], game["summary"], game["sync"]):
+            assert (told.get("rated"), told.get("casual_reason")) == (False, "pair_limit"), told
+    assert all(game["sync"]["rated"] and game["sync"]["casual_reason"] is None for game in games[:3])
+
+
+@pytest.mark.slow  # several games played over the WebSocket: seconds
+def test_a_rated_challenge_past_the_days_limit_says_so_before_it_is_accepted(server: Server) -> None:
+    async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        owner, farm = await new_account(server.url, "farmer_c"), await new_account(server.url, "farmer_d")
+        for n in range(3):
+            await farm_one_game(server, owner, farm, seed=100 + n)
+        async with client(server.url, headers=owner) as a, client(server.url, headers=farm) as b:
+            made = await a.post("/api/challenges", json={"opponent": "farmer_d", "clock": CLOCK, "rated": True})
+            assert made.status_code == 201, made.text
+            listed = (await b.get("/api/challenges")).json()["challenges"]
+            limits = (await a.get("/api/me/pair-limits")).json()
+            accepted = (await b.post(f"/api/challenges/{made.json()['seek_id']}/accept")).json()
+        return made.json(), listed, limits, accepted
+
+    made, listed, limits, accepted = asyncio.run(scenario())
+    assert made["status"] == "open" and made["casual_reason"] == "pair_limit"
+    assert [(c["rated"], c["casual_reason"]) for c in listed] == [(True, "pair_limit")]
+    assert limits["limit"] == 3 and limits["hours"] == 24
+    assert [(o["username"], o["games"]) for o in limits["opponents"]] == [("farmer_d", 3)]
+    assert (accepted["rated"], accepted["casual_reason"]) == (False, "pair_limit")
+
+
+@pytest.mark.slow  # several games played over the WebSocket: seconds
+def test_the_days_limit_does_not_apply_to_an_ai_level(server: Server) -> None:
+    """An AI level is a fixed rating anchor, not a person who could lose on purpose: every rated
+    game against it counts (the farming it allowed is closed by the anchor itself)."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        headers = await new_account(server.url, "levelfan")
+        answers = []
+        for n in range(4):
+            async with client(server.url, headers=headers) as http:
+                answer = await http.post("/api/challenges", json={"opponent": "ai-easy", "clock": CLOCK, "rated": True})
+                assert answer.status_code == 201, answer.text
+                seat = answer.json()
+            answers.append(seat)
+            with pytest.raises(Stop):
+                await play_seat(server.url, seat["game_id"], seat["token"], random_until(2, seed=200 + n))
+            await resign(server.url, seat["game_id"], seat["token"])
+        return answers
+
+    answers = asyncio.run(scenario())
+    assert [(a["rated"], a["casual_reason"]) for a in answers] == [(True, None)] * 4
+    assert profile(server, "levelfan")["ratings"]["realtime"]["games"] == 4

@@ -62,9 +62,14 @@ class Limits:
     every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""
     chat_per_minute: float = 10
     chat_burst: int = 5
-    """Chat lines per connection (a flood is refused with ``rate_limited``)."""
+    """Chat lines per sender and game (a flood is refused with ``rate_limited``). The sender is a
+    seat (all its connections together) or a spectator: its account if it signed in, else its
+    address; so reconnecting never refills the budget."""
     chat_lines_per_game: int = 500
-    """Chat lines a game keeps in all; more are refused (``chat_full``)."""
+    """Chat lines the players' room of a game keeps; more are refused (``chat_full``)."""
+    spectator_chat_lines_per_game: int = 200
+    """Chat lines the spectators' room of a game keeps; more are refused (``chat_full``). The
+    players' room has its own budget, so spectators can never silence the players."""
     analyses_per_hour: float = 6
     analyses_burst: int = 3
     """Post-game analyses started per IP address (each costs a worker tens of seconds; a cached

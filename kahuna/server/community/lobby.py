@@ -25,7 +25,7 @@ import contextlib
 import json
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection
@@ -38,10 +38,12 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import ratings, seeks
+from kahuna.server.community.offers import Offer, Party, Started, casual_reason
 from kahuna.server.community.seeks import Seek
+from kahuna.server.db import store
 from kahuna.server.db.writer import Writer
-from kahuna.server.games.factory import GameFactory, Player, Terms, pool_of
-from kahuna.server.games.live import AI_PREFIX, HUMAN
+from kahuna.server.games.factory import GameFactory, Terms, pool_of
+from kahuna.server.games.live import AI_PREFIX
 from kahuna.server.games.seats import seat_links
 
 SEEK_TTL = 30.0
@@ -93,34 +95,6 @@ def fair_order(open_seeks: list[Seek]) -> list[Seek]:
 def seek_channel(seek_id: str) -> str:
     """What the owner of one offer learns: that it was accepted (game and seat; never the token)."""
     return f"seek:{seek_id}"
-
-
-@dataclass(frozen=True)
-class Offer:
-    """A request for a game, as the API received it (already validated by pydantic)."""
-
-    kind: str
-    clock: dict[str, int] | None
-    variant: tuple[str, ...]
-    rated: bool
-    name: str
-
-
-@dataclass(frozen=True)
-class Party:
-    """One side of a game the lobby starts: who sits there and what it claims."""
-
-    name: str
-    account: int | None
-    token: str | None
-    """The digest of its seat token (``None`` for an AI seat)."""
-    seek_id: str | None = None
-    """The offer it made, claimed when the game starts (``None``: the acceptor of someone's offer)."""
-    kind: str = HUMAN
-
-    @property
-    def player(self) -> Player:
-        return Player(self.name, self.kind, self.token, self.account)
 
 
 class Lobby:
@@ -219,30 +193,33 @@ class Lobby:
 
         damaged: set[str] = set()
 
-        def write(conn: Connection) -> tuple[Seek, bool] | None:
+        def write(conn: Connection) -> tuple[Seek, bool, str | None] | None:
             if seeks.count_open(conn, client, moment) >= MAX_OPEN_PER_CLIENT:
                 return None
             listed = len(seeks.open_at_address(conn, seek.kind, address, moment, damaged)) < LISTED_PER_ADDRESS
             rated = replace(seek, rating=ratings.rating_for_seek(conn, seek.owner_account, pool))
             seeks.insert(conn, rated)
-            return rated, listed
+            return rated, listed, casual_reason(conn, rated, seek.target_account)
 
         written = await self.transact(write)
         self._quarantine(damaged)
         if written is None:
             raise Rejected("too_many_seeks", f"at most {MAX_OPEN_PER_CLIENT} open offers at once: cancel one", 429)
-        stored, listed = written
+        stored, listed, reason = written
         logs.event("seek_created", seek_id=seek.seek_id, offer=seek.kind, rated=seek.rated, listed=listed)
         out: dict[str, Any] = {"seek_id": seek.seek_id, "token": token}
         if seek.kind == "seek":
             if listed:  # else announced when one of its address's listed seeks goes
                 await self._publish(LOBBY, {"type": "seek_added", "seek": stored.public()})
         elif seek.kind == "challenge" and target is not None:
-            await self._publish(user_channel(target.id), {"type": "challenge", "challenge": stored.public()})
+            out["casual_reason"] = reason  # both learn it before the game starts: the challenger here,
+            challenge = {**stored.public(), "casual_reason": reason}  # the challenged with the challenge
+            await self._publish(user_channel(target.id), {"type": "challenge", "challenge": challenge})
         else:
-            game = await self._pair_newcomer(stored)
-            if game is not None:
-                out.update(seat_links(game[0], game[1], token))
+            paired = await self._pair_newcomer(stored)
+            if paired is not None:
+                started, seat = paired
+                out.update({**seat_links(started.game_id, seat, token), **started.counts()})
         return out
 
     async def status(self, seek_id: str, token: str | None) -> dict[str, Any]:
@@ -256,7 +233,11 @@ class Lobby:
             until = time.time() + SEEK_TTL
             await self.transact(lambda conn: seeks.keep_alive(conn, seek_id, until))
         elif seek.status == seeks.ACCEPTED and seek.game_id is not None and seek.seat is not None:
-            out.update(seat_links(seek.game_id, seek.seat, token))
+            game_id = seek.game_id
+            counts = await self.writer.read(lambda conn: store.how_it_counts(conn, game_id))
+            out.update(seat_links(game_id, seek.seat, token))
+            if counts is not None:
+                out.update({"rated": counts[0], "casual_reason": counts[1]})
         return out
 
     async def keep_alive(self, owned: dict[str, str]) -> None:
@@ -309,10 +290,16 @@ class Lobby:
         return {"seeks": shown, "page": page, "pages": max(1, -(-len(listed) // PAGE_SIZE)), "total": len(listed)}
 
     async def challenges(self, account: Account) -> list[dict[str, Any]]:
+        """The open challenges to ``account``, each with the reason it would start casual, if any."""
         moment, damaged = time.time(), set[str]()
-        found = await self.writer.read(lambda conn: seeks.challenges_for(conn, account.id, moment, damaged))
+
+        def read(conn: Connection) -> list[dict[str, Any]]:
+            found = seeks.challenges_for(conn, account.id, moment, damaged)
+            return [{**seek.public(), "casual_reason": casual_reason(conn, seek, account.id)} for seek in found]
+
+        shown = await self.writer.read(read)
         self._quarantine(damaged)
-        return [seek.public() for seek in found]
+        return shown
 
     async def _waiting(self) -> list[Seek]:
         """The quick-pairing entries waiting, oldest first."""
@@ -360,20 +347,19 @@ class Lobby:
         started = await self.start_game(seek, self._owner(seek), party)
         if started is None:
             raise Rejected("gone", "this offer is no longer open", 409)
-        game_id, seats_of = started
-        return seat_links(game_id, seats_of[1], token)
+        return {**seat_links(started.game_id, started.seats[1], token), **started.counts()}
 
     def _owner(self, seek: Seek) -> Party:
         return Party(seek.owner_name, seek.owner_account, seek.token, seek.seek_id)
 
-    async def _pair_newcomer(self, newcomer: Seek) -> tuple[str, int] | None:
+    async def _pair_newcomer(self, newcomer: Seek) -> tuple[Started, int] | None:
         """Pair a new quick-pairing entry with the oldest compatible one: its game and seat."""
         moment = time.time()
         for other in await self._waiting():
             if other.seek_id != newcomer.seek_id and compatible(other, newcomer, moment):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
-                    return started[0], started[1][1]
+                    return started, started.seats[1]
         return None
 
     async def pair_waiting(self) -> int:
@@ -393,10 +379,11 @@ class Lobby:
                     break
         return started
 
-    async def start_game(self, terms: Seek, first: Party, second: Party) -> tuple[str, tuple[int, int]] | None:
+    async def start_game(self, terms: Seek, first: Party, second: Party) -> Started | None:
         """Start the game of an offer between two parties, seats drawn at random; claims the
         parties' offers in the same transaction (``None`` if one was taken meanwhile). Returns the
-        game id and the seats of ``first`` and ``second``."""
+        game id, the seats of ``first`` and ``second`` and how the game counts (a rated offer may
+        start casual: ``games/rated_pairs.py``)."""
         seat_of_first = secrets.randbelow(2)
         order = (first, second) if seat_of_first == 0 else (second, first)
         claims = [(party.seek_id, seat) for seat, party in enumerate(order) if party.seek_id is not None]
@@ -416,14 +403,15 @@ class Lobby:
         if game is None:
             return None
         game_id = game.game_id
-        logs.event("lobby_game", game_id=game_id, seek_id=terms.seek_id, offer=terms.kind, rated=terms.rated)
+        started = Started(game_id, (seat_of_first, 1 - seat_of_first), game.rated, game.casual_reason)
+        logs.event("lobby_game", game_id=game_id, seek_id=terms.seek_id, offer=terms.kind, rated=game.rated)
         for seek_id, seat in claims:
-            accepted = {"type": "accepted", "seek_id": seek_id, "game_id": game_id, "seat": seat}
+            accepted = {"type": "accepted", "seek_id": seek_id, "game_id": game_id, "seat": seat, **started.counts()}
             await self._publish(seek_channel(seek_id), accepted)
             if terms.kind == "seek":
                 await self._publish(LOBBY, {"type": "seek_removed", "seek_id": seek_id, "reason": "accepted"})
                 await self._promote(terms)
-        return game_id, (seat_of_first, 1 - seat_of_first)
+        return started
 
     async def play_bot_level(self, offer: Offer, account: Account | None, bot: Account, level: str) -> dict[str, Any]:
         """A challenge to an AI level's bot account: accepted at once, the AI plays its seat."""
@@ -454,7 +442,7 @@ class Lobby:
         ai = Party(bot.username, bot.id, None, kind=AI_PREFIX + level)
         started = await self.start_game(terms, player, ai)
         assert started is not None  # nothing to claim: it cannot be taken
-        return seat_links(started[0], started[1][0], token)
+        return {**seat_links(started.game_id, started.seats[0], token), **started.counts()}
 
     # ----------------------------------------------------------------- helpers
 

@@ -112,7 +112,10 @@ def rate_game(conn: Connection, ended: GameEnded) -> bool:
     assert accounts[0] is not None and accounts[1] is not None and pool in POOLS
     winner = state.outcome.winner
     score = 0.5 if winner is None else 1.0 if winner == 0 else 0.0
-    (first, games0), (second, games1) = current(conn, accounts[0], pool), current(conn, accounts[1], pool)
+    # The rows are locked in account order, not seat order: two games of the same two people
+    # ending at once (on two instances) would otherwise each hold one row and wait for the other.
+    held = {account: current(conn, account, pool) for account in sorted(accounts)}
+    (first, games0), (second, games1) = held[accounts[0]], held[accounts[1]]
     anchors = anchor_of(conn, accounts[0]), anchor_of(conn, accounts[1])
     first, second = anchors[0] or first, anchors[1] or second
     moved = glicko2.game(first, second, score)

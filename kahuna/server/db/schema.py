@@ -203,8 +203,11 @@ game_accounts = Table(
     Column("rated", Boolean, nullable=False),
     Column("pool", String(16)),
     Column("rated_at", String(32)),
+    Column("casual_reason", String(16)),
 )
-"""The accounts of the seats of a lobby game (``None``: a guest), and whether and when it was rated."""
+"""The accounts of the seats of a lobby game (``None``: a guest), and whether and when it was rated;
+``casual_reason``: why a game asked for as rated was started casual (``pair_limit``:
+``games/rated_pairs.py``)."""
 
 
 ratings = Table(

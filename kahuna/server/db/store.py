@@ -54,6 +54,10 @@ class StoredGame:
     chat: list[dict[str, Any]] = field(default_factory=list)
     rematch: str | None = None
     rematch_of: str | None = None
+    rated: bool = False
+    """Whether it counts for ratings (a lobby game between two accounts)."""
+    casual_reason: str | None = None
+    """Why a game asked for as rated was started casual (``games/rated_pairs.py``)."""
 
 
 def database_url(url: str) -> str:
@@ -145,12 +149,23 @@ def bind_seat_accounts(conn: Connection, game_id: str, accounts: Sequence[int | 
 
 
 def insert_game_accounts(
-    conn: Connection, game_id: str, accounts: tuple[int | None, int | None], rated: bool, pool: str | None
+    conn: Connection,
+    game_id: str,
+    accounts: tuple[int | None, int | None],
+    rated: bool,
+    pool: str | None,
+    casual_reason: str | None = None,
 ) -> None:
-    """The accounts of a paired game's seats (``None``: a guest) and whether it counts for ratings."""
+    """The accounts of a paired game's seats (``None``: a guest) and whether it counts for ratings
+    (``casual_reason``: why a game asked for as rated does not)."""
     conn.execute(
         game_accounts.insert().values(
-            game_id=game_id, account0=accounts[0], account1=accounts[1], rated=rated, pool=pool
+            game_id=game_id,
+            account0=accounts[0],
+            account1=accounts[1],
+            rated=rated,
+            pool=pool,
+            casual_reason=casual_reason,
         )
     )
 
@@ -250,6 +265,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     ).mappings()
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
+    counts = how_it_counts(conn, game_id)
     result = json.loads(row["result"]) if row["result"] else None
     return StoredGame(
         game_id=row["id"],
@@ -269,7 +285,18 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         chat=[dict(line) for line in lines],
         rematch=after,
         rematch_of=before,
+        rated=counts is not None and counts[0],
+        casual_reason=None if counts is None else counts[1],
     )
+
+
+def how_it_counts(conn: Connection, game_id: str) -> tuple[bool, str | None] | None:
+    """Whether a lobby game is rated, and why not if it was asked for as rated (``None``: no
+    lobby game)."""
+    row = conn.execute(
+        select(game_accounts.c.rated, game_accounts.c.casual_reason).where(game_accounts.c.game_id == game_id)
+    ).first()
+    return None if row is None else (bool(row.rated), row.casual_reason)
 
 
 def _clock_of_row(row: Any) -> dict[str, Any]:

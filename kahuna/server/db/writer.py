@@ -40,14 +40,20 @@ CHECKPOINT_EVERY = 2.0
 """Seconds between WAL checkpoints (SQLite only)."""
 
 
-def lock_unfinished(conn: Connection, game_ids: list[str]) -> None:
+def lock_unfinished(conn: Connection, game_ids: list[str], exclusive: bool = False) -> None:
     """Share-lock the rows of the games whose actions this transaction inserts, and
     :class:`Conflict` if one of them is over. An end (``claims.claim_end``) updates the same row, so it
     waits for these actions to commit and then counts them, or these wait for it and see the
     game over: an action and an end by two instances cannot both be stored (PostgreSQL; SQLite
-    has one writer at a time anyway)."""
+    has one writer at a time anyway).
+
+    ``exclusive``: the action is the game's last, whose transaction updates the row too. It must
+    take the row lock it needs at once, before inserting anything: with a share lock first, two
+    instances deadlock (this one waits to update the row another instance share-locked, that one
+    waits for this one's action of the same version), and PostgreSQL fails one of them after a
+    second (``deadlock_timeout``), a ``server_error`` instead of ``stale_version``."""
     ids = sorted(set(game_ids))
-    query = select(games.c.id).where(games.c.id.in_(ids), games.c.status != "over").with_for_update(read=True)
+    query = select(games.c.id).where(games.c.id.in_(ids), games.c.status != "over").with_for_update(read=not exclusive)
     if len(conn.execute(query).all()) != len(ids):
         raise Conflict()
 

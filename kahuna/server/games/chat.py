@@ -1,7 +1,13 @@
 """A chat line (the WebSocket's ``chat`` message): seats talk in the players' room, spectators in
-theirs; every line is stored before it is sent, and numbered, so that instances agree on the order."""
+theirs; every line is stored before it is sent, and numbered, so that instances agree on the order.
+
+Each room keeps its own number of lines (:class:`RoomSizes`): a full spectators' room refuses the
+spectators and never the players. How often one sender may write is the WebSocket's budget
+(``http/game_socket.py``), per sender and game rather than per connection."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
@@ -12,16 +18,30 @@ from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import Client, LiveGame
 
 
-async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, lines_per_game: int) -> None:
-    """Store and send a chat line from ``client`` (``chat_full`` after ``lines_per_game`` lines)."""
+@dataclass(frozen=True)
+class RoomSizes:
+    """How many lines each room of a game keeps (``Limits.chat_lines_per_game``,
+    ``Limits.spectator_chat_lines_per_game``)."""
+
+    players: int = 500
+    spectators: int = 200
+
+    def of(self, room: str) -> int:
+        return self.players if room == messages.PLAYERS_ROOM else self.spectators
+
+
+async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, sizes: RoomSizes) -> None:
+    """Store and send a chat line from ``client`` (``chat_full`` once its room holds its lines)."""
     try:
         clean = clean_chat(text)
     except ValueError as exc:
         raise Rejected("invalid", str(exc)) from None
+    room = messages.chat_room(client.seat)
     async with game.lock:
-        if len(game.chat) >= lines_per_game:
-            raise Rejected("chat_full", f"this game's chat is full ({lines_per_game} lines)")
-        line = {"room": messages.chat_room(client.seat), "seat": client.seat, "text": clean, "at": store.now()}
+        if sum(1 for line in game.chat if line["room"] == room) >= sizes.of(room):
+            whose = "players'" if room == messages.PLAYERS_ROOM else "spectators'"
+            raise Rejected("chat_full", f"the {whose} chat of this game is full ({sizes.of(room)} lines)", room=room)
+        line = {"room": room, "seat": client.seat, "text": clean, "at": store.now()}
         seq = len(game.chat)
         try:
             await engine.writer.write(lambda conn: store.insert_chat(conn, game.game_id, seq, line))

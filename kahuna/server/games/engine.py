@@ -29,7 +29,7 @@ from kahuna.server.common.tokens import random_seed
 from kahuna.server.db import store
 from kahuna.server.db.claims import claim_end
 from kahuna.server.db.store import ActionRow
-from kahuna.server.db.writer import Conflict, Writer
+from kahuna.server.db.writer import Conflict, Writer, lock_unfinished
 from kahuna.server.games import messages
 from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.ended import EndHooks, GameEnded
@@ -136,6 +136,10 @@ class GameEngine:
         self.schedule_ai(game)
 
     def _store_last_action(self, conn: Connection, row: ActionRow, ended: GameEnded) -> None:
+        """The action that ends the game, with the end's subscribers: the game's row is locked
+        first (as an end off the board does), so another instance's action or end of the same
+        version either waits for this one and then loses, or wins and this one sees it."""
+        lock_unfinished(conn, [row.game_id], exclusive=True)
         store.insert_actions(conn, [row])
         self.ended.run(conn, ended)
 

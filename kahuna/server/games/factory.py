@@ -7,6 +7,9 @@ clock, the seats' accounts and, for a paired game, the row that profiles and rat
 transaction together with the caller's own rows (``claim``: the lobby marks its offers accepted
 there, and gives up if one was taken meanwhile), then holds the game in memory and starts its
 clock and its AI turn.
+
+The factory is also where the rule on rated games between the same two people is applied
+(``rated_pairs.py``): every path that starts a rated game passes here.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from kahuna.server.common.tokens import new_game_id, random_seed
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.db.writer import Writer
-from kahuna.server.games import messages
+from kahuna.server.games import messages, rated_pairs
 from kahuna.server.games.live import HUMAN, LiveGame, rebuild
 from kahuna.server.games.registry import GameRegistry
 
@@ -124,6 +127,8 @@ class GameFactory:
             rematch_of=terms.rematch_of,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
+        counted: list[tuple[bool, str | None]] = []
+        """How the game counts, as decided in its transaction (the last run's)."""
 
         def write(conn: Connection) -> bool:
             if claim is not None and not claim(conn, game_id):
@@ -132,7 +137,9 @@ class GameFactory:
             store.bind_seat_accounts(conn, game_id, seat_accounts)
             if terms.paired:
                 both = (players[0].account, players[1].account)
-                store.insert_game_accounts(conn, game_id, both, terms.rated, pool_of(terms.clock))
+                rated, reason = _how_it_counts(conn, terms)
+                counted.append((rated, reason))
+                store.insert_game_accounts(conn, game_id, both, rated, pool_of(terms.clock), reason)
             if terms.rematch_of is not None:  # the players' accounts keep their games
                 accounts.carry_seats_over(conn, terms.rematch_of, game_id)
             return True
@@ -141,10 +148,26 @@ class GameFactory:
             return None
         game = rebuild(stored)
         game.owner = terms.owner or game_id
+        if counted:
+            game.rated, game.casual_reason = counted[-1]
         self.registry.add(game)
         shown = None if terms.clock is None else terms.clock.to_json()
         logs.event(
             "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,
-            clock=shown, rated=terms.rated,
+            clock=shown, rated=game.rated, casual_reason=game.casual_reason,
         )  # fmt: skip
         return game
+
+
+def _how_it_counts(conn: Connection, terms: Terms) -> tuple[bool, str | None]:
+    """Whether a paired game is rated, and why not if it was asked for as rated: between the same
+    two people, at most ``rated_pairs.RATED_PER_PAIR`` rated games a day (a seat the server's AI
+    plays is a fixed rating anchor, not a person: the rule does not apply to it)."""
+    first, second = terms.players
+    if not terms.rated or first.account is None or second.account is None:
+        return terms.rated, None
+    if first.kind != HUMAN or second.kind != HUMAN:
+        return True, None
+    if rated_pairs.limit_reached(conn, first.account, second.account):
+        return False, rated_pairs.PAIR_LIMIT
+    return True, None

@@ -178,6 +178,11 @@ class LiveGame:
     rematch_offer: tuple[int, str, str | None] | None = None
     """A pending rematch offer: the seat that made it, the rematch's game id and the digest of that
     seat's token in it (memory only: an offer does not survive a restart, the agreed rematch does)."""
+    rated: bool = False
+    """Whether the game counts for ratings."""
+    casual_reason: str | None = None
+    """Why a game asked for as rated was started casual (``pair_limit``: ``games/rated_pairs.py``);
+    the seats are told in every ``sync``, before the first move."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -247,6 +252,8 @@ class LiveGame:
             sync["chat"] = self.chat_for(seat)
             sync["rematch"] = self.rematch
             sync["rematch_of"] = self.rematch_of
+            sync["rated"] = self.rated
+            sync["casual_reason"] = self.casual_reason
             self._syncs[seat] = cached = (key, messages.encode(sync))
         return messages.with_clock(cached[1], self.clock_json())
 
@@ -375,6 +382,8 @@ class LiveGame:
             "clock": self.clock_json(),
             "rematch": self.rematch,
             "rematch_of": self.rematch_of,
+            "rated": self.rated,
+            "casual_reason": self.casual_reason,
         }
 
 
@@ -406,4 +415,6 @@ def rebuild(stored: StoredGame) -> LiveGame:
         chat=list(stored.chat),
         rematch=stored.rematch,
         rematch_of=stored.rematch_of,
+        rated=stored.rated,
+        casual_reason=stored.casual_reason,
     )

@@ -47,10 +47,11 @@ class GameService:
         idle_game_seconds: float = 300.0,
         clock_min_seconds: int = MIN_INITIAL,
         chat_lines_per_game: int = 500,
+        spectator_chat_lines_per_game: int = 200,
     ) -> None:
         self.writer = writer
         self.clock_min_seconds = clock_min_seconds
-        self.chat_lines_per_game = chat_lines_per_game
+        self.chat_lines = chatting.RoomSizes(chat_lines_per_game, spectator_chat_lines_per_game)
         self.deadlines = Deadlines()
         self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines)
         self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
@@ -146,4 +147,4 @@ class GameService:
         await rematches.rematch(self.engine, self.factory, game, client)
 
     async def chat(self, game: LiveGame, client: Client, text: str) -> None:
-        await chatting.chat(self.engine, game, client, text, self.chat_lines_per_game)
+        await chatting.chat(self.engine, game, client, text, self.chat_lines)

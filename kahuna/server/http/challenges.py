@@ -3,7 +3,8 @@
 A challenge to an AI level's bot account (``ai-easy`` … ``ai-expert``, ``community/bots.py``) is
 accepted at once and the server's AI plays its seat. A challenge to any other account (a person,
 or an online bot run by ``kahuna bot``) waits for it to accept or decline (``/ws/lobby`` tells it
-at once).
+at once). ``GET /api/me/pair-limits`` lists the opponents against whom a rated game would start
+casual today (at most three rated games between the same two people in 24 hours).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community.bots import level_of, make_bot
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.games import rated_pairs
 from kahuna.server.http.auth import require_session
 from kahuna.server.http.common import MaybeAccount, NewSeek, SeekId, SeekToken, TheAccount, client_ip, offer_of
 
@@ -63,6 +65,18 @@ def router(lobby: Lobby) -> APIRouter:
     @api.post("/challenges/{seek_id}/decline", status_code=204)
     async def decline(seek_id: SeekId, account: TheAccount) -> None:
         await lobby.decline(seek_id, account)
+
+    @api.get("/me/pair-limits")
+    async def pair_limits(account: TheAccount) -> dict[str, Any]:
+        """The opponents with whom the signed-in account has played its rated games of the last
+        24 hours: a rated game against them starts casual (``games/rated_pairs.py``). The lobby page
+        marks their rated seeks before anyone accepts them."""
+        limited = await writer.read(lambda conn: rated_pairs.limited_opponents(conn, account.id))
+        return {
+            "limit": rated_pairs.RATED_PER_PAIR,
+            "hours": rated_pairs.WINDOW_SECONDS // 3600,
+            "opponents": [{"username": o.username, "games": o.games, "until": o.until} for o in limited],
+        }
 
     @api.post("/me/bot")
     async def become_bot(account: Annotated[Account, Depends(require_session)]) -> dict[str, Any]:

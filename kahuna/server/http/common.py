@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, St
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.names import MAX_CODE_POINTS, clean_name
-from kahuna.server.community.lobby import Offer
+from kahuna.server.community.offers import Offer
 from kahuna.server.http.auth import optional_account, require_account
 
 Name = Annotated[str, StringConstraints(max_length=4 * MAX_CODE_POINTS), AfterValidator(clean_name)]

@@ -9,6 +9,10 @@ that it never appears in a URL that a proxy might log (a ``?token=`` query is no
 ``messages_burst`` messages at once and ``messages_per_second`` on average, must say ``hello``
 within ``hello_timeout`` and is closed after ``ws_idle_timeout`` of silence; a ``hello`` that
 arrives while the previous one is still being answered is refused.
+
+Chat lines draw on a budget per sender and game (:func:`chat_sender`), shared by the sender's
+connections and, with ``--broker``, by every instance: a spectator that reconnects starts where it
+left off, not with a fresh budget.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
-from kahuna.server.common.ratelimit import Bucket
+from kahuna.server.common.ratelimit import Bucket, Limiter
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
@@ -109,32 +113,50 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
 
 
 class Connection:
-    """The state of one WebSocket: its game, its client (seat, outbox) and its message budget."""
+    """The state of one WebSocket: its game, its client (seat, outbox), its message budget and the
+    chat budget its lines draw on (per sender, not per connection)."""
 
-    def __init__(self, websocket: WebSocket, service: GameService, game: LiveGame, limits: Limits) -> None:
+    def __init__(
+        self, websocket: WebSocket, service: GameService, game: LiveGame, limits: Limits, chat_budget: Limiter
+    ) -> None:
         self.websocket = websocket
+        self.chat_budget = chat_budget
         self.service = service
         self.game = game
         self.client = Client(None)
         self.bucket = Bucket(limits.messages_per_second, limits.messages_burst)
-        self.chat_bucket = Bucket(limits.chat_per_minute / 60, limits.chat_burst)
         self.greeted = False
         """Whether a ``hello`` was answered (the seat is fixed from then on)."""
         self.account: Account | None = None
         """The account of the handshake (session cookie or Bearer), if any: it may claim its seats."""
 
 
-def router(service: GameService, max_frame: int, limits: Limits) -> APIRouter:
+def chat_sender(conn: Connection) -> str:
+    """Whose chat budget a line draws on: the seat's (whatever connection it comes from), else the
+    spectator's account, else the spectator's address; in this game only."""
+    game_id, seat = conn.game.game_id, conn.client.seat
+    if seat is not None:
+        return f"{game_id}:seat:{seat}"
+    if conn.account is not None:
+        return f"{game_id}:account:{conn.account.id}"
+    address = conn.websocket.client.host if conn.websocket.client else ""
+    return f"{game_id}:address:{address}"
+
+
+def router(service: GameService, max_frame: int, limits: Limits, chat_budget: Limiter) -> APIRouter:
+    """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``)."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget)
 
     return sockets
 
 
-async def play(websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits) -> None:
+async def play(
+    websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits, chat_budget: Limiter
+) -> None:
     """Serve one connection until the client leaves, falls silent, or falls too far behind."""
     await websocket.accept()
     try:
@@ -145,7 +167,7 @@ async def play(websocket: WebSocket, service: GameService, game_id: str, max_fra
     if game is None:
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
-    conn = Connection(websocket, service, game, limits)
+    conn = Connection(websocket, service, game, limits, chat_budget)
     try:
         conn.account = await websocket_account(websocket)
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
@@ -266,7 +288,7 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
     service, game, client = conn.service, conn.game, conn.client
     try:
         if isinstance(message, ChatMessage):
-            wait = conn.chat_bucket.take()
+            wait = await conn.chat_budget.take(chat_sender(conn))
             if wait:
                 raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
             await service.chat(game, client, message.text)

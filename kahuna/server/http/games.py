@@ -92,6 +92,10 @@ class Summary(BaseModel):
     )
     rematch: str | None = Field(description="the id of the rematch the players agreed on")
     rematch_of: str | None = Field(description="the id of the game this one is the rematch of")
+    rated: bool = Field(description="whether the game counts for ratings (a lobby game between two accounts)")
+    casual_reason: str | None = Field(
+        description="why a game asked for as rated was started casual: `pair_limit` (docs/community.md)"
+    )
 
 
 class Levels(BaseModel):

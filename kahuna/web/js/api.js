@@ -71,6 +71,7 @@ export const api = {
   cancelSeek: (seekId, token) =>
     call("DELETE", `/api/seeks/${encodeURIComponent(seekId)}`, undefined, token ? { "X-Seek-Token": token } : {}),
   challenge: (body) => call("POST", "/api/challenges", body),
+  pairLimits: () => call("GET", "/api/me/pair-limits"),
   acceptChallenge: (seekId) => call("POST", `/api/challenges/${encodeURIComponent(seekId)}/accept`),
   declineChallenge: (seekId) => call("POST", `/api/challenges/${encodeURIComponent(seekId)}/decline`),
   user: (name) => call("GET", `/api/users/${encodeURIComponent(name)}`),

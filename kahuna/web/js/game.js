@@ -387,6 +387,7 @@ export class GamePage {
         entry.whyNot = msg.why_not || {};
         entry.rematch = msg.rematch || null;
         entry.rematchOf = msg.rematch_of || null;
+        entry.casualReason = msg.casual_reason || null;
         this.setClock(index, msg.clock);
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
@@ -646,6 +647,8 @@ export class GamePage {
   errorText(msg) {
     if (msg.reason) return reasonText(msg.reason);
     if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
+    if (msg.code === "chat_full") return t("game.chat_full");
+    if (msg.code === "rate_limited" && msg.retry_after) return t("game.too_fast", { s: Math.ceil(msg.retry_after) });
     return msg.message || msg.code;
   }
 
@@ -837,7 +840,7 @@ export class GamePage {
     this.banner.classList.toggle("mine", mine);
     // Hot-seat hand-over: nothing that belongs to one seat (hand, known cards, tracker, the
     // seat's log and refusals) is on screen until the seat to move asks for it.
-    fill(this.playersBox, playersPanel(view, entry.players, seat, entry.online, curtain));
+    fill(this.playersBox, [playersPanel(view, entry.players, seat, entry.online, curtain), casualNote(entry.casualReason)]);
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
@@ -1215,4 +1218,13 @@ export function copyRow(name, label, url) {
       status,
     ]),
   ]);
+}
+
+/** The server's rule on rated games between the same two people (docs/community.md), for its words. */
+const PAIR_LIMIT = { n: 3, hours: 24 };
+
+/** Why a game asked for as rated counts for no rating (the server's reason code, in words). */
+function casualNote(reason) {
+  if (reason !== "pair_limit") return null;
+  return h("p", { class: "casual-note", role: "note", "data-testid": "casual-note", text: t("game.casual_pair_limit", PAIR_LIMIT) });
 }

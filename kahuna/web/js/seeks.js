@@ -81,6 +81,11 @@ export async function mountSeeks(root, levels) {
   const challenges = h("ul", { class: "seek-list", "data-testid": "challenge-list", "aria-live": "polite" });
   const opponent = new URLSearchParams(location.search).get("challenge");
   const mine = new Map(); // seek_id -> token
+  // Opponents with whom this account has played its rated games of the day: their rated seeks
+  // would start casual (docs/community.md), said before anyone accepts.
+  const pairLimits = me ? await api.pairLimits().catch(() => null) : null;
+  const limited = new Set((pairLimits?.opponents || []).map((o) => o.username));
+  const limitWords = { n: pairLimits?.limit ?? 3, hours: pairLimits?.hours ?? 24 };
   let socket = null;
 
   const clockSelect = h("select", { id: "seek-clock" }, [
@@ -181,6 +186,17 @@ export async function mountSeeks(root, levels) {
     return h("button", { type: "button", class: "btn primary", onclick: () => accept(seek.seek_id), text: t("seeks.accept") });
   }
 
+  /** Rated or casual; a rated offer that would start casual today says so, and why. */
+  function ratedLabel(offer, casualToday) {
+    if (offer.rated && casualToday)
+      return h("span", {
+        class: "seek-rated casual-today",
+        title: t("seeks.casual_today_why", limitWords),
+        text: t("seeks.casual_today"),
+      });
+    return h("span", { class: "seek-rated", text: offer.rated ? t("seeks.rated") : t("seeks.casual") });
+  }
+
   function render() {
     const shown = [...seeks.values()].filter((seek) => mine.has(seek.seek_id) || shownBy(filters, seek));
     const items = shown.map((seek) => {
@@ -191,7 +207,7 @@ export async function mountSeeks(root, levels) {
           rating,
         ]),
         h("span", { class: "seek-clock", text: clockLabel(seek.clock) }),
-        h("span", { class: "seek-rated", text: seek.rated ? t("seeks.rated") : t("seeks.casual") }),
+        ratedLabel(seek, seek.account && limited.has(seek.username)),
         (seek.variant || []).length
           ? h("span", { class: "seek-variant", text: seek.variant.map((v) => t(`variant.${v}`)).join(", ") })
           : null,
@@ -207,7 +223,7 @@ export async function mountSeeks(root, levels) {
         h("li", { class: "seek", "data-seek": c.seek_id }, [
           h("span", { class: "seek-who" }, [c.account ? h("a", { href: `/users/${encodeURIComponent(c.username)}`, text: c.username }) : c.username]),
           h("span", { class: "seek-clock", text: clockLabel(c.clock) }),
-          h("span", { class: "seek-rated", text: c.rated ? t("seeks.rated") : t("seeks.casual") }),
+          ratedLabel(c, c.casual_reason === "pair_limit"),
           h("button", { type: "button", class: "btn primary", onclick: () => answer(c.seek_id, true), text: t("seeks.accept") }),
           h("button", { type: "button", class: "btn", onclick: () => answer(c.seek_id, false), text: t("seeks.decline") }),
         ]),
@@ -269,6 +285,7 @@ export async function mountSeeks(root, levels) {
       own(made.seek_id, made.token);
       status.textContent =
         kind === "pool" ? t("seeks.waiting_pairing") : kind === "challenge" ? t("seeks.waiting_challenge", { name: opponent }) : t("seeks.waiting");
+      if (made.casual_reason === "pair_limit") status.textContent += ` ${t("seeks.casual_today_why", limitWords)}`;
       render();
     } catch (err) {
       status.textContent = errorText(err);

@@ -513,4 +513,10 @@ export default {
   "account.password_change_button": "Skift adgangskode",
   "account.password_changed": "Adgangskoden er skiftet: {sessions} andre logins afsluttet, {tokens} tokens tilbagekaldt.",
   "account.refused": "Ikke godkendt: {reason}",
+  // games
+  "game.casual_pair_limit": "Uformelt spil: I har allerede spillet {n} ratede spil mod hinanden de sidste {hours} timer, så dette ændrer ingen rating.",
+  "seeks.casual_today": "Uformelt for dig i dag",
+  "seeks.casual_today_why": "I har spillet {n} ratede spil mod hinanden de sidste {hours} timer: et til ændrer ingen rating.",
+  "game.chat_full": "Chatten er fuld: der kan ikke gemmes flere linjer i dette spil.",
+  "game.too_fast": "For hurtigt: vent {s} s, og prøv så igen.",
 };

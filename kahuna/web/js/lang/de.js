@@ -514,4 +514,10 @@ export default {
   "account.password_change_button": "Passwort ändern",
   "account.password_changed": "Passwort geändert: {sessions} andere Anmeldungen beendet, {tokens} Tokens widerrufen.",
   "account.refused": "Nicht angenommen: {reason}",
+  // games
+  "game.casual_pair_limit": "Ungewertete Partie: Ihr habt in den letzten {hours} Stunden schon {n} gewertete Partien gegeneinander gespielt, diese ändert keine Wertung.",
+  "seeks.casual_today": "Heute ungewertet für dich",
+  "seeks.casual_today_why": "Ihr habt in den letzten {hours} Stunden {n} gewertete Partien gegeneinander gespielt: eine weitere ändert keine Wertung.",
+  "game.chat_full": "Der Chat ist voll: In dieser Partie können keine Zeilen mehr gespeichert werden.",
+  "game.too_fast": "Zu schnell: Warte {s} s und versuche es dann erneut.",
 };

@@ -513,4 +513,10 @@ export default {
   "account.password_change_button": "Change password",
   "account.password_changed": "Password changed: {sessions} other sign-ins ended, {tokens} tokens revoked.",
   "account.refused": "Not accepted: {reason}",
+  // games
+  "game.casual_pair_limit": "Casual game: you two have played {n} rated games against each other in the last {hours} hours, so this one changes no rating.",
+  "seeks.casual_today": "Casual for you today",
+  "seeks.casual_today_why": "You have played {n} rated games against this player in the last {hours} hours: another one changes no rating.",
+  "game.chat_full": "The chat is full: no more lines can be stored in this game.",
+  "game.too_fast": "Too fast: wait {s} s, then try again.",
 };

@@ -513,4 +513,10 @@ export default {
   "account.password_change_button": "Cambiar contraseña",
   "account.password_changed": "Contraseña cambiada: {sessions} otras sesiones cerradas, {tokens} tokens revocados.",
   "account.refused": "No aceptado: {reason}",
+  // games
+  "game.casual_pair_limit": "Partida amistosa: ya habéis jugado {n} partidas puntuadas entre vosotros en las últimas {hours} horas, así que esta no cambia ninguna puntuación.",
+  "seeks.casual_today": "Amistosa para ti hoy",
+  "seeks.casual_today_why": "Habéis jugado {n} partidas puntuadas entre vosotros en las últimas {hours} horas: otra más no cambia ninguna puntuación.",
+  "game.chat_full": "El chat está lleno: no se pueden guardar más líneas en esta partida.",
+  "game.too_fast": "Demasiado rápido: espera {s} s y vuelve a intentarlo.",
 };

@@ -514,4 +514,10 @@ export default {
   "account.password_change_button": "Wachtwoord wijzigen",
   "account.password_changed": "Wachtwoord gewijzigd: {sessions} andere aanmeldingen beëindigd, {tokens} tokens ingetrokken.",
   "account.refused": "Niet geaccepteerd: {reason}",
+  // games
+  "game.casual_pair_limit": "Vriendschappelijke partij: jullie hebben de afgelopen {hours} uur al {n} partijen met rating tegen elkaar gespeeld, deze verandert geen rating.",
+  "seeks.casual_today": "Vandaag vriendschappelijk voor jou",
+  "seeks.casual_today_why": "Jullie hebben de afgelopen {hours} uur {n} partijen met rating tegen elkaar gespeeld: een volgende verandert geen rating.",
+  "game.chat_full": "De chat is vol: in deze partij kunnen geen regels meer worden opgeslagen.",
+  "game.too_fast": "Te snel: wacht {s} s en probeer het dan opnieuw.",
 };
