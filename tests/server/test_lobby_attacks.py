@@ -141,7 +141,7 @@ def test_losing_to_an_ai_level_on_purpose_does_not_move_its_rating(server: Serve
     assert after["ratings"]["realtime"]["rating"] == before
 
 
-# ----------------------------------------------------------------- point 3: rated games between two people
+# ----------------------------------------------------------------- rated games between two people
 
 
 async def farm_one_game(server: Server, owner: dict[str, str], farm: dict[str, str], seed: int) -> dict[str, Any]:
