@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -225,32 +224,49 @@ def test_statistics() -> None:
 
 
 class _Slow:
-    """A random player that thinks for ``seconds`` per choice."""
+    """A random player that takes ``seconds`` of ``clock`` per choice."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, clock: _Clock) -> None:
         self.name = "slow"
         self.seconds = seconds
+        self.clock = clock
         self.inner = RandomAgent()
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        time.sleep(self.seconds)
+        self.clock.now += self.seconds
         return self.inner.choose(view, rng)
 
 
-@pytest.mark.slow  # seconds: two games of a seat that thinks 20 ms per choice
+class _Clock:
+    """A clock that moves only when a player thinks (the quick and random players take no time)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_on_a_clock_a_slow_seat_loses_on_time_unless_it_plays_quickly_when_short() -> None:
-    """One second each, 20 ms per choice: about 3 s of thinking a game. Without a quick fallback the
-    slow seat runs out; with one (as the arena, the server and the terminal give every level) it
-    switches in time and the game ends on the board."""
+    """One second each, 20 ms of the game's clock per choice (no real time passes): about 3 s of
+    thinking a game. Without a quick fallback the slow seat runs out; with one (as the arena, the
+    server and the terminal give every level) it switches in time and the game ends on the board."""
     clock = TimeControl(initial=1, increment=0)
-    slow, quick = _Slow(0.02), RandomAgent()
+    now = _Clock()
+    slow, quick = _Slow(0.02, now), RandomAgent()
     state = GameState.new(random.Random(4))
-    result = play_game((slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(slow, quick))
+    result = play_game(
+        (slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(slow, quick), now=now
+    )
     assert (result.winner, result.reason) == (1, "timeout")
     record = GameRecord.of(state)
     assert record.termination is not None and record.termination.to_json() == {"reason": "timeout", "seat": 0}
+    now = _Clock()
+    slow = _Slow(0.02, now)
     state = GameState.new(random.Random(4))
-    result = play_game((slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(quick, quick))
+    result = play_game(
+        (slow, quick), state, (random.Random(1), random.Random(2)), clock=clock, quick=(quick, quick), now=now
+    )
     assert result.reason != "timeout" and state.termination is None
 
 

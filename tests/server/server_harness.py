@@ -35,6 +35,26 @@ if __name__ == "__main__":
 """
 
 
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 15) -> None:
+    """Look at ``condition`` until it holds (the event a test expects has happened); fail saying
+    ``what`` was awaited if it does not within ``timeout`` seconds. The pause between two looks is
+    no part of what is checked."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        time.sleep(0.05)
+
+
+async def eventually(condition: Callable[[], Awaitable[bool]], what: str, timeout: float = 15) -> None:
+    """:func:`wait_for` inside an event loop, for a condition that must be awaited."""
+    deadline = time.monotonic() + timeout
+    while not await condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        await asyncio.sleep(0.05)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

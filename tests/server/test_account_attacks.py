@@ -1,4 +1,4 @@
-"""Accounts under attack, against a real server (issue 27): password guesses sent at once from many
+"""Accounts under attack, against a real server: password guesses sent at once from many
 addresses, every password check through one throttle, sign-out never refused, the sign-up limit,
 password strength, reserved names and stacks of combining marks.
 
@@ -71,7 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running.stop()
 
 
-# ----------------------------------------------------------------- point 1: guesses sent at once
+# ----------------------------------------------------------------- guesses sent at once
 
 
 def test_guesses_sent_at_once_from_five_addresses_are_checked_at_most_the_accounts_budget(server: Server) -> None:
@@ -101,7 +101,7 @@ def test_a_right_password_gives_back_its_attempt(server: Server) -> None:
         assert server.post("/api/session", {"username": owner, "password": PASSWORD}).status_code == 200
 
 
-# ----------------------------------------------------------------- point 5: every password check
+# ----------------------------------------------------------------- every password check
 
 
 def test_deleting_an_account_checks_its_password_through_the_sign_in_throttle(server: Server) -> None:
@@ -122,7 +122,7 @@ def test_deleting_an_account_checks_its_password_through_the_sign_in_throttle(se
     assert signing_in.status_code == 429  # one budget: sign-in is refused too
 
 
-# ----------------------------------------------------------------- point 7: sign-out
+# ----------------------------------------------------------------- sign-out
 
 
 def test_signing_out_is_never_refused_and_draws_on_no_sign_in_budget(server: Server) -> None:
@@ -141,7 +141,7 @@ def test_signing_out_is_never_refused_and_draws_on_no_sign_in_budget(server: Ser
     assert browser.get("/api/me").status_code == 401
 
 
-# ----------------------------------------------------------------- issue 31 point 9: the sign-up limit
+# ----------------------------------------------------------------- the sign-up limit
 
 
 def test_refused_sign_ups_do_not_count_against_the_address(tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -167,7 +167,7 @@ def test_refused_sign_ups_do_not_count_against_the_address(tmp_path_factory: pyt
         running.stop()
 
 
-# ----------------------------------------------------------------- point 7: passwords and names
+# ----------------------------------------------------------------- passwords and names
 
 
 @pytest.mark.parametrize(
@@ -221,7 +221,7 @@ def test_a_chat_line_with_a_stack_of_combining_marks_is_refused(server: Server) 
     assert answer["type"] == "error" and "combining" in answer["message"], answer
 
 
-# ----------------------------------------------------------------- point 4: token scopes, sessions, password
+# ----------------------------------------------------------------- token scopes, sessions, password
 
 
 def make_token(browser: httpx.Client, name: str, scopes: list[str]) -> httpx.Response:

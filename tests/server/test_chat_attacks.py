@@ -1,4 +1,4 @@
-"""A game's chat under attack, against a real server (issue 27, point 2): a spectator without a
+"""A game's chat under attack, against a real server: a spectator without a
 token who reconnects again and again, and spectators from many addresses filling their room. The
 players must always be able to talk.
 

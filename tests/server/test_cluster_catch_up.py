@@ -5,8 +5,9 @@ later (``RedisReplication._catch_up_if_behind``), in case an action was stored b
 subscription reached Redis. That look reads the stored count without the game's lock; if the
 action it counted is made current here meanwhile (this instance's own, or another's applied from
 the broker), reloading the game sends each connection a ``sync`` of the version its ``update``
-already showed, and a client acting on both is told ``stale_version`` (seen through the reference
-deployment, issue 14).
+already showed, and a client acting on both is told ``stale_version``. The test makes that race
+happen on cue (the look is started while the game's lock is held and the action stored) and checks
+that the client gets the action's ``update`` once, and no ``sync``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from scale_harness import redis_url
+from server_harness import eventually
 
 from kahuna.rules import GameState
 from kahuna.server.cluster.redis_broker import RedisBroker
@@ -65,11 +67,11 @@ def _received(client: Client) -> list[dict[str, Any]]:
 
 async def _queued_on(lock: asyncio.Lock) -> None:
     """Wait until a task waits for ``lock`` (the catch-up has read the database and wants the game)."""
-    for _ in range(500):
-        if lock._waiters:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the catch-up never asked for the game's lock")
+
+    async def asked() -> bool:
+        return bool(lock._waiters)
+
+    await eventually(asked, "the catch-up to ask for the game's lock", timeout=5)
 
 
 def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_again(

@@ -239,7 +239,7 @@ def test_after_a_redis_restart_the_worker_queues_the_due_moves_again(tmp_path: P
     worker = _worker(tmp_path, db, redis, "one")
     game_id = _new_game(db, "medium", 4)  # stored after the worker's first look: nobody queued it
     try:
-        time.sleep(0.5)
+        assert _queue(redis.url)(lambda q: q.waiting()) == 0
         assert _stored(db, game_id).actions == []
         redis.restart(down_for=0.5)
         _wait(lambda: _human_to_move(db, game_id), "the AI's turn after the restart")
@@ -317,10 +317,9 @@ def test_with_a_broker_the_server_queues_ai_moves_unless_told_to_play_them(tmp_p
     try:
         game = queued.create(opponent="ai", level="medium", seat="second", name="P")
         _wait(lambda: _queue(redis.url)(lambda q: q.waiting()) == 1, "the queued AI move")
-        time.sleep(0.5)
-        assert queued.get(f"/api/games/{game['game_id']}").json()["version"] == 0  # nobody played it
         other = local.create(opponent="ai", level="medium", seat="second", name="P")
         _wait(lambda: local.get(f"/api/games/{other['game_id']}").json()["version"] > 0, "the local AI move")
+        assert queued.get(f"/api/games/{game['game_id']}").json()["version"] == 0  # meanwhile, nobody played it
         assert _queue(redis.url)(lambda q: q.waiting()) == 1  # the local one was not queued
         worker = _worker(tmp_path, queued.db, redis, "one")
         try:

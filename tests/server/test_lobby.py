@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from server_harness import Server
+from server_harness import Server, wait_for
 
-from kahuna.bench.lobby import CLOCK, PASSWORD, client, new_account, wait_accepted
+from kahuna.bench.lobby import CLOCK, PASSWORD, client, new_account
 from kahuna.bot.client import play_seat, play_with_agent
 from kahuna.server.accounts import store as accounts
 from kahuna.server.community import seeks
@@ -251,15 +251,25 @@ def test_quick_pairing_widens_its_rating_range_with_waiting_time() -> None:
     assert not compatible(entry("a", 1500, 0), other_clock, 0)
 
 
+async def _lobby_message(ws: Any, kind: str) -> dict[str, Any]:
+    """The next message of type ``kind`` on a ``/ws/lobby`` connection (others are skipped)."""
+    while (message := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] != kind:
+        pass
+    found: dict[str, Any] = message
+    return found
+
+
 def test_play_now_pairs_two_players_with_the_same_clock(server: Server) -> None:
     async def scenario() -> None:
         async with client(server.url, "127.0.4.8") as first, client(server.url, "127.0.4.9") as second:
             one = (await first.post("/api/pairing", json={"clock": {"initial": 600}, "name": "One"})).json()
             assert "game_id" not in one
-            waiting = asyncio.create_task(wait_accepted(server.url, one["seek_id"], one["token"], "127.0.4.8"))
-            await asyncio.sleep(0.2)
-            two = (await second.post("/api/pairing", json={"clock": {"initial": 600}, "name": "Two"})).json()
-            seat = await asyncio.wait_for(waiting, 10)
+            async with websockets.connect(f"{server.ws_url}/ws/lobby", local_addr=("127.0.4.8", 0)) as owner:
+                await owner.send(json.dumps({"type": "own", "seek_id": one["seek_id"], "token": one["token"]}))
+                await owner.send(json.dumps({"type": "ping"}))
+                await _lobby_message(owner, "pong")  # answered after the "own": the offer waits here
+                two = (await second.post("/api/pairing", json={"clock": {"initial": 600}, "name": "Two"})).json()
+                seat = await _lobby_message(owner, "accepted")
             assert seat["game_id"] == two["game_id"] and {seat["seat"], two["seat"]} == {0, 1}
             assert seat["token"] == one["token"]
             assert one["seek_id"] not in [s["seek_id"] for s in (await first.get("/api/seeks")).json()["seeks"]]
@@ -399,12 +409,9 @@ def test_a_rated_game_lost_on_time_is_rated_and_an_aborted_one_is_not(tmp_path: 
             assert isinstance(next(iter(done)).exception(), Stop)  # the seat to move now lets its clock run out
             for task in tasks:
                 task.cancel()
-            for _ in range(100):
-                summary = fast.get(f"/api/games/{timed[0]['game_id']}").json()
-                if summary["status"] == "over":
-                    break
-                await asyncio.sleep(0.1)
-            assert summary["result"]["reason"] == "timeout"
+            summary_url = f"{fast.url}/api/games/{timed[0]['game_id']}"
+            wait_for(lambda: httpx.get(summary_url).json()["status"] == "over", "the server to end the game on time")
+            assert httpx.get(summary_url).json()["result"]["reason"] == "timeout"
 
         asyncio.run(scenario())
         for name in ("quick-1", "quick-2"):

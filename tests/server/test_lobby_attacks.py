@@ -1,4 +1,4 @@
-"""The lobby and ratings under attack, against a real server (issue 27): a damaged seek row, a guest
+"""The lobby and ratings under attack, against a real server: a damaged seek row, a guest
 accepting its own seek, a flood of seeks from many addresses, and an AI level's rating farmed by
 losing to it on purpose.
 
@@ -45,7 +45,7 @@ async def lobby_list(server: Server) -> dict[str, Any]:
         return first
 
 
-# ----------------------------------------------------------------- point 6: a damaged seek row
+# ----------------------------------------------------------------- a damaged seek row
 
 
 def test_a_damaged_seek_row_is_quarantined_and_the_lobby_stays_up(server: Server) -> None:
@@ -69,7 +69,7 @@ def test_a_damaged_seek_row_is_quarantined_and_the_lobby_stays_up(server: Server
         db.execute("UPDATE seeks SET status = 'cancelled' WHERE id = ?", (damaged["seek_id"],))
 
 
-# ----------------------------------------------------------------- point 7: one's own guest seek
+# ----------------------------------------------------------------- one's own guest seek
 
 
 def test_a_guest_cannot_accept_its_own_guest_seek_from_the_same_browser(server: Server) -> None:
@@ -83,7 +83,7 @@ def test_a_guest_cannot_accept_its_own_guest_seek_from_the_same_browser(server: 
         assert other.post(f"/api/seeks/{mine.json()['seek_id']}/accept", json={"name": "Friend"}).status_code == 200
 
 
-# ----------------------------------------------------------------- point 7: a flood of seeks
+# ----------------------------------------------------------------- a flood of seeks
 
 
 def test_a_newcomers_seek_is_seen_when_seventy_addresses_post_three_seeks_each(server: Server) -> None:
@@ -115,7 +115,7 @@ def test_a_newcomers_seek_is_seen_when_seventy_addresses_post_three_seeks_each(s
     assert len(every) == len(set(every)) and all(len(page["seeks"]) <= 50 for page in pages)
 
 
-# ----------------------------------------------------------------- point 3: the AI levels are anchors
+# ----------------------------------------------------------------- the AI levels are anchors
 
 
 def test_losing_to_an_ai_level_on_purpose_does_not_move_its_rating(server: Server) -> None:
@@ -141,7 +141,7 @@ def test_losing_to_an_ai_level_on_purpose_does_not_move_its_rating(server: Serve
     assert after["ratings"]["realtime"]["rating"] == before
 
 
-# ----------------------------------------------------------------- point 3: rated games between two people
+# ----------------------------------------------------------------- rated games between two people
 
 
 async def farm_one_game(server: Server, owner: dict[str, str], farm: dict[str, str], seed: int) -> dict[str, Any]:

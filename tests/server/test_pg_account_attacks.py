@@ -1,5 +1,5 @@
 """Password guesses sent at once to two instances (``kahuna serve --broker``, one PostgreSQL database,
-one Redis): the per-account budget holds across instances as on one (issue 27, point 1)."""
+one Redis): the per-account budget of password checks holds across instances as on one."""
 
 from __future__ import annotations
 

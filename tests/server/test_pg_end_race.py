@@ -141,11 +141,11 @@ async def _until_waiting(watch: Connection, transactions: int = 1) -> None:
 
 
 def test_the_last_action_meeting_another_instance_s_action_is_answered_stale_version(database: Engine) -> None:
-    """The interleaving that deadlocked: instance B's writer has share-locked the game's row for an
-    action at version v (``lock_unfinished``) when instance A stores the last action at version v;
-    B then inserts its action. Before, A's update of the game's row waited for B's share lock while
-    B's insert waited for A's row of version v: PostgreSQL broke the deadlock after
-    ``deadlock_timeout`` (1 s) by failing A, and A's player got ``server_error``."""
+    """Instance B's writer has share-locked the game's row for an action at version v
+    (``lock_unfinished``) when instance A stores the last action at version v; B then inserts its
+    action and commits. The two transactions must not deadlock (PostgreSQL would fail one of them
+    after ``deadlock_timeout``, a ``server_error`` for its player): A's player is told
+    ``stale_version`` and A catches up with B's action."""
     move = _store_game(database, "lastrace0001", seed=1)
 
     async def scenario() -> tuple[str, int]:
@@ -235,10 +235,10 @@ def _rated_game(conn: Connection, game_id: str, seat_accounts: tuple[int, int], 
 def test_two_games_of_the_same_two_people_resigned_at_once_on_two_instances_both_end(database: Engine) -> None:
     """Alice is Black in one game and White in the other, both against Bob, both rated; each is
     resigned through its own instance at the same moment. Each end updates both players' ratings
-    in its transaction. Before, each locked the rating rows in seat order (Alice then Bob in one,
-    Bob then Alice in the other): the two transactions deadlocked and one resignation was answered
-    ``server_error``. The test holds Alice's rating row for a moment so that the order is the one
-    that deadlocked, every time."""
+    in its transaction; locking them in seat order (Alice then Bob in one, Bob then Alice in the
+    other) would deadlock and answer one resignation ``server_error``. The test holds Alice's rating
+    row until both ends wait for a lock, so that they meet in that order every time; both games
+    must end, each rated once for each player."""
     with database.begin() as conn:
         alice, bob = insert_account(conn, "alice", None), insert_account(conn, "bob", None)
         assert alice is not None and bob is not None

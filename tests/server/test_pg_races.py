@@ -4,12 +4,12 @@ committed at the same moment from two connections — exactly one of them is sto
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 import pytest
 from scale_harness import pg_url
-from sqlalchemy import Connection, Engine, func, select
+from server_harness import wait_for
+from sqlalchemy import Connection, Engine, func, select, text
 
 from kahuna.server.db import schema, store
 from kahuna.server.db.claims import claim_end
@@ -59,12 +59,20 @@ def _race(engine: Engine, game_id: str, first: Callable[[Connection, str], None]
 
     with engine.begin() as conn:
         first(conn, game_id)
+        holder = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
         thread = threading.Thread(target=run_second)
         thread.start()
-        time.sleep(0.5)
-        assert thread.is_alive(), "the second transaction did not wait for the first's lock"
+        wait_for(lambda: _blocked_by(engine, holder), "the second transaction to wait for the first's lock")
+        assert thread.is_alive() and not outcome
     thread.join(10)
     return outcome[0]
+
+
+def _blocked_by(engine: Engine, holder: int) -> bool:
+    """Whether a session of PostgreSQL waits for a lock that the session ``holder`` holds."""
+    with engine.connect() as conn:
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE :holder = ANY(pg_blocking_pids(pid))"
+        return bool(conn.execute(text(waiting), {"holder": holder}).scalar_one())
 
 
 def test_an_action_and_an_end_at_the_same_moment_cannot_both_be_stored(pg_url: str) -> None:

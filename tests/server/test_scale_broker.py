@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from scale_harness import redis_url
-from server_harness import free_port
+from server_harness import eventually, free_port, wait_for
 from test_broker import take
 
 from kahuna.server.cluster.broker import LOBBY, game_channel
@@ -23,12 +24,19 @@ pytestmark = pytest.mark.redis
 
 async def _subscribed(broker: RedisBroker, channel: str) -> None:
     """Wait until Redis counts a subscriber of ``channel`` (SUBSCRIBE is sent in the background)."""
-    for _ in range(200):
-        counts = dict(await broker.client.pubsub_numsub(channel))
-        if counts.get(channel):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"nobody subscribed to {channel}")
+
+    async def counted() -> bool:
+        return bool(dict(await broker.client.pubsub_numsub(channel)).get(channel))
+
+    await eventually(counted, f"a subscriber of {channel}", timeout=5)
+
+
+def _redis_answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 def test_messages_reach_the_other_instance_in_order(redis_url: str) -> None:
@@ -94,7 +102,7 @@ def test_after_a_redis_restart_subscriptions_come_back_marked_lagged(private_red
             await one.publish(game_channel("g"), "before")
             assert await asyncio.wait_for(take(subscription, 1), 5) == [("game:g", "before")]
             subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10)
-            await asyncio.sleep(0.5)
+            wait_for(lambda: not _redis_answers(port), "Redis to be down")
             _start_redis(port, tmp)
             await asyncio.wait_for(back.wait(), 15)
             assert subscription.lagged
@@ -122,7 +130,9 @@ def test_a_channel_left_and_taken_again_at_once_keeps_every_subscription(redis_u
             await _subscribed(one, other)
             await leaving.close()  # a game leaves memory ...
             back = two.subscribe(first)  # ... and is loaded again before Redis heard of it
-            await asyncio.sleep(0.3)
+            marker = game_channel("c" + two.instance)
+            two.subscribe(marker)  # (un)subscriptions reach Redis in order: once this one has, so have those
+            await _subscribed(one, marker)
             await _subscribed(one, first)
             await one.publish(first, "1")
             await one.publish(other, "2")

@@ -1,6 +1,6 @@
-"""Issue 11, a server that can face the public internet: damaged rows, slow and half-open
-connections, hostile frames, orphaned AI workers, the Content-Security-Policy, names, and the seat
-token in the first message. Each against a real server with a real SQLite file.
+"""A server that can face the public internet: damaged rows, slow and half-open connections,
+hostile frames, orphaned AI workers, the Content-Security-Policy, names, and the seat token in the
+first message. Each against a real server with a real SQLite file.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import websockets
-from server_harness import ROOT, Server, connect, free_port, run
+from server_harness import ROOT, Server, connect, free_port, run, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +32,13 @@ def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running.stop()
 
 
-# ---------------------------------------------------------------- 3. damaged rows
+# ---------------------------------------------------------------- damaged rows
 
 
 def test_damaged_games_are_quarantined_and_the_rest_is_served(tmp_path: Path) -> None:
-    """Before: one bad row made every start exit with status 3."""
+    """A game whose row is damaged (bad variant, seat or action) is quarantined: it answers
+    ``damaged`` (410) over HTTP and the WebSocket and is logged, while the server starts and serves
+    the healthy games."""
     server = Server(tmp_path).start()
     games = [server.create(opponent="hotseat", seat="first") for _ in range(4)]
     server.stop()
@@ -77,7 +78,7 @@ def test_an_unwritable_database_is_one_line_at_start(tmp_path: Path) -> None:
     assert "readonly" in result.stderr
 
 
-# ---------------------------------------------------------------- 4. slow and half-open connections
+# ---------------------------------------------------------------- slow and half-open connections
 
 
 def _closed_within(sock: socket.socket, seconds: float) -> bool:
@@ -93,7 +94,8 @@ def _closed_within(sock: socket.socket, seconds: float) -> bool:
 
 
 def test_silent_and_trickling_connections_are_closed(strict: Server) -> None:
-    """Before: they stayed open for good."""
+    """A connection that sends nothing, or its headers or body too slowly, is closed once its
+    time runs out (a slow body with a 408)."""
     silent = socket.create_connection(("127.0.0.1", strict.port))
     trickle = socket.create_connection(("127.0.0.1", strict.port))
     trickle.sendall(b"GET /api/games/x HTTP/1.1\r\nHost: x\r\n")
@@ -120,10 +122,19 @@ def test_a_websocket_that_never_says_hello_is_closed(strict: Server) -> None:
 
 
 def test_connections_are_capped_per_address(strict: Server) -> None:
+    """Of ten silent connections from one address, the four over the cap of six are refused at once;
+    the six others are held until their header time runs out. Each of the ten ends in one of those
+    two events of the log, so the test waits for ten of them."""
+    refused = '"event":"connection_refused","limit":"max_connections_per_ip"'
+    timed_out = '"event":"connection_timeout","limit":"header_timeout"'
+    start = len(strict.log())
+
+    def since_start(event: str) -> int:
+        return strict.log()[start:].count(event)
+
     held = [socket.create_connection(("127.0.0.1", strict.port), source_address=("127.0.0.2", 0)) for _ in range(10)]
-    time.sleep(0.3)
-    open_ones = [sock for sock in held if not _closed_within(sock, 0.1)]
-    assert len(open_ones) == 6
+    wait_for(lambda: since_start(refused) + since_start(timed_out) >= 10, "the ten connections to be closed")
+    assert (since_start(refused), since_start(timed_out)) == (4, 6)
     other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=5)
     assert other.get(f"{strict.url}/api/games/nope").status_code == 404  # another address is served
     other.close()
@@ -131,11 +142,12 @@ def test_connections_are_capped_per_address(strict: Server) -> None:
         sock.close()
 
 
-# ---------------------------------------------------------------- 5. hostile frames
+# ---------------------------------------------------------------- hostile frames
 
 
 def test_deep_json_and_lone_surrogates_are_malformed(server: Server) -> None:
-    """Before: deep JSON was a server_error, and a lone surrogate id silenced the connection."""
+    """Deeply nested JSON and a lone surrogate in an id are answered ``malformed``, and the
+    connection goes on answering."""
     created = server.create(opponent="hotseat", seat="first")
 
     async def scenario() -> None:
@@ -150,7 +162,7 @@ def test_deep_json_and_lone_surrogates_are_malformed(server: Server) -> None:
     run(scenario())
 
 
-# ---------------------------------------------------------------- 6. AI workers
+# ---------------------------------------------------------------- AI workers
 
 
 def _children(pid: int) -> list[int]:
@@ -175,26 +187,24 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_ai_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
-    """Before: each SIGKILL left a worker and the resource tracker running (38 MB)."""
+    """The AI worker processes (and the resource tracker) exit when the server is killed with
+    SIGKILL, when none of its shutdown code runs."""
     server = Server(tmp_path, args=("--ai-workers", "2")).start()
     server.create(opponent="ai", level="easy", seat="second")
-    assert server.process is not None
-    deadline = time.monotonic() + 20
-    while len(_children(server.process.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    children = _children(server.process.pid)
-    assert children
+    process = server.process
+    assert process is not None
+    wait_for(lambda: len(_children(process.pid)) >= 2, "the server to start its AI workers", timeout=20)
+    children = _children(process.pid)
     server.kill()
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    survivors = [pid for pid in children if _alive(pid)]
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert not survivors
+    try:
+        wait_for(lambda: not any(_alive(pid) for pid in children), "the workers to exit after the server")
+    finally:
+        for pid in children:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
-# ---------------------------------------------------------------- 7. only the project's own scripts
+# ---------------------------------------------------------------- only the project's own scripts
 
 
 def test_pages_allow_only_the_projects_own_scripts(server: Server) -> None:
@@ -204,11 +214,12 @@ def test_pages_allow_only_the_projects_own_scripts(server: Server) -> None:
     assert server.get("/docs").status_code == 404 and server.get("/openapi.json").status_code == 200
 
 
-# ---------------------------------------------------------------- 8. names
+# ---------------------------------------------------------------- names
 
 
 def test_names_are_normalised_and_checked(server: Server) -> None:
-    """Before: bidi overrides, zero-width and line separators were accepted."""
+    """Names with bidi overrides, zero-width or line separators, control characters, or over 40
+    graphemes (a flag is one) are refused; accepted names are shown normalised (NFC, trimmed)."""
     for bad in ("Eve\u202eevil", "a\u200bb", "a\u2028b", "bell\x07", "\u200b", "x" * 41, "🇩🇪" * 41):
         answer = server.post("/api/games", {"opponent": "human", "name": bad})
         assert answer.status_code == 422 and answer.json()["error"] == "invalid", bad
@@ -217,7 +228,7 @@ def test_names_are_normalised_and_checked(server: Server) -> None:
         assert server.get(f"/api/games/{created['game_id']}").json()["players"][0] == shown
 
 
-# ---------------------------------------------------------------- 9. the seat token in the first message
+# ---------------------------------------------------------------- the seat token in the first message
 
 
 def test_the_seat_token_goes_in_the_first_hello(server: Server) -> None:

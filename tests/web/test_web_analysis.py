@@ -68,7 +68,7 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     classed = [m for m in public["moves"] if m["class"] in ("inaccuracy", "mistake", "blunder")]
     assert marks.count() == len(classed)
 
-    # Issue 31, 15: the graph has its axes and the rounds' starts; the classed moves are listed in
+    # The graph has its axes and the rounds' starts; the classed moves are listed in
     # words with the better move, each jumping to its moment; the keys step through the replay.
     labels = page.locator("#analysis-graph .graph-label").evaluate_all("els => els.map(e => e.textContent)")
     assert {"0 %", "50 %", "100 %", "0"} <= set(labels), labels
@@ -124,7 +124,7 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     expect(message).to_contain_text("AI hint: ")
     token = message.inner_text().split("AI hint: ", 1)[1].split(":", 1)[0]
     expect(page.locator('[data-testid="confirm"]')).to_be_visible()
-    # Point 10: the hint shows as the player's own choice would: its cards selected, its line lit
+    # The hint shows as the player's own choice would: its cards selected, its line lit
     # on the board (a draw, a discard or a button marked) and proposed.
     expect(page.locator(f'.proposed[data-token="{token}"]').first).to_be_visible()
     used = (

@@ -1,4 +1,4 @@
-"""The chat's limits in Chromium (issue 27, point 2): a player who sends lines faster than the
+"""The chat's limits in Chromium: a player who sends lines faster than the
 budget allows is told, in the page's language, how long to wait."""
 
 from __future__ import annotations

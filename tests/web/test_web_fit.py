@@ -1,11 +1,11 @@
 """Everything a turn needs on one screen, in every language, at 1280×800, 1366×768 and 390×844.
 
-Issue 31's points 1 (board, hand, display and deck, the turn's buttons and the message in view
-together without scrolling; on a phone the hand and the board together), 2 (messages, the
-low-clock warning too, cover nothing one could click), 3 (hot-seat's first turn starts behind the
-hand-over curtain), 5 and 6 (no page wider than the window: the game over, the replay and the
-other pages, in English, German, Dutch, Spanish and Danish) and 14's aborted game. One game per
-size is switched through the five languages with the picker, so no game is replayed per language.
+The board, hand, display and deck, the turn's buttons and the message are in view together
+without scrolling (on a phone the hand and the board together); messages, the low-clock warning
+too, cover nothing one could click; hot-seat's first turn starts behind the hand-over curtain; no
+page is wider than the window (the game over, the replay and the other pages, in English, German,
+Dutch, Spanish and Danish); an aborted game shows its sentence only. One game per size is switched
+through the five languages with the picker, so no game is replayed per language.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def columns_right(page: Page, phone: bool, what: str) -> None:
 
 
 def turn_in_view(page: Page, phone: bool, what: str) -> None:
-    """Point 1: what a turn needs is on screen without scrolling (and the page no wider than it)."""
+    """What a turn needs is on screen without scrolling (and the page no wider than it)."""
     assert page.evaluate("() => scrollY") == 0
     columns_right(page, phone, what)
     needed = [
@@ -182,7 +182,7 @@ def test_a_turn_fits_the_window_in_every_language(
         page.locator("#language").select_option(code)
         expect(page.locator("html")).to_have_attribute("lang", code)
         turn_in_view(page, phone, code)
-        # Point 2: a refusal's message is in view and covers nothing one could click.
+        # A refusal's message is in view and covers nothing one could click.
         elsewhere.dispatch_event("click")  # a line the selected card cannot build on
         expect(message).not_to_be_empty()
         assert in_view(page, '[data-testid="message"]'), code
@@ -210,7 +210,7 @@ def test_hotseat_starts_behind_the_curtain_and_the_low_clock_warning_covers_noth
     page = sized(width, height).new_page()
     page.goto(f"{server}/play/{game['game_id']}#{','.join(game['tokens'])}")
     curtain = page.get_by_test_id("curtain")
-    expect(curtain).to_be_visible()  # point 3: the very first turn too
+    expect(curtain).to_be_visible()  # the very first turn too
     expect(curtain).to_contain_text("Hand the device to Black")
     expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
     expect(page.locator(".tracker")).to_have_count(0)
@@ -243,14 +243,14 @@ def test_a_finished_and_an_aborted_game_fit_a_phone_in_every_language(
         fits(over, f"game over, {code}")
         replay.goto(f"{server}/replay/{finished['game_id']}")
         replay.wait_for_selector(".replay-step")
-        replay.keyboard.press("End")  # point 15: the keys work wherever focus is
+        replay.keyboard.press("End")  # the keys work wherever focus is
         expect(replay.locator(".summary table")).to_be_visible()
         fits(replay, f"replay, {code}")
         if code in ("en", "de"):
             shot(over, f"fit-game-over-{code}-390x844")
             shot(replay, f"fit-replay-{code}-390x844")
     over.locator("#language").select_option("en")
-    # Point 14: an aborted game shows its sentence only: no zeros, no replay, no rematch.
+    # An aborted game shows its sentence only: no zeros, no replay, no rematch.
     game = post("/api/games", {"opponent": "ai", "level": "easy", "seat": "first", "name": "Fitter"})
     page = context.new_page()
     page.goto(f"{server}/play/{game['game_id']}#{game['token']}")

@@ -132,7 +132,7 @@ def test_a_seat_link_opened_in_another_browser_makes_the_game_this_browsers(
     open_page: OpenPage,
     new_context: Callable[..., BrowserContext],
 ) -> None:
-    """Issue 31, 7: the game is then in this browser's "my games", and its replay offers the analysis."""
+    """The game is then in this browser's "my games", and its replay offers the analysis."""
     game = post("/api/games", {"opponent": "human", "seat": "first", "name": "Ann"})
     post(game["invite_url"].replace("/join/", "/api/join/"), {"name": "Ben"})
     page = open_page(f"/play/{game['game_id']}#{game['token']}", new_context())
@@ -150,7 +150,7 @@ def test_a_seat_link_opened_in_another_browser_makes_the_game_this_browsers(
 
 
 def test_guests_without_a_name_are_told_apart(open_page: OpenPage, new_context: Callable[..., BrowserContext]) -> None:
-    """Issue 31, 13: each browser's guest has a name of its own; hot-seat's seats are Player 1 and 2."""
+    """Each browser's guest has a name of its own; hot-seat's seats are Player 1 and 2."""
     host = new_context()
     host.add_init_script("localStorage.setItem('kahuna.guest', '1234')")
     alice = open_page("/", host)

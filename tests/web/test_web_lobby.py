@@ -91,7 +91,9 @@ def test_a_player_challenged_from_a_profile_accepts_in_the_lobby_and_both_play_t
 def test_guests_see_rated_seeks_as_needing_an_account_and_filter_the_seeks(
     open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Callable[[Page, str], Path]
 ) -> None:
-    """Issue 31, 12 and the lobby's filters and custom clock."""
+    """A guest sees a rated seek with a link to sign in instead of a button to take it; a custom
+    clock out of bounds is refused with the bounds, one in them makes a seek; the filters hide
+    others' seeks (not one's own) and say how many."""
     rater = open_page("/signup", new_context())
     sign_up(rater, "Rangi_web")
     rater.goto(rater.url.replace("/account", "/lobby"))

@@ -86,7 +86,7 @@ NAMES_ON_BRIDGES = """() => {
 
 
 def test_no_bridge_runs_over_an_island_name_on_a_phone(open_page: OpenPage) -> None:
-    """Issue 31, 11: on a phone the names are drawn larger; DUDA and HUNA sat on bridges."""
+    """On a phone the island names are drawn larger, and no bridge runs over one of them."""
     page = open_page("/watch/none", width=390, height=844)
     expect(page.locator(".board .island-name")).to_have_count(12)
     problems = page.evaluate(NAMES_ON_BRIDGES)
@@ -175,7 +175,7 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     page.wait_for_url("**/play/**")
     page.wait_for_function("() => document.querySelector('.game')?.dataset.turn === 'mine'")
     expect(page.locator(".banner")).to_contain_text("Black to move")
-    # Issue 31, 3: the very first turn starts behind the hand-over curtain too; Black asks for it.
+    # The very first turn starts behind the hand-over curtain too; Black asks for it.
     curtain = page.get_by_test_id("curtain")
     expect(curtain).to_contain_text("Hand the device to Black")
     expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
@@ -184,7 +184,7 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     page.keyboard.press("Enter")
     expect(curtain).to_have_count(0)
     expect(page.locator('[data-testid="hand"] button.card').first).to_be_focused()
-    # Issue 31, 14: no chat with oneself, no "notify me" when both seats are here.
+    # No chat with oneself, no "notify me" when both seats are here.
     expect(page.get_by_test_id("chat")).to_be_hidden()
     expect(page.get_by_test_id("notify-me")).to_be_hidden()
 
@@ -215,7 +215,7 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
         pick = page.locator(".pick.build").first
         expect(page.locator(".choice-pick.build")).to_have_count(page.locator(".pick.build").count())
         if pick.count():
-            # Issue 31, 16: one Tab from the selected card to its first line in words, and the
+            # One Tab from the selected card to its first line in words, and the
             # line that button names lights up on the board as it is focused.
             page.keyboard.press("Tab")
             first = page.locator(".choice-pick.build").first
@@ -274,7 +274,7 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".banner")).to_contain_text("Black to move")
     shot(page, "hotseat-1280x800")
 
-    # Issue 31, 17: in the dark theme Black's ◆ is dark on a light disc (a black disc vanishes there).
+    # In the dark theme Black's ◆ is dark on a light disc (a black disc vanishes there).
     page.emulate_media(color_scheme="dark")
     mark = page.locator(".banner .seat-mark.seat0")
     assert mark.evaluate("el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]") == [

@@ -1,4 +1,4 @@
-"""Rated games between the same two people in Chromium (issue 27, point 3): after three rated
+"""Rated games between the same two people in Chromium: after three rated
 games against each other in a day, the lobby shows the other's rated seek as casual for this
 account before it is accepted, and the game page says why the game counts for no rating."""
 

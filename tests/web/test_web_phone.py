@@ -106,7 +106,7 @@ def test_a_game_on_a_phone(phone: Callable[[str], Page], shot: Callable[[Page, s
     expect(confirm).to_be_visible()
     assert in_view(page, '[data-testid="confirm"]')
     expect(page.locator(".board .bridge")).to_have_count(bridges)  # nothing played yet
-    # Issue 31, 17: a touch screen's prompt speaks of taps, not of clicks and Escape.
+    # A touch screen's prompt speaks of taps, not of clicks and Escape.
     expect(page.locator("#action-hint")).to_have_text("Tap it again or tap Confirm to play it; Cancel to choose again.")
     shot(page, "confirm-move-390x844")
     page.locator("#confirm-cancel").tap()  # changed one's mind: nothing happens

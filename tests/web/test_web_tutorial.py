@@ -80,7 +80,7 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.locator("#sounds").check()  # one toggle; it plays the "your turn" sound to show it works
     assert page.evaluate("window.__notes") == 2
     page.locator('.draw[data-token="d?"]').click(force=True)
-    # Issue 31, 17: a move the referee allows but the lesson does not is refused in the lesson's terms.
+    # A move the referee allows but the lesson does not is refused in the lesson's terms.
     expect(message).to_have_text("Not in this lesson: it asks for this move — Black takes DUDA from the display.")
     expect(page.locator("#why-pass")).to_have_text(
         "Not in this lesson: it asks for this move — Black takes DUDA from the display."
@@ -110,7 +110,7 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     at(14, "Tutorial · lesson 8 of 9")
     for kind, where in (("claimed", 'data-island="A"'), ("removed", 'data-line="AH"'), ("lost", 'data-island="H"')):
         expect(page.locator(f'[data-testid="last-move"][data-kind="{kind}"][{where}]')).to_have_count(1)
-    # Issue 31, 17: the ghost of White's swept bridge and lost stone are White's colour, not red.
+    # The ghost of White's swept bridge and lost stone are White's colour, not red.
     ghost = page.locator('[data-testid="last-move"][data-kind="removed"][data-line="AH"]')
     expect(ghost).to_have_attribute("data-seat", "1")
     assert ghost.evaluate("el => getComputedStyle(el).stroke") == "rgb(251, 251, 246)"
@@ -125,7 +125,7 @@ def test_the_tutorial_by_clicks(open_page: OpenPage, shot: Callable[[Page, str],
     page.wait_for_function("() => document.querySelector('.game').dataset.version === '16'")
     expect(lesson.locator("h2")).to_have_text("Tutorial complete")
     expect(lesson.locator("#tutorial-play")).to_have_attribute("href", "/")
-    # Issue 31, 17: no game is left waiting for White's move: the tutor ends it.
+    # No game is left waiting for White's move: the tutor ends it.
     expect(page.locator(".game")).to_have_attribute("data-turn", "over")
     expect(page.locator(".banner")).to_have_text("Tutorial complete")
     expect(page.locator(".summary")).to_have_count(0)

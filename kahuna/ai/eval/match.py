@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kahuna.ai.base import Agent, AgentError
@@ -56,22 +57,23 @@ def play_game(
     keep_record: bool = False,
     clock: TimeControl | None = None,
     quick: tuple[Agent, Agent] | None = None,
+    now: Callable[[], float] = time.perf_counter,
 ) -> GameResult:
     """Play ``state`` to its end with ``agents[seat]`` choosing for each seat.
 
-    On a ``clock`` (real seconds of this process) each seat plays its agent while it has time and
-    ``quick[seat]`` when short of it (``kahuna/ai/timed.py``), as the server does; a seat whose time
-    runs out loses (``timeout``).
+    On a ``clock`` (seconds read from ``now``: real seconds of this process unless a test gives
+    another clock) each seat plays its agent while it has time and ``quick[seat]`` when short of it
+    (``kahuna/ai/timed.py``), as the server does; a seat whose time runs out loses (``timeout``).
     """
     turn_seconds: tuple[list[float], list[float]] = ([], [])
     spent = [0.0, 0.0]
     forfeit: tuple[int, str] | None = None
     timer = None if clock is None else Clock.new(clock)
     if timer is not None:
-        timer.start(state.to_move, time.perf_counter())
+        timer.start(state.to_move, now())
     while not state.is_over:
         seat = state.to_move
-        start = time.perf_counter()
+        start = now()
         agent = agents[seat]
         if timer is not None and clock is not None and quick is not None:
             agent = agent_on_clock(agent, quick[seat], timer.left(seat, start), clock)
@@ -86,7 +88,7 @@ def play_game(
         if not isinstance(action, Action):
             forfeit = (seat, f"answered {action!r}, which is not an action")
             break
-        moment = time.perf_counter()
+        moment = now()
         if timer is not None and timer.flagged(moment) == seat:
             state.terminate(Termination("timeout", seat))
             break
@@ -97,7 +99,7 @@ def play_game(
             break
         if timer is not None and action.ends_turn and not state.is_over:
             timer.turn_ended(seat, moment)
-        spent[seat] += time.perf_counter() - start
+        spent[seat] += now() - start
         if action.ends_turn:
             turn_seconds[seat].append(spent[seat])
             spent[seat] = 0.0
