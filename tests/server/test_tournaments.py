@@ -55,7 +55,7 @@ def check_swiss(shown: dict[str, Any], players: int, rounds: int) -> None:
     assert shown["status"] == "finished" and len(shown["rounds"]) == rounds
     met: set[frozenset[str]] = set()
     points: dict[str, list[tuple[str | None, float]]] = {}
-    byes = Counter()
+    byes: Counter[str] = Counter()
     for boards in shown["rounds"]:
         seated = [name for board in boards for name in board["players"] if name is not None]
         assert len(seated) == len(set(seated)) == players  # everyone plays once a round
@@ -124,7 +124,7 @@ def test_bad_input_is_refused_with_a_code_and_changes_nothing(server: Server) ->
         owner, other = await accounts(server.url, ["t-owner", "t-other"])
         tid = await create(server.url, owner, kind="swiss", name="Rated", clock=CLOCK, rounds=3, rated=True)
         async with client(server.url, headers=owner) as me, client(server.url, headers=other) as them:
-            bad = [
+            bad: list[dict[str, Any]] = [
                 {"kind": "swiss", "name": "x", "clock": CLOCK, "rounds": -1},
                 {"kind": "swiss", "name": "x", "clock": CLOCK, "rounds": 0},
                 {"kind": "arena", "name": "x", "clock": CLOCK, "minutes": 365 * 24 * 60},
@@ -161,13 +161,19 @@ def test_bad_input_is_refused_with_a_code_and_changes_nothing(server: Server) ->
 
 
 async def play_swiss(
-    server: Server, prefix: str, seed: int, in_the_middle: Callable[[str], Awaitable[None]] | None = None
+    server: Server,
+    prefix: str,
+    seed: int,
+    in_the_middle: Callable[[str], Awaitable[None]] | None = None,
+    organiser_server: Server | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """Seven bot accounts (one through the real ``kahuna bot`` command) play a rated five-round Swiss."""
+    """Seven bot accounts (one through the real ``kahuna bot`` command) play a rated five-round Swiss
+    on ``server``; the organiser creates and starts it on ``organiser_server`` (default the same)."""
     names = [f"{prefix}-{i}" for i in range(7)]
-    organiser = (await accounts(server.url, [f"{prefix}-org"]))[0]
+    desk = (organiser_server or server).url
+    organiser = (await accounts(desk, [f"{prefix}-org"]))[0]
     headers = await accounts(server.url, names)
-    tid = await create(server.url, organiser, kind="swiss", name=f"{prefix} Swiss", clock=CLOCK, rounds=5, rated=True)
+    tid = await create(desk, organiser, kind="swiss", name=f"{prefix} Swiss", clock=CLOCK, rounds=5, rated=True)
     bots = [TournamentBot(server.url, h, "random", tid, seed + i) for i, h in enumerate(headers[1:])]
     token = headers[0]["Authorization"].removeprefix("Bearer ")
     command = [
@@ -177,7 +183,7 @@ async def play_swiss(
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         running = [asyncio.create_task(bot.run()) for bot in bots]
-        await start(server.url, organiser, tid, 7)
+        await start(desk, organiser, tid, 7)
         if in_the_middle is not None:
             await in_the_middle(tid)
         async with asyncio.timeout(600):
@@ -219,6 +225,8 @@ def test_a_swiss_survives_a_restart_in_the_middle(tmp_path: Path) -> None:
             await asyncio.to_thread(server.start)
 
         _, shown = asyncio.run(play_swiss(server, "rs", 200, kill_and_restart))
+        starts = [line for line in server.log().splitlines() if '"event":"started"' in line]
+        assert len(starts) == 2  # one run before the kill, one after
         check_swiss(shown, 7, 5)
         asyncio.run(check_results_are_the_games(server.url, shown))
     finally:
