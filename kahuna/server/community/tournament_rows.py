@@ -34,6 +34,7 @@ class Event:
     kind: str
     name: str
     creator: int
+    creator_name: str
     clock: dict[str, int]
     rounds: int | None
     minutes: int | None
@@ -81,6 +82,7 @@ def _event(row: Any) -> Event:
         row.kind,
         row.name,
         row.creator,
+        row.creator_name,
         json.loads(row.clock),
         row.rounds,
         row.minutes,
@@ -118,6 +120,7 @@ def insert(conn: Connection, event: Event) -> None:
             kind=event.kind,
             name=event.name,
             creator=event.creator,
+            creator_name=event.creator_name,
             clock=json.dumps(event.clock),
             rounds=event.rounds,
             minutes=event.minutes,

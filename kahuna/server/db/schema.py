@@ -245,6 +245,7 @@ tournaments = Table(
     Column("kind", String(16), nullable=False),
     Column("name", String(64), nullable=False),
     Column("creator", Integer, nullable=False),
+    Column("creator_name", String(20), nullable=False),
     Column("clock", Text, nullable=False),
     Column("rounds", Integer),
     Column("minutes", Integer),

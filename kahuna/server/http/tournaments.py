@@ -43,6 +43,7 @@ class Summary(BaseModel):
     tournament_id: str
     kind: Literal["swiss", "arena"]
     name: str
+    creator: str = Field(description="the username of the account that created it (and may start it)")
     status: Literal["created", "running", "finished"]
     clock: dict[str, int]
     planned_rounds: int | None = Field(description="a Swiss's number of rounds")

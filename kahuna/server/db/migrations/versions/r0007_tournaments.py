@@ -22,6 +22,7 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(16), nullable=False),
         sa.Column("name", sa.String(64), nullable=False),
         sa.Column("creator", sa.Integer, nullable=False),
+        sa.Column("creator_name", sa.String(20), nullable=False),
         sa.Column("clock", sa.Text, nullable=False),
         sa.Column("rounds", sa.Integer),
         sa.Column("minutes", sa.Integer),
