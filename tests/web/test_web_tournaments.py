@@ -75,12 +75,15 @@ def test_two_players_join_a_swiss_are_taken_to_their_game_and_back_to_the_standi
     keep(shot(creator, "tourney-finished"))
 
 
-def test_the_tournament_pages_on_a_phone_in_german_after_the_first_test(open_page: OpenPage, shot: Callable[[Page, str], Path]) -> None:
+def test_the_tournament_pages_on_a_phone_in_german_after_the_first_test(
+    open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
     page = open_page("/tournaments", width=390, height=800, locale="de-DE")
     expect(page.locator("h1")).to_have_text("Turniere")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     expect(page.get_by_test_id("tour-finished")).to_contain_text("Reef Swiss")  # the first test's, over
-    expect(page.get_by_role("link", name="Melde dich an, um ein Turnier zu erstellen oder mitzuspielen")).to_be_visible()
+    sign_in = "Melde dich an, um ein Turnier zu erstellen oder mitzuspielen"
+    expect(page.get_by_role("link", name=sign_in)).to_be_visible()
     page.get_by_test_id("tour-finished").get_by_role("link", name="Reef Swiss").click()
     expect(page.get_by_test_id("tour-summary")).to_contain_text("beendet")
     expect(page.get_by_test_id("standings")).to_contain_text("Hina_tour")
