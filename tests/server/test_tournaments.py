@@ -291,3 +291,31 @@ def test_an_arena_of_six_bots_is_played_to_the_end(server: Server) -> None:
         created = datetime.strptime(game["created"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
         assert created <= ends_at
     assert shown["finished"] >= ends_at
+
+
+@pytest.mark.slow
+def test_the_creator_invites_an_ai_level_whose_games_the_server_plays(server: Server) -> None:
+    """Two bots and the invited ``ai-easy`` play a three-round Swiss: each meets both others and
+    sits out once; only the creator may invite, and only an AI level."""
+
+    async def scenario() -> dict[str, Any]:
+        organiser, *players = await accounts(server.url, ["iv-org", "iv-p1", "iv-p2"])
+        tid = await create(server.url, organiser, kind="swiss", name="With the AI", clock=CLOCK, rounds=3)
+        async with client(server.url, headers=organiser) as me, client(server.url, headers=players[0]) as them:
+            refused = await them.post(f"/api/tournaments/{tid}/invite", json={"username": "ai-easy"})
+            assert refused.status_code == 403 and refused.json()["error"] == "forbidden"
+            person = await me.post(f"/api/tournaments/{tid}/invite", json={"username": "iv-p2"})
+            assert person.status_code == 404 and person.json()["error"] == "not_found"
+            invited = await me.post(f"/api/tournaments/{tid}/invite", json={"username": "ai-easy"})
+            assert invited.status_code == 204, invited.text
+        bots = [TournamentBot(server.url, h, "random", tid, 500 + i) for i, h in enumerate(players)]
+        running = [asyncio.create_task(bot.run()) for bot in bots]
+        await start(server.url, organiser, tid, 3)
+        async with asyncio.timeout(600):
+            assert await asyncio.gather(*running) == [0, 0]
+        return await tournament(server.url, tid)
+
+    shown = asyncio.run(scenario())
+    check_swiss(shown, 3, 3)
+    asyncio.run(check_results_are_the_games(server.url, shown))
+    assert {row["username"] for row in shown["standings"]} == {"ai-easy", "iv-p1", "iv-p2"}

@@ -56,6 +56,8 @@ class Entrant:
     joined: float
     active: bool
     berserk: bool
+    ai_level: str | None = None
+    """An AI level the creator invited: the server's AI plays its seats."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,10 @@ def entrants(conn: Connection, tournament_id: str) -> list[Entrant]:
         .where(tournament_players.c.tournament_id == tournament_id)
         .order_by(tournament_players.c.joined, tournament_players.c.account_id)
     )
-    return [Entrant(r.account_id, r.username, r.joined, bool(r.active), bool(r.berserk)) for r in conn.execute(query)]
+    return [
+        Entrant(r.account_id, r.username, r.joined, bool(r.active), bool(r.berserk), r.ai_level)
+        for r in conn.execute(query)
+    ]
 
 
 def count_entrants(conn: Connection, tournament_id: str) -> int:
@@ -236,7 +241,9 @@ def finish(conn: Connection, tournament_id: str, version: int, moment: float) ->
     return claim_version(conn, tournament_id, version, status=FINISHED, finished=moment)
 
 
-def join(conn: Connection, tournament_id: str, account_id: int, username: str, moment: float) -> str:
+def join(
+    conn: Connection, tournament_id: str, account_id: int, username: str, moment: float, ai_level: str | None = None
+) -> str:
     """Enter (or, after leaving, enter again); ``joined``, ``rejoined`` or ``already``."""
     key = and_(tournament_players.c.tournament_id == tournament_id, tournament_players.c.account_id == account_id)
     row = conn.execute(select(tournament_players.c.active).where(key)).first()
@@ -251,6 +258,7 @@ def join(conn: Connection, tournament_id: str, account_id: int, username: str, m
                 joined=moment,
                 active=True,
                 berserk=False,
+                ai_level=ai_level,
             )
         )
     else:

@@ -34,6 +34,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from kahuna.clock import ClockError, TimeControl
+from kahuna.server.accounts import store as accounts
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import Broker, user_channel
 from kahuna.server.common import logs
@@ -41,9 +42,11 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import arena, swiss
 from kahuna.server.community import tournament_rows as rows
+from kahuna.server.community.bots import level_of
 from kahuna.server.community.tournament_rows import ARENA, CREATED, FINISHED, RUNNING, SWISS, Board, Event
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.factory import GameFactory, Player, Terms
+from kahuna.server.games.live import AI_PREFIX
 
 TICK = 1.0
 """Seconds between two passes of the loop (an Arena pairs a finished player within one)."""
@@ -159,7 +162,7 @@ class Tournaments:
         logs.event("tournament_created", tournament_id=event.tournament_id, format=new.kind, rated=new.rated)
         return event.tournament_id
 
-    async def join(self, tournament_id: str, account: Account | None) -> None:
+    async def join(self, tournament_id: str, account: Account | None, ai_level: str | None = None) -> None:
         event = await self._load(tournament_id)
         if account is None:
             if event.rated:
@@ -173,13 +176,25 @@ class Tournaments:
         def write(conn: Connection) -> str:
             if rows.count_entrants(conn, tournament_id) >= MAX_PLAYERS:
                 return "full"
-            return rows.join(conn, tournament_id, account.id, account.username, time.time())
+            return rows.join(conn, tournament_id, account.id, account.username, time.time(), ai_level)
 
         outcome = await self.writer.transact(write)
         if outcome == "full":
             raise Rejected("full", f"this tournament has its {MAX_PLAYERS} players", 409)
         if outcome == "already":
             raise Rejected("already_joined", "you have already joined this tournament", 409)
+
+    async def invite(self, tournament_id: str, account: Account, username: str) -> None:
+        """The creator invites an AI level's bot account (``ai-easy`` …): it joins at once and the
+        server's AI plays its games."""
+        event = await self._load(tournament_id)
+        if event.creator != account.id:
+            raise Rejected("forbidden", "only the tournament's creator can invite", 403)
+        guest = await self.writer.read(lambda conn: accounts.account_by_name(conn, username))
+        level = None if guest is None else level_of(guest)
+        if guest is None or level is None:
+            raise Rejected("not_found", f"no AI level {username!r}: invite ai-easy, ai-medium …", 404)
+        await self.join(tournament_id, guest, level)
 
     async def leave(self, tournament_id: str, account: Account, username: str | None = None) -> None:
         """Leave (a Swiss player is not paired again; an Arena player may join again). Only oneself:
@@ -371,12 +386,10 @@ class Tournaments:
     async def _start_board(self, event: Event, board: Board, players: list[rows.Entrant]) -> None:
         """Start a board's game (once: the claim on the board is in the game's transaction) and tell
         both players."""
-        names = {p.account_id: p.username for p in players}
+        entrants = {p.account_id: p for p in players}
         first, second = board.accounts
         assert second is not None and board.game_id is not None
-        seats = tuple(
-            Player(names.get(account, "?"), token=digest(new_secret()), account=account) for account in (first, second)
-        )
+        seats = tuple(_player(entrants[account]) for account in (first, second))
         terms = Terms(
             (seats[0], seats[1]),
             clock=TimeControl.from_json(event.clock, self.clock_min_seconds),
@@ -391,6 +404,8 @@ class Tournaments:
         if game is None:
             return  # started by another instance
         for seat, account in enumerate((first, second)):
+            if entrants[account].ai_level is not None:
+                continue
             message = {
                 "type": "tournament_game",
                 "tournament_id": event.tournament_id,
@@ -466,6 +481,14 @@ class Tournaments:
                 }
             )
         return [rounds[number] for number in sorted(rounds)]
+
+
+def _player(entrant: rows.Entrant) -> Player:
+    """A board's seat: its account's (a random token nobody keeps: played signed in), or the
+    server's AI for an invited AI level."""
+    if entrant.ai_level is not None:
+        return Player(entrant.username, AI_PREFIX + entrant.ai_level, None, entrant.account_id)
+    return Player(entrant.username, token=digest(new_secret()), account=entrant.account_id)
 
 
 def _with_game(board: Board) -> Board:

@@ -275,10 +275,12 @@ tournament_players = Table(
     Column("joined", Float, nullable=False),
     Column("active", Boolean, nullable=False),
     Column("berserk", Boolean, nullable=False),
+    Column("ai_level", String(16)),
 )
 """Who joined; ``active`` false once they left (a Swiss player who left is not paired again, an
 Arena player is paired again after joining again); ``berserk``: an Arena player's choice to halve
-their clock in their next games for a bonus point."""
+their clock in their next games for a bonus point; ``ai_level``: an AI level's bot account the
+creator invited, whose seats the server's AI plays."""
 
 
 tournament_games = Table(

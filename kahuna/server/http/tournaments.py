@@ -105,6 +105,12 @@ class Withdraw(BaseModel):
     username: str | None = Field(default=None, max_length=20, description="only oneself")
 
 
+class Invite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = Field(min_length=2, max_length=20, description="an AI level's bot account: ai-easy, ai-medium …")
+
+
 class Berserk(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -146,6 +152,11 @@ def router(tournaments: Tournaments) -> APIRouter:
     @api.post("/{tournament_id}/leave", status_code=204)
     async def leave(tournament_id: TournamentId, account: TheAccount, body: Withdraw | None = None) -> None:
         await tournaments.leave(tournament_id, account, None if body is None else body.username)
+
+    @api.post("/{tournament_id}/invite", status_code=204)
+    async def invite(tournament_id: TournamentId, account: TheAccount, body: Invite) -> None:
+        """The creator invites an AI level's bot account: it joins, and the server's AI plays its games."""
+        await tournaments.invite(tournament_id, account, body.username)
 
     @api.post("/{tournament_id}/start", status_code=204)
     async def start(tournament_id: TournamentId, account: TheAccount) -> None:

@@ -45,6 +45,7 @@ def upgrade() -> None:
         sa.Column("joined", sa.Float, nullable=False),
         sa.Column("active", sa.Boolean, nullable=False),
         sa.Column("berserk", sa.Boolean, nullable=False),
+        sa.Column("ai_level", sa.String(16)),
     )
     op.create_table(
         "tournament_games",
