@@ -202,14 +202,10 @@ def boards(conn: Connection, tournament_id: str) -> list[Board]:
     return [_board(row) for row in conn.execute(query)]
 
 
-def unstarted(conn: Connection, tournament_id: str) -> list[Board]:
-    """Boards paired whose game is not stored yet (their pairing instance may have died meanwhile)."""
-    query = select(tournament_games).where(
-        tournament_games.c.tournament_id == tournament_id,
-        tournament_games.c.game_id.is_not(None),
-        tournament_games.c.started.is_(None),
-    )
-    return [_board(row) for row in conn.execute(query)]
+def snapshot(conn: Connection, tournament_id: str) -> tuple[Event | None, list[Entrant], list[Board]]:
+    """An event with its players and boards, read in this order: a result written between the
+    reads moves the version read first, so a pairing computed from them is refused (``claim_version``)."""
+    return load(conn, tournament_id), entrants(conn, tournament_id), boards(conn, tournament_id)
 
 
 def bump(conn: Connection, tournament_id: str) -> None:

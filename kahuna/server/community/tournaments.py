@@ -42,6 +42,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import arena, swiss
 from kahuna.server.community import tournament_rows as rows
+from kahuna.server.community import tournament_views as views
 from kahuna.server.community.bots import level_of
 from kahuna.server.community.tournament_rows import ARENA, CREATED, FINISHED, RUNNING, SWISS, Board, Event
 from kahuna.server.db.writer import Writer
@@ -229,29 +230,23 @@ class Tournaments:
     async def listing(self) -> dict[str, Any]:
         found = await self.writer.read(rows.listing)
         upcoming = {"upcoming": CREATED, "running": RUNNING, "finished": FINISHED}
-        return {key: [self._summary(e) for e in found[status]] for key, status in upcoming.items()}
+        return {key: [views.summary(e) for e in found[status]] for key, status in upcoming.items()}
 
     async def get(self, tournament_id: str) -> dict[str, Any]:
-        def read(conn: Connection) -> tuple[Event | None, list[rows.Entrant], list[Board]]:
-            return rows.load(conn, tournament_id), rows.entrants(conn, tournament_id), rows.boards(conn, tournament_id)
-
-        event, players, boards = await self.writer.read(read)
+        event, players, boards = await self.writer.read(lambda conn: rows.snapshot(conn, tournament_id))
         if event is None:
             raise Rejected("not_found", f"no tournament {tournament_id!r}", 404)
         names = {p.account_id: p.username for p in players}
-        out = self._summary(event)
+        out = views.summary(event)
         out["players"] = [{"username": p.username, "active": p.active} for p in players]
-        out["standings"] = self._standings(event, players, boards)
-        out["rounds"] = self._rounds(event, boards, names)
+        out["standings"] = views.standings(event, players, boards)
+        out["rounds"] = views.rounds(event, boards, names)
         return out
 
     async def me(self, tournament_id: str, account: Account) -> dict[str, Any]:
         """The account's running game in the event (``game_id`` ``None``: none now), and its entry."""
 
-        def read(conn: Connection) -> tuple[Event | None, list[rows.Entrant], list[Board]]:
-            return rows.load(conn, tournament_id), rows.entrants(conn, tournament_id), rows.boards(conn, tournament_id)
-
-        event, players, boards = await self.writer.read(read)
+        event, players, boards = await self.writer.read(lambda conn: rows.snapshot(conn, tournament_id))
         if event is None:
             raise Rejected("not_found", f"no tournament {tournament_id!r}", 404)
         entry = next((p for p in players if p.account_id == account.id), None)
@@ -289,10 +284,7 @@ class Tournaments:
         """Start boards left unstarted, then pair what is due (or finish)."""
         tid = event.tournament_id
 
-        def read(conn: Connection) -> tuple[Event | None, list[rows.Entrant], list[Board]]:
-            return rows.load(conn, tid), rows.entrants(conn, tid), rows.boards(conn, tid)
-
-        current, players, boards = await self.writer.read(read)
+        current, players, boards = await self.writer.read(lambda conn: rows.snapshot(conn, tid))
         if current is None or current.status != RUNNING:
             return
         for board in boards:
@@ -347,7 +339,7 @@ class Tournaments:
         waiting = [p.account_id for p in players if p.active and p.account_id not in busy]
         if len(waiting) < 2:
             return
-        games = _arena_games(boards)
+        games = views.arena_games(boards)
         order = [s.player for s in arena.standings([p.account_id for p in players], games)]
         pairs = arena.pair_waiting(waiting, games, order)
         if not pairs:
@@ -423,65 +415,6 @@ class Tournaments:
             raise Rejected("not_found", f"no tournament {tournament_id!r}", 404)
         return event
 
-    @staticmethod
-    def _summary(event: Event) -> dict[str, Any]:
-        return {
-            "tournament_id": event.tournament_id,
-            "kind": event.kind,
-            "name": event.name,
-            "creator": event.creator_name,
-            "status": event.status,
-            "clock": event.clock,
-            "planned_rounds": event.rounds,
-            "minutes": event.minutes,
-            "rated": event.rated,
-            "starts_at": event.starts_at,
-            "started": event.started,
-            "ends_at": event.ends_at,
-            "finished": event.finished,
-            "round": event.round,
-            "now": time.time(),
-        }
-
-    @staticmethod
-    def _standings(event: Event, players: list[rows.Entrant], boards: list[Board]) -> list[dict[str, Any]]:
-        names = {p.account_id: p.username for p in players}
-        ids = list(names)
-        if event.kind == SWISS:
-            return [
-                {
-                    "username": names.get(s.player, "?"),
-                    "score": s.score / 2,
-                    "games": s.games,
-                    "tiebreaks": {"buchholz": s.buchholz / 2, "sonneborn_berger": s.sonneborn_berger / 4},
-                }
-                for s in swiss.standings(ids, [b.played for b in boards])
-            ]
-        return [
-            {
-                "username": names.get(s.player, "?"),
-                "score": s.score,
-                "games": s.games,
-                "tiebreaks": {"fire": s.fire, "sheet": list(s.sheet)},
-            }
-            for s in arena.standings(ids, _arena_games(boards))
-        ]
-
-    @staticmethod
-    def _rounds(event: Event, boards: list[Board], names: dict[int, str]) -> list[list[dict[str, Any]]]:
-        rounds: dict[int, list[dict[str, Any]]] = {}
-        for board in boards:
-            first, second = board.accounts
-            rounds.setdefault(board.round, []).append(
-                {
-                    "game_id": board.game_id,
-                    "players": [names.get(first, "?"), None if second is None else names.get(second, "?")],
-                    "result": board.result,
-                    "berserk": list(board.berserk),
-                }
-            )
-        return [rounds[number] for number in sorted(rounds)]
-
 
 def _player(entrant: rows.Entrant) -> Player:
     """A board's seat: its account's (a random token nobody keeps: played signed in), or the
@@ -506,7 +439,3 @@ def _with_game(board: Board) -> Board:
         None,
         None,
     )
-
-
-def _arena_games(boards: list[Board]) -> list[arena.ArenaGame]:
-    return [arena.ArenaGame((b.accounts[0], b.accounts[1] or 0), b.berserk, b.result) for b in boards]
