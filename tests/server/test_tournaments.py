@@ -201,6 +201,7 @@ async def play_swiss(
 @pytest.mark.slow
 def test_a_swiss_of_seven_bots_is_played_to_the_end(server: Server) -> None:
     tid, shown = asyncio.run(play_swiss(server, "sw", 100))
+    print("swiss:", [(r["username"], r["score"], r["tiebreaks"]) for r in shown["standings"]])
     check_swiss(shown, 7, 5)
     asyncio.run(check_results_are_the_games(server.url, shown))
     profile = server.get("/api/users/sw-1").json()  # rated: the games moved the ratings
@@ -265,6 +266,10 @@ def test_an_arena_of_six_bots_is_played_to_the_end(server: Server) -> None:
     shown, ends_at = asyncio.run(scenario())
     assert shown["status"] == "finished"
     boards = [board for batch in shown["rounds"] for board in batch]
+    print(
+        f"arena: {len(boards)} games in {len(shown['rounds'])} pairings;",
+        [(r["username"], r["score"]) for r in shown["standings"]],
+    )
     assert len(boards) >= 6
     history: dict[str, list[tuple[str, bool]]] = {}
     last: dict[str, str] = {}

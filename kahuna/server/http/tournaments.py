@@ -35,11 +35,11 @@ class NewTournament(BaseModel):
     starts_at: datetime | None = Field(default=None, description="ISO-8601; null: when its creator starts it")
 
 
-class Created(BaseModel):
+class TournamentCreated(BaseModel):
     tournament_id: str
 
 
-class Summary(BaseModel):
+class TournamentSummary(BaseModel):
     tournament_id: str
     kind: Literal["swiss", "arena"]
     name: str
@@ -57,13 +57,13 @@ class Summary(BaseModel):
     now: float = Field(description="the server's time, for countdowns")
 
 
-class Listing(BaseModel):
-    upcoming: list[Summary]
-    running: list[Summary]
-    finished: list[Summary]
+class TournamentList(BaseModel):
+    upcoming: list[TournamentSummary]
+    running: list[TournamentSummary]
+    finished: list[TournamentSummary]
 
 
-class Standing(BaseModel):
+class TournamentStanding(BaseModel):
     username: str
     score: float = Field(description="Swiss: points (a win 1, a draw ½, a bye 1); Arena: lichess's points")
     games: int
@@ -72,25 +72,25 @@ class Standing(BaseModel):
     )
 
 
-class BoardView(BaseModel):
+class TournamentBoard(BaseModel):
     game_id: str | None = Field(description="null: a bye")
     players: list[str | None] = Field(description="seat 0 then seat 1 (null: the bye)")
     result: str | None = Field(description='"0"/"1": the seat that won, "draw", "none" (aborted), "bye"; null: playing')
     berserk: list[bool]
 
 
-class Entry(BaseModel):
+class TournamentEntry(BaseModel):
     username: str
     active: bool = Field(description="false once the player left")
 
 
-class TournamentView(Summary):
-    players: list[Entry]
-    standings: list[Standing]
-    rounds: list[list[BoardView]] = Field(description="the boards of each Swiss round, or of each Arena pairing")
+class TournamentView(TournamentSummary):
+    players: list[TournamentEntry]
+    standings: list[TournamentStanding]
+    rounds: list[list[TournamentBoard]] = Field(description="the boards of each Swiss round, or of each Arena pairing")
 
 
-class MyGame(BaseModel):
+class MyTournamentGame(BaseModel):
     status: Literal["created", "running", "finished"]
     joined: bool
     berserk: bool
@@ -99,19 +99,19 @@ class MyGame(BaseModel):
     seat_url: str | None = Field(description="/play/<game>#seat:N: the seat of the signed-in account")
 
 
-class Withdraw(BaseModel):
+class TournamentLeave(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     username: str | None = Field(default=None, max_length=20, description="only oneself")
 
 
-class Invite(BaseModel):
+class TournamentInvite(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     username: str = Field(min_length=2, max_length=20, description="an AI level's bot account: ai-easy, ai-medium …")
 
 
-class Berserk(BaseModel):
+class TournamentBerserk(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     berserk: bool
@@ -120,7 +120,7 @@ class Berserk(BaseModel):
 def router(tournaments: Tournaments) -> APIRouter:
     api = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
-    @api.post("", status_code=201, response_model=Created)
+    @api.post("", status_code=201, response_model=TournamentCreated)
     async def create(body: NewTournament, account: TheAccount) -> dict[str, Any]:
         """Create a Swiss (``rounds``) or an Arena (``minutes``); it starts at ``starts_at`` or when
         its creator starts it."""
@@ -130,7 +130,7 @@ def router(tournaments: Tournaments) -> APIRouter:
         )
         return {"tournament_id": await tournaments.create(new, account)}
 
-    @api.get("", response_model=Listing)
+    @api.get("", response_model=TournamentList)
     async def listing() -> dict[str, Any]:
         """Upcoming, running and finished tournaments (the 50 newest of each)."""
         return await tournaments.listing()
@@ -140,7 +140,7 @@ def router(tournaments: Tournaments) -> APIRouter:
         """A tournament with its standings and its rounds (an Arena: each pairing pass)."""
         return await tournaments.get(tournament_id)
 
-    @api.get("/{tournament_id}/me", response_model=MyGame)
+    @api.get("/{tournament_id}/me", response_model=MyTournamentGame)
     async def me(tournament_id: TournamentId, account: TheAccount) -> dict[str, Any]:
         """The signed-in player's running game in the tournament."""
         return await tournaments.me(tournament_id, account)
@@ -150,11 +150,11 @@ def router(tournaments: Tournaments) -> APIRouter:
         await tournaments.join(tournament_id, account)
 
     @api.post("/{tournament_id}/leave", status_code=204)
-    async def leave(tournament_id: TournamentId, account: TheAccount, body: Withdraw | None = None) -> None:
+    async def leave(tournament_id: TournamentId, account: TheAccount, body: TournamentLeave | None = None) -> None:
         await tournaments.leave(tournament_id, account, None if body is None else body.username)
 
     @api.post("/{tournament_id}/invite", status_code=204)
-    async def invite(tournament_id: TournamentId, account: TheAccount, body: Invite) -> None:
+    async def invite(tournament_id: TournamentId, account: TheAccount, body: TournamentInvite) -> None:
         """The creator invites an AI level's bot account: it joins, and the server's AI plays its games."""
         await tournaments.invite(tournament_id, account, body.username)
 
@@ -163,7 +163,7 @@ def router(tournaments: Tournaments) -> APIRouter:
         await tournaments.start_now(tournament_id, account)
 
     @api.post("/{tournament_id}/berserk", status_code=204)
-    async def berserk(tournament_id: TournamentId, account: TheAccount, body: Berserk) -> None:
+    async def berserk(tournament_id: TournamentId, account: TheAccount, body: TournamentBerserk) -> None:
         """An Arena player's choice: its next games start with half its clock, a win earns a point more."""
         await tournaments.berserk(tournament_id, account, body.berserk)
 
