@@ -11,10 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Page, expect
-from test_web_lobby import sign_up
 
 OpenPage = Callable[..., Page]
 SHOTS = Path("/work/shots/tourney")
+
+
+def sign_up(page: Page, username: str) -> None:
+    """Create an account on the sign-up page (the browser context stays signed in)."""
+    page.locator("#username").fill(username)
+    page.locator("#password").fill("reef-lagoon-coral-7")
+    page.locator("#signup-submit").click()
+    page.wait_for_url(re.compile(r"/account$"))
 
 
 def keep(path: Path) -> None:
