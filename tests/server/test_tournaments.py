@@ -324,3 +324,24 @@ def test_the_creator_invites_an_ai_level_whose_games_the_server_plays(server: Se
     check_swiss(shown, 3, 3)
     asyncio.run(check_results_are_the_games(server.url, shown))
     assert {row["username"] for row in shown["standings"]} == {"ai-easy", "iv-p1", "iv-p2"}
+
+
+def test_creating_and_joining_draw_on_the_address_budgets(tmp_path: Path) -> None:
+    """Creating an event is a game to be (``games`` budget), joining one a seat (``joins``)."""
+    server = Server(tmp_path, args=("--limit", "games_burst=1", "--limit", "joins_burst=1")).start()
+    try:
+
+        async def scenario() -> None:
+            owner = (await accounts(server.url, ["bud-owner"]))[0]
+            body = {"kind": "arena", "name": "Budget", "clock": CLOCK, "minutes": 5}
+            tid = await create(server.url, owner, **body)
+            async with client(server.url, headers=owner) as me:
+                again = await me.post("/api/tournaments", json=body)
+                assert again.status_code == 429 and again.json()["error"] == "rate_limited"
+                assert (await me.post(f"/api/tournaments/{tid}/join")).status_code == 204
+                refused = await me.post(f"/api/tournaments/{tid}/join")
+                assert refused.status_code == 429 and refused.json()["error"] == "rate_limited"
+
+        asyncio.run(scenario())
+    finally:
+        server.stop()
