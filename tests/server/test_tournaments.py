@@ -345,3 +345,42 @@ def test_creating_and_joining_draw_on_the_address_budgets(tmp_path: Path) -> Non
         asyncio.run(scenario())
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_an_absent_arena_player_is_withdrawn_after_losing_on_time_without_a_move(tmp_path: Path) -> None:
+    """A player who joins and never plays loses its first game on time and is not paired again."""
+    server = Server(tmp_path, args=("--limit", "clock_min_seconds=1")).start()
+    try:
+
+        async def scenario() -> dict[str, Any]:
+            organiser, away, *present = await accounts(server.url, ["ab-org", "ab-away", "ab-1", "ab-2"])
+            tid = await create(
+                server.url, organiser, kind="arena", name="Absent", clock={"initial": 3, "increment": 1}, minutes=5
+            )
+            async with client(server.url, headers=away) as http:
+                assert (await http.post(f"/api/tournaments/{tid}/join")).status_code == 204
+            bots = [
+                asyncio.create_task(TournamentBot(server.url, h, "random", tid, 700 + i).run())
+                for i, h in enumerate(present)
+            ]
+            await start(server.url, organiser, tid, 3)
+
+            async def withdrawn() -> dict[str, Any] | None:
+                shown = await tournament(server.url, tid)
+                entry = next(p for p in shown["players"] if p["username"] == "ab-away")
+                return None if entry["active"] else shown
+
+            shown: dict[str, Any] = await until(withdrawn, 120)
+            for bot in bots:
+                bot.cancel()
+            return shown
+
+        shown = asyncio.run(scenario())
+        games = [b for batch in shown["rounds"] for b in batch if "ab-away" in b["players"]]
+        assert len(games) == 1
+        seat = games[0]["players"].index("ab-away")
+        assert games[0]["result"] == str(1 - seat)
+        assert asyncio.run(game_result(server.url, games[0]["game_id"]))["reason"] == "timeout"
+    finally:
+        server.stop()

@@ -317,9 +317,12 @@ def result_of(ended: GameEnded) -> str:
 
 
 def record_result(conn: Connection, ended: GameEnded) -> bool:
-    """The end hook's subscriber: the result of a tournament's game, once, with the game's end."""
+    """The end hook's subscriber: the result of a tournament's game, once, with the game's end. A
+    player who lost on time without a single move is withdrawn (not paired again; an Arena player
+    may join again), as lichess withdraws absent players: else an absent Arena player would be
+    paired, and lose on time, until the end."""
     row = conn.execute(
-        select(tournament_games.c.tournament_id).where(
+        select(tournament_games.c.tournament_id, tournament_games.c.account0, tournament_games.c.account1).where(
             tournament_games.c.game_id == ended.game_id, tournament_games.c.result.is_(None)
         )
     ).first()
@@ -330,8 +333,22 @@ def record_result(conn: Connection, ended: GameEnded) -> bool:
         .where(tournament_games.c.game_id == ended.game_id, tournament_games.c.result.is_(None))
         .values(result=result_of(ended), ended=_epoch(ended.at))
     )
+    absent = no_show(ended)
+    if absent is not None:
+        account = (row.account0, row.account1)[absent]
+        if account is not None:
+            leave(conn, row.tournament_id, account)
     bump(conn, row.tournament_id)
     return True
+
+
+def no_show(ended: GameEnded) -> int | None:
+    """The seat that lost on time without having acted at all, if any."""
+    outcome = ended.state.outcome
+    if outcome is None or outcome.reason != "timeout" or outcome.winner is None:
+        return None
+    loser = 1 - outcome.winner
+    return None if any(seat == loser for seat, _ in ended.state.history) else loser
 
 
 def _epoch(at: str) -> float:
