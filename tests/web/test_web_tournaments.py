@@ -96,3 +96,20 @@ def test_the_tournament_pages_on_a_phone_in_german_after_the_first_test(
     expect(page.get_by_test_id("standings")).to_contain_text("Hina_tour")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     keep(shot(page, "tourney-phone-de"))
+
+
+def test_the_creator_invites_a_computer_level_from_the_page(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    creator = open_page("/signup", new_context(locale="nl-NL"))
+    sign_up(creator, "Ari_tour")
+    creator.goto(creator.url.replace("/account", "/tournaments"))
+    creator.locator("#tour-kind").select_option("arena")
+    creator.locator("#tour-name").fill("Lagoon Arena")
+    creator.get_by_role("button", name="Maken").click()
+    creator.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
+    expect(creator.get_by_test_id("tour-summary")).to_contain_text("Arena")
+    creator.locator("#tour-invite").select_option("ai-medium")
+    creator.get_by_test_id("tour-invite").get_by_role("button", name="Uitnodigen").click()
+    expect(creator.get_by_test_id("standings")).to_contain_text("ai-medium")
+    expect(creator.locator("#tour-berserk")).to_have_count(0)  # berserk is for players who joined

@@ -206,6 +206,7 @@ function gameUrl(tid, game) {
 
 export async function mountTournament(root, tid) {
   const account = await currentAccount();
+  const levels = await fetch("/api/levels").then((r) => r.json()).then((d) => d.levels.filter((l) => l !== "random")).catch(() => []);
   const status = h("p", { class: "message", role: "status", "aria-live": "polite", "data-testid": "tour-status" });
   const error = h("p", { class: "error", role: "alert", "data-testid": "tour-error" });
   const body = h("div", {});
@@ -242,6 +243,18 @@ export async function mountTournament(root, tid) {
     if (account && tour.status !== "finished" && joined) buttons.push(h("button", { "data-testid": "tour-leave", onclick: () => act("leave"), text: t("tourney.leave") }));
     if (account && tour.status === "created" && account.username === tour.creator) buttons.push(h("button", { "data-testid": "tour-start", onclick: () => act("start"), text: t("tourney.start") }));
     if (!account && tour.status !== "finished") buttons.push(h("a", { href: "/signin", text: t("tourney.sign_in") }));
+    let invite = null;
+    if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
+      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: t(`level.${level}`) })));
+      const send = (event) => {
+        event.preventDefault();
+        act("invite", { username: pick.value });
+      };
+      invite = h("form", { class: "tour-actions", "data-testid": "tour-invite", onsubmit: send }, [
+        h("label", { for: "tour-invite", text: t("tourney.invite") }), pick,
+        h("button", { type: "submit", text: t("tourney.invite_button") }),
+      ]);
+    }
     let berserk = null;
     if (joined && tour.kind === "arena" && tour.status !== "finished") {
       const box = h("input", { type: "checkbox", id: "tour-berserk", checked: mine.berserk, onchange: (e) => act("berserk", { berserk: e.target.checked }) });
@@ -256,6 +269,7 @@ export async function mountTournament(root, tid) {
       h("p", { "data-testid": "tour-summary", text: [kindLabel(tour.kind), clockLabel(tour.clock), length(tour), tour.rated ? t("tourney.rated") : t("tourney.casual"), t(`tourney.status_${tour.status}`)].join(" · ") }),
       when ? h("p", { class: "tour-countdown", "data-testid": "countdown", text: when }) : null,
       h("div", { class: "tour-actions" }, buttons),
+      invite,
       berserk,
       current,
       h("h2", { text: t("tourney.standings") }),

@@ -586,4 +586,6 @@ export default {
   "tourney.error.too_many_tournaments": "Du har allerede tre turneringer i gang.",
   "tourney.error.offline": "Ingen forbindelse til serveren.",
   "tourney.error.other": "Ikke godkendt: {reason}",
+  "tourney.invite": "Inviter computeren:",
+  "tourney.invite_button": "Inviter",
 };

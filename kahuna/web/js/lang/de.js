@@ -587,4 +587,6 @@ export default {
   "tourney.error.too_many_tournaments": "Du leitest schon drei Turniere.",
   "tourney.error.offline": "Keine Verbindung zum Server.",
   "tourney.error.other": "Nicht angenommen: {reason}",
+  "tourney.invite": "Den Computer einladen:",
+  "tourney.invite_button": "Einladen",
 };

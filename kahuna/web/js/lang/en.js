@@ -586,4 +586,6 @@ export default {
   "tourney.error.too_many_tournaments": "You already run three tournaments.",
   "tourney.error.offline": "No connection to the server.",
   "tourney.error.other": "Not accepted: {reason}",
+  "tourney.invite": "Invite the computer:",
+  "tourney.invite_button": "Invite",
 };

@@ -586,4 +586,6 @@ export default {
   "tourney.error.too_many_tournaments": "Ya organizas tres torneos.",
   "tourney.error.offline": "Sin conexión con el servidor.",
   "tourney.error.other": "No aceptado: {reason}",
+  "tourney.invite": "Invitar al ordenador:",
+  "tourney.invite_button": "Invitar",
 };

@@ -587,4 +587,6 @@ export default {
   "tourney.error.too_many_tournaments": "Je hebt al drie toernooien lopen.",
   "tourney.error.offline": "Geen verbinding met de server.",
   "tourney.error.other": "Niet aanvaard: {reason}",
+  "tourney.invite": "De computer uitnodigen:",
+  "tourney.invite_button": "Uitnodigen",
 };
