@@ -50,10 +50,11 @@ async def game_result(url: str, game_id: str) -> Any:
 
 
 def check_swiss(shown: dict[str, Any], players: int, rounds: int) -> None:
-    """No pair twice, a bye a round to a different player each time, every score the sum of its
-    games, Buchholz and Sonneborn–Berger recomputed, the standings in their order."""
+    """No pair twice, a bye a round to a different player each time, colours within one, every
+    score the sum of its games, Buchholz and Sonneborn–Berger recomputed, the standings in their order."""
     assert shown["status"] == "finished" and len(shown["rounds"]) == rounds
     met: set[frozenset[str]] = set()
+    balance: Counter[str] = Counter()
     points: dict[str, list[tuple[str | None, float]]] = {}
     byes: Counter[str] = Counter()
     for boards in shown["rounds"]:
@@ -66,6 +67,8 @@ def check_swiss(shown: dict[str, Any], players: int, rounds: int) -> None:
                 byes[first] += 1
                 points.setdefault(first, []).append((None, 1.0))
                 continue
+            balance[first] += 1
+            balance[second] -= 1
             pair = frozenset((first, second))
             assert pair not in met, f"{first} and {second} met twice"
             met.add(pair)
@@ -75,6 +78,7 @@ def check_swiss(shown: dict[str, Any], players: int, rounds: int) -> None:
             points.setdefault(first, []).append((second, mine[0]))
             points.setdefault(second, []).append((first, mine[1]))
     assert sum(byes.values()) == rounds * (players % 2) and set(byes.values()) <= {1}  # byes spread
+    assert all(abs(b) <= 1 for b in balance.values()), balance  # colours: seat 0 and seat 1 within one
     score = {name: sum(p for _, p in games) for name, games in points.items()}
     buchholz = {name: sum(score[o] for o, _ in games if o is not None) for name, games in points.items()}
     berger = {name: sum(score[o] * p for o, p in games if o is not None) for name, games in points.items()}
