@@ -330,6 +330,7 @@ def test_the_creator_invites_an_ai_level_whose_games_the_server_plays(server: Se
     assert {row["username"] for row in shown["standings"]} == {"ai-easy", "iv-p1", "iv-p2"}
 
 
+@pytest.mark.slow
 def test_creating_and_joining_draw_on_the_address_budgets(tmp_path: Path) -> None:
     """Creating an event is a game to be (``games`` budget), joining one a seat (``joins``)."""
     server = Server(tmp_path, args=("--limit", "games_burst=1", "--limit", "joins_burst=1")).start()
