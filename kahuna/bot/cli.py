@@ -4,7 +4,8 @@ The bot signs in with a bot account's personal API token (``Authorization: Beare
 ``/ws/lobby`` for challenges to its account, accepts those its flags allow (declines the others)
 and, with ``--seeks``, takes open lobby seeks of the kinds ``--accept`` allows; it plays each game
 over the game WebSocket with a fresh agent of ``--agent`` (any agent spec, ``cmd:`` programs
-included). A dropped lobby or game connection is reopened.
+included). A dropped lobby or game connection is reopened. With ``--tournament ID`` it joins that
+tournament instead and plays every game it is paired into (``bot/tournament.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import websockets
 from kahuna.ai.registry import make_agent
 from kahuna.ai.spec import SpecError
 from kahuna.bot.client import RECONNECT_SECONDS, play_with_agent, ws_url
+from kahuna.bot.tournament import TournamentBot
 
 PING_SECONDS = 10.0
 
@@ -41,6 +43,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--seeks", action="store_true", help="also accept open lobby seeks (of the kinds --accept allows)"
     )
+    parser.add_argument(
+        "--tournament", default=None, help="join this tournament (its id) and play every game paired, until it ends"
+    )
     parser.add_argument("--max-games", type=int, default=0, help="stop after this many games (0: never)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's choices (default: random)")
     parser.set_defaults(func=run)
@@ -57,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"kahuna bot: {exc}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
+    if args.tournament is not None:
+        headers = {"Authorization": f"Bearer {args.token}"}
+        return asyncio.run(TournamentBot(args.server.rstrip("/"), headers, args.agent, args.tournament, seed).run())
     bot = OnlineBot(args.server.rstrip("/"), args.token, args.agent, accept, args.max_games, seed, args.seeks)
     return asyncio.run(bot.run())
 

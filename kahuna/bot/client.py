@@ -1,7 +1,9 @@
 """Play one seat of a server's game over the WebSocket protocol (docs/protocol.md) with any agent.
 
-The seat token goes in the first ``hello``; every ``sync`` or ``update`` that offers this seat
-``legal`` actions is answered with the agent's choice at that version. A dropped connection is
+The seat token goes in the first ``hello`` (or, for ``seat:N``, the seat of the account whose
+``Authorization`` header the connection carries: a tournament's seats are their accounts'); every
+``sync`` or ``update`` that offers this seat ``legal`` actions is answered with the agent's choice
+at that version. A dropped connection is
 reopened and greeted with the last version seen, so the server catches the client up (or sends a
 ``sync``); the game is over when a message says ``status`` ``over``.
 """
@@ -42,13 +44,17 @@ def ws_url(server: str) -> str:
 async def play_seat(
     server: str, game_id: str, token: str, choose: Chooser, headers: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Play the seat of ``token`` until the game is over; its final ``sync`` or ``update``."""
+    """Play the seat of ``token`` (``seat:N``: the account's seat N, signed in by ``headers``) until
+    the game is over; its final ``sync`` or ``update``."""
+    hello: dict[str, Any] = {"type": "hello", "token": token}
+    if token.startswith("seat:"):
+        hello = {"type": "hello", "seat": int(token.removeprefix("seat:"))}
     version: int | None = None
     attempt = 0
     while True:
         try:
             async with websockets.connect(f"{ws_url(server)}/ws/{game_id}", additional_headers=headers) as ws:
-                await ws.send(json.dumps({"type": "hello", "version": version, "token": token}))
+                await ws.send(json.dumps({**hello, "version": version}))
                 attempt = 0
                 legal: list[str] = []
                 async for text in ws:
@@ -74,11 +80,13 @@ async def play_seat(
             attempt += 1
 
 
-async def play_with_agent(server: str, game_id: str, token: str, spec: str, seed: int) -> dict[str, Any]:
+async def play_with_agent(
+    server: str, game_id: str, token: str, spec: str, seed: int, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Play a seat with a fresh agent of ``spec`` (a ``cmd:`` program is started for this game)."""
     agent = make_agent(spec)
     try:
-        return await play_seat(server, game_id, token, chooser(agent, random.Random(seed)))
+        return await play_seat(server, game_id, token, chooser(agent, random.Random(seed)), headers)
     finally:
         close = getattr(agent, "close", None)
         if close is not None:

@@ -26,6 +26,7 @@ from kahuna.server.common.config import Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.community.tournaments import Tournaments
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import ai_pool as ai_seats
@@ -35,7 +36,18 @@ from kahuna.server.games.analysis import AnalysisJobs, AnalysisRunner, LocalAnal
 from kahuna.server.games.factory import DealProvider
 from kahuna.server.games.ports import AiTurns, Replication, SingleInstance
 from kahuna.server.games.service import GameService
-from kahuna.server.http import accounts, analysis, challenges, game_socket, games, hints, lobby, lobby_socket, profiles
+from kahuna.server.http import (
+    accounts,
+    analysis,
+    challenges,
+    game_socket,
+    games,
+    hints,
+    lobby,
+    lobby_socket,
+    profiles,
+    tournaments,
+)
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
@@ -127,6 +139,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
+    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
 
     @asynccontextmanager
@@ -141,9 +154,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             resumed = await mode.resume(service)
             await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
             the_lobby.start()
+            events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await events.stop()
             await service.stop()
             await the_lobby.stop()
             analyses.stop()
@@ -177,6 +192,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))
+    app.include_router(tournaments.router(events))
     app.include_router(profiles.router(writer))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     app.include_router(lobby_socket.router(the_lobby))  # /ws/lobby before /ws/{game_id}

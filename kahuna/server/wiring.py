@@ -1,16 +1,16 @@
 """What every process that plays moves builds alike: the rooms that hear of every game's end.
 
 The server (``app.py``) and ``kahuna worker`` (``run_worker.py``) both store moves that end games,
-so both build their game engine with these subscribers; a room that must learn of ends (ratings
-today, tournaments and notifications next) is added here, and the game core does not change.
+so both build their game engine with these subscribers; a room that must learn of ends (ratings,
+tournaments' results; notifications next) is added here, and the game core does not change.
 """
 
 from __future__ import annotations
 
-from kahuna.server.community import ratings
+from kahuna.server.community import ratings, tournament_rows
 from kahuna.server.games.ended import EndHooks
 
 
 def end_hooks() -> EndHooks:
     """The subscribers of the game-ended hook, each run inside the transaction that stores an end."""
-    return EndHooks([ratings.rate_game])
+    return EndHooks([ratings.rate_game, tournament_rows.record_result])

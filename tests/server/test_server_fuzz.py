@@ -36,6 +36,8 @@ HTTP_ERRORS = {"bad_request", "not_found", "method_not_allowed", "invalid", "too
 HTTP_ERRORS |= {"rate_limited", "damaged", "too_slow", "error"}
 HTTP_ERRORS |= {"unauthorized", "csrf", "too_many_tokens", "session_required", "insufficient_scope"}  # accounts
 HTTP_ERRORS |= {"too_many_seeks", "gone", "own_seek", "forbidden", "too_late"}  # the lobby (docs/community.md)
+HTTP_ERRORS |= {"already_joined", "finished", "started", "too_few_players", "not_joined", "full"}  # tournaments
+HTTP_ERRORS |= {"too_many_tournaments"}
 
 UNLIMITED = ("messages_burst", "reads_burst", "games_burst", "joins_burst", "replays_burst")
 

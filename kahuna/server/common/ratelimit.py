@@ -125,6 +125,10 @@ class Quotas:
             return None
         if method == "POST" and path in ("/api/games", "/api/seeks", "/api/pairing", "/api/challenges"):
             return self.games  # a lobby offer is a game to be: the same budget as creating one
+        if method == "POST" and path == "/api/tournaments":
+            return self.games  # an event is games to be
+        if method == "POST" and path.startswith("/api/tournaments/") and path.endswith(("/join", "/invite")):
+            return self.joins  # entering an event, as taking a seat
         if method == "POST" and path.startswith(("/api/seeks/", "/api/challenges/")) and path.endswith("/accept"):
             return self.joins  # taking a seat, as an invite does
         if method == "DELETE" and path == "/api/session":

@@ -236,3 +236,74 @@ rating_history = Table(
     Column("at", String(32), nullable=False),
 )
 """One row per account and rated game: the rating before and after it (and the deviation after)."""
+
+
+# ------------------------------------------------------------------ community: tournaments
+
+
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("creator", Integer, nullable=False),
+    Column("creator_name", String(20), nullable=False),
+    Column("clock", Text, nullable=False),
+    Column("rounds", Integer),
+    Column("minutes", Integer),
+    Column("rated", Boolean, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("created", Float, nullable=False),
+    Column("starts_at", Float),
+    Column("started", Float),
+    Column("ends_at", Float),
+    Column("finished", Float),
+    Column("round", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
+)
+"""A Swiss (``rounds``) or Arena (``minutes``) event; ``status`` ``created``, ``running`` or
+``finished``; times are seconds since the epoch (``ends_at``: an arena's end). ``round`` is the Swiss
+round last paired; ``version`` moves with every change that a pairing depends on (a join, a leave,
+a result, a pairing), and a pairing is written only if it has not moved since it was read: so
+exactly one instance pairs each round, and never from stale standings."""
+
+
+tournament_players = Table(
+    "tournament_players",
+    metadata,
+    Column("tournament_id", String(32), ForeignKey("tournaments.id"), primary_key=True),
+    Column("account_id", Integer, primary_key=True),
+    Column("username", String(20), nullable=False),
+    Column("joined", Float, nullable=False),
+    Column("active", Boolean, nullable=False),
+    Column("berserk", Boolean, nullable=False),
+    Column("ai_level", String(16)),
+)
+"""Who joined; ``active`` false once they left (a Swiss player who left is not paired again, an
+Arena player is paired again after joining again); ``berserk``: an Arena player's choice to halve
+their clock in their next games for a bonus point; ``ai_level``: an AI level's bot account the
+creator invited, whose seats the server's AI plays."""
+
+
+tournament_games = Table(
+    "tournament_games",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("tournament_id", String(32), ForeignKey("tournaments.id"), nullable=False, index=True),
+    Column("round", Integer, nullable=False),
+    Column("account0", Integer, nullable=False),
+    Column("account1", Integer),
+    Column("game_id", String(32), index=True),
+    Column("berserk0", Boolean, nullable=False),
+    Column("berserk1", Boolean, nullable=False),
+    Column("paired", Float, nullable=False),
+    Column("started", Float),
+    Column("result", String(8)),
+    Column("ended", Float),
+)
+"""One board: the accounts at seat 0 and seat 1 (``account1`` ``None``: a Swiss bye, whose result is
+``bye`` at once) and its game (``game_id``, chosen when paired; ``started`` once the game factory
+stored it, so that any instance starts a board paired by one that died before starting it). The
+result (``0``/``1``: the winning seat, ``draw``, ``none``: aborted) is written by the end hook in
+the transaction that stores the game's end. ``round``: the Swiss round, or the Arena's pairing."""

@@ -84,6 +84,11 @@ class Terms:
     """The finished game this one is the rematch of (the accounts of its seats carry over, swapped)."""
     owner: str = ""
     """Who asked for it (an address), for the AI pool's fairness; ``""``: the game itself."""
+    tournament: str | None = None
+    """The tournament whose board this game is (``None``: none). Its games are not taken back, and
+    a rematch is no part of the event: rooms that offer those ask here or in ``tournament_games``."""
+    berserk: tuple[bool, bool] = (False, False)
+    """Seats whose player berserked (an Arena's choice): their clock starts with half its time."""
 
 
 class GameFactory:
@@ -108,6 +113,10 @@ class GameFactory:
         players = terms.players
         seated = all(player.name is not None for player in players)
         clock = None if terms.clock is None else Clock.new(terms.clock)
+        if clock is not None and not clock.control.correspondence:
+            for seat, halved in enumerate(terms.berserk):
+                if halved:
+                    clock.remaining[seat] /= 2
         if clock is not None and seated:
             clock.start(0, time.time())  # both seats are taken: seat 0's clock starts
         stored = StoredGame(
@@ -154,7 +163,7 @@ class GameFactory:
         shown = None if terms.clock is None else terms.clock.to_json()
         logs.event(
             "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,
-            clock=shown, rated=game.rated, casual_reason=game.casual_reason,
+            clock=shown, rated=game.rated, casual_reason=game.casual_reason, tournament=terms.tournament,
         )  # fmt: skip
         return game
 

@@ -31,6 +31,8 @@ PAGE_ROUTES = (
     "/lobby",
     "/users/{username}",
     "/leaderboard",
+    "/tournaments",
+    "/tournaments/{tournament_id}",
 )
 
 

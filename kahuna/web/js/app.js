@@ -13,6 +13,7 @@ import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.j
 import { mountSeeks } from "./seeks.js";
 import { mountProfile } from "./profile.js";
 import { mountLeaderboard } from "./leaderboard.js";
+import { mountTournaments, mountTournament } from "./tournaments.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -45,6 +46,7 @@ function header(main) {
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
+      h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
     ]),
     accountLink(),
     h("label", { for: "language", class: "visually-hidden", text: t("nav.language") }),
@@ -79,6 +81,8 @@ async function start() {
     else if (page === "lobby") mountSeeks(main, levels);
     else if (page === "users") mountProfile(main, arg);
     else if (page === "leaderboard") mountLeaderboard(main);
+    else if (page === "tournaments" && arg) mountTournament(main, arg);
+    else if (page === "tournaments") mountTournaments(main);
     else if (page === "signup") mountSignUp(main);
     else if (page === "signin") mountSignIn(main);
     else if (page === "account") mountAccount(main);

@@ -17,6 +17,7 @@ import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
+import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -418,6 +419,8 @@ export class GamePage {
     }
     this.busy = false;
     this.render();
+    const back = this.tutorial ? null : tournamentOf();
+    if (back && this.conns.some((entry) => entry.view?.result)) returnToTournament(this.root, back);
   }
 
   /** Hot-seat: show the seat to move (the newest view decides); otherwise the only connection. */

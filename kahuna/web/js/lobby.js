@@ -201,6 +201,8 @@ export function mountLobby(root, board, levels) {
               h("a", { href: "/lobby", id: "community-link", text: t("nav.community") }),
               " · ",
               h("a", { href: "/leaderboard", text: t("nav.leaderboard") }),
+              " · ",
+              h("a", { href: "/tournaments", id: "tournaments-link", text: t("tourney.nav") }),
             ]),
           ]),
           mine,
