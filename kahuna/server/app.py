@@ -116,6 +116,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         idle_game_seconds=limits.idle_game_seconds,
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
+        first_move_grace=limits.first_move_grace,
     )
     analyses = AnalysisJobs(
         writer,

@@ -162,6 +162,7 @@ def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
         "remaining1": clock["remaining"][1],
         "running": clock["running"],
         "since": clock["since"],
+        "starts_by": clock.get("starts_by"),
     }
 
 
@@ -278,6 +279,7 @@ def _clock_of_row(row: Any) -> dict[str, Any]:
         "remaining": [row["remaining0"], row["remaining1"]],
         "running": row["running"],
         "since": row["since"],
+        "starts_by": row["starts_by"],
     }
 
 
@@ -298,13 +300,18 @@ def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str,
 
 
 def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
-    """When the running clock of each game being played runs out, for those that do before
-    ``before`` (seconds since the epoch; ``math.inf``: all)."""
-    deadline = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    """When the running clock of each game being played runs out, or its clock waiting for the
+    players starts at the latest, for those that do before ``before`` (seconds since the epoch;
+    ``math.inf``: all)."""
+    running = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    deadline = case((clocks.c.running.is_(None), clocks.c.starts_by), else_=running)
     query = (
         select(clocks.c.game_id, deadline)
         .join(games, games.c.id == clocks.c.game_id)
-        .where(games.c.status == "playing", clocks.c.running.is_not(None), clocks.c.since.is_not(None))
+        .where(
+            games.c.status == "playing",
+            ((clocks.c.running.is_not(None)) & (clocks.c.since.is_not(None))) | clocks.c.starts_by.is_not(None),
+        )
     )
     if not math.isinf(before):
         query = query.where(deadline < before)

@@ -1,7 +1,10 @@
 """A connection joining a game (the WebSocket's ``hello``: catch it up, then send it every change)
-and leaving it; who is online is sent to everyone, and with several instances announced to them."""
+and leaving it; who is online is sent to everyone, and with several instances announced to them.
+A clock waiting for its players starts when the second one says ``hello``."""
 
 from __future__ import annotations
+
+import time
 
 from kahuna.server.games import messages
 from kahuna.server.games.engine import GameEngine
@@ -26,6 +29,8 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
         newly_online = client.seat is not None and not game.online()[client.seat]
         game.clients.add(client)
         engine.replication.presence(game)
+        if game.clock is not None and game.clock.waiting and not game.state.is_over and all(game.online()):
+            await engine.start_clock(game, time.time())  # both players are here: the clock runs
     if newly_online:
         game.broadcast_presence()
     else:

@@ -27,7 +27,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import random_seed
 from kahuna.server.db import store
-from kahuna.server.db.claims import claim_end
+from kahuna.server.db.claims import claim_clock_start, claim_end
 from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.games import messages
@@ -154,16 +154,43 @@ class GameEngine:
     # ----------------------------------------------------------------- the end off the board
 
     async def time_out_now(self, game: LiveGame) -> None:
-        """End ``game`` by timeout if its running clock has run out."""
+        """End ``game`` by timeout if its running clock has run out (starting first a clock that
+        waited for the players past its grace, dated when the grace ended)."""
         clock = game.clock
         if clock is None or game.state.is_over:
             return
+        if clock.waiting:
+            assert clock.starts_by is not None
+            if time.time() < clock.starts_by:
+                self.deadlines.track(game)
+                return
+            await self.start_clock(game, clock.starts_by)
+            clock = game.clock
+            assert clock is not None
         seat = clock.flagged(time.time())
         deadline = clock.deadline()
         if seat is None or deadline is None:
             self.deadlines.track(game)
             return
         await self.end(game, Termination("timeout", seat), deadline)
+
+    async def start_clock(self, game: LiveGame, moment: float) -> None:
+        """Start the clock that waited for the players (both are there, or the grace is over) at
+        ``moment``: the clock of the seat to move runs. Stored first, then sent to everyone."""
+        assert game.clock is not None and game.clock.waiting
+        clock = game.clock.copy()
+        clock.start(game.state.to_move, moment)
+        version, stored = game.version, clock.to_store()
+        try:
+            await self.writer.write(lambda conn: claim_clock_start(conn, game.game_id, version, stored))
+        except Conflict:  # another instance started it (or stored a turn) first: take what it stored
+            await self.refresh(game)
+            return
+        self.replication.changed(game)
+        game.clock = clock
+        self.deadlines.track(game)
+        game.broadcast_clock()
+        logs.event("clock_started", game_id=game.game_id, version=version, late_s=round(time.time() - moment, 3))
 
     async def end(self, game: LiveGame, termination: Termination, moment: float) -> None:
         """End ``game`` off the board at ``moment``: stored first (with the end's subscribers), then

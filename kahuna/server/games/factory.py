@@ -22,6 +22,7 @@ from kahuna.clock import Clock, TimeControl
 from kahuna.rules import GameState, Variant
 from kahuna.server.accounts import store as accounts
 from kahuna.server.common import logs
+from kahuna.server.common.config import Limits
 from kahuna.server.common.tokens import new_game_id, random_seed
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
@@ -81,13 +82,36 @@ class Terms:
     """The finished game this one is the rematch of (the accounts of its seats carry over, swapped)."""
     owner: str = ""
     """Who asked for it (an address), for the AI pool's fairness; ``""``: the game itself."""
+    together: bool = False
+    """Both seats are played at one screen (hot-seat, the tutorial): a real-time clock starts at
+    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`)."""
+
+
+FIRST_MOVE_GRACE = Limits.first_move_grace
+"""Seconds a new real-time game's clock waits for its players at most (``Limits.first_move_grace``)."""
+
+
+def start_clock(clock: Clock, now: float, grace: float, together: bool = False) -> None:
+    """Both seats are taken: a real-time clock waits for the players (``grace`` seconds at most)
+    unless they are at one screen; seat 0's correspondence clock starts now."""
+    if clock.control.correspondence or together:
+        clock.start(0, now)
+    else:
+        clock.wait_for_players(now, grace)
 
 
 class GameFactory:
-    def __init__(self, writer: Writer, registry: GameRegistry, deal_provider: DealProvider | None = None) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        registry: GameRegistry,
+        deal_provider: DealProvider | None = None,
+        first_move_grace: float = FIRST_MOVE_GRACE,
+    ) -> None:
         self.writer = writer
         self.registry = registry
         self.deal_provider = deal_provider
+        self.first_move_grace = first_move_grace
 
     def deal(self) -> str:
         """A new game's deal (24 letters): random, or the test's choice."""
@@ -106,7 +130,7 @@ class GameFactory:
         seated = all(player.name is not None for player in players)
         clock = None if terms.clock is None else Clock.new(terms.clock)
         if clock is not None and seated:
-            clock.start(0, time.time())  # both seats are taken: seat 0's clock starts
+            start_clock(clock, time.time(), self.first_move_grace, terms.together)
         stored = StoredGame(
             game_id=game_id,
             created=when,

@@ -302,6 +302,15 @@ class LiveGame:
         for client in self.clients:
             client.send_text(text)
 
+    def broadcast_clock(self) -> None:
+        """The clock as it is now to every connection (it started without an action)."""
+        clock = self.clock_json()
+        if clock is None:
+            return
+        text = messages.encode(messages.clock(clock))
+        for client in self.clients:
+            client.send_text(text)
+
     def broadcast_presence(self) -> None:
         text = messages.encode(messages.presence(self.online()))
         for client in self.clients:

@@ -29,7 +29,7 @@ from kahuna.server.games.creating import NewGame
 from kahuna.server.games.deadlines import Deadlines, StoredDeadlines
 from kahuna.server.games.ended import EndHooks
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.factory import DealProvider, GameFactory
+from kahuna.server.games.factory import FIRST_MOVE_GRACE, DealProvider, GameFactory
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.ports import AiTurns, Replication
 from kahuna.server.games.registry import GameRegistry
@@ -47,6 +47,7 @@ class GameService:
         idle_game_seconds: float = 300.0,
         clock_min_seconds: int = MIN_INITIAL,
         chat_lines_per_game: int = 500,
+        first_move_grace: float = FIRST_MOVE_GRACE,
     ) -> None:
         self.writer = writer
         self.clock_min_seconds = clock_min_seconds
@@ -54,7 +55,7 @@ class GameService:
         self.deadlines = Deadlines()
         self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines)
         self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
-        self.factory = GameFactory(writer, self.registry, deal_provider)
+        self.factory = GameFactory(writer, self.registry, deal_provider, first_move_grace)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping: list[Callable[[], None]] = []
 
@@ -117,7 +118,7 @@ class GameService:
         return await creating.create(self.factory, spec, owner, self.clock_min_seconds)
 
     async def join(self, invite: str, name: str) -> dict[str, Any]:
-        return await joining.join(self.registry, self.engine, invite, name)
+        return await joining.join(self.registry, self.engine, invite, name, self.factory.first_move_grace)
 
     async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
         await connections.hello(self.engine, game, client, version)
