@@ -76,6 +76,7 @@ export class GamePage {
         )
       : null;
     this.hotseat = tokens.length > 1 && !this.tutorial;
+    this.goingTo = null; // the rematch agreed while this page is open, to go to once its links are in
     this.selected = [];
     this.pending = null;
     this.lastToken = null;
@@ -286,7 +287,8 @@ export class GamePage {
     } else if (msg.type === "chat") {
       if (index === 0) this.chat.add(msg); // in hot-seat both seats hear each line: show it once
     } else if (msg.type === "rematch_offered" || msg.type === "rematch") {
-      this.life.heard(msg);
+      if (this.life.heard(msg)) this.goingTo = msg.game_id;
+      this.toRematch(msg);
       if (this.hotseat && msg.type === "rematch_offered" && index === 0) {
         // Both seats are at this device: the other seat accepts at once.
         const other = this.conns.find((c) => c.seat !== null && c.seat !== msg.seat);
@@ -299,6 +301,20 @@ export class GamePage {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Take the player to the rematch agreed while this page was open, once every seat at this
+   * screen has its new link (hot-seat: both; the browser has kept the tokens). A spectator, or a
+   * player opening a finished game later, gets the link instead.
+   */
+  toRematch(msg) {
+    if (msg.type !== "rematch" || this.goingTo !== msg.game_id || this.tutorial) return;
+    if (!msg.seat_url) return;
+    const seats = this.conns.filter((c) => c.seat !== null && c.seat !== undefined).length;
+    if (this.hotseat && seatsOf(msg.game_id).length < seats) return; // the other seat's link is coming
+    this.goingTo = null;
+    location.assign(this.hotseat ? `/play/${encodeURIComponent(msg.game_id)}` : msg.seat_url);
   }
 
   setClock(index, clock) {

@@ -52,7 +52,8 @@ export class ClockPanel {
     this.at = at;
     if (!this.clock || this.clock.running === null) this.warned = false;
     clearInterval(this.timer);
-    this.timer = this.clock && this.clock.running !== null ? setInterval(() => this.draw(), 250) : null;
+    const ticking = this.clock && (this.clock.running !== null || this.clock.starts_in !== undefined);
+    this.timer = ticking ? setInterval(() => this.draw(), 250) : null;
     this.draw();
   }
 
@@ -88,7 +89,14 @@ export class ClockPanel {
     const { initial, increment, days } = clock.control;
     const minutes = initial % 60 === 0 ? String(initial / 60) : formatClock(initial);
     const control = correspondence(clock) ? t("clock.days", { n: days }) : `${minutes}+${increment}`;
-    fill(this.element, [h("span", { class: "clock-control hint", text: control }), ...faces]);
+    const items = [h("span", { class: "clock-control hint", text: control }), ...faces];
+    if (clock.starts_in !== undefined) {
+      // The clock waits for both players (the first-move grace): say so, and for how long at most.
+      const left = Math.max(0, clock.starts_in - (performance.now() - this.at) / 1000);
+      const text = t("clock.waiting", { time: formatClock(left) });
+      items.push(h("span", { class: "clock-waiting hint", "data-testid": "clock-waiting", text }));
+    }
+    fill(this.element, items);
   }
 }
 
@@ -107,18 +115,26 @@ export class LifeControls {
     this.element = h("div", { class: "life-controls", "data-testid": "life" });
     this.confirming = false;
     this.offeredBy = null;
+    this.asked = false;
     this.rematch = null;
   }
 
-  /** A `rematch_offered` or `rematch` message (the latter also from a sync's `rematch` id). */
+  /**
+   * A `rematch_offered` or `rematch` message (the latter also from a sync's `rematch` id). Whether
+   * the rematch was agreed while this page took part (an offer made, heard or accepted here): then
+   * the player is taken to it; a finished game opened later only links to its rematch.
+   */
   heard(msg) {
     if (msg.type === "rematch_offered") this.offeredBy = msg.seat;
     if (msg.type === "rematch") {
+      const live = this.rematch === null && (this.asked || this.offeredBy !== null);
       this.rematch = msg;
       // A seat link "#seat:N" is the account's seat (no token): the account lists it, not this browser.
       const token = msg.seat_url?.split("#")[1];
       if (token && !token.startsWith("seat:")) rememberSeat({ game_id: msg.game_id, seat: msg.seat, token });
+      return live;
     }
+    return false;
   }
 
   render(entry) {
@@ -145,7 +161,10 @@ export class LifeControls {
             class: "btn rematch",
             "data-testid": "rematch",
             disabled: mineOffered,
-            onclick: () => this.send({ type: "rematch" }),
+            onclick: () => {
+              this.asked = true;
+              this.send({ type: "rematch" });
+            },
             text: t(mineOffered ? "life.rematch_offered" : theirs ? "life.accept_rematch" : "life.offer_rematch"),
           }),
         );

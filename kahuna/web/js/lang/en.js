@@ -513,4 +513,6 @@ export default {
   "account.password_change_button": "Change password",
   "account.password_changed": "Password changed: {sessions} other sign-ins ended, {tokens} tokens revoked.",
   "account.refused": "Not accepted: {reason}",
+  // play
+  "clock.waiting": "The clock starts when both players are here (in {time} at the latest).",
 };
