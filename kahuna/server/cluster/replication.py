@@ -198,6 +198,8 @@ class RedisReplication:
             game.remote_online[data["i"]] = (bool(data["on"][0]), bool(data["on"][1]))
             if game.online() != before:
                 game.broadcast_presence()
+                if all(game.online()):  # the second player is connected to another instance
+                    await engine.players_here(game)
             return
         if kind == "w":
             self._publish(game, {"k": "p", "on": list(game.local_online())})

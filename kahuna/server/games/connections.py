@@ -4,8 +4,6 @@ A clock waiting for its players starts when the second one says ``hello``."""
 
 from __future__ import annotations
 
-import time
-
 from kahuna.server.games import messages
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import Client, LiveGame
@@ -29,10 +27,10 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
         newly_online = client.seat is not None and not game.online()[client.seat]
         game.clients.add(client)
         engine.replication.presence(game)
-        if game.clock is not None and game.clock.waiting and not game.state.is_over and all(game.online()):
-            await engine.start_clock(game, time.time())  # both players are here: the clock runs
     if newly_online:
         game.broadcast_presence()
+        if all(game.online()):
+            await engine.players_here(game)  # both are here: a clock that waited for them starts
     else:
         client.send(messages.presence(game.online()))
 

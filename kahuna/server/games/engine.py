@@ -174,6 +174,14 @@ class GameEngine:
             return
         await self.end(game, Termination("timeout", seat), deadline)
 
+    async def players_here(self, game: LiveGame) -> None:
+        """Both players are connected (to this instance or another): a clock that waited for them
+        starts now. Takes the game's lock."""
+        async with game.lock:
+            clock = game.clock
+            if clock is not None and clock.waiting and not game.state.is_over and all(game.online()):
+                await self.start_clock(game, time.time())
+
     async def start_clock(self, game: LiveGame, moment: float) -> None:
         """Start the clock that waited for the players (both are there, or the grace is over) at
         ``moment``: the clock of the seat to move runs. Stored first, then sent to everyone."""

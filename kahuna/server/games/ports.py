@@ -34,6 +34,10 @@ class Catchup(Protocol):
         """Another process stored ``seat``'s action, now applied to ``game`` here (lock held)."""
         ...
 
+    async def players_here(self, game: LiveGame) -> None:
+        """Both players are connected, here or elsewhere: a clock waiting for them starts (takes the lock)."""
+        ...
+
 
 class Replication(Protocol):
     """How a change stored here reaches the other processes serving the same games, and theirs here."""
