@@ -54,6 +54,13 @@ class StoredGame:
     chat: list[dict[str, Any]] = field(default_factory=list)
     rematch: str | None = None
     rematch_of: str | None = None
+    rated: bool = False
+    """A rated game (``game_accounts.rated``): no take-backs."""
+
+
+TAKEBACK = "takeback"
+"""The token of a log entry that takes back the action before it (``games/takeback.py``): the log
+only grows, so versions stay monotonic, and a replay skips both (``games/live.rebuild``)."""
 
 
 def database_url(url: str) -> str:
@@ -251,6 +258,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     ).mappings()
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
+    rated = conn.execute(select(game_accounts.c.rated).where(game_accounts.c.game_id == game_id)).scalar()
     result = json.loads(row["result"]) if row["result"] else None
     return StoredGame(
         game_id=row["id"],
@@ -270,6 +278,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         chat=[dict(line) for line in lines],
         rematch=after,
         rematch_of=before,
+        rated=bool(rated),
     )
 
 

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from sqlalchemy import Connection
 
-from kahuna.rules import Action, Event, IllegalActionError, Reason, Termination
+from kahuna.rules import Action, Event, GameState, IllegalActionError, Reason, Termination
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import random_seed
@@ -100,7 +100,7 @@ class GameEngine:
             clock = game.clock
         row = ActionRow(
             game_id=game.game_id,
-            seq=len(before.history),
+            seq=game.version,
             seat=seat,
             token=action.token,
             new_reshuffles=tuple(enumerate(after.reshuffles))[len(before.reshuffles) :],
@@ -124,6 +124,7 @@ class GameEngine:
         game.state = after
         game.clock = clock
         game.updated = row.at
+        game.takeback_offer = None  # asked before this action: it no longer applies
         self.deadlines.track(game)
         if actor is not None:
             actor.send(messages.ack(msg_id, game.version))
@@ -150,6 +151,35 @@ class GameEngine:
                 action = random.Random(random_seed()).choice(game.state.legal_actions())
             await self.apply(game, seat, action)
         return True
+
+    async def take_back(self, game: LiveGame, seat: int) -> None:
+        """Take back ``seat``'s last action (``games/takeback.py`` checked it may): a log entry of
+        its own, stored first, then the game as it was before that action is current and sent to
+        everyone as a ``sync`` at the next version."""
+        before = game.state
+        after = GameState.from_deal(game.deal, before.variant, list(before.reshuffles))
+        for _actor, action in before.history[:-1]:
+            after.apply(action)
+        assert after.reshuffles == before.reshuffles  # a card play draws nothing
+        after.rng = before.rng
+        row = ActionRow(
+            game_id=game.game_id, seq=game.version, seat=seat, token=store.TAKEBACK, new_reshuffles=(),
+            status=messages.PLAYING, result=None, at=store.now(),
+        )  # fmt: skip
+        try:
+            await self.writer.write(row)
+        except Conflict:  # another instance stored something at this version first
+            await self.refresh(game)
+            raise overtaken(game) from None
+        except Exception:
+            raise Rejected("server_error", "the server could not store the take-back; nothing changed") from None
+        self.replication.changed(game)
+        game.state = after
+        game.takebacks += 1
+        game.takeback_offer = None
+        game.updated = row.at
+        game.broadcast_sync()
+        logs.event("takeback", game_id=game.game_id, seat=seat, version=game.version)
 
     # ----------------------------------------------------------------- the end off the board
 

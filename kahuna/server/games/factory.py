@@ -146,6 +146,7 @@ class GameFactory:
             actions=[],
             clock=None if clock is None else clock.to_store(),
             rematch_of=terms.rematch_of,
+            rated=terms.rated,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
 

@@ -25,6 +25,7 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import chat as chatting
 from kahuna.server.games import connections, creating, ending, joining, playing
 from kahuna.server.games import rematch as rematches
+from kahuna.server.games import takeback as takebacks
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.deadlines import Deadlines, StoredDeadlines
 from kahuna.server.games.ended import EndHooks
@@ -145,6 +146,12 @@ class GameService:
 
     async def rematch(self, game: LiveGame, client: Client) -> None:
         await rematches.rematch(self.engine, self.factory, game, client)
+
+    async def takeback(self, game: LiveGame, client: Client) -> None:
+        await takebacks.takeback(self.engine, game, client)
+
+    async def decline_takeback(self, game: LiveGame, client: Client) -> None:
+        await takebacks.decline(game, client)
 
     async def chat(self, game: LiveGame, client: Client, text: str) -> None:
         await chatting.chat(self.engine, game, client, text, self.chat_lines_per_game)

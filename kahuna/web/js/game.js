@@ -286,6 +286,21 @@ export class GamePage {
       this.setClock(index, msg.clock);
     } else if (msg.type === "chat") {
       if (index === 0) this.chat.add(msg); // in hot-seat both seats hear each line: show it once
+    } else if (msg.type === "takeback_offered" || msg.type === "takeback_declined") {
+      if (this.hotseat) {
+        // Both seats are at this device: the other seat accepts at once (declines never come).
+        if (msg.type === "takeback_offered" && index === 0) {
+          const other = this.conns.find((c) => c.seat !== null && c.seat !== msg.seat);
+          if (other) other.conn.send({ type: "takeback", id: `r${other.conn.nextId++}` });
+        }
+        return true;
+      }
+      this.life.heardTakeback(msg);
+      if (entry.seat !== null && msg.seat !== entry.seat) {
+        const key = msg.type === "takeback_offered" ? "life.takeback_offered" : "life.takeback_declined";
+        this.showMessage(t(key, { who: colourName(msg.seat) }));
+      }
+      this.render();
     } else if (msg.type === "rematch_offered" || msg.type === "rematch") {
       if (this.life.heard(msg)) this.goingTo = msg.game_id;
       this.toRematch(msg);
@@ -400,6 +415,7 @@ export class GamePage {
       const entry = this.conns[index];
       if (msg.type === "sync") {
         Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
+        Object.assign(entry, { version: msg.version, canTakeBack: !!msg.can_take_back });
         entry.whyNot = msg.why_not || {};
         entry.rematch = msg.rematch || null;
         entry.rematchOf = msg.rematch_of || null;
@@ -419,6 +435,7 @@ export class GamePage {
         if (index === this.shown || !this.logHas(msg.version))
           await this.playUpdate(msg, animate && index === this.shown);
         Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
+        Object.assign(entry, { version: msg.version, canTakeBack: !!msg.can_take_back });
         entry.whyNot = msg.why_not || {};
         if ("clock" in msg) this.setClock(index, msg.clock); // caught-up updates have none: a clock follows
         if (this.pending !== null && this.pending.index === index) this.pending = null;
@@ -661,6 +678,8 @@ export class GamePage {
   /** An error message of the server in words: a refusal of the referee is translated from its code. */
   errorText(msg) {
     if (msg.reason) return reasonText(msg.reason);
+    const known = t(`error.${msg.code}`);
+    if (known !== `error.${msg.code}`) return known; // a refusal the browser has words for
     if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
     return msg.message || msg.code;
   }

@@ -117,6 +117,40 @@ export class LifeControls {
     this.offeredBy = null;
     this.asked = false;
     this.rematch = null;
+    this.takeback = null; // the pending take-back request: {seat, version}
+  }
+
+  /** A `takeback_offered` or `takeback_declined` message (a take-back done arrives as a sync). */
+  heardTakeback(msg) {
+    this.takeback = msg.type === "takeback_offered" ? { seat: msg.seat, version: msg.version } : null;
+  }
+
+  /**
+   * Take-back in a casual game: "Take back" for the seat to move after an action of its turn,
+   * "Accept"/"Decline" for the other seat while the request stands (an action since voids it).
+   */
+  takebackItems(entry, version) {
+    const seat = entry.seat;
+    const offer = this.takeback && this.takeback.version === version ? this.takeback : null;
+    const button = (testid, key, msg, extra = {}) =>
+      h("button", {
+        type: "button",
+        class: "btn",
+        "data-testid": testid,
+        onclick: () => this.send(msg),
+        text: t(key),
+        ...extra,
+      });
+    if (offer && offer.seat !== seat) {
+      return [
+        h("span", { class: "hint", text: t("life.takeback_offered", { who: colourName(offer.seat) }) }),
+        button("takeback-accept", "life.takeback_accept", { type: "takeback" }),
+        button("takeback-decline", "life.takeback_decline", { type: "takeback_decline" }),
+      ];
+    }
+    if (!entry.canTakeBack) return [];
+    const mine = offer && offer.seat === seat;
+    return [button("takeback", mine ? "life.takeback_asked" : "life.takeback", { type: "takeback" }, { disabled: !!mine })];
   }
 
   /**
@@ -170,6 +204,7 @@ export class LifeControls {
         );
       }
     } else if (seat !== null && seat !== undefined && entry.status !== "waiting") {
+      items.push(...this.takebackItems(entry, entry.version));
       if (this.confirming) {
         items.push(
           h("span", { class: "hint", text: t("life.really_resign") }),

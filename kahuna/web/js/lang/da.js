@@ -515,4 +515,13 @@ export default {
   "account.refused": "Ikke godkendt: {reason}",
   // play
   "clock.waiting": "Uret starter, når begge spillere er her (senest om {time}).",
+  "life.takeback": "Fortryd",
+  "life.takeback_asked": "Fortrydelse bedt om…",
+  "life.takeback_accept": "Accepter fortrydelsen",
+  "life.takeback_decline": "Afvis",
+  "life.takeback_offered": "{who} beder om at fortryde sin sidste handling.",
+  "life.takeback_declined": "{who} afviste fortrydelsen.",
+  "error.rated": "I ratede spil kan intet fortrydes.",
+  "error.nothing_to_take_back": "Der er intet i denne tur at fortryde.",
+  "error.no_takeback": "Der er ingen anmodning om fortrydelse at svare på.",
 };

@@ -516,4 +516,13 @@ export default {
   "account.refused": "Nicht angenommen: {reason}",
   // play
   "clock.waiting": "Die Uhr startet, wenn beide Spieler da sind (spätestens in {time}).",
+  "life.takeback": "Zurücknehmen",
+  "life.takeback_asked": "Rücknahme erbeten…",
+  "life.takeback_accept": "Rücknahme annehmen",
+  "life.takeback_decline": "Ablehnen",
+  "life.takeback_offered": "{who} bittet, die letzte Aktion zurückzunehmen.",
+  "life.takeback_declined": "{who} hat die Rücknahme abgelehnt.",
+  "error.rated": "In gewerteten Partien gibt es keine Rücknahme.",
+  "error.nothing_to_take_back": "In diesem Zug gibt es nichts zurückzunehmen.",
+  "error.no_takeback": "Es gibt keine Bitte um Rücknahme zu beantworten.",
 };

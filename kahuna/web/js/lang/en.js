@@ -515,4 +515,13 @@ export default {
   "account.refused": "Not accepted: {reason}",
   // play
   "clock.waiting": "The clock starts when both players are here (in {time} at the latest).",
+  "life.takeback": "Take back",
+  "life.takeback_asked": "Take-back asked…",
+  "life.takeback_accept": "Accept the take-back",
+  "life.takeback_decline": "Decline",
+  "life.takeback_offered": "{who} asks to take back their last action.",
+  "life.takeback_declined": "{who} declined the take-back.",
+  "error.rated": "Rated games allow no take-backs.",
+  "error.nothing_to_take_back": "Nothing of this turn to take back.",
+  "error.no_takeback": "There is no take-back request to answer.",
 };

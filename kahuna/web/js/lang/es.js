@@ -515,4 +515,13 @@ export default {
   "account.refused": "No aceptado: {reason}",
   // play
   "clock.waiting": "El reloj empieza cuando estén los dos jugadores (como muy tarde en {time}).",
+  "life.takeback": "Deshacer",
+  "life.takeback_asked": "Deshacer pedido…",
+  "life.takeback_accept": "Aceptar deshacer",
+  "life.takeback_decline": "Rechazar",
+  "life.takeback_offered": "{who} pide deshacer su última acción.",
+  "life.takeback_declined": "{who} ha rechazado deshacer.",
+  "error.rated": "En las partidas puntuables no se puede deshacer.",
+  "error.nothing_to_take_back": "No hay nada de este turno que deshacer.",
+  "error.no_takeback": "No hay ninguna petición de deshacer que responder.",
 };

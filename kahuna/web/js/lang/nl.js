@@ -516,4 +516,13 @@ export default {
   "account.refused": "Niet geaccepteerd: {reason}",
   // play
   "clock.waiting": "De klok start als beide spelers er zijn (uiterlijk over {time}).",
+  "life.takeback": "Terugnemen",
+  "life.takeback_asked": "Terugname gevraagd…",
+  "life.takeback_accept": "Terugname aannemen",
+  "life.takeback_decline": "Weigeren",
+  "life.takeback_offered": "{who} vraagt de laatste actie terug te nemen.",
+  "life.takeback_declined": "{who} heeft de terugname geweigerd.",
+  "error.rated": "In partijen met rating kan niets worden teruggenomen.",
+  "error.nothing_to_take_back": "Er is in deze beurt niets terug te nemen.",
+  "error.no_takeback": "Er is geen verzoek tot terugname om te beantwoorden.",
 };
