@@ -333,6 +333,12 @@ class LiveGame:
         for client in self.clients:
             client.send_text(text)
 
+    def send_takeback_declined(self, seat: int) -> None:
+        """``seat`` declined the other seat's take-back request: to every connection."""
+        text = messages.encode(messages.takeback_declined(seat))
+        for client in self.clients:
+            client.send_text(text)
+
     def broadcast_clock(self) -> None:
         """The clock as it is now to every connection (it started without an action)."""
         clock = self.clock_json()

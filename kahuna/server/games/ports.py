@@ -56,6 +56,10 @@ class Replication(Protocol):
 
     def rematch_offered(self, game: LiveGame) -> None: ...
 
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
+        """A take-back was asked for (``game.takeback_offer``), or declined by ``declined_by``."""
+        ...
+
     def changed(self, game: LiveGame) -> None:
         """Seats, the end, a name or a rematch changed: the others reload the game."""
         ...
@@ -103,6 +107,9 @@ class SingleInstance:
         return
 
     def rematch_offered(self, game: LiveGame) -> None:
+        return
+
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
         return
 
     def changed(self, game: LiveGame) -> None:

@@ -151,7 +151,7 @@ class GameService:
         await takebacks.takeback(self.engine, game, client)
 
     async def decline_takeback(self, game: LiveGame, client: Client) -> None:
-        await takebacks.decline(game, client)
+        await takebacks.decline(self.engine, game, client)
 
     async def chat(self, game: LiveGame, client: Client, text: str) -> None:
         await chatting.chat(self.engine, game, client, text, self.chat_lines_per_game)

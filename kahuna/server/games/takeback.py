@@ -41,10 +41,11 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
             return
         game.takeback_offer = (seat, game.version)
         game.send_takeback_offer()
+        engine.replication.takeback_asked(game)
         logs.event("takeback_offered", game_id=game.game_id, seat=seat, version=game.version)
 
 
-async def decline(game: LiveGame, client: Client) -> None:
+async def decline(engine: GameEngine, game: LiveGame, client: Client) -> None:
     """Decline the other seat's take-back request."""
     seat = client.seat
     if seat is None:
@@ -54,9 +55,8 @@ async def decline(game: LiveGame, client: Client) -> None:
         if offer is None or offer[0] == seat:
             raise Rejected("no_takeback", "the other seat has not asked for a take-back")
         game.takeback_offer = None
-        text = messages.encode(messages.takeback_declined(seat))
-        for other in game.clients:
-            other.send_text(text)
+        game.send_takeback_declined(seat)
+        engine.replication.takeback_asked(game, declined_by=seat)
 
 
 def _check_game(game: LiveGame) -> None:
