@@ -16,6 +16,7 @@ import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
+import { playerNames } from "./account.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
@@ -524,7 +525,7 @@ export class GamePage {
       this.scoringBox.replaceChildren();
       this.focusNext();
     };
-    fill(this.scoringBox, [scoringPanel(ev, this.current.players, close)]);
+    fill(this.scoringBox, [scoringPanel(ev, playerNames(this.current.players, this.current.kinds), close)]);
     this.scoringBox.querySelector("button")?.focus({ preventScroll: true });
   }
 
@@ -872,7 +873,7 @@ export class GamePage {
     this.banner.classList.toggle("mine", mine);
     // Hot-seat hand-over: nothing that belongs to one seat (hand, known cards, tracker, the
     // seat's log and refusals) is on screen until the seat to move asks for it.
-    fill(this.playersBox, playersPanel(view, entry.players, seat, entry.online, curtain));
+    fill(this.playersBox, playersPanel(view, playerNames(entry.players, entry.kinds), seat, entry.online, curtain));
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
@@ -948,7 +949,7 @@ export class GamePage {
       aborted(view) ? null : h("a", { href: replayHref(this.gameId), class: "btn", text: t("summary.replay") }),
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
-    fill(this.summaryBox, summaryPanel(view, entry.players, links));
+    fill(this.summaryBox, summaryPanel(view, playerNames(entry.players, entry.kinds), links));
   }
 
   renderDraw(view, seat, curtain) {
