@@ -101,3 +101,19 @@ def test_sign_up_says_the_password_rules_and_refusals_in_the_page_language(
     _fits(page)
     shot(page, f"texts-signup-{language}")
     assert not errors, errors
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_default_names_read_in_the_page_language(language: str, server: str, open_page: OpenPage) -> None:
+    """Issue 31, point 13: a German guest's "Gast 4821" reads "Guest 4821" to an English opponent,
+    and hot-seat's "Player 2" (the server's name for the second seat) "Spieler 2" in German."""
+    hotseat = _create(server, opponent="hotseat", seat="first", name="Spieler 1")  # as a German browser names it
+    page = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", locale=LOCALES[language])
+    words = _table(page, language)
+    for seat in (0, 1):
+        expect(page.locator(f".player.seat{seat} .player-name")).to_have_text(
+            words["names.player"].replace("{n}", str(seat + 1))
+        )
+    guest = _create(server, opponent="human", seat="first", name="Gast 4821")
+    watcher = open_page(f"/watch/{guest['game_id']}", locale=LOCALES[language])
+    expect(watcher.locator(".player.seat0 .player-name")).to_have_text(words["names.guest"].replace("{n}", "4821"))
