@@ -65,3 +65,19 @@ def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
     expect(ann.get_by_test_id("takeback")).to_have_count(0)
     expect(bob.get_by_test_id("takeback-accept")).to_have_count(0)
     shot(ann, "takeback-2-taken-back")
+
+
+def test_hot_seat_takes_back_at_once(server: str, open_page: OpenPage) -> None:
+    """Both seats are at this screen: the other one accepts by itself."""
+    created = _create(server, opponent="hotseat", seat="first")
+    page = open_page(f"/play/{created['game_id']}#{','.join(created['tokens'])}")
+    page.locator(".reveal").click()  # the first turn starts behind the curtain
+    cards = page.locator('[data-testid="hand"] button.card')
+    expect(cards).to_have_count(3)
+    page.locator("#notation").fill(_a_legal_build(server, created["game_id"], created["tokens"][0]))
+    page.locator("#notation").press("Enter")
+    expect(cards).to_have_count(2)
+    page.get_by_test_id("takeback").click()
+    expect(cards).to_have_count(3)
+    expect(page.get_by_test_id("takeback")).to_have_count(0)
+    expect(page.get_by_test_id("takeback-accept")).to_have_count(0)
