@@ -79,6 +79,10 @@ def test_a_card_play_taken_back_with_consent_survives_a_restart_and_leaves_the_r
             assert (await _answer(black.conn, "takeback"))["type"] == "ack"
             offered = await white.conn.until(lambda m: m["type"] == "takeback_offered")
             assert offered == {"type": "takeback_offered", "seat": 0, "version": asked_at}
+            again = await connect(server, game_id, friend["token"], hello=False)  # White comes back: asked again
+            await again.hello(asked_at)
+            assert (await again.until(lambda m: m["type"] == "takeback_offered")) == offered
+            await again.close()
             assert (await _answer(white.conn, "takeback_decline"))["type"] == "ack"
             declined = await black.conn.until(lambda m: m["type"] == "takeback_declined")
             assert declined == {"type": "takeback_declined", "seat": 1}

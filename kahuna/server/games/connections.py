@@ -23,6 +23,8 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
             send_rematch(game, client)
         elif game.rematch_offer is not None:
             client.send(messages.rematch_offered(game.rematch_offer[0]))
+        if game.takeback_offer is not None:  # a request still standing, to a client coming back
+            client.send(messages.takeback_offered(*game.takeback_offer))
         client.answered_at = client.queued
         newly_online = client.seat is not None and not game.online()[client.seat]
         game.clients.add(client)
