@@ -10,7 +10,7 @@ change leaves the game exactly as it was, and no acknowledged change can be lost
 and an end off the board (resignation, timeout, abort) the same way, with the :mod:`ended` hook
 run inside its transaction. What differs between processes (how changes are replicated, how AI
 moves are scheduled) is given at construction (``games/ports.py``); what a client asks for is
-checked by one module per request (``playing``, ``ending``, ``chat``, ``rematch``, ``joining``,
+checked by one module per request (``playing``, ``ending``, ``chat``, ``rematch``, ``takeback``, ``joining``,
 ``connections``) before it reaches the engine. Every method here expects the game's lock held.
 """
 

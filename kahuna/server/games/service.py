@@ -8,7 +8,7 @@ It holds the parts and hands each request to the module that checks it; the part
 - the :class:`~kahuna.server.games.factory.GameFactory`, the one way a game starts;
 - the deadlines of timed games and the loop that ends those whose clock ran out.
 
-A new kind of request is a new module beside ``playing``, ``ending``, ``chat``, ``rematch``,
+A new kind of request is a new module beside ``playing``, ``ending``, ``chat``, ``rematch``, ``takeback``,
 ``joining`` and ``connections``, and one line here; a new room that must see games start or end
 uses the factory or subscribes to the end hook (``ended.py``) and changes nothing here.
 """
