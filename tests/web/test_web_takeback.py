@@ -64,7 +64,13 @@ def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
     expect(cards).to_have_count(3)  # the card is back in Ann's hand, the bridge off the board
     expect(ann.get_by_test_id("takeback")).to_have_count(0)
     expect(bob.get_by_test_id("takeback-accept")).to_have_count(0)
+    expect(ann.locator(".log-item")).to_have_count(0)
     shot(ann, "takeback-2-taken-back")
+    ann.locator("#notation").fill("d?")  # the turn goes on as if the build had never been: a draw ends it
+    ann.locator("#notation").press("Enter")
+    for page in (ann, bob):  # the log numbers the game as played: the draw is its first action
+        expect(page.locator(".log-item")).to_have_count(1)
+        expect(page.locator(".log-item .log-num")).to_have_text("1.")
 
 
 def test_hot_seat_takes_back_at_once(server: str, open_page: OpenPage) -> None:

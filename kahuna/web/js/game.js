@@ -433,7 +433,7 @@ export class GamePage {
         }
       } else if (msg.type === "update") {
         const animate = index === this.shown && this.queue.length < 6;
-        if (index === this.shown || !this.logHas(msg.version))
+        if (index === this.shown || !this.logHas(msg.view.history.length))
           await this.playUpdate(msg, animate && index === this.shown);
         Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
         Object.assign(entry, { version: msg.version, canTakeBack: !!msg.can_take_back });
@@ -492,8 +492,10 @@ export class GamePage {
   async playUpdate(msg, animate) {
     const step = animate ? STEP_MS[animationSpeed()] : 0;
     const wait = () => sleep(step);
-    const item = { version: msg.version, seat: msg.seat_acted, lines: [] };
-    if (!this.logHas(msg.version)) this.log.unshift(item);
+    // Numbered by its place in the game as played (a take-back makes the game's version run ahead).
+    const number = msg.view.history.length;
+    const item = { version: number, seat: msg.seat_acted, lines: [] };
+    if (!this.logHas(number)) this.log.unshift(item);
     this.lastMoves.startAction();
     this.sinceLeft = null;
     for (const raw of msg.events) {
