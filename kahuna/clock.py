@@ -124,6 +124,9 @@ class Clock:
     """The seat whose clock runs, or ``None`` (not started yet, or stopped at the end)."""
     since: float | None
     """When the running clock last started (seconds since the epoch)."""
+    starts_by: float | None = None
+    """A clock waiting for its players (``running`` is ``None``): when it starts at the latest, if
+    they are not all there before (the first-move grace; seconds since the epoch)."""
 
     @classmethod
     def new(cls, control: TimeControl) -> Clock:
@@ -132,11 +135,26 @@ class Clock:
         return cls(control, [full, full], None, None)
 
     def copy(self) -> Clock:
-        return Clock(self.control, self.remaining[:], self.running, self.since)
+        return Clock(self.control, self.remaining[:], self.running, self.since, self.starts_by)
 
     def start(self, seat: int, now: float) -> None:
-        """Start ``seat``'s clock (the first turn, once both seats are taken)."""
-        self.running, self.since = seat, now
+        """Start ``seat``'s clock (the first turn, once both seats are taken and there)."""
+        self.running, self.since, self.starts_by = seat, now, None
+
+    def wait_for_players(self, now: float, grace: float) -> None:
+        """Stay stopped until the players are there, for ``grace`` seconds at most: nobody's time
+        runs out before they could see the board (lichess's first-move timer does the same)."""
+        self.running, self.since, self.starts_by = None, None, now + grace
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the clock waits for its players (set by :meth:`wait_for_players`, not started yet)."""
+        return self.running is None and self.starts_by is not None
+
+    def due(self) -> float | None:
+        """When the server must look at this clock next: the running seat's deadline, or when a
+        waiting clock starts at the latest; ``None`` if neither."""
+        return self.starts_by if self.waiting else self.deadline()
 
     def left(self, seat: int, now: float) -> float:
         """Seconds ``seat`` has left at ``now`` (negative once its deadline has passed)."""
@@ -157,7 +175,10 @@ class Clock:
 
     def turn_ended(self, seat: int, now: float) -> None:
         """``seat`` ended its turn at ``now`` (in time): add the increment (real time) or refill
-        the turn's allowance (correspondence), and start the other seat's clock."""
+        the turn's allowance (correspondence), and start the other seat's clock. A clock still
+        waiting for the players stays stopped (the turn cost no time)."""
+        if self.waiting:
+            return
         if self.control.correspondence:
             self.remaining[seat] = self.control.turn_allowance
         else:
@@ -168,21 +189,26 @@ class Clock:
         """The game ended: freeze both clocks as they are at ``now``."""
         if self.running is not None:
             self.remaining[self.running] = max(0.0, self.left(self.running, now))
-        self.running, self.since = None, None
+        self.running, self.since, self.starts_by = None, None, None
 
     def to_json(self, now: float) -> dict[str, Any]:
         """For clients: the time control, the seconds left of each seat at ``now`` and which
-        clock runs (clients count down locally and correct themselves on every message)."""
-        return {
+        clock runs (clients count down locally and correct themselves on every message); a clock
+        waiting for the players also says in how many seconds it starts at the latest."""
+        out: dict[str, Any] = {
             "control": self.control.to_json(),
             "remaining": [round(max(0.0, self.left(s, now)), 3) for s in (0, 1)],
             "running": self.running,
         }
+        if self.waiting:
+            assert self.starts_by is not None
+            out["starts_in"] = round(max(0.0, self.starts_by - now), 3)
+        return out
 
     def to_store(self) -> dict[str, Any]:
         """Everything needed to rebuild this clock exactly (for the database)."""
         return {"control": self.control.to_json(), "remaining": self.remaining[:], "running": self.running,
-                "since": self.since}  # fmt: skip
+                "since": self.since, "starts_by": self.starts_by}  # fmt: skip
 
     @classmethod
     def from_store(cls, data: dict[str, Any]) -> Clock:
@@ -192,9 +218,11 @@ class Clock:
         remaining = [float(r) for r in data["remaining"]]
         running = data["running"]
         since = None if data["since"] is None else float(data["since"])
-        if len(remaining) != 2 or running not in (0, 1, None) or (running is None) != (since is None):
+        starts_by = None if data.get("starts_by") is None else float(data["starts_by"])
+        malformed = (running is None) != (since is None) or (starts_by is not None and running is not None)
+        if len(remaining) != 2 or running not in (0, 1, None) or malformed:
             raise ClockError(f"malformed stored clock {data!r}")
-        return cls(control, remaining, running, since)
+        return cls(control, remaining, running, since, starts_by)
 
 
 def format_seconds(seconds: float) -> str:

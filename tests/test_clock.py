@@ -89,3 +89,18 @@ def test_clock_format() -> None:
     assert [format_seconds(s) for s in (0, -3, 0.2, 59.2, 61, 3600, 3725, 2 * DAY + 3 * 3600)] == [
         "0:00", "0:00", "0:01", "1:00", "1:01", "1:00:00", "1:02:05", "2d 3h"
     ]  # fmt: skip
+
+
+def test_a_clock_waiting_for_the_players_costs_no_time_until_it_starts() -> None:
+    clock = Clock.new(TimeControl(60, 5))
+    clock.wait_for_players(1000.0, 30)
+    assert clock.waiting and clock.due() == 1030.0 and clock.deadline() is None
+    assert clock.to_json(1010.0) == {"control": {"initial": 60, "increment": 5}, "remaining": [60.0, 60.0],
+                                     "running": None, "starts_in": 20.0}  # fmt: skip
+    clock.turn_ended(0, 1020.0)  # a turn played while waiting: no time used, no increment
+    assert clock.remaining == [60.0, 60.0] and clock.running is None and clock.waiting
+    assert Clock.from_store(clock.to_store()) == clock
+    clock.start(1, 1025.0)
+    assert not clock.waiting and clock.due() == clock.deadline() == 1085.0 and "starts_in" not in clock.to_json(1030)
+    with pytest.raises(ClockError):
+        Clock.from_store({**clock.to_store(), "starts_by": 1030.0})  # running and waiting at once

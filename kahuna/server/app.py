@@ -136,6 +136,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         clock_min_seconds=limits.clock_min_seconds,
         chat_lines_per_game=limits.chat_lines_per_game,
         spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
+        first_move_grace=limits.first_move_grace,
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)

@@ -215,6 +215,7 @@ def test_hint_names_the_sweeping_claim_and_says_why() -> None:
     given = hint(view, seed=4)
     assert given.action == parse("I>J")
     assert given.why == "I>J: claims IFFI and JOJO and sends three White bridges home"
+    assert given.to_json()["reasons"] == [{"code": "claims", "islands": ["I", "J"]}, {"code": "sends_home", "count": 3}]
     with pytest.raises(ValueError, match="seat to move"):
         hint(view_of(sweep_position(), None), seed=4)
 

@@ -71,33 +71,41 @@ def test_usernames_are_unique_without_regard_to_case_and_look_alikes(server: Ser
 
 
 @pytest.mark.parametrize(
-    ("username", "reason"),
+    ("username", "reason", "code"),
     [
-        ("k", "2 to 20"),
-        ("k" * 21, "2 to 20"),
-        ("has space", "letters, digits"),
-        ("dot.name", "letters, digits"),
-        ("\u0430lani", "ASCII"),  # a Cyrillic a
-        ("\u03bfnu", "ASCII"),  # a Greek omicron
-        ("ｋａｉ", "ASCII"),  # full-width letters
-        ("ai-expert", "AI levels"),  # the levels' bot accounts
-        ("AI_master", "AI levels"),
-        ("a1-hard", "AI levels"),  # a look-alike of the prefix
+        ("k", "2 to 20", {"code": "username_length", "min": 2, "max": 20}),
+        ("k" * 21, "2 to 20", {"code": "username_length", "min": 2, "max": 20}),
+        ("has space", "letters, digits", {"code": "username_chars"}),
+        ("dot.name", "letters, digits", {"code": "username_chars"}),
+        ("\u0430lani", "ASCII", {"code": "username_chars"}),  # a Cyrillic a
+        ("\u03bfnu", "ASCII", {"code": "username_chars"}),  # a Greek omicron
+        ("ｋａｉ", "ASCII", {"code": "username_chars"}),  # full-width letters
+        ("ai-expert", "AI levels", {"code": "username_ai", "prefix": "ai-"}),  # the levels' bot accounts
+        ("AI_master", "AI levels", {"code": "username_ai", "prefix": "ai-"}),
+        ("a1-hard", "AI levels", {"code": "username_ai", "prefix": "ai-"}),  # a look-alike of the prefix
+        ("Moderator", "reserved", {"code": "username_reserved"}),
     ],
 )
-def test_invalid_usernames_are_refused_with_the_reason(server: Server, username: str, reason: str) -> None:
+def test_invalid_usernames_are_refused_with_the_reason(
+    server: Server, username: str, reason: str, code: dict[str, object]
+) -> None:
     answer = sign_up(server, username)
     assert answer.status_code == 422 and answer.json()["error"] == "invalid"
     assert reason in answer.json()["message"]
+    assert answer.json()["reason"] == code  # for the browser to word in its language
 
 
 @pytest.mark.parametrize(
-    ("password", "reason"),
-    [("short1", "at least 8"), ("password123", "common"), ("Qwerty123", "common"), ("xxLeilaniXX", "username")],
-)
-def test_weak_passwords_are_refused(server: Server, password: str, reason: str) -> None:
+    ("password", "reason", "code"),
+    [("short1", "at least 8", {"code": "password_short", "min": 8}),
+     ("password123", "common", {"code": "password_common"}), ("Qwerty123", "common", {"code": "password_common"}),
+     ("xxLeilaniXX", "username", {"code": "password_username"}),
+     ("aaaaaaaaaa", "too easy", {"code": "password_guessable"})],
+)  # fmt: skip
+def test_weak_passwords_are_refused(server: Server, password: str, reason: str, code: dict[str, object]) -> None:
     answer = sign_up(server, "Leilani", password)
     assert answer.status_code == 422 and reason in answer.json()["message"]
+    assert answer.json()["reason"] == code
 
 
 # ----------------------------------------------------------------- sessions

@@ -285,3 +285,43 @@ def test_a_resignation_through_one_instance_ends_the_game_on_the_other(shared_pa
         assert late["code"] == "game_over"
 
     run(scenario())
+
+
+def test_a_clock_waiting_for_players_on_two_instances_starts_once_both_are_there(shared_pair: Pair) -> None:
+    a, b, _url = shared_pair
+    game = a.create(opponent="human", seat="first", name="Host", clock={"initial": 120, "increment": 0})
+    friend = b.post(f"/api/join/{game['invite_url'].rsplit('/', 1)[1]}", {"name": "Friend"}).json()
+
+    async def scenario() -> None:
+        host = await Player.join(a, game["game_id"], game["token"])
+        assert host.last["clock"]["running"] is None and "starts_in" in host.last["clock"]
+        guest = await Player.join(b, friend["game_id"], friend["token"])
+        for player in (host, guest):  # whichever instance saw both first started it, for both
+            started = await player.conn.until(lambda m: m["type"] in ("clock", "sync") and m["clock"]["running"] == 0)
+            assert "starts_in" not in started["clock"]
+
+    run(scenario())
+    logs = a.log() + b.log()
+    started = [line for line in logs.splitlines() if '"clock_started"' in line and game["game_id"] in line]
+    assert len(started) == 1, started
+
+
+def test_a_take_back_asked_on_one_instance_is_accepted_through_the_other(shared_pair: Pair) -> None:
+    a, b, _url = shared_pair
+    game = a.create(opponent="human", seat="first", name="Host")
+    friend = b.post(f"/api/join/{game['invite_url'].rsplit('/', 1)[1]}", {"name": "Friend"}).json()
+
+    async def scenario() -> None:
+        host = await Player.join(a, game["game_id"], game["token"])
+        guest = await Player.join(b, friend["game_id"], friend["token"])
+        await host.play(next(t for t in host.last["legal"] if ">" in t))
+        asked_at = host.version
+        await host.conn.send(type="takeback", id="t")
+        offered = await guest.conn.until(lambda m: m["type"] == "takeback_offered")
+        assert offered == {"type": "takeback_offered", "seat": 0, "version": asked_at}
+        await guest.conn.send(type="takeback", id="yes")
+        for player in (host, guest):
+            back = await player.conn.until(lambda m: m["type"] == "sync" and m["version"] == asked_at + 1)
+            assert back["view"]["history"] == []
+
+    run(scenario())

@@ -187,12 +187,19 @@ def test_a_rematch_swaps_the_seats_and_links_both_games(quick: Server) -> None:
         assert links[1]["game_id"] == new_id and seen == {"type": "rematch", "game_id": new_id,
                                                            "spectator_url": f"/watch/{new_id}"}  # fmt: skip
         assert [link["seat"] for link in links] == [1, 0]  # Black of the old game plays White now
+        arrived = []
         for link in links:
             token = link["seat_url"].split("#", 1)[1]
             again = await Player.join(quick, new_id, token)
+            arrived.append(again)
             assert again.last["seat"] == link["seat"] and again.last["rematch_of"] == old["game_id"]
             assert again.last["view"]["variant"]["replace_on_remove"] is True
             assert again.last["clock"]["control"] == {"initial": 120, "increment": 0}
+        first_clock = arrived[0].last["clock"]  # only one player there: the clock waits for the other
+        assert first_clock["running"] is None and 0 < first_clock["starts_in"] <= 30
+        for player in arrived:  # the second one is there: the clock of the seat to move runs
+            started = await player.conn.until(lambda m: m["type"] == "clock" and m["clock"]["running"] is not None)
+            assert started["clock"]["running"] == 0 and "starts_in" not in started["clock"]
         back = await Player.join(quick, old["game_id"], old["tokens"][0])  # coming back later: the link again
         link = await _next(back.conn, "rematch", 0)
         assert link["seat_url"] == links[0]["seat_url"]
@@ -201,6 +208,30 @@ def test_a_rematch_swaps_the_seats_and_links_both_games(quick: Server) -> None:
     new_id = run(scenario())
     assert quick.get(f"/api/games/{old['game_id']}").json()["rematch"] == new_id
     assert quick.get(f"/api/games/{new_id}").json()["rematch_of"] == old["game_id"]
+
+
+def test_a_clock_waits_for_the_players_at_most_its_grace_and_hot_seat_never(tmp_path: Path) -> None:
+    server = Server(tmp_path, args=("--limit", "clock_min_seconds=1", "--limit", "first_move_grace=1")).start()
+    try:
+        invited = server.create(opponent="human", seat="first", clock={"initial": 60})
+        before_join = time.time()
+        joined = server.post(f"/api/join/{invited['invite_url'].rsplit('/', 1)[1]}", {"name": "Friend"})
+        assert joined.status_code == 200, joined.text
+        together = server.create(opponent="hotseat", seat="first", clock={"initial": 60})
+
+        async def scenario() -> None:
+            alone = await Player.join(server, invited["game_id"], invited["token"])  # the friend never comes
+            assert alone.last["clock"]["running"] is None and alone.last["clock"]["starts_in"] <= 1
+            started = await alone.conn.until(lambda m: m["type"] == "clock" and m["clock"]["running"] == 0)
+            assert time.time() >= before_join + 1  # not before the grace ended
+            assert started["clock"]["remaining"][0] <= 60
+            hotseat = await Player.join(server, together["game_id"], together["tokens"][0])
+            assert hotseat.last["clock"]["running"] == 0 and "starts_in" not in hotseat.last["clock"]
+
+        run(scenario())
+        assert '"event":"clock_started"' in server.log()
+    finally:
+        server.stop()
 
 
 def test_a_rematch_against_the_ai_starts_at_once(quick: Server) -> None:

@@ -80,10 +80,8 @@ def test_sign_up_adopts_the_guest_game_and_another_browser_resumes_it(
     other.get_by_test_id("resign").click()
     other.get_by_test_id("resign-confirm").click()
     expect(other.locator(".game")).to_have_attribute("data-turn", "over")
-    other.get_by_test_id("rematch").click()  # the AI accepts at once
-    link = other.get_by_test_id("rematch-link")
-    expect(link).to_have_attribute("href", re.compile(r"^/play/[^#]+#seat:[01]$"))
-    link.click()
+    other.get_by_test_id("rematch").click()  # the AI accepts at once: taken to the account's new seat
+    other.wait_for_url(re.compile(r"/play/(?!" + re.escape(game_id) + r")[^#]+#seat:[01]$"))
     expect(other.get_by_test_id("rematch-of")).to_be_visible()
     expect(other.locator(".players-box .you")).to_have_count(1)
     assert other.locator(".watching").count() == 0

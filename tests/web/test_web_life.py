@@ -41,13 +41,10 @@ def test_a_short_timed_game_runs_out_and_ends_in_a_rematch(
     expect(page.locator(".summary-outcome")).to_contain_text("Black ran out of time: White wins")
     shot(page, "life-2-lost-on-time")
     page.get_by_test_id("rematch").click()  # hot-seat: both seats are here, the other accepts at once
-    link = page.get_by_test_id("rematch-link")
-    expect(link).to_be_visible()
-    shot(page, "life-3-rematch-agreed")
-    link.click()
-    page.wait_for_url("**/play/**")
+    page.wait_for_url(lambda url: "/play/" in url and created["game_id"] not in url)  # taken there
     expect(page.get_by_test_id("clocks")).to_be_visible()
-    assert page.url.split("/play/")[1].split("#")[0] != created["game_id"]
+    expect(page.get_by_test_id("curtain")).to_be_visible()  # the new game's first turn, behind the curtain
+    shot(page, "life-3-rematch-taken-there")
 
 
 def test_resign_against_the_ai_on_a_clock_then_a_rematch_with_swapped_seats(
@@ -65,12 +62,59 @@ def test_resign_against_the_ai_on_a_clock_then_a_rematch_with_swapped_seats(
     page.get_by_test_id("resign-confirm").click()
     expect(page.locator(".game")).to_have_attribute("data-turn", "over")
     expect(page.locator(".summary-outcome")).to_contain_text("Black resigned: White wins")
-    page.get_by_test_id("rematch").click()  # the AI accepts at once
-    page.get_by_test_id("rematch-link").click()
-    page.wait_for_url("**/play/**")
+    old_url = page.url
+    page.get_by_test_id("rematch").click()  # the AI accepts at once: this player is taken to the rematch
+    page.wait_for_url(lambda url: "/play/" in url and url != old_url)
     expect(page.locator("#hand-title")).to_contain_text("White")  # the seats are swapped: this player is White
     expect(page.get_by_test_id("rematch-of")).to_have_attribute("href", re.compile(r"^/replay/"))  # and back
     shot(page, "life-5-rematch-as-white")
+
+
+def test_a_rematch_takes_both_browsers_to_the_new_game_whose_clock_waits_for_both(
+    server: str, new_context: Callable[..., BrowserContext], open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    created = _create(server, opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
+    old_id = created["game_id"]
+    ann = open_page(f"/play/{old_id}#{created['token']}")
+    bob = open_page(created["invite_url"], new_context())
+    bob.locator("#name").fill("Bob")
+    bob.locator("#join").click()
+    bob.wait_for_url("**/play/**")
+    expect(ann.get_by_test_id("clock-0")).to_have_class("clock running")  # both there: no waiting
+    ann.get_by_test_id("resign").click()
+    ann.get_by_test_id("resign-confirm").click()
+    for page in (ann, bob):
+        expect(page.locator(".game")).to_have_attribute("data-turn", "over")
+    bob.get_by_test_id("rematch").click()
+    expect(ann.get_by_test_id("rematch")).to_have_text("Accept the rematch")
+    shot(ann, "life-8-rematch-offered")
+    ann.get_by_test_id("rematch").click()
+    for page in (ann, bob):  # both are taken to the new game, each to its own seat
+        page.wait_for_url(lambda url: "/play/" in url and old_id not in url)
+    new_id = ann.url.split("/play/")[1].split("#")[0]
+    assert bob.url.split("/play/")[1].split("#")[0] == new_id
+    expect(ann.locator("#hand-title")).to_contain_text("White")  # the seats are swapped
+    expect(bob.locator("#hand-title")).to_contain_text("Black")
+    for page in (ann, bob):
+        expect(page.get_by_test_id("clock-0")).to_have_class("clock running")  # both arrived: it runs
+        expect(page.get_by_test_id("clock-waiting")).to_have_count(0)
+    shot(bob, "life-9-rematch-both-there")
+
+
+def test_a_clock_waits_for_the_second_player_and_says_so(
+    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+) -> None:
+    created = _create(server, opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
+    request = urllib.request.Request(
+        server + created["invite_url"].replace("/join/", "/api/join/"), data=json.dumps({"name": "Late"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10):
+        pass  # the invited player took the seat but has not opened the game
+    ann = open_page(f"/play/{created['game_id']}#{created['token']}")
+    expect(ann.get_by_test_id("clock-waiting")).to_contain_text("The clock starts when both players are here")
+    expect(ann.get_by_test_id("clock-0")).not_to_have_class(re.compile("running"))
+    shot(ann, "life-10-clock-waits-for-the-opponent")
 
 
 def test_two_players_chat_and_one_mutes_the_other(

@@ -99,7 +99,7 @@ def test_full_game_against_the_ai_by_clicks(open_page: OpenPage, shot: Callable[
     page.wait_for_url("**/play/**")
     expect(page.locator("#speed")).to_have_value("off")
     expect(page.locator("#confirm-moves")).not_to_be_checked()  # a mouse: no confirmation by default
-    expect(page.locator(".player.seat0 .player-name")).to_have_text("Kahuna AI (medium)")
+    expect(page.locator(".player.seat0 .player-name")).to_have_text("Kahuna AI (Medium)")  # the level in words
 
     # 1: a click that cannot work says why, in view, whatever was clicked.
     wait_my_turn(page)

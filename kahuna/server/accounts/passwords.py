@@ -47,17 +47,27 @@ _LOOK_ALIKES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("
 
 
 class Refused(ValueError):
-    """A username or password that may not be used; the message says why (sent as a 422)."""
+    """A username or password that may not be used; the message says why in English (sent as a
+    422), ``code`` and ``params`` say it for a client to word in its language (``reason``)."""
+
+    def __init__(self, message: str, code: str, **params: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+    def reason(self) -> dict[str, str | int]:
+        """``{"code": ..., **params}``, as the referee's reasons are sent."""
+        return {"code": self.code, **self.params}
 
 
 def check_username(name: str) -> str:
     """``name`` if it may be a username, else ``Refused`` with the reason."""
     if not name.isascii():
-        raise Refused("a username has only ASCII letters, digits, _ and -")
+        raise Refused("a username has only ASCII letters, digits, _ and -", "username_chars")
     if not 2 <= len(name) <= 20:
-        raise Refused("a username has 2 to 20 characters")
+        raise Refused("a username has 2 to 20 characters", "username_length", min=2, max=20)
     if USERNAME.fullmatch(name) is None:
-        raise Refused("a username has only letters, digits, _ and -")
+        raise Refused("a username has only letters, digits, _ and -", "username_chars")
     return name
 
 
@@ -104,9 +114,11 @@ def check_new_username(name: str) -> str:
     check_username(name)
     key = username_key(name)
     if key.startswith(username_key(LEVEL_PREFIX)):
-        raise Refused(f"usernames starting with {LEVEL_PREFIX!r} are kept for the AI levels")
+        raise Refused(
+            f"usernames starting with {LEVEL_PREFIX!r} are kept for the AI levels", "username_ai", prefix=LEVEL_PREFIX
+        )
     if key in {username_key(word) for word in RESERVED} or any(username_key(p) in key for p in RESERVED_PARTS):
-        raise Refused("this username is reserved (it would pass for the site or its staff)")
+        raise Refused("this username is reserved (it would pass for the site or its staff)", "username_reserved")
     return name
 
 
@@ -128,16 +140,18 @@ def check_password(password: str, username: str) -> str:
     """``password`` if it is acceptable, else ``Refused`` with the reason. Judging takes up to tens
     of milliseconds (zxcvbn): call it in a thread."""
     if len(password) < MIN_PASSWORD:
-        raise Refused(f"a password has at least {MIN_PASSWORD} characters")
+        raise Refused(f"a password has at least {MIN_PASSWORD} characters", "password_short", min=MIN_PASSWORD)
     if len(password) > MAX_PASSWORD:
-        raise Refused(f"a password has at most {MAX_PASSWORD} characters")
+        raise Refused(f"a password has at most {MAX_PASSWORD} characters", "password_long", max=MAX_PASSWORD)
     folded = password.casefold()
     if folded in _common():
-        raise Refused("this password is among the most common ones; choose another")
+        raise Refused("this password is among the most common ones; choose another", "password_common")
     if username_key(username) in username_key(password):
-        raise Refused("a password may not contain the username")
+        raise Refused("a password may not contain the username", "password_username")
     if estimated_guesses(password, username) < MIN_GUESSES:
-        raise Refused("this password is too easy to guess: use a few unrelated words, or a longer one")
+        raise Refused(
+            "this password is too easy to guess: use a few unrelated words, or a longer one", "password_guessable"
+        )
     return password
 
 

@@ -90,6 +90,12 @@ class Announcer:
         seat, new_id, new_digest = game.rematch_offer
         self.publish(game, {"k": "o", "seat": seat, "gid": new_id, "dig": new_digest})
 
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
+        """A seat asked for a take-back (or ``declined_by`` declined it): the other seat may answer
+        through any instance."""
+        offer = None if game.takeback_offer is None else list(game.takeback_offer)
+        self.publish(game, {"k": "t", "offer": offer, "declined_by": declined_by})
+
     def changed(self, game: LiveGame) -> None:
         """Seats, the end or a rematch changed: the others reload the game."""
         self.publish(game, {"k": "r"})
@@ -198,11 +204,24 @@ class RedisReplication:
             game.remote_online[data["i"]] = (bool(data["on"][0]), bool(data["on"][1]))
             if game.online() != before:
                 game.broadcast_presence()
+                if all(game.online()):  # the second player is connected to another instance
+                    await engine.players_here(game)
             return
         if kind == "w":
             self._publish(game, {"k": "p", "on": list(game.local_online())})
             if game.rematch_offer is not None:
                 self.rematch_offered(game)
+            if game.takeback_offer is not None:
+                self.takeback_asked(game)
+            return
+        if kind == "t":
+            offer, declined_by = data["offer"], data["declined_by"]
+            if offer is not None and int(offer[1]) == game.version:
+                game.takeback_offer = (int(offer[0]), int(offer[1]))
+                game.send_takeback_offer()
+            elif offer is None and declined_by is not None and game.takeback_offer is not None:
+                game.takeback_offer = None
+                game.send_takeback_declined(int(declined_by))
             return
         if kind == "o":
             if game.rematch is None:
@@ -258,6 +277,9 @@ class RedisReplication:
 
     def rematch_offered(self, game: LiveGame) -> None:
         self._announcer.rematch_offered(game)
+
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
+        self._announcer.takeback_asked(game, declined_by)
 
     def changed(self, game: LiveGame) -> None:
         self._announcer.changed(game)

@@ -60,6 +60,12 @@ class Limits:
     clock_min_seconds: int = MIN_INITIAL
     """The smallest real-time clock a game may be created with (``kahuna.clock.MIN_INITIAL``):
     every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""
+    first_move_grace: float = 30.0
+    """Seconds a new real-time game's clock waits for both players to be there before it starts
+    anyway (lichess gives 30 s for a first move in most time controls): a player taken to a
+    rematch, paired in the lobby or joining by invite loses no time loading the page, and one who
+    never comes holds the clock up no longer than this. Hot-seat, the tutorial, untimed and
+    correspondence games do not wait (``games/factory.py``)."""
     chat_per_minute: float = 10
     chat_burst: int = 5
     """Chat lines per sender and game (a flood is refused with ``rate_limited``). The sender is a

@@ -9,9 +9,11 @@ that are made anyway (once per game).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, func, select, update
 
-from kahuna.server.db.schema import actions, games
+from kahuna.server.db.schema import actions, clocks, games
 from kahuna.server.db.writer import Conflict
 
 
@@ -33,4 +35,20 @@ def claim_seat(conn: Connection, game_id: str, seat: int) -> None:
     column = games.c[f"name{seat}"]
     taken = conn.execute(update(games).where(games.c.id == game_id, column.is_(None)).values({column: ""}))
     if taken.rowcount != 1:
+        raise Conflict()
+
+
+def claim_clock_start(conn: Connection, game_id: str, version: int, clock: dict[str, Any]) -> None:
+    """Start the game's clock waiting for its players (store ``clock``), if it still waits and the
+    game has exactly ``version`` actions (the seat whose clock starts is the one to move then);
+    else :class:`Conflict` (another instance started it, or a turn was stored meanwhile)."""
+    started = conn.execute(
+        update(clocks)
+        .where(clocks.c.game_id == game_id, clocks.c.running.is_(None), clocks.c.starts_by.is_not(None))
+        .values(running=clock["running"], since=clock["since"], starts_by=None)
+    )
+    if started.rowcount != 1:
+        raise Conflict()
+    stored = conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar()
+    if stored != version:
         raise Conflict()

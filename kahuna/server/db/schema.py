@@ -81,9 +81,11 @@ clocks = Table(
     Column("remaining1", Float, nullable=False),
     Column("running", Integer),
     Column("since", Float),
+    Column("starts_by", Float),
 )
 """The clock of a timed game (``kahuna.clock.Clock``), rewritten with every action that ends a turn
-or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart."""
+or the game: the deadline ``since + remaining[running]`` (seconds since the epoch) survives a restart,
+and so does ``starts_by``, when a clock still waiting for its players starts at the latest."""
 
 
 chat = Table(

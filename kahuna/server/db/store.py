@@ -18,7 +18,17 @@ from typing import Any
 from sqlalchemy import Connection, Engine, case, create_engine, event, func, select, update
 from sqlalchemy.engine.url import make_url
 
-from kahuna.server.db.schema import actions, chat, clocks, game_accounts, games, rematches, reshuffles, seats
+from kahuna.server.db.schema import (
+    actions,
+    chat,
+    clocks,
+    game_accounts,
+    games,
+    rematches,
+    reshuffles,
+    seats,
+    tournament_games,
+)
 
 
 def now() -> str:
@@ -56,8 +66,16 @@ class StoredGame:
     rematch_of: str | None = None
     rated: bool = False
     """Whether it counts for ratings (a lobby game between two accounts)."""
+    """A rated game has no take-backs."""
     casual_reason: str | None = None
     """Why a game asked for as rated was started casual (``games/rated_pairs.py``)."""
+    tournament: bool = False
+    """A tournament's board (a ``tournament_games`` row names it): no take-backs, no rematch."""
+
+
+TAKEBACK = "takeback"
+"""The token of a log entry that takes back the action before it (``games/takeback.py``): the log
+only grows, so versions stay monotonic, and a replay skips both (``games/live.rebuild``)."""
 
 
 def database_url(url: str) -> str:
@@ -177,6 +195,7 @@ def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
         "remaining1": clock["remaining"][1],
         "running": clock["running"],
         "since": clock["since"],
+        "starts_by": clock.get("starts_by"),
     }
 
 
@@ -287,6 +306,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         rematch_of=before,
         rated=counts is not None and counts[0],
         casual_reason=None if counts is None else counts[1],
+        tournament=in_tournament(conn, game_id),
     )
 
 
@@ -299,12 +319,19 @@ def how_it_counts(conn: Connection, game_id: str) -> tuple[bool, str | None] | N
     return None if row is None else (bool(row.rated), row.casual_reason)
 
 
+def in_tournament(conn: Connection, game_id: str) -> bool:
+    """Whether the game is a tournament's board."""
+    found = conn.execute(select(tournament_games.c.id).where(tournament_games.c.game_id == game_id).limit(1))
+    return found.first() is not None
+
+
 def _clock_of_row(row: Any) -> dict[str, Any]:
     return {
         "control": json.loads(row["control"]),
         "remaining": [row["remaining0"], row["remaining1"]],
         "running": row["running"],
         "since": row["since"],
+        "starts_by": row["starts_by"],
     }
 
 
@@ -325,13 +352,18 @@ def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str,
 
 
 def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
-    """When the running clock of each game being played runs out, for those that do before
-    ``before`` (seconds since the epoch; ``math.inf``: all)."""
-    deadline = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    """When the running clock of each game being played runs out, or its clock waiting for the
+    players starts at the latest, for those that do before ``before`` (seconds since the epoch;
+    ``math.inf``: all)."""
+    running = clocks.c.since + case((clocks.c.running == 0, clocks.c.remaining0), else_=clocks.c.remaining1)
+    deadline = case((clocks.c.running.is_(None), clocks.c.starts_by), else_=running)
     query = (
         select(clocks.c.game_id, deadline)
         .join(games, games.c.id == clocks.c.game_id)
-        .where(games.c.status == "playing", clocks.c.running.is_not(None), clocks.c.since.is_not(None))
+        .where(
+            games.c.status == "playing",
+            ((clocks.c.running.is_not(None)) & (clocks.c.since.is_not(None))) | clocks.c.starts_by.is_not(None),
+        )
     )
     if not math.isinf(before):
         query = query.where(deadline < before)

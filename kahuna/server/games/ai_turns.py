@@ -32,13 +32,13 @@ RETRY_SECONDS = 1.0
 async def ai_move(engine: AiMoves, pool: AiPool, game: LiveGame, seat: int, spec: str) -> bool:
     """Choose and play one action of the AI ``seat`` (here, or in ``kahuna worker``); ``False`` if
     the game moved on while the agent thought. Raises if the action could not be stored."""
-    view = view_of(game.state, seat)
+    view, version = view_of(game.state, seat), game.version
     clock = game.clock
     if clock is not None and timed.short_of_time(clock.left(seat, time.time()), clock.control):
         action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
     else:
         action = await _agent_action(pool, game, spec, view.to_json())
-    return await engine.play_ai(game, seat, view.version, action)
+    return await engine.play_ai(game, seat, version, action)
 
 
 async def _agent_action(pool: AiPool, game: LiveGame, spec: str, view_json: dict[str, Any]) -> Action:

@@ -1,5 +1,6 @@
 """A connection joining a game (the WebSocket's ``hello``: catch it up, then send it every change)
-and leaving it; who is online is sent to everyone, and with several instances announced to them."""
+and leaving it; who is online is sent to everyone, and with several instances announced to them.
+A clock waiting for its players starts when the second one says ``hello``."""
 
 from __future__ import annotations
 
@@ -22,12 +23,16 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
             send_rematch(game, client)
         elif game.rematch_offer is not None:
             client.send(messages.rematch_offered(game.rematch_offer[0]))
+        if game.takeback_offer is not None:  # a request still standing, to a client coming back
+            client.send(messages.takeback_offered(*game.takeback_offer))
         client.answered_at = client.queued
         newly_online = client.seat is not None and not game.online()[client.seat]
         game.clients.add(client)
         engine.replication.presence(game)
     if newly_online:
         game.broadcast_presence()
+        if all(game.online()):
+            await engine.players_here(game)  # both are here: a clock that waited for them starts
     else:
         client.send(messages.presence(game.online()))
 

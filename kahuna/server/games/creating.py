@@ -68,6 +68,7 @@ async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seco
         invite=None if invite is None else digest(invite),
         deal=TUTORIAL_DEAL if tutorial else None,
         owner=owner,
+        together=both_here,
     )
     game = await factory.start(terms)
     assert game is not None  # nothing to claim: it cannot be refused

@@ -1,4 +1,5 @@
-"""When each timed game's running clock runs out, so that the server ends it then, exactly once.
+"""When each timed game's running clock runs out, so that the server ends it then, exactly once (and
+when a clock waiting for its players starts at the latest: ``Clock.due``).
 
 :class:`Deadlines` knows the deadline of every timed game held in memory (the engine tells it after
 each change) and of games whose deadline was read from the database (:class:`StoredDeadlines`, for
@@ -35,7 +36,7 @@ class Deadlines:
 
     def track(self, game: LiveGame) -> None:
         """Keep ``game``'s deadline up to date (call after any change to it)."""
-        deadline = None if game.clock is None or game.state.is_over else game.clock.deadline()
+        deadline = None if game.clock is None or game.state.is_over else game.clock.due()
         if deadline is None:
             if self.due.pop(game.game_id, None) is None:
                 return

@@ -10,7 +10,7 @@ change leaves the game exactly as it was, and no acknowledged change can be lost
 and an end off the board (resignation, timeout, abort) the same way, with the :mod:`ended` hook
 run inside its transaction. What differs between processes (how changes are replicated, how AI
 moves are scheduled) is given at construction (``games/ports.py``); what a client asks for is
-checked by one module per request (``playing``, ``ending``, ``chat``, ``rematch``, ``joining``,
+checked by one module per request (``playing``, ``ending``, ``chat``, ``rematch``, ``takeback``, ``joining``,
 ``connections``) before it reaches the engine. Every method here expects the game's lock held.
 """
 
@@ -22,12 +22,12 @@ from typing import TypeVar
 
 from sqlalchemy import Connection
 
-from kahuna.rules import Action, Event, IllegalActionError, Reason, Termination
+from kahuna.rules import Action, Event, GameState, IllegalActionError, Reason, Termination
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import random_seed
 from kahuna.server.db import store
-from kahuna.server.db.claims import claim_end
+from kahuna.server.db.claims import claim_clock_start, claim_end
 from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Conflict, Writer, lock_unfinished
 from kahuna.server.games import messages
@@ -100,7 +100,7 @@ class GameEngine:
             clock = game.clock
         row = ActionRow(
             game_id=game.game_id,
-            seq=len(before.history),
+            seq=game.version,
             seat=seat,
             token=action.token,
             new_reshuffles=tuple(enumerate(after.reshuffles))[len(before.reshuffles) :],
@@ -124,6 +124,7 @@ class GameEngine:
         game.state = after
         game.clock = clock
         game.updated = row.at
+        game.takeback_offer = None  # asked before this action: it no longer applies
         self.deadlines.track(game)
         if actor is not None:
             actor.send(messages.ack(msg_id, game.version))
@@ -155,19 +156,83 @@ class GameEngine:
             await self.apply(game, seat, action)
         return True
 
+    async def take_back(self, game: LiveGame, seat: int) -> None:
+        """Take back ``seat``'s last action (``games/takeback.py`` checked it may): a log entry of
+        its own, stored first, then the game as it was before that action is current and sent to
+        everyone as a ``sync`` at the next version."""
+        before = game.state
+        after = GameState.from_deal(game.deal, before.variant, list(before.reshuffles))
+        for _actor, action in before.history[:-1]:
+            after.apply(action)
+        assert after.reshuffles == before.reshuffles  # a card play draws nothing
+        after.rng = before.rng
+        row = ActionRow(
+            game_id=game.game_id, seq=game.version, seat=seat, token=store.TAKEBACK, new_reshuffles=(),
+            status=messages.PLAYING, result=None, at=store.now(),
+        )  # fmt: skip
+        try:
+            await self.writer.write(row)
+        except Conflict:  # another instance stored something at this version first
+            await self.refresh(game)
+            raise overtaken(game) from None
+        except Exception:
+            raise Rejected("server_error", "the server could not store the take-back; nothing changed") from None
+        self.replication.changed(game)
+        game.state = after
+        game.takebacks += 1
+        game.takeback_offer = None
+        game.updated = row.at
+        game.broadcast_sync()
+        logs.event("takeback", game_id=game.game_id, seat=seat, version=game.version)
+
     # ----------------------------------------------------------------- the end off the board
 
     async def time_out_now(self, game: LiveGame) -> None:
-        """End ``game`` by timeout if its running clock has run out."""
+        """End ``game`` by timeout if its running clock has run out (starting first a clock that
+        waited for the players past its grace, dated when the grace ended)."""
         clock = game.clock
         if clock is None or game.state.is_over:
             return
+        if clock.waiting:
+            assert clock.starts_by is not None
+            if time.time() < clock.starts_by:
+                self.deadlines.track(game)
+                return
+            await self.start_clock(game, clock.starts_by)
+            clock = game.clock
+            assert clock is not None
         seat = clock.flagged(time.time())
         deadline = clock.deadline()
         if seat is None or deadline is None:
             self.deadlines.track(game)
             return
         await self.end(game, Termination("timeout", seat), deadline)
+
+    async def players_here(self, game: LiveGame) -> None:
+        """Both players are connected (to this instance or another): a clock that waited for them
+        starts now. Takes the game's lock."""
+        async with game.lock:
+            clock = game.clock
+            if clock is not None and clock.waiting and not game.state.is_over and all(game.online()):
+                await self.start_clock(game, time.time())
+
+    async def start_clock(self, game: LiveGame, moment: float) -> None:
+        """Start the clock that waited for the players (both are there, or the grace is over) at
+        ``moment``: the clock of the seat to move runs. Stored first, then sent to everyone."""
+        assert game.clock is not None and game.clock.waiting
+        clock = game.clock.copy()
+        clock.start(game.state.to_move, moment)
+        version, stored = game.version, clock.to_store()
+        try:
+            await self.writer.write(lambda conn: claim_clock_start(conn, game.game_id, version, stored))
+        except Conflict:  # another instance started it (or stored a turn) first: take what it stored
+            await self.refresh(game)
+            return
+        self.replication.changed(game)
+        game.clock = clock
+        self.deadlines.track(game)
+        game.broadcast_clock()
+        logs.event("clock_started", game_id=game.game_id, version=version, late_s=round(time.time() - moment, 3))
 
     async def end(self, game: LiveGame, termination: Termination, moment: float) -> None:
         """End ``game`` off the board at ``moment``: stored first (with the end's subscribers), then

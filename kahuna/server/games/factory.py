@@ -25,6 +25,7 @@ from kahuna.clock import Clock, TimeControl
 from kahuna.rules import GameState, Variant
 from kahuna.server.accounts import store as accounts
 from kahuna.server.common import logs
+from kahuna.server.common.config import Limits
 from kahuna.server.common.tokens import new_game_id, random_seed
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
@@ -89,13 +90,36 @@ class Terms:
     a rematch is no part of the event: rooms that offer those ask here or in ``tournament_games``."""
     berserk: tuple[bool, bool] = (False, False)
     """Seats whose player berserked (an Arena's choice): their clock starts with half its time."""
+    together: bool = False
+    """Both seats are played at one screen (hot-seat, the tutorial): a real-time clock starts at
+    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`)."""
+
+
+FIRST_MOVE_GRACE = Limits.first_move_grace
+"""Seconds a new real-time game's clock waits for its players at most (``Limits.first_move_grace``)."""
+
+
+def start_clock(clock: Clock, now: float, grace: float, together: bool = False) -> None:
+    """Both seats are taken: a real-time clock waits for the players (``grace`` seconds at most)
+    unless they are at one screen; seat 0's correspondence clock starts now."""
+    if clock.control.correspondence or together:
+        clock.start(0, now)
+    else:
+        clock.wait_for_players(now, grace)
 
 
 class GameFactory:
-    def __init__(self, writer: Writer, registry: GameRegistry, deal_provider: DealProvider | None = None) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        registry: GameRegistry,
+        deal_provider: DealProvider | None = None,
+        first_move_grace: float = FIRST_MOVE_GRACE,
+    ) -> None:
         self.writer = writer
         self.registry = registry
         self.deal_provider = deal_provider
+        self.first_move_grace = first_move_grace
 
     def deal(self) -> str:
         """A new game's deal (24 letters): random, or the test's choice."""
@@ -118,7 +142,7 @@ class GameFactory:
                 if halved:
                     clock.remaining[seat] /= 2
         if clock is not None and seated:
-            clock.start(0, time.time())  # both seats are taken: seat 0's clock starts
+            start_clock(clock, time.time(), self.first_move_grace, terms.together)
         stored = StoredGame(
             game_id=game_id,
             created=when,
@@ -134,6 +158,8 @@ class GameFactory:
             actions=[],
             clock=None if clock is None else clock.to_store(),
             rematch_of=terms.rematch_of,
+            rated=terms.rated,
+            tournament=terms.tournament is not None,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
         counted: list[tuple[bool, str | None]] = []

@@ -14,11 +14,14 @@ from kahuna.server.db import store
 from kahuna.server.db.claims import claim_seat
 from kahuna.server.db.writer import Conflict
 from kahuna.server.games.engine import GameEngine
+from kahuna.server.games.factory import start_clock
 from kahuna.server.games.registry import GameRegistry
 from kahuna.server.games.seats import seat_links
 
 
-async def join(registry: GameRegistry, engine: GameEngine, invite: str, name: str) -> dict[str, Any]:
+async def join(
+    registry: GameRegistry, engine: GameEngine, invite: str, name: str, first_move_grace: float
+) -> dict[str, Any]:
     """Take the invited seat as ``name``: its seat links (409 ``taken`` once it is taken)."""
     game = await registry.of_invite(invite)
     if game is None:
@@ -33,7 +36,7 @@ async def join(registry: GameRegistry, engine: GameEngine, invite: str, name: st
         when = store.now()
         clock = None if game.clock is None else game.clock.copy()
         if clock is not None:
-            clock.start(0, time.time())  # both seats are taken now: seat 0's clock starts
+            start_clock(clock, time.time(), first_move_grace)  # both seats are taken now
 
         def write(conn: Connection) -> None:
             claim_seat(conn, game.game_id, seat)  # free on every instance, not only here

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kahuna.clock import Clock
-from kahuna.rules import Action, Event, GameRecord, GameState, Termination, Variant, view_of
+from kahuna.rules import Action, Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
 from kahuna.rules.board import cards_to_str
 from kahuna.server.common.tokens import digest, random_seed
-from kahuna.server.db.store import StoredGame
+from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
 
 MAX_CATCH_UP = 64
@@ -115,15 +115,18 @@ def encode_updates(
     history: list[tuple[int, Action]],
     recipient: int | None,
     since: int,
+    takebacks: bool = False,
 ) -> list[str]:
     """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them (replays the record;
-    runs in a worker thread on a snapshot of the game, never on the live state)."""
+    runs in a worker thread on a snapshot of the game, never on the live state). Only for a game
+    with nothing taken back, whose versions are its actions' numbers."""
     replay = GameState.from_deal(deal, variant, reshuffles)
     out = []
     for index, (actor, action) in enumerate(history):
         events = replay.apply(action)
         if index >= since:
-            update = messages.update(replay, actor, events, recipient, messages.status_of(replay, True))
+            status = messages.status_of(replay, True)
+            update = messages.update(replay, actor, events, recipient, status, takebacks=takebacks)
             out.append(messages.encode(update))
     return out
 
@@ -183,6 +186,13 @@ class LiveGame:
     casual_reason: str | None = None
     """Why a game asked for as rated was started casual (``pair_limit``: ``games/rated_pairs.py``);
     the seats are told in every ``sync``, before the first move."""
+    tournament: bool = False
+    """A tournament's board: no take-backs (whether rated or not), no rematch."""
+    takebacks: int = 0
+    """Actions taken back so far: each is two entries of the log (the action and the take-back),
+    so the game's version (its log's length) is the number of actions plus twice this."""
+    takeback_offer: tuple[int, int] | None = None
+    """A pending take-back request: the seat that asked and the version it asked at (memory only)."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -197,7 +207,13 @@ class LiveGame:
 
     @property
     def version(self) -> int:
-        return len(self.state.history)
+        """The length of the game's log: its actions, and each take-back with the action it took back."""
+        return len(self.state.history) + 2 * self.takebacks
+
+    @property
+    def allows_takebacks(self) -> bool:
+        """Casual games allow take-backs (with the opponent's consent); rated and tournament games never."""
+        return not self.rated and not self.tournament
 
     def ai_spec(self, seat: int) -> str | None:
         """The agent spec of an AI seat (the level's name), ``None`` for a human seat."""
@@ -228,6 +244,10 @@ class LiveGame:
         self.seat_tokens, self.invite, self.updated = fresh.seat_tokens, fresh.invite, fresh.updated
         self.clock, self.chat = fresh.clock, fresh.chat
         self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
+        self.rated, self.casual_reason, self.takebacks = fresh.rated, fresh.casual_reason, fresh.takebacks
+        self.tournament = fresh.tournament
+        if self.takeback_offer is not None and self.takeback_offer[1] != self.version:
+            self.takeback_offer = None
         self._syncs.clear()
         self._recent.clear()
         self._replay = None
@@ -247,7 +267,9 @@ class LiveGame:
         key = (self.version, self.status, len(self.chat), self.rematch)
         cached = self._syncs.get(seat)
         if cached is None or cached[0] != key:
-            sync = messages.sync(self.state, seat, self.status, self.names, self.kinds)
+            sync = messages.sync(
+                self.state, seat, self.status, self.names, self.kinds, self.version, self.allows_takebacks
+            )
             sync["termination"] = None if self.state.termination is None else self.state.termination.to_json()
             sync["chat"] = self.chat_for(seat)
             sync["rematch"] = self.rematch
@@ -280,16 +302,19 @@ class LiveGame:
         texts: dict[int | None, str] = {}
         status = self.status
         clock = self.clock_json()
+        version, takebacks = self.version, self.allows_takebacks
+
+        def encoded(seat: int | None) -> str:
+            return messages.encode(messages.update(self.state, seat_acted, events, seat, status, version, takebacks))
+
         for client in self.clients:
             if client.seat not in texts:
-                texts[client.seat] = messages.with_clock(
-                    messages.encode(messages.update(self.state, seat_acted, events, client.seat, status)), clock
-                )
+                texts[client.seat] = messages.with_clock(encoded(client.seat), clock)
             client.send_text(texts[client.seat])
         for seat, recent in list(self._recent.items()):
             if seat not in texts:
-                texts[seat] = messages.encode(messages.update(self.state, seat_acted, events, seat, status))
-            recent.add(self.version, texts[seat])
+                texts[seat] = encoded(seat)
+            recent.add(version, texts[seat])
 
     def rename(self, seat: int, name: str) -> None:
         """A seat's name changed outside the game (its account was deleted): every connection gets a
@@ -309,6 +334,28 @@ class LiveGame:
         for client in self.clients:
             client.send_text(text)
 
+    def send_takeback_offer(self) -> None:
+        """The pending take-back request to every connection."""
+        assert self.takeback_offer is not None
+        text = messages.encode(messages.takeback_offered(*self.takeback_offer))
+        for client in self.clients:
+            client.send_text(text)
+
+    def send_takeback_declined(self, seat: int) -> None:
+        """``seat`` declined the other seat's take-back request: to every connection."""
+        text = messages.encode(messages.takeback_declined(seat))
+        for client in self.clients:
+            client.send_text(text)
+
+    def broadcast_clock(self) -> None:
+        """The clock as it is now to every connection (it started without an action)."""
+        clock = self.clock_json()
+        if clock is None:
+            return
+        text = messages.encode(messages.clock(clock))
+        for client in self.clients:
+            client.send_text(text)
+
     def broadcast_presence(self) -> None:
         text = messages.encode(messages.presence(self.online()))
         for client in self.clients:
@@ -319,14 +366,16 @@ class LiveGame:
         holds the lock, so no update is applied meanwhile)."""
         current = self.version
         ended_off_board = self.state.termination is not None  # the record's updates do not show it
-        if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP or ended_off_board:
+        if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP:
+            return [self.sync_text(seat)]
+        if ended_off_board or self.takebacks:  # a log with take-backs: its state, not its steps
             return [self.sync_text(seat)]
         recent = self._recent.get(seat)
         texts = None if recent is None else recent.since(since, current)
         if texts is None:
             start = max(0, current - MAX_CATCH_UP)
             snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
-            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start)
+            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start, self.allows_takebacks)
             self._recent[seat] = recent = RecentUpdates(encoded, current)
             texts = recent.since(since, current)
             assert texts is not None
@@ -388,13 +437,15 @@ class LiveGame:
 
 
 def rebuild(stored: StoredGame) -> LiveGame:
-    """A game from its record: replay every stored action; future reshuffles get a fresh secret RNG.
+    """A game from its record: replay every stored action but those taken back; future reshuffles
+    get a fresh secret RNG.
 
     Raises the engine's errors if the stored record does not replay (a corrupt database).
     """
+    played, takebacks = as_played(stored.actions)
     record = GameRecord(
         deal=stored.deal,
-        actions=stored.actions,
+        actions=played,
         reshuffles=stored.reshuffles,
         variant=Variant.from_json(stored.variant),
     )
@@ -417,4 +468,22 @@ def rebuild(stored: StoredGame) -> LiveGame:
         rematch_of=stored.rematch_of,
         rated=stored.rated,
         casual_reason=stored.casual_reason,
+        tournament=stored.tournament,
+        takebacks=takebacks,
     )
+
+
+def as_played(log: list[str]) -> tuple[list[str], int]:
+    """The actions of a stored log as the game was played (each take-back removes the action
+    before it) and how many were taken back."""
+    played: list[str] = []
+    takebacks = 0
+    for token in log:
+        if token == TAKEBACK:
+            if not played:
+                raise RecordError("a take-back with no action before it")
+            played.pop()
+            takebacks += 1
+        else:
+            played.append(token)
+    return played, takebacks

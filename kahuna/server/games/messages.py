@@ -49,13 +49,31 @@ def why_not_for(state: GameState, recipient: int | None, status: str) -> dict[st
     return out
 
 
+def can_take_back(state: GameState, recipient: int | None, status: str, allowed: bool) -> bool:
+    """Whether ``recipient`` may ask to take back its last action now: a game that allows it, the
+    recipient's own turn, and an action of this turn before it (nothing drawn yet: a draw ends the
+    turn), so that a take-back never changes what anyone knows of hidden cards."""
+    if not allowed or status != PLAYING or recipient is None or recipient != state.to_move or not state.history:
+        return False
+    actor, action = state.history[-1]
+    return actor == recipient and not action.ends_turn
+
+
 def sync(
-    state: GameState, recipient: int | None, status: str, players: Sequence[str | None], kinds: Sequence[str]
+    state: GameState,
+    recipient: int | None,
+    status: str,
+    players: Sequence[str | None],
+    kinds: Sequence[str],
+    version: int | None = None,
+    takebacks: bool = False,
 ) -> dict[str, Any]:
+    """``version``: the game's log version (actions and take-backs), when it differs from the number
+    of actions; ``takebacks``: whether the game allows take-backs (casual games)."""
     view = view_of(state, recipient)
     return {
         "type": "sync",
-        "version": view.version,
+        "version": view.version if version is None else version,
         "seat": recipient,
         "status": status,
         "players": list(players),
@@ -63,17 +81,25 @@ def sync(
         "view": view.to_json(),
         "legal": legal_for(state, recipient, status),
         "why_not": why_not_for(state, recipient, status),
+        "can_take_back": can_take_back(state, recipient, status, takebacks),
     }
 
 
 def update(
-    state: GameState, seat_acted: int, events: Sequence[Event], recipient: int | None, status: str
+    state: GameState,
+    seat_acted: int,
+    events: Sequence[Event],
+    recipient: int | None,
+    status: str,
+    version: int | None = None,
+    takebacks: bool = False,
 ) -> dict[str, Any]:
-    """The update for the action just applied to ``state`` (its last history entry)."""
+    """The update for the action just applied to ``state`` (its last history entry); ``version`` and
+    ``takebacks`` as for :func:`sync`."""
     view = view_of(state, recipient)
     return {
         "type": "update",
-        "version": view.version,
+        "version": view.version if version is None else version,
         "seat_acted": seat_acted,
         "action": view.history[-1],
         "events": [e.seen_by(recipient).to_json() for e in events],
@@ -82,6 +108,7 @@ def update(
         "why_not": why_not_for(state, recipient, status),
         "status": status,
         "result": None if state.outcome is None else state.outcome.to_json(),
+        "can_take_back": can_take_back(state, recipient, status, takebacks),
     }
 
 
@@ -124,6 +151,16 @@ def chat_room(seat: int | None) -> str:
 def chat_line(line: dict[str, Any]) -> dict[str, Any]:
     """A new chat line: ``{"type": "chat", "room", "seat", "text", "at"}`` (text is plain text)."""
     return {"type": "chat", **line}
+
+
+def takeback_offered(seat: int, version: int) -> dict[str, Any]:
+    """``seat`` asks to take back its last action, at ``version`` (an action played since voids it)."""
+    return {"type": "takeback_offered", "seat": seat, "version": version}
+
+
+def takeback_declined(seat: int) -> dict[str, Any]:
+    """``seat`` declined the other seat's take-back request."""
+    return {"type": "takeback_declined", "seat": seat}
 
 
 def rematch_offered(seat: int) -> dict[str, Any]:

@@ -34,6 +34,10 @@ class Catchup(Protocol):
         """Another process stored ``seat``'s action, now applied to ``game`` here (lock held)."""
         ...
 
+    async def players_here(self, game: LiveGame) -> None:
+        """Both players are connected, here or elsewhere: a clock waiting for them starts (takes the lock)."""
+        ...
+
 
 class Replication(Protocol):
     """How a change stored here reaches the other processes serving the same games, and theirs here."""
@@ -51,6 +55,10 @@ class Replication(Protocol):
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None: ...
 
     def rematch_offered(self, game: LiveGame) -> None: ...
+
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
+        """A take-back was asked for (``game.takeback_offer``), or declined by ``declined_by``."""
+        ...
 
     def changed(self, game: LiveGame) -> None:
         """Seats, the end, a name or a rematch changed: the others reload the game."""
@@ -99,6 +107,9 @@ class SingleInstance:
         return
 
     def rematch_offered(self, game: LiveGame) -> None:
+        return
+
+    def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
         return
 
     def changed(self, game: LiveGame) -> None:

@@ -26,6 +26,10 @@ async def rematch(engine: GameEngine, factory: GameFactory, game: LiveGame, clie
     async with game.lock:
         if not game.state.is_over:
             raise Rejected("not_over", "a rematch can be offered once the game is over")
+        if game.tournament:
+            raise Rejected(
+                "tournament", "a tournament's games have no rematch: its next pairing comes from the tournament"
+            )
         if game.rematch is not None:  # agreed already: this seat's link again
             send_rematch(game, client)
             return

@@ -8,7 +8,7 @@ It holds the parts and hands each request to the module that checks it; the part
 - the :class:`~kahuna.server.games.factory.GameFactory`, the one way a game starts;
 - the deadlines of timed games and the loop that ends those whose clock ran out.
 
-A new kind of request is a new module beside ``playing``, ``ending``, ``chat``, ``rematch``,
+A new kind of request is a new module beside ``playing``, ``ending``, ``chat``, ``rematch``, ``takeback``,
 ``joining`` and ``connections``, and one line here; a new room that must see games start or end
 uses the factory or subscribes to the end hook (``ended.py``) and changes nothing here.
 """
@@ -25,11 +25,12 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import chat as chatting
 from kahuna.server.games import connections, creating, ending, joining, playing
 from kahuna.server.games import rematch as rematches
+from kahuna.server.games import takeback as takebacks
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.deadlines import Deadlines, StoredDeadlines
 from kahuna.server.games.ended import EndHooks
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.factory import DealProvider, GameFactory
+from kahuna.server.games.factory import FIRST_MOVE_GRACE, DealProvider, GameFactory
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.ports import AiTurns, Replication
 from kahuna.server.games.registry import GameRegistry
@@ -48,6 +49,7 @@ class GameService:
         clock_min_seconds: int = MIN_INITIAL,
         chat_lines_per_game: int = 500,
         spectator_chat_lines_per_game: int = 200,
+        first_move_grace: float = FIRST_MOVE_GRACE,
     ) -> None:
         self.writer = writer
         self.clock_min_seconds = clock_min_seconds
@@ -55,7 +57,7 @@ class GameService:
         self.deadlines = Deadlines()
         self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines)
         self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
-        self.factory = GameFactory(writer, self.registry, deal_provider)
+        self.factory = GameFactory(writer, self.registry, deal_provider, first_move_grace)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping: list[Callable[[], None]] = []
 
@@ -118,7 +120,7 @@ class GameService:
         return await creating.create(self.factory, spec, owner, self.clock_min_seconds)
 
     async def join(self, invite: str, name: str) -> dict[str, Any]:
-        return await joining.join(self.registry, self.engine, invite, name)
+        return await joining.join(self.registry, self.engine, invite, name, self.factory.first_move_grace)
 
     async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
         await connections.hello(self.engine, game, client, version)
@@ -145,6 +147,12 @@ class GameService:
 
     async def rematch(self, game: LiveGame, client: Client) -> None:
         await rematches.rematch(self.engine, self.factory, game, client)
+
+    async def takeback(self, game: LiveGame, client: Client) -> None:
+        await takebacks.takeback(self.engine, game, client)
+
+    async def decline_takeback(self, game: LiveGame, client: Client) -> None:
+        await takebacks.decline(self.engine, game, client)
 
     async def chat(self, game: LiveGame, client: Client, text: str) -> None:
         await chatting.chat(self.engine, game, client, text, self.chat_lines)

@@ -165,7 +165,9 @@ async def _hashing(fn: Callable[[], T]) -> T:
 
 
 def _refused(exc: Refused) -> Rejected:
-    return Rejected("invalid", str(exc), 422)
+    """A refused username or password: 422 ``invalid`` with the English message and the ``reason``
+    (code and parameters) that the browser words in its language."""
+    return Rejected("invalid", str(exc), 422, reason=exc.reason())
 
 
 def _set_session_cookies(response: Response, request: Request, session_id: str) -> None:

@@ -63,10 +63,11 @@ class Ping(BaseModel):
 
 
 class GameRequest(BaseModel):
-    """Resign, abort or offer (accept) a rematch: the seat's own decisions about the game."""
+    """Resign, abort, offer (accept) a rematch, ask for (accept, decline) a take-back: the seat's
+    own decisions about the game."""
 
     model_config = ConfigDict(extra="ignore", strict=True)
-    type: Literal["resign", "abort", "rematch"]
+    type: Literal["resign", "abort", "rematch", "takeback", "takeback_decline"]
     id: MsgId | None = None
 
 
@@ -284,7 +285,7 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
 
 
 async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None:
-    """Resign, abort, rematch or chat; answered with ``ack`` (the change itself is broadcast)."""
+    """Resign, abort, rematch, take-back or chat; answered with ``ack`` (the change itself is broadcast)."""
     service, game, client = conn.service, conn.game, conn.client
     try:
         if isinstance(message, ChatMessage):
@@ -296,6 +297,10 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
             await service.resign(game, client.seat)
         elif message.type == "abort":
             await service.abort(game, client.seat)
+        elif message.type == "takeback":
+            await service.takeback(game, client)
+        elif message.type == "takeback_decline":
+            await service.decline_takeback(game, client)
         else:
             await service.rematch(game, client)
     except Rejected as exc:

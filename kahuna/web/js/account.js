@@ -4,7 +4,7 @@
 // the page as text (textContent via h()), never as HTML.
 
 import { h, s, fill, copyText } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, LANGUAGES } from "./i18n.js";
 import { api, csrfToken } from "./api.js";
 import { loadSeats } from "./store.js";
 
@@ -50,9 +50,50 @@ function personIcon() {
   ]);
 }
 
-/** A localized name for a seat's player: a deleted account's seat shows a fixed label. */
-export function playerName(name) {
-  return name === "(deleted player)" ? t("account.deleted_player") : name;
+/** The name the server gives an AI seat of a game it creates ("Kahuna AI (easy)", kept in records). */
+const SERVER_AI_NAME = /^Kahuna AI \(([\w-]+)\)$/;
+
+/** An AI level in words: "Easy", "Medium"… ("random" says only that). */
+function levelWord(level) {
+  const key = level === "random" ? "names.level_random" : `level.${level}`;
+  const word = t(key);
+  return word === key ? level : word;
+}
+
+/**
+ * A localized name for a seat's player: a deleted account's seat shows a fixed label, and an AI
+ * seat the server named after its level (`kind` "ai:<level>") is named in the page's language.
+ */
+export function playerName(name, kind = "") {
+  if (name === "(deleted player)") return t("account.deleted_player");
+  const level = typeof kind === "string" && kind.startsWith("ai:") ? kind.slice(3) : null;
+  if (level && SERVER_AI_NAME.exec(name)?.[1] === level) return t("names.ai", { level: levelWord(level) });
+  if (!level) return defaultNameHere(name);
+  return name;
+}
+
+/**
+ * A default name ("Guest 4821" as a German guest's browser wrote it: "Gast 4821"; hot-seat's
+ * "Player 2", which the server gives the second seat) in the page's language; any other name as
+ * it is.
+ */
+function defaultNameHere(name) {
+  for (const key of ["names.guest", "names.player"]) {
+    for (const table of Object.values(LANGUAGES)) {
+      const template = table[key];
+      if (typeof template !== "string") continue;
+      const [before, after] = template.split("{n}");
+      if (after === undefined) continue;
+      const number = name.startsWith(before) && name.endsWith(after) ? name.slice(before.length, name.length - after.length) : "";
+      if (/^[1-9]\d{0,3}$/.test(number)) return t(key, { n: number });
+    }
+  }
+  return name;
+}
+
+/** Both seats' names as `playerName` gives them (null stays null: a seat still waiting). */
+export function playerNames(players, kinds) {
+  return (players || []).map((name, seat) => (name == null ? name : playerName(name, kinds?.[seat])));
 }
 
 function field(id, label, attrs) {
@@ -64,6 +105,11 @@ function refusal(err) {
   if (err.code === "rate_limited") return t("account.too_many", { s: err.retryAfter || 60 });
   if (err.code === "taken") return t("account.taken");
   if (err.code === "unauthorized") return t("account.wrong");
+  if (err.code === "invalid" && err.reason?.code) {
+    const key = `account.why.${err.reason.code}`;
+    const words = t(key, err.reason);
+    if (words !== key) return t("account.refused", { reason: words });
+  }
   if (err.code === "invalid") return t("account.refused", { reason: err.message });
   if (err.code === "offline") return t("lobby.offline");
   return err.message;
@@ -75,7 +121,7 @@ async function signInAndGo(username, password, next) {
   location.href = next;
 }
 
-function credentialsForm({ id, title, intro, button, autocomplete, onSubmit, footer }) {
+function credentialsForm({ id, title, intro, button, autocomplete, onSubmit, footer, rules = null }) {
   const error = h("p", { class: "message", role: "alert", "data-testid": "account-error" });
   const form = h("form", { class: "account-form card-panel", id }, [
     h("h1", { text: title }),
@@ -90,7 +136,15 @@ function credentialsForm({ id, title, intro, button, autocomplete, onSubmit, foo
       autocapitalize: "none",
       spellcheck: "false",
     }),
-    field("password", t("account.password"), { type: "password", autocomplete, required: true, minlength: 8, maxlength: 256 }),
+    field("password", t("account.password"), {
+      type: "password",
+      autocomplete,
+      required: true,
+      minlength: 8,
+      maxlength: 256,
+      "aria-describedby": rules ? "password-rules" : null,
+    }),
+    rules ? h("p", { class: "hint", id: "password-rules", "data-testid": "password-rules", text: rules }) : null,
     h("button", { type: "submit", class: "btn primary", id: `${id}-submit`, text: button }),
     error,
     footer,
@@ -118,6 +172,7 @@ export function mountSignUp(root) {
     intro: t("account.sign_up_intro"),
     button: t("account.sign_up"),
     autocomplete: "new-password",
+    rules: t("account.password_rules"),
     onSubmit: async (username, password) => {
       await api.signUp(username, password);
       await signInAndGo(username, password, "/account");

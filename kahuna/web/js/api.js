@@ -37,6 +37,7 @@ async function call(method, path, body, extra = {}) {
   if (!response.ok) {
     const error = new ApiError(response.status, data?.error || "error", data?.message || response.statusText);
     error.retryAfter = Number(response.headers.get("Retry-After")) || null;
+    error.reason = data?.reason || null; // a refusal's code and parameters, worded by the page
     throw error;
   }
   return data;

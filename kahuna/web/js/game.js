@@ -16,6 +16,7 @@ import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
+import { playerNames } from "./account.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 
@@ -77,6 +78,7 @@ export class GamePage {
         )
       : null;
     this.hotseat = tokens.length > 1 && !this.tutorial;
+    this.goingTo = null; // the rematch agreed while this page is open, to go to once its links are in
     this.selected = [];
     this.pending = null;
     this.lastToken = null;
@@ -286,8 +288,24 @@ export class GamePage {
       this.setClock(index, msg.clock);
     } else if (msg.type === "chat") {
       if (index === 0) this.chat.add(msg); // in hot-seat both seats hear each line: show it once
+    } else if (msg.type === "takeback_offered" || msg.type === "takeback_declined") {
+      if (this.hotseat) {
+        // Both seats are at this device: the other seat accepts at once (declines never come).
+        if (msg.type === "takeback_offered" && index === 0) {
+          const other = this.conns.find((c) => c.seat !== null && c.seat !== msg.seat);
+          if (other) other.conn.send({ type: "takeback", id: `r${other.conn.nextId++}` });
+        }
+        return true;
+      }
+      this.life.heardTakeback(msg);
+      if (entry.seat !== null && msg.seat !== entry.seat) {
+        const key = msg.type === "takeback_offered" ? "life.takeback_offered" : "life.takeback_declined";
+        this.showMessage(t(key, { who: colourName(msg.seat) }));
+      }
+      this.render();
     } else if (msg.type === "rematch_offered" || msg.type === "rematch") {
-      this.life.heard(msg);
+      if (this.life.heard(msg)) this.goingTo = msg.game_id;
+      this.toRematch(msg);
       if (this.hotseat && msg.type === "rematch_offered" && index === 0) {
         // Both seats are at this device: the other seat accepts at once.
         const other = this.conns.find((c) => c.seat !== null && c.seat !== msg.seat);
@@ -300,6 +318,20 @@ export class GamePage {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Take the player to the rematch agreed while this page was open, once every seat at this
+   * screen has its new link (hot-seat: both; the browser has kept the tokens). A spectator, or a
+   * player opening a finished game later, gets the link instead.
+   */
+  toRematch(msg) {
+    if (msg.type !== "rematch" || this.goingTo !== msg.game_id || this.tutorial) return;
+    if (!msg.seat_url) return;
+    const seats = this.conns.filter((c) => c.seat !== null && c.seat !== undefined).length;
+    if (this.hotseat && seatsOf(msg.game_id).length < seats) return; // the other seat's link is coming
+    this.goingTo = null;
+    location.assign(this.hotseat ? `/play/${encodeURIComponent(msg.game_id)}` : msg.seat_url);
   }
 
   setClock(index, clock) {
@@ -385,6 +417,7 @@ export class GamePage {
       const entry = this.conns[index];
       if (msg.type === "sync") {
         Object.assign(entry, { seat: msg.seat, view: msg.view, legal: msg.legal || [], status: msg.status });
+        Object.assign(entry, { version: msg.version, canTakeBack: !!msg.can_take_back });
         entry.whyNot = msg.why_not || {};
         entry.rematch = msg.rematch || null;
         entry.rematchOf = msg.rematch_of || null;
@@ -402,9 +435,10 @@ export class GamePage {
         }
       } else if (msg.type === "update") {
         const animate = index === this.shown && this.queue.length < 6;
-        if (index === this.shown || !this.logHas(msg.version))
+        if (index === this.shown || !this.logHas(msg.view.history.length))
           await this.playUpdate(msg, animate && index === this.shown);
         Object.assign(entry, { view: msg.view, legal: msg.legal || [], status: msg.status ?? entry.status });
+        Object.assign(entry, { version: msg.version, canTakeBack: !!msg.can_take_back });
         entry.whyNot = msg.why_not || {};
         if ("clock" in msg) this.setClock(index, msg.clock); // caught-up updates have none: a clock follows
         if (this.pending !== null && this.pending.index === index) this.pending = null;
@@ -462,8 +496,10 @@ export class GamePage {
   async playUpdate(msg, animate) {
     const step = animate ? STEP_MS[animationSpeed()] : 0;
     const wait = () => sleep(step);
-    const item = { version: msg.version, seat: msg.seat_acted, lines: [] };
-    if (!this.logHas(msg.version)) this.log.unshift(item);
+    // Numbered by its place in the game as played (a take-back makes the game's version run ahead).
+    const number = msg.view.history.length;
+    const item = { version: number, seat: msg.seat_acted, lines: [] };
+    if (!this.logHas(number)) this.log.unshift(item);
     this.lastMoves.startAction();
     this.sinceLeft = null;
     for (const raw of msg.events) {
@@ -495,7 +531,7 @@ export class GamePage {
       this.scoringBox.replaceChildren();
       this.focusNext();
     };
-    fill(this.scoringBox, [scoringPanel(ev, this.current.players, close)]);
+    fill(this.scoringBox, [scoringPanel(ev, playerNames(this.current.players, this.current.kinds), close)]);
     this.scoringBox.querySelector("button")?.focus({ preventScroll: true });
   }
 
@@ -649,6 +685,8 @@ export class GamePage {
   /** An error message of the server in words: a refusal of the referee is translated from its code. */
   errorText(msg) {
     if (msg.reason) return reasonText(msg.reason);
+    const known = t(`error.${msg.code}`);
+    if (known !== `error.${msg.code}`) return known; // a refusal the browser has words for
     if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
     if (msg.code === "chat_full") return t("game.chat_full");
     if (msg.code === "rate_limited" && msg.retry_after) return t("game.too_fast", { s: Math.ceil(msg.retry_after) });
@@ -843,7 +881,10 @@ export class GamePage {
     this.banner.classList.toggle("mine", mine);
     // Hot-seat hand-over: nothing that belongs to one seat (hand, known cards, tracker, the
     // seat's log and refusals) is on screen until the seat to move asks for it.
-    fill(this.playersBox, [playersPanel(view, entry.players, seat, entry.online, curtain), casualNote(entry.casualReason)]);
+    fill(this.playersBox, [
+      playersPanel(view, playerNames(entry.players, entry.kinds), seat, entry.online, curtain),
+      casualNote(entry.casualReason),
+    ]);
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
@@ -919,7 +960,7 @@ export class GamePage {
       aborted(view) ? null : h("a", { href: replayHref(this.gameId), class: "btn", text: t("summary.replay") }),
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
-    fill(this.summaryBox, summaryPanel(view, entry.players, links));
+    fill(this.summaryBox, summaryPanel(view, playerNames(entry.players, entry.kinds), links));
   }
 
   renderDraw(view, seat, curtain) {

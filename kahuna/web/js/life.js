@@ -52,7 +52,8 @@ export class ClockPanel {
     this.at = at;
     if (!this.clock || this.clock.running === null) this.warned = false;
     clearInterval(this.timer);
-    this.timer = this.clock && this.clock.running !== null ? setInterval(() => this.draw(), 250) : null;
+    const ticking = this.clock && (this.clock.running !== null || this.clock.starts_in !== undefined);
+    this.timer = ticking ? setInterval(() => this.draw(), 250) : null;
     this.draw();
   }
 
@@ -88,7 +89,14 @@ export class ClockPanel {
     const { initial, increment, days } = clock.control;
     const minutes = initial % 60 === 0 ? String(initial / 60) : formatClock(initial);
     const control = correspondence(clock) ? t("clock.days", { n: days }) : `${minutes}+${increment}`;
-    fill(this.element, [h("span", { class: "clock-control hint", text: control }), ...faces]);
+    const items = [h("span", { class: "clock-control hint", text: control }), ...faces];
+    if (clock.starts_in !== undefined) {
+      // The clock waits for both players (the first-move grace): say so, and for how long at most.
+      const left = Math.max(0, clock.starts_in - (performance.now() - this.at) / 1000);
+      const text = t("clock.waiting", { time: formatClock(left) });
+      items.push(h("span", { class: "clock-waiting hint", "data-testid": "clock-waiting", text }));
+    }
+    fill(this.element, items);
   }
 }
 
@@ -107,18 +115,60 @@ export class LifeControls {
     this.element = h("div", { class: "life-controls", "data-testid": "life" });
     this.confirming = false;
     this.offeredBy = null;
+    this.asked = false;
     this.rematch = null;
+    this.takeback = null; // the pending take-back request: {seat, version}
   }
 
-  /** A `rematch_offered` or `rematch` message (the latter also from a sync's `rematch` id). */
+  /** A `takeback_offered` or `takeback_declined` message (a take-back done arrives as a sync). */
+  heardTakeback(msg) {
+    this.takeback = msg.type === "takeback_offered" ? { seat: msg.seat, version: msg.version } : null;
+  }
+
+  /**
+   * Take-back in a casual game: "Take back" for the seat to move after an action of its turn,
+   * "Accept"/"Decline" for the other seat while the request stands (an action since voids it).
+   */
+  takebackItems(entry, version) {
+    const seat = entry.seat;
+    const offer = this.takeback && this.takeback.version === version ? this.takeback : null;
+    const button = (testid, key, msg, extra = {}) =>
+      h("button", {
+        type: "button",
+        class: "btn",
+        "data-testid": testid,
+        onclick: () => this.send(msg),
+        text: t(key),
+        ...extra,
+      });
+    if (offer && offer.seat !== seat) {
+      return [
+        h("span", { class: "hint", text: t("life.takeback_offered", { who: colourName(offer.seat) }) }),
+        button("takeback-accept", "life.takeback_accept", { type: "takeback" }),
+        button("takeback-decline", "life.takeback_decline", { type: "takeback_decline" }),
+      ];
+    }
+    if (!entry.canTakeBack) return [];
+    const mine = offer && offer.seat === seat;
+    return [button("takeback", mine ? "life.takeback_asked" : "life.takeback", { type: "takeback" }, { disabled: !!mine })];
+  }
+
+  /**
+   * A `rematch_offered` or `rematch` message (the latter also from a sync's `rematch` id). Whether
+   * the rematch was agreed while this page took part (an offer made, heard or accepted here): then
+   * the player is taken to it; a finished game opened later only links to its rematch.
+   */
   heard(msg) {
     if (msg.type === "rematch_offered") this.offeredBy = msg.seat;
     if (msg.type === "rematch") {
+      const live = this.rematch === null && (this.asked || this.offeredBy !== null);
       this.rematch = msg;
       // A seat link "#seat:N" is the account's seat (no token): the account lists it, not this browser.
       const token = msg.seat_url?.split("#")[1];
       if (token && !token.startsWith("seat:")) rememberSeat({ game_id: msg.game_id, seat: msg.seat, token });
+      return live;
     }
+    return false;
   }
 
   render(entry) {
@@ -145,12 +195,16 @@ export class LifeControls {
             class: "btn rematch",
             "data-testid": "rematch",
             disabled: mineOffered,
-            onclick: () => this.send({ type: "rematch" }),
+            onclick: () => {
+              this.asked = true;
+              this.send({ type: "rematch" });
+            },
             text: t(mineOffered ? "life.rematch_offered" : theirs ? "life.accept_rematch" : "life.offer_rematch"),
           }),
         );
       }
     } else if (seat !== null && seat !== undefined && entry.status !== "waiting") {
+      items.push(...this.takebackItems(entry, entry.version));
       if (this.confirming) {
         items.push(
           h("span", { class: "hint", text: t("life.really_resign") }),

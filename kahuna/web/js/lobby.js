@@ -8,7 +8,7 @@ import { copyRow } from "./game.js";
 import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
 import { formatClock } from "./life.js";
-import { currentAccount, playerName } from "./account.js";
+import { currentAccount, playerName, playerNames } from "./account.js";
 import { defaultName, guestName } from "./names.js";
 
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
@@ -279,7 +279,7 @@ async function listMyGames(box) {
   const waitingList = waiting.map((g) =>
     h("li", { class: "my-game waiting-game" }, [
       h("a", { href: `/play/${encodeURIComponent(g.game_id)}#${g.token}`, class: "waiting-link", text: t("lobby.resume") }),
-      h("span", { class: "my-game-players", text: (g.players || []).filter(Boolean).map(playerName).join(" – ") }),
+      h("span", { class: "my-game-players", text: playerNames(g.players, g.kinds).filter(Boolean).join(" – ") }),
       g.clock
         ? h("small", { class: "my-game-state", text: formatClock(g.clock.remaining[g.seat]) })
         : null,
@@ -293,7 +293,7 @@ async function listMyGames(box) {
         ? `/replay/${encodeURIComponent(g.game_id)}`
         : `/play/${encodeURIComponent(g.game_id)}#${tokens.join(",")}`;
     const players = (g.players || [])
-      .map((p, seat) => `${colourName(seat)}: ${p === null ? t("players.waiting") : playerName(p)}`)
+      .map((p, seat) => `${colourName(seat)}: ${p === null ? t("players.waiting") : playerName(p, g.kinds?.[seat])}`)
       .join(" · ");
     const state =
       g.status === "over"

@@ -1,7 +1,7 @@
 // The replay viewer of a finished game: step, play and jump through the spectator views the
 // server sends for every action (GET /api/games/<id>/replay); no rule is re-computed here.
 
-import { playerName } from "./account.js";
+import { playerNames } from "./account.js";
 import { h, s, fill, sleep } from "./dom.js";
 import { t } from "./i18n.js";
 import { api } from "./api.js";
@@ -108,7 +108,7 @@ class ReplayViewer {
     fill(root, [
       h("div", { class: "game replay" }, [
         h("div", { class: "table-col" }, [
-          h("h1", { class: "banner", text: t("replay.title", { players: (data.players || []).map(playerName).join(" – ") }) }),
+          h("h1", { class: "banner", text: t("replay.title", { players: playerNames(data.players, data.kinds).join(" – ") }) }),
           this.summaryBox,
           h("div", { class: "board-wrap" }, [this.board.element]),
           controls,
@@ -233,11 +233,11 @@ class ReplayViewer {
     this.stepLabel.textContent = `${t("replay.step", { k: this.index, n: last })} · ${round} — ${this.stepText(step)}`;
     // A finished game's record is public: each step's hands are shown face up (as known cards).
     const shown = step.hands ? { ...view, known: step.hands } : view;
-    fill(this.playersBox, playersPanel(shown, this.data.players, null, null));
+    fill(this.playersBox, playersPanel(shown, playerNames(this.data.players, this.data.kinds), null, null));
     if (view.result)
       fill(
         this.summaryBox,
-        summaryPanel(view, this.data.players, [h("a", { href: "/", class: "btn", text: t("summary.new_game") })]),
+        summaryPanel(view, playerNames(this.data.players, this.data.kinds), [h("a", { href: "/", class: "btn", text: t("summary.new_game") })]),
       );
     else this.summaryBox.replaceChildren();
     for (const li of this.logList.children) li.classList.toggle("current", Number(li.dataset.version) === this.index);

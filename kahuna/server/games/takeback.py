@@ -1,0 +1,70 @@
+"""Take-backs (the WebSocket's ``takeback`` and ``takeback_decline`` messages): in a casual game
+the seat to move asks to take back its last action of this turn, and the other seat accepts or
+declines (an AI accepts at once, as lichess's does).
+
+Only within the asker's own turn, before it draws: a turn's card plays draw nothing and reveal no
+card the asker did not hold, so taking one back changes no one's knowledge of hidden cards (the
+card goes back to the hand it came from). Never in a rated game. The take-back is stored as its own
+entry of the game's log before anyone is told (``GameEngine.take_back``): versions only grow, and
+the replay, the record and the analysis give the game as played after it.
+"""
+
+from __future__ import annotations
+
+from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
+from kahuna.server.games import messages
+from kahuna.server.games.engine import GameEngine
+from kahuna.server.games.live import Client, LiveGame
+
+
+async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
+    """Ask to take back this seat's last action, or accept the other seat's request."""
+    seat = client.seat
+    if seat is None:
+        raise Rejected("forbidden", "spectators cannot take back actions")
+    async with game.lock:
+        _check_game(game)
+        offer = game.takeback_offer
+        if offer is not None and offer[0] != seat:  # the other seat asked: accepted
+            if offer[1] != game.version:
+                game.takeback_offer = None
+                raise Rejected("stale_version", "the game moved on since the take-back was asked for")
+            await engine.take_back(game, offer[0])
+            return
+        if game.state.to_move != seat:
+            raise Rejected("not_your_turn", "a take-back is asked for in one's own turn")
+        if not messages.can_take_back(game.state, seat, game.status, True):
+            raise Rejected("nothing_to_take_back", "no action of this turn to take back (a draw ends the turn)")
+        if game.ai_spec(1 - seat) is not None:
+            await engine.take_back(game, seat)
+            return
+        game.takeback_offer = (seat, game.version)
+        game.send_takeback_offer()
+        engine.replication.takeback_asked(game)
+        logs.event("takeback_offered", game_id=game.game_id, seat=seat, version=game.version)
+
+
+async def decline(engine: GameEngine, game: LiveGame, client: Client) -> None:
+    """Decline the other seat's take-back request."""
+    seat = client.seat
+    if seat is None:
+        raise Rejected("forbidden", "spectators cannot decline a take-back")
+    async with game.lock:
+        offer = game.takeback_offer
+        if offer is None or offer[0] == seat:
+            raise Rejected("no_takeback", "the other seat has not asked for a take-back")
+        game.takeback_offer = None
+        game.send_takeback_declined(seat)
+        engine.replication.takeback_asked(game, declined_by=seat)
+
+
+def _check_game(game: LiveGame) -> None:
+    if game.state.is_over:
+        raise Rejected("game_over", "the game is over")
+    if game.status != messages.PLAYING:
+        raise Rejected("not_your_turn", "the game is waiting for its invited opponent")
+    if game.tournament:
+        raise Rejected("tournament", "a tournament's games allow no take-backs")
+    if not game.allows_takebacks:
+        raise Rejected("rated", "rated games allow no take-backs")
