@@ -9,6 +9,7 @@ checked from what the API answers, recomputed here independently of the server's
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -20,9 +21,11 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 from server_harness import ROOT, Server
 
 from kahuna.bench.lobby import client, new_account
+from kahuna.bot.client import ws_url
 from kahuna.bot.tournament import TournamentBot
 
 CLOCK = {"initial": 300, "increment": 3}
@@ -389,3 +392,49 @@ def test_an_absent_arena_player_is_withdrawn_after_losing_on_time_without_a_move
         assert asyncio.run(game_result(server.url, games[0]["game_id"]))["reason"] == "timeout"
     finally:
         server.stop()
+
+
+async def _answer(ws: Any, kind: str) -> dict[str, Any]:
+    """Send the request ``kind``; the ``ack`` or ``error`` that answers it."""
+    await ws.send(json.dumps({"type": kind, "id": kind}))
+    async for text in ws:
+        message: dict[str, Any] = json.loads(text)
+        if message["type"] in ("ack", "error") and message.get("id") == kind:
+            return message
+    raise AssertionError(f"the connection closed before {kind} was answered")
+
+
+def test_a_tournament_game_allows_no_take_back_and_no_rematch(server: Server) -> None:
+    """Even in a casual tournament: a board's moves are the event's, and its next game is paired
+    by the tournament (``tournament`` refusals, nothing changed)."""
+
+    async def scenario() -> None:
+        organiser, *players = await accounts(server.url, ["tb-org", "tb-one", "tb-two"])
+        tid = await create(server.url, organiser, kind="swiss", name="No undo", clock=CLOCK, rounds=1, rated=False)
+        for headers in players:
+            async with client(server.url, headers=headers) as http:
+                assert (await http.post(f"/api/tournaments/{tid}/join")).status_code == 204
+        await start(server.url, organiser, tid, 2)
+
+        async def my_game(headers: dict[str, str]) -> dict[str, Any] | None:
+            async with client(server.url, headers=headers) as http:
+                answer = await http.get(f"/api/tournaments/{tid}/me")
+                mine: dict[str, Any] | None = answer.json() if answer.status_code == 200 else None
+                return mine if mine and mine.get("game_id") else None
+
+        mine = await until(lambda: my_game(players[0]))
+        url = f"{ws_url(server.url)}/ws/{mine['game_id']}"
+        async with websockets.connect(url, additional_headers=players[0]) as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": mine["seat"]}))
+            assert (await _answer(ws, "takeback"))["code"] == "tournament"
+            assert (await _answer(ws, "resign"))["type"] == "ack"
+            assert (await _answer(ws, "rematch"))["code"] == "tournament"
+        shown = await until(lambda: _finished(server.url, tid))
+        assert [board["result"] for board in shown["rounds"][0]] == [str(1 - mine["seat"])]
+
+    asyncio.run(scenario())
+
+
+async def _finished(url: str, tid: str) -> dict[str, Any] | None:
+    shown = await tournament(url, tid)
+    return shown if shown["status"] == "finished" else None
