@@ -426,6 +426,8 @@ def test_a_tournament_game_allows_no_take_back_and_no_rematch(server: Server) ->
         url = f"{ws_url(server.url)}/ws/{mine['game_id']}"
         async with websockets.connect(url, additional_headers=players[0]) as ws:
             await ws.send(json.dumps({"type": "hello", "seat": mine["seat"]}))
+            sync = json.loads(await ws.recv())
+            assert sync["type"] == "sync" and sync["tournament"] is True and sync["can_take_back"] is False
             assert (await _answer(ws, "takeback"))["code"] == "tournament"
             assert (await _answer(ws, "resign"))["type"] == "ack"
             assert (await _answer(ws, "rematch"))["code"] == "tournament"

@@ -276,6 +276,7 @@ class LiveGame:
             sync["rematch_of"] = self.rematch_of
             sync["rated"] = self.rated
             sync["casual_reason"] = self.casual_reason
+            sync["tournament"] = self.tournament
             self._syncs[seat] = cached = (key, messages.encode(sync))
         return messages.with_clock(cached[1], self.clock_json())
 

@@ -422,6 +422,7 @@ export class GamePage {
         entry.rematch = msg.rematch || null;
         entry.rematchOf = msg.rematch_of || null;
         entry.casualReason = msg.casual_reason || null;
+        entry.tournament = !!msg.tournament;
         this.setClock(index, msg.clock);
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;

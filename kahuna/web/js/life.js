@@ -181,6 +181,8 @@ export class LifeControls {
     }
     if (view.result?.reason === "aborted") {
       // Called off before it began: nothing to play again (a new game is one click away).
+    } else if (view.result && entry.tournament) {
+      // A tournament's board: its next game comes from the tournament, not from a rematch.
     } else if (view.result) {
       const link = this.rematch || (entry.rematch ? { game_id: entry.rematch } : null);
       if (link) {
