@@ -43,7 +43,7 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages
 from kahuna.server.games.live import HUMAN, Client
 from kahuna.server.http.conns import protocol_class
-from kahuna.server.serve import WS_MAX_SIZE
+from kahuna.server.serve import WS_MAX_SIZE, tune_gc
 
 DEALS = 16
 """Recorded games: floor game ``n`` replays recording ``n % DEALS``."""
@@ -221,6 +221,7 @@ def main() -> None:
         lifespan="on",
         timeout_graceful_shutdown=3,
     )
+    tune_gc()  # as the server does
     uvicorn.Server(config).run()
 
 

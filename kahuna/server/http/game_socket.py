@@ -159,7 +159,8 @@ async def play(websocket: WebSocket, service: GameService, game_id: str, max_fra
         while True:
             timeout = limits.ws_idle_timeout if conn.greeted else limits.hello_timeout
             try:
-                frame = await asyncio.wait_for(websocket.receive(), timeout)
+                async with asyncio.timeout(timeout):  # reschedules one timer; wait_for made a task per frame
+                    frame = await websocket.receive()
             except TimeoutError:
                 logs.event("ws_timeout", game_id=game.game_id, greeted=conn.greeted)
                 conn.client.send(messages.error("timeout", f"nothing received for {timeout:g} s"))
