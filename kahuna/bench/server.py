@@ -145,6 +145,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
 
 
+OPEN_TIMEOUT = 120.0
+"""Seconds a client waits for its WebSocket handshake."""
+
 P99_TARGET_MS = 50.0
 """The latency a round must keep to count in the summary of several rounds (issue 14)."""
 
@@ -388,7 +391,9 @@ async def _seat(
 ) -> None:
     """One seat's client: answer every position where it is to move with a random legal token."""
     local = None if address is None else (address, 0)
-    async with websockets.connect(game_url, max_size=None, local_addr=local) as ws:
+    # A loaded machine can take more than websockets' default 10 s to answer a thousand handshakes
+    # at once: a slow handshake is part of the figures, not a reason to abandon the round.
+    async with websockets.connect(game_url, max_size=None, local_addr=local, open_timeout=OPEN_TIMEOUT) as ws:
         await ws.send(json.dumps(hello))
         sent_at = 0.0
         last_sent = ""
