@@ -207,6 +207,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m kahuna.bench.floor", description=__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--db", required=True, metavar="URL")
+    parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE", help="as kahuna serve's")
     args = parser.parse_args()
     configure()
     config = uvicorn.Config(
@@ -215,7 +216,7 @@ def main() -> None:
         port=args.port,
         log_config=None,
         access_log=False,
-        http=protocol_class(Limits()),
+        http=protocol_class(Limits().replace(args.limit)),
         ws_max_size=WS_MAX_SIZE,
         ws_per_message_deflate=False,
         lifespan="on",
