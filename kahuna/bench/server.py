@@ -136,8 +136,17 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="games against this AI level, one client each (default: hotseat games, two clients each); "
         "with a broker the AI moves are the workers' load",
     )
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="play against the floor instead of the game server: the same stack and I/O per action "
+        "(frame in, one row committed, the same frames out) without the game (kahuna.bench.floor)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
 
+
+OPEN_TIMEOUT = 120.0
+"""Seconds a client waits for its WebSocket handshake."""
 
 P99_TARGET_MS = 50.0
 """The latency a round must keep to count in the summary of several rounds (issue 14)."""
@@ -160,6 +169,9 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
         raise SystemExit("kahuna bench server: --think must not be negative, --seconds must be positive")
     if not args.url and (args.pid or args.db or args.broker):
         raise SystemExit("kahuna bench server: --pid, --db and --broker go with --url")
+    floor = getattr(args, "floor", False)
+    if floor and (args.url or args.ai):
+        raise SystemExit("kahuna bench server: --floor starts its own floor server, of hotseat games")
     try:
         pids = costs.parse_pids(args.pid)
     except ValueError as exc:
@@ -178,7 +190,7 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
                 after.pg, after.redis = stores.pg, stores.redis
                 figures.costs = costs.per_action(before, after, len(figures.latencies), figures.games_created)
             else:
-                with own_server() as (url, pid):
+                with own_server(module=FLOOR_MODULE if floor else SERVER_MODULE) as (url, pid):
                     figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, beside))
             rate, p99 = report(figures, seconds, games, args.json)
             rounds.append((games, rate, p99))
@@ -379,7 +391,9 @@ async def _seat(
 ) -> None:
     """One seat's client: answer every position where it is to move with a random legal token."""
     local = None if address is None else (address, 0)
-    async with websockets.connect(game_url, max_size=None, local_addr=local) as ws:
+    # A loaded machine can take more than websockets' default 10 s to answer a thousand handshakes
+    # at once: a slow handshake is part of the figures, not a reason to abandon the round.
+    async with websockets.connect(game_url, max_size=None, local_addr=local, open_timeout=OPEN_TIMEOUT) as ws:
         await ws.send(json.dumps(hello))
         sent_at = 0.0
         last_sent = ""
@@ -423,13 +437,19 @@ def _free_port() -> int:
         return port
 
 
+SERVER_MODULE = ("kahuna", "serve")
+FLOOR_MODULE = ("kahuna.bench.floor",)
+"""How :func:`own_server` starts the game server, and the floor (``--floor``) in its place."""
+
+
 @contextmanager
-def own_server(*args: str) -> Iterator[tuple[str, int]]:
-    """A ``kahuna serve`` process (with ``args``) on a free loopback port with a throwaway database."""
+def own_server(*args: str, module: tuple[str, ...] = SERVER_MODULE) -> Iterator[tuple[str, int]]:
+    """A ``kahuna serve`` process (with ``args``), or the floor server, on a free loopback port
+    with a throwaway database."""
     with tempfile.TemporaryDirectory(prefix="kahuna-bench-") as tmp:
         port = _free_port()
         db = f"sqlite:///{tmp}/bench.db"
-        command = [sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", db, *args]
+        command = [sys.executable, "-m", *module, "--port", str(port), "--db", db, *args]
         log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - closed below
         server = subprocess.Popen(command, stdout=log, stderr=log)
         url = f"http://127.0.0.1:{port}"

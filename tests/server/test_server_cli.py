@@ -56,3 +56,19 @@ def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["games"] == 3 and figures["errors"] == 0
     assert figures["actions"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0
+
+
+def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_clients() -> None:
+    args = ("bench", "server", "--floor", "--games", "2", "--seconds", "4", "--think", "5", "--json")
+    result = _kahuna(*args, timeout=90)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["errors"] == 0 and figures["actions"] > 0
+    assert figures["server_cpu_ms_per_action"] is not None
+    played = int(result.stdout.split(" played to the end")[0].rsplit("(", 1)[1])
+    assert played > 0  # a recorded game ran out and its clients asked the floor for the next
+
+
+def test_bench_server_floor_refuses_a_url() -> None:
+    result = _kahuna("bench", "server", "--floor", "--url", "http://127.0.0.1:9")
+    assert result.returncode != 0 and "--floor" in result.stderr

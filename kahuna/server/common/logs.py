@@ -13,13 +13,19 @@ import sys
 import time
 from typing import Any
 
+import orjson
+
 log = logging.getLogger("kahuna.server")
 
 
 def event(kind: str, **fields: Any) -> None:
     """Log one game or server event."""
     if log.isEnabledFor(logging.INFO):
-        log.info(json.dumps({"event": kind, **fields}, separators=(",", ":"), default=str))
+        line = {"event": kind, **fields}
+        try:  # orjson: the per-action line costs a fraction of json.dumps (docs/scaling.md)
+            log.info(orjson.dumps(line, default=str).decode())
+        except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an int over 64 bits
+            log.info(json.dumps(line, separators=(",", ":"), default=str))
 
 
 class JsonLineFormatter(logging.Formatter):

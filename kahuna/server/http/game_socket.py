@@ -23,6 +23,7 @@ import json
 import time
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
@@ -181,7 +182,8 @@ async def play(
         while True:
             timeout = limits.ws_idle_timeout if conn.greeted else limits.hello_timeout
             try:
-                frame = await asyncio.wait_for(websocket.receive(), timeout)
+                async with asyncio.timeout(timeout):  # reschedules one timer; wait_for made a task per frame
+                    frame = await websocket.receive()
             except TimeoutError:
                 logs.event("ws_timeout", game_id=game.game_id, greeted=conn.greeted)
                 conn.client.send(messages.error("timeout", f"nothing received for {timeout:g} s"))
@@ -238,7 +240,15 @@ async def _claim(conn: Connection, seat: int) -> bool:
 
 
 def _parse(text: str) -> Any:
-    """The JSON value of a frame; ``ValueError`` for anything that is not plain, printable JSON."""
+    """The JSON value of a frame; ``ValueError`` for anything that is not plain, printable JSON.
+
+    orjson parses a frame several times faster than the standard library and refuses lone
+    surrogates itself; what it refuses is judged again by the standard library, so that exactly
+    the frames accepted before are accepted."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         data = json.loads(text)
         # Lone surrogates ("\ud800") decode but cannot be sent back: refuse them like any bad frame.

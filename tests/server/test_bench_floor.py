@@ -1,0 +1,21 @@
+"""The floor's recorded frames (``kahuna.bench.floor``): a whole game, as the server encodes it."""
+
+from __future__ import annotations
+
+import json
+
+from kahuna.bench.floor import record
+
+
+def test_a_recording_is_a_whole_game_in_the_servers_frames_for_each_seat() -> None:
+    recording = record(5)
+    assert len(recording.updates) == len(recording.movers) > 20
+    first = [json.loads(text) for text in recording.syncs]
+    assert [sync["seat"] for sync in first] == [0, 1]
+    assert bool(first[0]["legal"]) and not first[1]["legal"]  # Black moves first
+    for version, (texts, mover) in enumerate(zip(recording.updates, recording.movers, strict=True), start=1):
+        updates = [json.loads(text) for text in texts]
+        assert [u["version"] for u in updates] == [version, version] and updates[0]["seat_acted"] == mover
+        assert [u["view"]["seat"] for u in updates] == [0, 1]  # each seat's own view
+    assert json.loads(recording.updates[-1][0])["result"] is not None
+    assert record(5) == recording  # the same seed, the same frames
