@@ -104,7 +104,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     database = open_engine(settings.db_url)
     check_writable(database)
     writer = Writer(database)
-    ai_pool = AiPool(settings.ai_workers)
+    ai_pool = AiPool(settings.ai_workers, settings.ai_long_workers)
     mode = _embedded(ai_pool) if settings.broker_url is None else _clustered(settings, writer, ai_pool)
     limits = settings.limits
     service = GameService(

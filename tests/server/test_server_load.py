@@ -132,7 +132,7 @@ def test_idle_games_leave_memory_and_come_back(tight: Server) -> None:
 
 
 def test_the_searching_levels_queue_behind_the_cheap_ones() -> None:
-    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master"]
+    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master", "grandmaster"]
 
 
 def test_expert_games_of_one_client_do_not_hold_up_an_easy_game(tmp_path: Path) -> None:

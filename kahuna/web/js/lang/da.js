@@ -513,4 +513,6 @@ export default {
   "account.password_change_button": "Skift adgangskode",
   "account.password_changed": "Adgangskoden er skiftet: {sessions} andre logins afsluttet, {tokens} tokens tilbagekaldt.",
   "account.refused": "Ikke godkendt: {reason}",
+  // ai
+  "level.grandmaster": "Stormester",
 };

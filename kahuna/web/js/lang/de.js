@@ -514,4 +514,6 @@ export default {
   "account.password_change_button": "Passwort ändern",
   "account.password_changed": "Passwort geändert: {sessions} andere Anmeldungen beendet, {tokens} Tokens widerrufen.",
   "account.refused": "Nicht angenommen: {reason}",
+  // ai
+  "level.grandmaster": "Großmeister",
 };

@@ -513,4 +513,6 @@ export default {
   "account.password_change_button": "Change password",
   "account.password_changed": "Password changed: {sessions} other sign-ins ended, {tokens} tokens revoked.",
   "account.refused": "Not accepted: {reason}",
+  // ai
+  "level.grandmaster": "Grandmaster",
 };

@@ -513,4 +513,6 @@ export default {
   "account.password_change_button": "Cambiar contraseña",
   "account.password_changed": "Contraseña cambiada: {sessions} otras sesiones cerradas, {tokens} tokens revocados.",
   "account.refused": "No aceptado: {reason}",
+  // ai
+  "level.grandmaster": "Gran maestro",
 };

@@ -514,4 +514,6 @@ export default {
   "account.password_change_button": "Wachtwoord wijzigen",
   "account.password_changed": "Wachtwoord gewijzigd: {sessions} andere aanmeldingen beëindigd, {tokens} tokens ingetrokken.",
   "account.refused": "Niet geaccepteerd: {reason}",
+  // ai
+  "level.grandmaster": "Grootmeester",
 };
