@@ -41,7 +41,7 @@ def test_table_and_plot() -> None:
 
 
 def test_the_command_redraws_from_a_saved_run(
-    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     saved = tmp_path / "run.json"
     steps = [vars(Step(20, 12, 8, 0, 0.4, 0.75))]
