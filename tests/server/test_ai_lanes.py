@@ -11,9 +11,12 @@ import asyncio
 import random
 import time
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 import pytest
+from server_harness import Player, Server
+from server_harness import run as run_async
 
 from kahuna.ai.levels import DEEP_SPECS, LEVELS
 from kahuna.rules import GameState, view_of
@@ -140,3 +143,25 @@ def test_the_worker_side_plays_a_level_by_time_within_its_share_of_a_clock() -> 
     view = view_of(GameState.new(random.Random(5)), 0).to_json()
     token = choose_token("grandmaster", view, 3, (10.0, time.time(), {"initial": 60, "increment": 0}))
     assert token == choose_token("medium", view, 3)
+
+
+@pytest.mark.slow
+def test_the_server_offers_grandmaster_and_plays_it_on_a_clock(tmp_path: Path) -> None:
+    """A real server: grandmaster is a level like the others, and on a one-minute clock its first
+    move comes through the long lane with the clock's time left (logged as an AI move)."""
+    server = Server(tmp_path).start()
+    try:
+        assert "grandmaster" in server.get("/api/levels").json()["levels"]
+        created = server.create(
+            opponent="ai", level="grandmaster", seat="second", clock={"initial": 60, "increment": 0}
+        )
+
+        async def first_ai_move() -> None:
+            player = await Player.join(server, created["game_id"], created["token"])
+            await player.reach(1)
+
+        run_async(first_ai_move())
+        moves = [line for line in server.log().splitlines() if '"event":"ai_move"' in line]
+        assert moves and '"spec":"grandmaster"' in moves[0]
+    finally:
+        server.stop()
