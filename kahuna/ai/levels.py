@@ -20,8 +20,9 @@ LEVEL_SPECS: dict[str, str] = {
     "hard": "ismcts:iterations=250,weights=ismcts-tuned",
     "expert": "ismcts:iterations=1500,weights=ismcts-tuned",
     "master": f"net:iterations=500,{_NET}",
-    # iterations: a memory bound per worker (about 1.2 KB an iteration), not the budget.
-    "grandmaster": f"net:seconds=1,workers=0,iterations=100000,{_NET}",
+    # iterations: a bound on one decision's trees, all workers together (about 1.2 KB an iteration,
+    # so 360 MB), not the budget: a core searches some 100,000 iterations a second.
+    "grandmaster": f"net:seconds=1,workers=0,iterations=300000,{_NET}",
 }
 """Level name → the agent spec it stands for, weakest first."""
 
@@ -30,10 +31,11 @@ LEVELS: tuple[str, ...] = tuple(LEVEL_SPECS)
 offer (the server adds the ``random`` baseline)."""
 
 DEEP_SPECS: dict[str, str] = {
-    "grandmaster": f"net:seconds=10,workers=0,iterations=200000,{_NET}",
+    "grandmaster": f"net:seconds=10,workers=0,iterations=600000,{_NET}",
 }
 """The spec a level plays in a correspondence game, where nobody waits for the move: ``grandmaster``
-thinks ten seconds a decision there (at most 200,000 iterations a worker, about 250 MB)."""
+thinks up to ten seconds a decision there, within 600,000 iterations (about 720 MB: memory, not
+time, bounds it on two idle cores, which search some 200,000 iterations a second)."""
 
 
 def deep_spec(level: str) -> str:

@@ -40,9 +40,7 @@ def test_table_and_plot() -> None:
     assert len([e for e in root.iter() if e.tag.endswith("circle")]) == 3
 
 
-def test_the_command_redraws_from_a_saved_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_command_redraws_from_a_saved_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     saved = tmp_path / "run.json"
     steps = [vars(Step(20, 12, 8, 0, 0.4, 0.75))]
     saved.write_text('{"steps": ' + str(steps).replace("'", '"') + "}\n")

@@ -73,11 +73,11 @@ def test_bad_time_options_are_refused(spec: str) -> None:
 
 @needs_core
 def test_without_a_clock_the_workers_are_reproducible_and_add_up() -> None:
-    """seconds=0: each worker searches its iterations from its own seed; the visits are the sum of
-    the single searches (so the same seed and workers give the same action anywhere)."""
+    """seconds=0: each worker searches its share of the iterations from its own seed; the visits are
+    the sum of the single searches (so the same seed and workers give the same action anywhere)."""
     view = midgame_view()
     net = load_network("net")
-    agent = TimedNetAgent(net, config(60), None, workers=2)
+    agent = TimedNetAgent(net, config(120), None, workers=2)
     first = agent.choose(view, random.Random(9))
     assert agent.last is not None
     visits = agent.last.visits
@@ -166,6 +166,14 @@ def test_the_stopping_rule() -> None:
     # Ties go to the lower index: 3 may tie 1 but not pass it, 0 must stay strictly behind.
     assert time_to_stop({1: (500, 250.0), 3: (400, 200.0)}, 900, 0.9, budget, 1000)
     assert not time_to_stop({1: (500, 250.0), 0: (400, 200.0)}, 900, 0.9, budget, 1000)
+
+
+@needs_core
+def test_the_iteration_bound_is_shared_by_the_workers() -> None:
+    agent = TimedNetAgent(load_network("net"), config(100), TimeBudget(3600, 3600), workers=2)
+    agent.choose(midgame_view(), random.Random(2))
+    assert agent.last is not None and agent.last.iterations <= 100
+    agent.close()
 
 
 @needs_core

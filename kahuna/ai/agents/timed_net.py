@@ -12,7 +12,8 @@ It stops, whichever comes first (``netsearch_timed`` in ``kahuna/fast/src/netsea
 - as soon as the most visited action cannot be overtaken by the iterations the time left would
   give at the rate measured so far (the settled rule of ``netsearch._settled`` with an estimated
   remainder): a clear decision takes a fraction of its budget;
-- after ``iterations`` iterations per worker (a bound, not the budget).
+- after ``iterations`` iterations, all workers together (a bound on the tree's memory, about
+  1.2 KB an iteration, not the budget).
 
 **Determinism.** A search by time is not reproducible: how many iterations fit in a second depends
 on the machine and its load, and with several workers on when each publishes its counts. The
@@ -20,6 +21,7 @@ seeds are still drawn from the ``rng`` given to :meth:`TimedNetAgent.choose`, so
 by the amount of thinking. With ``seconds=0`` the agent searches ``iterations`` per worker with no
 clock and no stop across workers: the same view, seed and number of workers give the same action on
 any machine (tests/ai checks it); that is the mode to use where a spec promises reproducible play.
+The ``iterations`` are shared out evenly (rounded up) among the workers in both modes.
 
 Without the compiled core the search runs in Python on one thread with the same stopping rule
 (:func:`python_timed_search`), many times slower, so it plays weaker in the same time.
@@ -33,7 +35,7 @@ import random
 import time
 from array import array
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 
 from kahuna.ai.agents.net import Network
 from kahuna.ai.agents.netsearch import NetSearchConfig, _iterate, _Node, compiled, python_search
@@ -225,10 +227,12 @@ class TimedNetAgent:
         seeds = [rng.getrandbits(64) for _ in range(self.workers)]
         if self.workers > 1 and self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers - 1, thread_name_prefix="kahuna-search")
+        # ``iterations`` bounds the decision, all workers together (its memory: about 1.2 KB each).
+        share = replace(self.config, iterations=max(1, -(-self.config.iterations // self.workers)))
         if budget is None:
-            self.last = fixed_search(view, self.net, self.config, seeds, self._pool)
+            self.last = fixed_search(view, self.net, share, seeds, self._pool)
         else:
-            self.last = timed_search(view, self.net, self.config, budget, seeds, self._pool)
+            self.last = timed_search(view, self.net, share, budget, seeds, self._pool)
         visits = self.last.visits
         return action_at(max(visits, key=lambda i: (visits[i], -i)))
 
