@@ -165,3 +165,10 @@ def test_the_server_offers_grandmaster_and_plays_it_on_a_clock(tmp_path: Path) -
         assert moves and '"spec":"grandmaster"' in moves[0]
     finally:
         server.stop()
+
+
+def test_every_level_has_a_fixed_rating_anchor() -> None:
+    """A level's bot account plays at a fixed rating; one without an anchor would drift."""
+    from kahuna.server.community.ratings import ANCHORS
+
+    assert set(LEVELS) <= set(ANCHORS)
