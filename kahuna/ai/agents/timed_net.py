@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import astuple, dataclass, replace
 
 from kahuna.ai.agents.net import Network
-from kahuna.ai.agents.netsearch import NetSearchConfig, _iterate, _Node, compiled, python_search
+from kahuna.ai.agents.netsearch import NetSearchConfig, _iterate, _Node, compiled, compiled_search, python_search
 from kahuna.ai.budget import TimeBudget
 from kahuna.fast import core_module
 from kahuna.fast.layout import view_fields
@@ -73,7 +73,8 @@ def timed_search(
     seeds: list[int],
     pool: ThreadPoolExecutor | None,
 ) -> SearchResult:
-    """One worker per seed (threads from ``pool`` beyond the first), stopping as the module says."""
+    """One worker per seed (threads from ``pool`` beyond the first; without a pool one after the
+    other, each then stopping on its own), stopping as the module says."""
     start = time.perf_counter()
     if not compiled(config):
         visits, done = python_timed_search(view, net, config, budget, seeds[0])
@@ -120,8 +121,6 @@ def fixed_search(
     view: PlayerView, net: Network, config: NetSearchConfig, seeds: list[int], pool: ThreadPoolExecutor | None
 ) -> SearchResult:
     """``config.iterations`` per worker, no clock: reproducible from the seeds (module docstring)."""
-    from kahuna.ai.agents.netsearch import compiled_search
-
     start = time.perf_counter()
     run = compiled_search if compiled(config) else python_search
 
