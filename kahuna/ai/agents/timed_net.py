@@ -74,7 +74,8 @@ def timed_search(
     pool: ThreadPoolExecutor | None,
 ) -> SearchResult:
     """One worker per seed (threads from ``pool`` beyond the first; without a pool one after the
-    other, each then stopping on its own), stopping as the module says."""
+    other, where a later one stops at its first check if an earlier one raised the stop flag),
+    stopping as the module says."""
     start = time.perf_counter()
     if not compiled(config):
         visits, done = python_timed_search(view, net, config, budget, seeds[0])
