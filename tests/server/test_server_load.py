@@ -112,7 +112,7 @@ def test_idle_games_leave_memory_and_come_back(tight: Server) -> None:
 
 
 def test_the_searching_levels_queue_behind_the_cheap_ones() -> None:
-    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master"]
+    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master", "grandmaster"]
 
 
 def test_a_cheap_move_goes_first_and_owners_of_costly_moves_take_turns() -> None:
