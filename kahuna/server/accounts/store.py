@@ -214,9 +214,10 @@ def end_sessions(conn: Connection, account_id: int, keep: str | None = None) -> 
     return int(conn.execute(query).rowcount)
 
 
-def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str) -> dict[str, int]:
-    """A new password: every other session ends and every token is revoked (whoever held the old
-    password may hold them). How many of each."""
+def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str | None) -> dict[str, int]:
+    """A new password: every other session ends (every one if ``keep_session`` is ``None``: a reset
+    by mail) and every token is revoked (whoever held the old password may hold them). How many of
+    each."""
     conn.execute(update(accounts).where(accounts.c.id == account_id).values(password=password_hash))
     ended = end_sessions(conn, account_id, keep=keep_session)
     revoked = conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id)).rowcount
