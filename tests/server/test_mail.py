@@ -72,6 +72,7 @@ def test_the_address_counts_once_its_mailed_link_is_opened(server: Server, smtp:
     assert mail["From"] == "Kahuna <games@kahuna.test>"
     assert mail["Subject"] == "Kahuna: confirm your e-mail address"
     assert mail["Auto-Submitted"] == "auto-generated"
+    assert mail["Content-Language"] == "en"
     assert mail["List-Unsubscribe"] is None  # transactional: nothing to unsubscribe from
     assert "mailer1" in body(mail)
     link, token = link_token(mail)

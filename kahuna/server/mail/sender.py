@@ -42,9 +42,9 @@ def message(mail: Mail, settings: MailSettings) -> EmailMessage:
     out["Subject"] = mail.subject
     out["Date"] = formatdate(localtime=False)
     out["Message-ID"] = mail.message_id
-    out["Content-Language"] = mail.lang
     out["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to it
     out.set_content(mail.body)
+    out["Content-Language"] = mail.lang  # after set_content, which drops every Content-* header
     return out
 
 
