@@ -96,7 +96,8 @@ def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterat
         proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
-                *("--smtp", f"smtp://127.0.0.1:{smtp.port}", "--limit", "signups_burst=50", "--limit", "logins_burst=200"),
+                *("--smtp", f"smtp://127.0.0.1:{smtp.port}"),
+                *("--limit", "signups_burst=50", "--limit", "logins_burst=200"),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -77,7 +77,8 @@ def enqueue(
 def due_now(conn: Connection, now: float) -> int:
     """Make every waiting mail due at once (the server starts: its mail settings may just have
     been fixed, so the backoff of the last run does not hold mail back); how many."""
-    waiting = and_(mail_queue.c.status == "queued", or_(mail_queue.c.claimed_until.is_(None), mail_queue.c.claimed_until < now))
+    free = or_(mail_queue.c.claimed_until.is_(None), mail_queue.c.claimed_until < now)
+    waiting = and_(mail_queue.c.status == "queued", free)
     return int(conn.execute(update(mail_queue).where(waiting, mail_queue.c.due > now).values(due=now)).rowcount)
 
 
