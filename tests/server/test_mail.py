@@ -213,6 +213,21 @@ def test_an_expired_reset_link_is_refused(server: Server, smtp: MailServer) -> N
     signed_in(server, "resetter4")  # the password is unchanged
 
 
+def test_a_deleted_account_forgets_its_address_and_its_links(server: Server, smtp: MailServer) -> None:
+    browser = verified(server, smtp, "leaver1", "leaver@example.org")
+    httpx.post(f"{server.url}/api/password-reset", json={"email": "leaver@example.org"})
+    _, token = link_token(smtp.inbox.wait("leaver@example.org", 2)[-1])
+    gone = browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf(browser))
+    assert gone.status_code == 204
+    late = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
+    assert (late.status_code, late.json()["error"]) == (404, "token_unknown")
+    with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:
+        kept = conn.execute(
+            "SELECT count(*) FROM account_emails WHERE email = 'leaver@example.org' OR pending = 'leaver@example.org'"
+        ).fetchone()
+    assert kept == (0,)
+
+
 # ----------------------------------------------------------------- a mail server that is down
 
 

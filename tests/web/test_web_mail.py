@@ -174,7 +174,9 @@ def test_the_account_page_sets_and_verifies_the_address(
         words["mail.email_pending"].replace("{email}", "webmail@example.org")
     )
     shoot(page, "account-email-pending")
-    link, _ = smtp.link("webmail@example.org", 1)
+    link, mail = smtp.link("webmail@example.org", 1)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "mail-verify-en.eml").write_bytes(mail.as_bytes())
     page.goto(link)
     expect(page.get_by_test_id("verify-status")).to_have_text(words["mail.verified"])
     assert page.evaluate("location.hash") == ""  # the token left the address bar
@@ -211,6 +213,8 @@ def test_a_forgotten_password_is_reset_by_mail(
     link, mail = smtp.link(address, 2)
     assert mail["Content-Language"] == language  # the account's language (the page's when the address was set)
     assert mail["Subject"] == RESET_SUBJECTS[language]
+    SHOTS.mkdir(parents=True, exist_ok=True)  # each mail as received, for the closing note
+    (SHOTS / f"mail-reset-{language}.eml").write_bytes(mail.as_bytes())
     page.goto(link)
     expect(page.locator("h1")).to_have_text(words["mail.reset_choose"])
     assert page.evaluate("location.hash") == ""

@@ -107,8 +107,8 @@ def insert_token(
     )
 
 
-def use_token(conn: Connection, token_digest: str, kind: str, now: float) -> TokenUse:
-    """Mark the token used (once: a second use, in this transaction or a later one, is refused)."""
+def check_token(conn: Connection, token_digest: str, kind: str, now: float) -> TokenUse:
+    """What a token of ``kind`` is for, if it may be used now (``TokenRefused`` says why not)."""
     row = conn.execute(
         select(mail_tokens).where(mail_tokens.c.digest == token_digest, mail_tokens.c.kind == kind)
     ).first()
@@ -118,26 +118,19 @@ def use_token(conn: Connection, token_digest: str, kind: str, now: float) -> Tok
         raise TokenRefused("token_used")
     if row.expires <= now:
         raise TokenRefused("token_expired")
+    return TokenUse(int(row.account_id), str(row.email))
+
+
+def use_token(conn: Connection, token_digest: str, kind: str, now: float) -> TokenUse:
+    """:func:`check_token`, and mark it used (once: a second use, in this transaction or a later
+    one, is refused)."""
+    found = check_token(conn, token_digest, kind, now)
     taken = conn.execute(
         update(mail_tokens).where(mail_tokens.c.digest == token_digest, mail_tokens.c.used.is_(None)).values(used=now)
     )
     if taken.rowcount != 1:
         raise TokenRefused("token_used")
-    return TokenUse(int(row.account_id), str(row.email))
-
-
-def check_token(conn: Connection, token_digest: str, kind: str, now: float) -> TokenUse:
-    """As :func:`use_token` without using it (to refuse a dead link before judging a password)."""
-    row = conn.execute(
-        select(mail_tokens).where(mail_tokens.c.digest == token_digest, mail_tokens.c.kind == kind)
-    ).first()
-    if row is None:
-        raise TokenRefused("token_unknown")
-    if row.used is not None:
-        raise TokenRefused("token_used")
-    if row.expires <= now:
-        raise TokenRefused("token_expired")
-    return TokenUse(int(row.account_id), str(row.email))
+    return found
 
 
 def verify(conn: Connection, use: TokenUse) -> bool:
