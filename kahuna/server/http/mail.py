@@ -89,7 +89,7 @@ def router(mailer: Mailer) -> APIRouter:
     ) -> Any:
         """Ask for ``email`` as the account's address: a mail with a link (single-use, 24 hours)
         goes to it, and it counts once the link is opened (``422 invalid_email``, ``429``,
-        ``503 mail_off``)."""
+        ``404 mail_off``)."""
         lang = templates.language(body.lang, request.headers.get("accept-language"))
         await mailer.ask_verification(account, body.email.strip(), lang)
         return await mailer.address(account)
@@ -116,7 +116,7 @@ def router(mailer: Mailer) -> APIRouter:
     @api.post("/password-reset", status_code=202)
     async def ask_reset(body: ResetRequest, request: Request) -> Response:
         """Mail a reset link (single-use, one hour) to the accounts that verified ``email``. The
-        answer is ``202`` whatever the address, known or not, valid or not (``503 mail_off``)."""
+        answer is ``202`` whatever the address, known or not, valid or not (``404 mail_off``)."""
         lang = templates.language(body.lang, request.headers.get("accept-language"))
         mailer.ask_reset(body.email.strip(), lang)
         return Response(status_code=202)

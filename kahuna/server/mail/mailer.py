@@ -45,7 +45,7 @@ class Budgets:
 
 class Mailer:
     """The e-mail of accounts; ``settings`` ``None``: e-mail is off (every mail is refused with
-    ``503 mail_off``; the address already stored is still shown)."""
+    ``404 mail_off``; the address already stored is still shown)."""
 
     def __init__(self, writer: Writer, settings: MailSettings | None, budgets: Budgets, retry_seconds: float) -> None:
         self.writer = writer
@@ -70,7 +70,7 @@ class Mailer:
 
     def _on(self) -> MailSettings:
         if self.settings is None:
-            raise Rejected("mail_off", "this server sends no e-mail", 503)
+            raise Rejected("mail_off", "this server sends no e-mail", 404)
         return self.settings
 
     async def _within_budget(self, account_id: int, address: str) -> float:
@@ -110,7 +110,7 @@ class Mailer:
 
     async def ask_verification(self, account: Account, address: str, lang: str) -> None:
         """``address`` becomes the account's pending address and its verification mail is queued
-        (``422 invalid_email``, ``429 rate_limited``, ``503 mail_off``)."""
+        (``422 invalid_email``, ``429 rate_limited``, ``404 mail_off``)."""
         self._on()
         if not addresses.valid_address(address):
             raise Rejected("invalid_email", "not an e-mail address (ASCII, local@domain.tld)", 422)
