@@ -31,7 +31,6 @@ from kahuna.server.mail.queue import Mail
 POLL_SECONDS = 30.0
 """How often an idle sender looks for mail that another instance queued."""
 SMTP_TIMEOUT = 30.0
-BATCH = 20
 
 
 def message(mail: Mail, settings: MailSettings) -> EmailMessage:
@@ -82,12 +81,22 @@ class MailSender:
         self.retry_seconds = retry_seconds
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="mail-sender")
 
     async def stop(self) -> None:
-        if self._task is not None:
+        """Stop after the mail being sent, if any, is sent and marked (a mail cut off between the
+        two would go out again after a restart); cut off only if that takes longer than an SMTP
+        conversation may."""
+        if self._task is None:
+            return
+        self._stopping = True
+        self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout=SMTP_TIMEOUT + 5)
+        except TimeoutError:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -102,7 +111,7 @@ class MailSender:
             logs.event("mail_queue_resumed", waiting=waiting)
         except Exception as exc:
             logs.event("mail_queue_error", error=type(exc).__name__)
-        while True:
+        while not self._stopping:
             try:
                 await self.send_due()
                 due = await self.writer.read(queue.next_due)
@@ -118,11 +127,12 @@ class MailSender:
         """Claim and send every mail that is due; how many went out."""
         sent = 0
         while True:
-            batch = await self.writer.transact(lambda conn: queue.claim(conn, time.time(), BATCH))
+            if self._stopping:
+                return sent
+            batch = await self.writer.transact(lambda conn: queue.claim(conn, time.time(), 1))
             if not batch:
                 return sent
-            for mail in batch:
-                sent += await self._send(mail)
+            sent += await self._send(batch[0])
 
     async def _send(self, mail: Mail) -> int:
         try:
