@@ -1,14 +1,21 @@
-"""Public profiles (``GET /api/users/<name>``) and the leaderboard (``GET /api/leaderboard``); what
-they show is read by ``kahuna.server.community.profiles``.
+"""Public profiles (``GET /api/users/<name>``), a player's finished games as JSON lines
+(``GET /api/users/<name>/games.jsonl``) and the leaderboard (``GET /api/leaderboard``); what they
+show is read by ``kahuna.server.community.profiles`` and ``community.exports``.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import StreamingResponse
 
+from kahuna.server.accounts import store as accounts
 from kahuna.server.common.errors import Rejected
+from kahuna.server.community.exports import After, finished_games_page
 from kahuna.server.community.profiles import leaderboard, profile
 from kahuna.server.db.writer import Writer
 
@@ -23,6 +30,32 @@ def router(writer: Writer) -> APIRouter:
         if found is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return found
+
+    @api.get(
+        "/users/{username}/games.jsonl",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"application/x-ndjson": {}}, "description": "one kahuna-record/1 per line"}},
+    )
+    async def games_jsonl(username: Annotated[str, Path(min_length=1, max_length=20)]) -> StreamingResponse:
+        """Every finished game a player's profile lists, one ``kahuna-record/1`` per line, oldest
+        first, streamed as it is read from the database a page at a time."""
+        account = await writer.read(lambda conn: accounts.account_by_name(conn, username))
+        if account is None:
+            raise Rejected("not_found", f"no player {username!r}", 404)
+
+        async def lines() -> AsyncIterator[bytes]:
+            after: After | None = None
+            while True:
+                page = await writer.read(functools.partial(finished_games_page, account_id=account.id, after=after))
+                for record in page.records:
+                    yield json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                if page.next is None:
+                    return
+                after = page.next
+
+        filename = f"kahuna-{account.username}-games.jsonl"
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
 
     @api.get("/leaderboard")
     async def board(pool: Annotated[Literal["realtime", "correspondence"], Query()] = "realtime") -> dict[str, Any]:

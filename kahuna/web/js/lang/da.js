@@ -635,4 +635,6 @@ export default {
   "account.why.password_guessable": "denne adgangskode er for let at gætte: brug et par ord uden sammenhæng eller en længere",
   // tournament games
   "error.tournament": "Ikke i et turneringsparti: ingen tilbagetagning eller revanche, turneringen parrer næste parti.",
+  // social
+  "summary.download": "Hent spillet",
 };

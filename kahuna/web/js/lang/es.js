@@ -635,4 +635,6 @@ export default {
   "account.why.password_guessable": "esta contraseña es demasiado fácil de adivinar: usa unas palabras sin relación o una más larga",
   // tournament games
   "error.tournament": "No en una partida de torneo: sin deshacer ni revancha, el torneo empareja la siguiente partida.",
+  // social
+  "summary.download": "Descargar la partida",
 };

@@ -636,4 +636,6 @@ export default {
   "account.why.password_guessable": "dit wachtwoord is te makkelijk te raden: gebruik een paar losse woorden of een langer wachtwoord",
   // tournament games
   "error.tournament": "Niet in een toernooipartij: geen terugname of revanche, het toernooi deelt de volgende partij in.",
+  // social
+  "summary.download": "Partij downloaden",
 };

@@ -1,0 +1,115 @@
+"""Finding people and games (issue 29) through a real server: a finished game's record as a file,
+a player's finished games as JSON lines."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_harness import Server
+from test_lobby import play_then_resign
+
+from kahuna.bench.lobby import CLOCK, client, new_account
+from kahuna.bot.client import play_with_agent
+from kahuna.rules.record import GameRecord
+from kahuna.server.accounts.store import account_by_name
+from kahuna.server.community import exports
+from kahuna.server.db.store import open_engine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def rated_seats(url: str, headers: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """A rated seek of the first account accepted by the second: both seats."""
+    async with client(url, headers=headers[0]) as a, client(url, headers=headers[1]) as b:
+        seek = (await a.post("/api/seeks", json={"clock": CLOCK, "rated": True})).json()
+        taken = (await b.post(f"/api/seeks/{seek['seek_id']}/accept")).json()
+        own = (await a.get(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]})).json()
+        return [own, taken]
+
+
+def jsonl(server: Server, name: str) -> list[dict[str, Any]]:
+    answer = server.get(f"/api/users/{name}/games.jsonl")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == "application/x-ndjson"
+    assert answer.headers["content-disposition"] == f'attachment; filename="kahuna-{name}-games.jsonl"'
+    assert answer.text.endswith("\n")
+    return [json.loads(line) for line in answer.text.splitlines()]
+
+
+@pytest.mark.slow
+def test_a_players_finished_games_stream_as_records_that_replay_to_the_stored_result(
+    server: Server, tmp_path: Path
+) -> None:
+    async def scenario() -> list[str]:
+        headers = [await new_account(server.url, name) for name in ("exporter", "partner")]
+        finished = []
+        for seed in (1, 2):  # two games between the accounts, resigned after a few turns
+            seats = await rated_seats(server.url, headers)
+            await play_then_resign(server.url, seats, 2 + seed, seed=seed)
+            finished.append(seats[0]["game_id"])
+        async with client(server.url, headers=headers[0]) as http:  # a game played out on the board
+            seat = (await http.post("/api/challenges", json={"opponent": "ai-easy", "clock": CLOCK})).json()
+        final = await play_with_agent(server.url, seat["game_id"], seat["token"], "random", 3)
+        assert final["status"] == "over" and final.get("termination") is None
+        finished.append(seat["game_id"])
+        await rated_seats(server.url, headers)  # still running: not exported
+        return finished
+
+    finished = asyncio.run(scenario())
+    server.create(opponent="human", name="exporter")  # a game by invite link: never in an export
+    records = jsonl(server, "exporter")
+    assert sorted(record["meta"]["game_id"] for record in records) == sorted(finished)  # finished only
+    keys = [(record["meta"]["created"], record["meta"]["game_id"]) for record in records]
+    assert keys == sorted(keys)  # oldest first (time stamps are to the second: then by id)
+    assert sorted(record["meta"]["game_id"] for record in jsonl(server, "partner")) == sorted(finished[:2])
+    for record in records:
+        game_id = record["meta"]["game_id"]
+        summary = server.get(f"/api/games/{game_id}").json()
+        replayed = GameRecord.from_json(record).replay()
+        assert replayed.outcome is not None and replayed.outcome.to_json() == summary["result"]
+        download = server.get(f"/api/games/{game_id}/record")
+        assert download.json() == record  # the same record as the game's own, built without a replay
+        assert download.headers["content-disposition"] == f'attachment; filename="kahuna-{game_id}.json"'
+
+    saved = tmp_path / f"kahuna-{finished[2]}.json"
+    saved.write_bytes(server.get(f"/api/games/{finished[2]}/record").content)
+    replay = subprocess.run(
+        [sys.executable, "-m", "kahuna", "replay", str(saved)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert replay.returncode == 0, replay.stderr
+    assert json.loads(replay.stdout)["result"] == server.get(f"/api/games/{finished[2]}").json()["result"]
+
+    # The pages join up whatever their size: three pages of one game give the same three records.
+    engine = open_engine(server.db)
+    with engine.connect() as conn:
+        account = account_by_name(conn, "exporter")
+        assert account is not None
+        original = exports.PAGE
+        exports.PAGE = 1
+        try:
+            paged, after = [], None
+            while True:
+                page = exports.finished_games_page(conn, account.id, after)
+                paged += page.records
+                if page.next is None:
+                    break
+                after = page.next
+        finally:
+            exports.PAGE = original
+    engine.dispose()
+    assert paged == records
+
+
+def test_an_unknown_players_export_is_404_and_an_unfinished_games_record_is_no_file(server: Server) -> None:
+    answer = server.get("/api/users/nobody-here/games.jsonl")
+    assert answer.status_code == 404 and answer.json()["error"] == "not_found"
+    created = server.create(opponent="human")
+    record = server.get(f"/api/games/{created['game_id']}/record")
+    assert record.json()["format"] == "kahuna-public-record/1"
+    assert "content-disposition" not in record.headers
