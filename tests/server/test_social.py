@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from server_harness import Server
+from test_accounts import PASSWORD, csrf, signed_in
 from test_lobby import play_then_resign
 
 from kahuna.bench.lobby import CLOCK, client, new_account
@@ -113,3 +114,62 @@ def test_an_unknown_players_export_is_404_and_an_unfinished_games_record_is_no_f
     record = server.get(f"/api/games/{created['game_id']}/record")
     assert record.json()["format"] == "kahuna-public-record/1"
     assert "content-disposition" not in record.headers
+
+
+# ---------------------------------------------------------------------------- search
+
+
+def found(server: Server, prefix: str) -> list[str]:
+    answer = server.get(f"/api/users?prefix={prefix}")
+    assert answer.status_code == 200, answer.text
+    return [user["username"] for user in answer.json()["users"]]
+
+
+@pytest.mark.slow
+def test_players_are_found_by_the_start_of_their_name_as_sign_up_compares_names(server: Server) -> None:
+    async def sign_up() -> None:
+        for name in ("Kalani", "kamaka", "KA_2", "Arnold", "Vvette", "Kimo"):
+            await new_account(server.url, name)
+
+    asyncio.run(sign_up())
+    assert found(server, "ka") == ["KA_2", "Kalani", "kamaka"]  # by name, case aside
+    assert found(server, "KAL") == found(server, "kal") == ["Kalani"]
+    assert found(server, "ka-") == ["KA_2"]  # "-" and "_" read alike; "_" is no wildcard
+    assert found(server, "kama") == found(server, "karna") == ["kamaka"]  # "rn" reads as "m"
+    assert found(server, "Ar") == found(server, "am") == ["Arnold"]  # the look-alike across the prefix's end
+    assert found(server, "w") == found(server, "v") == ["Vvette"]
+    assert found(server, "Kalani") == ["Kalani"] and found(server, "kalanix") == []
+    assert "ai-easy" in found(server, "ai-")  # the AI levels' bots are players to find too
+
+    gone = signed_in(server, "Kaipo_gone")
+    assert "Kaipo_gone" in found(server, "kai")
+    assert gone.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf(gone)).status_code == 204
+    assert "Kaipo_gone" not in found(server, "kai")  # a deleted account is not listed
+    assert server.get("/api/users/Kaipo_gone/games.jsonl").status_code == 404  # nor exported
+
+
+@pytest.mark.slow
+def test_at_most_twenty_players_are_found(server: Server) -> None:
+    async def sign_up() -> None:
+        for n in range(21):
+            await new_account(server.url, f"many{n:02d}")
+
+    asyncio.run(sign_up())
+    assert found(server, "many") == [f"many{n:02d}" for n in range(20)]
+    assert found(server, "many20") == ["many20"]
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [("prefix=", "prefix_length"), ("prefix=" + "k" * 500, "prefix_length"), ("prefix=k%C3%A4", "username_chars"),
+     ("prefix=k%25", "username_chars"), ("prefix=a%20b", "username_chars")],
+)  # fmt: skip
+def test_a_prefix_no_name_can_start_with_is_refused_with_its_reason(server: Server, query: str, reason: str) -> None:
+    answer = server.get(f"/api/users?{query}")
+    assert answer.status_code == 422
+    assert answer.json()["error"] == "invalid" and answer.json()["reason"]["code"] == reason
+
+
+def test_a_search_without_a_prefix_is_refused(server: Server) -> None:
+    answer = server.get("/api/users")
+    assert answer.status_code == 422 and answer.json()["error"] == "invalid"
