@@ -173,3 +173,67 @@ def test_a_prefix_no_name_can_start_with_is_refused_with_its_reason(server: Serv
 def test_a_search_without_a_prefix_is_refused(server: Server) -> None:
     answer = server.get("/api/users")
     assert answer.status_code == 422 and answer.json()["error"] == "invalid"
+
+
+# ---------------------------------------------------------------------------- live games
+
+
+def test_the_running_lobby_games_are_listed_rated_first_best_rated_first(tmp_path: Path) -> None:
+    server = Server(tmp_path).start()
+    try:
+        check_live_games(server)
+    finally:
+        server.stop()
+
+
+def check_live_games(server: Server) -> dict[str, str]:
+    """Three running lobby games (two rated, one between guests), a finished one and four private
+    games; the list holds the three in order, with their facts; ``limit`` is bounded. Returns the
+    lobby games' ids."""
+
+    async def scenario() -> dict[str, str]:
+        headers = [await new_account(server.url, name) for name in ("livea", "liveb", "livec")]
+        ids = {}
+        seats = await rated_seats(server.url, headers[:2])  # 1500 and 1500
+        ids["rated_even"] = seats[0]["game_id"]
+        async with client(server.url, headers=headers[2]) as http:  # 1500 against ai-easy's anchor
+            answer = await http.post("/api/challenges", json={"opponent": "ai-easy", "clock": CLOCK, "rated": True})
+            ids["rated_anchor"] = answer.json()["game_id"]
+        async with client(server.url, "127.0.7.1") as a, client(server.url, "127.0.7.2") as b:  # two guests
+            seek = (await a.post("/api/seeks", json={"clock": CLOCK, "name": "Guest A"})).json()
+            accepted = await b.post(f"/api/seeks/{seek['seek_id']}/accept", json={"name": "Guest B"})
+            ids["casual"] = accepted.json()["game_id"]
+        over = await rated_seats(server.url, [headers[1], headers[0]])
+        await play_then_resign(server.url, over, 0, seed=3)  # finished at once: not listed
+        ids["over"] = over[0]["game_id"]
+        return ids
+
+    ids = asyncio.run(scenario())
+    private = [server.create(opponent=kind)["game_id"] for kind in ("hotseat", "human", "ai")]
+    friend = server.create(opponent="human", name="Host")
+    joined = server.post(friend["invite_url"].replace("/join/", "/api/join/"), {"name": "Friend"})
+    assert joined.status_code == 200, joined.text
+    private.append(friend["game_id"])
+
+    answer = server.get("/api/games/live")
+    assert answer.status_code == 200, answer.text
+    listed = answer.json()["games"]
+    assert [game["game_id"] for game in listed] == [ids["rated_even"], ids["rated_anchor"], ids["casual"]]
+    even, anchor, casual = listed
+    assert [p["rating"] for p in even["players"]] == [1500, 1500] and even["rated"] and even["pool"] == "realtime"
+    assert sorted(p["rating"] for p in anchor["players"]) == [1105, 1500]  # ai-easy's anchor rating
+    names = server.get(f"/api/games/{ids['casual']}").json()["players"]
+    assert casual["players"] == [{"name": name, "account": False, "rating": None} for name in names]
+    assert not casual["rated"]
+    for game in listed:
+        summary = server.get(f"/api/games/{game['game_id']}").json()
+        assert game["moves"] == summary["version"] and game["watch_url"] == f"/watch/{game['game_id']}"
+        assert game["clock"]["control"] == CLOCK and all(0 < left <= 300 for left in game["clock"]["remaining"])
+        assert set(game) == {"game_id", "players", "rated", "pool", "clock", "moves", "created", "watch_url"}
+    assert not {ids["over"], *private} & {game["game_id"] for game in listed}
+
+    assert [game["game_id"] for game in server.get("/api/games/live?limit=1").json()["games"]] == [ids["rated_even"]]
+    for bad in ("100000", "0", "-1", "many"):
+        refused = server.get(f"/api/games/live?limit={bad}")
+        assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad
+    return ids
