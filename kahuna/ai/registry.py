@@ -16,11 +16,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVEL_SPECS, LEVELS
 from kahuna.ai.spec import SpecError, option, parse_options
+
+if TYPE_CHECKING:
+    from kahuna.ai.agents.net import Network
+    from kahuna.ai.agents.netsearch import NetSearchConfig
 
 FACTORIES: dict[str, str] = {
     # name: "module:function", the function taking the OPTIONS text (possibly "") -> Agent
@@ -34,6 +38,7 @@ FACTORIES: dict[str, str] = {
     "hard": "kahuna.ai.registry:hard",
     "expert": "kahuna.ai.registry:expert",
     "master": "kahuna.ai.registry:master",
+    "grandmaster": "kahuna.ai.registry:grandmaster",
     "cmd": "kahuna.ai.agents.external:make",
 }
 
@@ -110,6 +115,10 @@ def _net(options: str) -> Agent:
         "heuristic": str,
         "stop": bool,
         "share": float,
+        "seconds": float,
+        "stretch": float,
+        "close": float,
+        "workers": int,
     }
     opts = parse_options(options, allowed)
     try:
@@ -134,8 +143,28 @@ def _net(options: str) -> Agent:
         network = load_network(option(opts, "weights", "net"))
     except (OSError, ValueError) as exc:
         raise SpecError(f"net: cannot load the weights: {exc}") from None
+    name = "net" + (f":{options}" if options else "")
+    if "seconds" in opts or "workers" in opts:
+        return _timed_net(network, config, opts, name)
     # The search runs in the compiled core when it is built and KAHUNA_CORE allows it: same moves.
-    return NetAgent(network, config, name="net" + (f":{options}" if options else ""))
+    return NetAgent(network, config, name=name)
+
+
+def _timed_net(network: Network, config: NetSearchConfig, opts: dict[str, object], name: str) -> Agent:
+    """``net`` with ``seconds`` (a budget by time) or ``workers`` (0: one per core this process may
+    use; with ``seconds=0``, ``iterations`` per worker, reproducible): ``kahuna.ai.agents.timed_net``."""
+    from kahuna.ai.agents.timed_net import TimedNetAgent
+    from kahuna.ai.budget import TimeBudget
+
+    seconds, workers = option(opts, "seconds", 0.0), option(opts, "workers", 1)
+    stretch, close = option(opts, "stretch", 2.0), option(opts, "close", 0.02)
+    if not 0 <= seconds <= 3600 or not 1 <= stretch <= 10 or not 0 <= close <= 1 or not 0 <= workers <= 64:
+        raise SpecError("net needs 0 <= seconds <= 3600, 1 <= stretch <= 10, 0 <= close <= 1, 0 <= workers <= 64")
+    if seconds * stretch > 3600:
+        raise SpecError("net needs seconds * stretch <= 3600")
+    budget = TimeBudget.of(seconds, stretch, close) if seconds else None
+    # stop and share belong to the search by count; the search by time has its own stopping rule.
+    return TimedNetAgent(network, config, budget, workers=workers, name=name)
 
 
 def level(name: str, options: str) -> Agent:
@@ -167,3 +196,7 @@ def expert(options: str) -> Agent:
 
 def master(options: str) -> Agent:
     return level("master", options)
+
+
+def grandmaster(options: str) -> Agent:
+    return level("grandmaster", options)

@@ -120,7 +120,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     database = open_engine(settings.db_url)
     check_writable(database)
     writer = Writer(database)
-    ai_pool = AiPool(settings.ai_workers)
+    ai_pool = AiPool(settings.ai_workers, settings.ai_long_workers)
     limits = settings.limits
     budget = Budget(iterations=limits.analysis_iterations)  # per decision and graph point, the same for every game
     if settings.broker_url is None:

@@ -39,6 +39,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--ai-workers", type=int, default=1, metavar="N", help="AI worker processes (default 1)")
     p.add_argument(
+        "--ai-long-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="AI worker processes for the levels that think by time, grandmaster (default 1; each uses every core)",
+    )
+    p.add_argument(
         "--local-ai",
         action="store_true",
         help="with --broker: compute AI moves in this instance (default: queue them for kahuna worker)",
@@ -56,8 +63,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.ai_workers < 1:
-        print("kahuna serve: --ai-workers must be at least 1", file=sys.stderr)
+    if args.ai_workers < 1 or args.ai_long_workers < 1:
+        print("kahuna serve: --ai-workers and --ai-long-workers must be at least 1", file=sys.stderr)
         return 2
     if args.broker is not None and not args.broker.startswith(("redis://", "rediss://", "unix://")):
         print("kahuna serve: --broker takes a Redis URL: redis://HOST:PORT/N", file=sys.stderr)
@@ -82,7 +89,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         db_url = args.db or default_db_url()
         settings = Settings(
-            db_url=db_url, ai_workers=args.ai_workers, broker_url=args.broker, local_ai=args.local_ai, limits=limits
+            db_url=db_url,
+            ai_workers=args.ai_workers,
+            ai_long_workers=args.ai_long_workers,
+            broker_url=args.broker,
+            local_ai=args.local_ai,
+            limits=limits,
         )
         app = create_app(settings)
     except ModuleNotFoundError as exc:

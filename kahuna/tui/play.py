@@ -16,7 +16,7 @@ from pathlib import Path
 from kahuna.ai.base import Agent, AgentError
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.registry import make_agent
-from kahuna.ai.timed import QUICK_LEVEL, agent_on_clock
+from kahuna.ai.timed import QUICK_LEVEL, choose_on_clock
 from kahuna.clock import Clock, ClockError, TimeControl, format_seconds
 from kahuna.narrate import narrate_for
 from kahuna.rules import Action, GameState, KahunaError, Termination, Variant, view_of
@@ -310,10 +310,11 @@ class Game:
         if self.current is None or self.current[0] != seat:
             self.show(min(self.humans), [f"{SEAT_NAMES[seat]} ({self.setup.opponent}) is thinking…"])
         view = view_of(self.state, seat)
-        agent = self.agent
+        rng = storage.agent_rng(self.setup.seed, len(self.state.history))
         if self.quick is not None and self.clock is not None:
-            agent = agent_on_clock(self.agent, self.quick, self.seconds_left(seat), self.clock.control)
-        action = agent.choose(view, storage.agent_rng(self.setup.seed, len(self.state.history)))
+            action = choose_on_clock(self.agent, self.quick, view, rng, self.seconds_left(seat), self.clock.control)
+        else:
+            action = self.agent.choose(view, rng)
         reason = self.state.why_illegal(action)
         if reason is not None:
             raise AgentError(f"{self.agent.name} chose {action.token}: {reason}")

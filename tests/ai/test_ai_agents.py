@@ -92,7 +92,16 @@ def reshuffle_hidden(state: GameState, viewer: int, rng: random.Random) -> GameS
 
 
 @pytest.mark.parametrize(
-    "spec", ["greedy", "easy", "ismcts:iterations=60", "net:iterations=40", "net:iterations=1", "master"]
+    "spec",
+    [
+        "greedy",
+        "easy",
+        "ismcts:iterations=60",
+        "net:iterations=40",
+        "net:iterations=1",
+        "master",
+        "net:seconds=0,workers=2,iterations=40",
+    ],
 )
 def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
     rng = random.Random(5)
@@ -114,7 +123,8 @@ def test_hidden_cards_do_not_change_the_choice(spec: str) -> None:
 
 
 def test_levels_are_named_and_picklable() -> None:
-    assert LEVELS == ("easy", "medium", "hard", "expert", "master")  # weakest first: clients list them in this order
+    # weakest first: clients list them in this order
+    assert LEVELS == ("easy", "medium", "hard", "expert", "master", "grandmaster")
     for level in LEVELS:
         assert level in FACTORIES  # what the server offers
         agent = make_agent(level)

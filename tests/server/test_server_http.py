@@ -59,7 +59,7 @@ def test_unfinished_game_has_only_a_public_record(server: Server) -> None:
 
 
 def test_bad_requests_get_json_errors(server: Server) -> None:
-    bad_level = server.post("/api/games", {"opponent": "ai", "level": "grandmaster"})
+    bad_level = server.post("/api/games", {"opponent": "ai", "level": "supergrandmaster"})
     assert bad_level.status_code == 422 and bad_level.json()["error"] == "invalid"
     assert "level" in bad_level.json()["message"]
     bad_variant = server.post("/api/games", {"opponent": "ai", "variant": ["no_such_rule"]})

@@ -112,7 +112,7 @@ def test_idle_games_leave_memory_and_come_back(tight: Server) -> None:
 
 
 def test_the_searching_levels_queue_behind_the_cheap_ones() -> None:
-    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master"]
+    assert [level for level in LEVELS if costly(level)] == ["hard", "expert", "master", "grandmaster"]
 
 
 def test_a_cheap_move_goes_first_and_owners_of_costly_moves_take_turns() -> None:
@@ -128,7 +128,7 @@ def test_a_cheap_move_goes_first_and_owners_of_costly_moves_take_turns() -> None
         async def move(owner: str, expensive: bool, name: str) -> None:
             await queue.acquire(owner, expensive)
             served.append(name)
-            queue.release()
+            queue.release(owner)
 
         waiting = [("a", True, "a1"), ("a", True, "a2"), ("a", True, "a3"), ("b", True, "b1"), ("c", False, "c1")]
         tasks = []
@@ -136,7 +136,7 @@ def test_a_cheap_move_goes_first_and_owners_of_costly_moves_take_turns() -> None
             tasks.append(asyncio.create_task(move(owner, expensive, name)))
             while queue.waiting() < len(tasks):  # this move is in the queue before the next comes
                 await asyncio.sleep(0)
-        queue.release()
+        queue.release("busy")
         await asyncio.gather(*tasks)
         return served
 

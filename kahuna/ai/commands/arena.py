@@ -41,7 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--clock",
         metavar="CLOCK",
         help="play on a clock, e.g. 1+0 (minutes + seconds per turn): each agent switches to quick play "
-        "when short of time, as on the server, and a seat whose time runs out loses; timeouts are listed",
+        "when short of time and a level thinking by time (grandmaster) spends its share of the clock, as on "
+        "the server; a seat whose time runs out loses; timeouts are listed",
     )
     p.add_argument(
         "--variant",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kahuna.ai.base import Agent, AgentError
-from kahuna.ai.timed import agent_on_clock
+from kahuna.ai.timed import choose_on_clock
 from kahuna.clock import Clock, TimeControl
 from kahuna.rules import Action, GameRecord, GameState, IllegalActionError, Termination, view_of
 from kahuna.rules.board import SEAT_NAMES
@@ -62,8 +62,9 @@ def play_game(
     """Play ``state`` to its end with ``agents[seat]`` choosing for each seat.
 
     On a ``clock`` (seconds read from ``now``: real seconds of this process unless a test gives
-    another clock) each seat plays its agent while it has time and ``quick[seat]`` when short of it
-    (``kahuna/ai/timed.py``), as the server does; a seat whose time runs out loses (``timeout``).
+    another clock) each seat plays its agent while it has time and ``quick[seat]`` when short of it,
+    and a level that thinks by time spends its share of the time left (``kahuna/ai/timed.py``), as
+    the server does; a seat whose time runs out loses (``timeout``).
     """
     turn_seconds: tuple[list[float], list[float]] = ([], [])
     spent = [0.0, 0.0]
@@ -74,11 +75,12 @@ def play_game(
     while not state.is_over:
         seat = state.to_move
         start = now()
-        agent = agents[seat]
-        if timer is not None and clock is not None and quick is not None:
-            agent = agent_on_clock(agent, quick[seat], timer.left(seat, start), clock)
+        agent, view = agents[seat], view_of(state, seat)
         try:
-            action = agent.choose(view_of(state, seat), rngs[seat])
+            if timer is not None and quick is not None:
+                action = choose_on_clock(agent, quick[seat], view, rngs[seat], timer.left(seat, start), clock)
+            else:
+                action = agent.choose(view, rngs[seat])
         except AgentError as exc:
             forfeit = (seat, str(exc) or type(exc).__name__)
             break

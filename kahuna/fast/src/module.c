@@ -23,6 +23,7 @@
 #include "py_search.h"
 #include "py_state.h"
 
+#include "netsearch.h"
 #include "observation.h"
 #include "rules.h"
 
@@ -157,6 +158,7 @@ static PyMethodDef module_methods[] = {
     {"search", py_search, METH_VARARGS, "ISMCTS from a player view (see kahuna/ai/agents/fast_ismcts.py)"},
     {"mt_check", mt_check, METH_VARARGS, "the C Mersenne Twister's output, for tests"},
     {"net_search", py_net_search, METH_VARARGS, "network-guided ISMCTS from a player view (see kahuna/ai/agents/netsearch.py)"},
+    {"net_search_timed", py_net_search_timed, METH_VARARGS, "one worker of a network search by time (netsearch.h)"},
     {"observe", py_observe, METH_VARARGS, "observe(state, seat, out): a seat's observation (kahuna.ai.agents.features)"},
     {NULL},
 };
@@ -181,7 +183,9 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (!m) return NULL;
     if (add_type(m, "State", &StateType) < 0 || add_type(m, "Batch", &BatchType) < 0 ||
         add_type(m, "Net", &NetType) < 0 || PyModule_AddIntConstant(m, "FLAT_SIZE", FLAT_SIZE) < 0 ||
-        PyModule_AddIntConstant(m, "OBS_SIZE", OBS_SIZE) < 0) {
+        PyModule_AddIntConstant(m, "OBS_SIZE", OBS_SIZE) < 0 ||
+        PyModule_AddIntConstant(m, "NETSEARCH_BOARD_HEADER", NETSEARCH_BOARD_HEADER) < 0 ||
+        PyModule_AddIntConstant(m, "NETSEARCH_BOARD_ROW", NETSEARCH_BOARD_ROW) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,8 +1,10 @@
 /* The network-guided ISMCTS in C (netsearch.h says why it looks like this). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "netsearch.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ismcts.h"
 #include "observation.h"
@@ -244,6 +246,34 @@ static int net_iterate(const Net *net, NTree *t, const View *v, MT *rng, const N
     return 0;
 }
 
+/* The root's visited children into `out`; after one iteration (the root judged, nothing visited)
+   the legal action of highest prior, ties to the lowest index, as netsearch.search plays it. */
+static void root_visits(const Net *net, const NTree *t, const View *v, RootVisits *out) {
+    out->n = 0;
+    for (int32_t ch = t->nodes[0].first_child; ch >= 0; ch = t->nodes[ch].next_sibling)
+        if (t->nodes[ch].visits) {
+            out->action[out->n] = t->nodes[ch].action;
+            out->visits[out->n++] = t->nodes[ch].visits;
+        }
+    if (!out->n) {
+        KState root = v->base;
+        derive(&root);
+        uint8_t legal[MAX_LEGAL];
+        int n = legal_actions(&root, legal);
+        const Judgement *j = &t->judged[t->nodes[0].judged];
+        double best = -1.0;
+        for (int i = 0; i < n; i++) {
+            double prior = prior_of(net, t, j, legal[i]);
+            if (prior > best || (prior == best && legal[i] < out->action[0])) {
+                best = prior;
+                out->action[0] = legal[i];
+            }
+        }
+        out->visits[0] = 1;
+        out->n = 1;
+    }
+}
+
 int netsearch_search(const Net *net, const View *v, MT *rng, const NetSearchConfig *cfg, RootVisits *out) {
     NTree t = {0};
     int32_t slot[NACTIONS];
@@ -258,31 +288,90 @@ int netsearch_search(const Net *net, const View *v, MT *rng, const NetSearchConf
         ntree_free(&t);
         return -1;
     }
-    /* The root's visited children; after one iteration (the root judged, nothing visited) the
-       legal action of highest prior, ties to the lowest index, as netsearch.search plays it. */
-    out->n = 0;
-    for (int32_t ch = t.nodes[0].first_child; ch >= 0; ch = t.nodes[ch].next_sibling)
-        if (t.nodes[ch].visits) {
-            out->action[out->n] = t.nodes[ch].action;
-            out->visits[out->n++] = t.nodes[ch].visits;
-        }
-    if (!out->n) {
-        KState root = v->base;
-        derive(&root);
-        uint8_t legal[MAX_LEGAL];
-        int n = legal_actions(&root, legal);
-        const Judgement *j = &t.judged[t.nodes[0].judged];
-        double best = -1.0;
-        for (int i = 0; i < n; i++) {
-            double prior = prior_of(net, &t, j, legal[i]);
-            if (prior > best || (prior == best && legal[i] < out->action[0])) {
-                best = prior;
-                out->action[0] = legal[i];
-            }
-        }
-        out->visits[0] = 1;
-        out->n = 1;
-    }
+    root_visits(net, &t, v, out);
     ntree_free(&t);
     return 0;
+}
+
+/* ------------------------------------------------------------------ the search by time */
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* This worker's iterations and root statistics into its row of the board. */
+static void publish(const NTree *t, volatile double *row, int done) {
+    for (int32_t ch = t->nodes[0].first_child; ch >= 0; ch = t->nodes[ch].next_sibling) {
+        const NNode *c = &t->nodes[ch];
+        row[1 + c->action] = (double)c->visits;
+        row[1 + NACTIONS + c->action] = c->reward;
+    }
+    row[0] = (double)done;
+}
+
+/* Whether the workers' summed root makes it time to stop, `elapsed` seconds in (netsearch.h). */
+static int time_to_stop(const NetTimer *timer, const NetSearchConfig *cfg, double elapsed) {
+    if (elapsed >= timer->hard_seconds) return 1;
+    double visits[NACTIONS] = {0}, reward[NACTIONS] = {0}, done = 0.0;
+    for (int w = 0; w < timer->workers; w++) {
+        const volatile double *row = timer->board + NETSEARCH_BOARD_HEADER + (size_t)w * NETSEARCH_BOARD_ROW;
+        done += row[0];
+        for (int a = 0; a < NACTIONS; a++) {
+            visits[a] += row[1 + a];
+            reward[a] += row[1 + NACTIONS + a];
+        }
+    }
+    int leader = 0, second = -1;
+    for (int a = 1; a < NACTIONS; a++)
+        if (visits[a] > visits[leader]) leader = a;
+    for (int a = 0; a < NACTIONS; a++)
+        if (a != leader && (second < 0 || visits[a] > visits[second])) second = a;
+    int close = second >= 0 && visits[second] > 0 &&
+                fabs(reward[leader] / visits[leader] - reward[second] / visits[second]) < timer->close;
+    if (elapsed >= timer->seconds && !close) return 1;
+    double limit = close ? timer->hard_seconds : timer->seconds;
+    double remaining = done / (elapsed > 1e-6 ? elapsed : 1e-6) * (limit - elapsed);
+    double left_in_budget = (double)cfg->iterations * timer->workers - done;
+    if (remaining > left_in_budget) remaining = left_in_budget;
+    /* settled(): every other action, given all of the remaining iterations, stays behind the
+       leader or ties it from a higher index; the leader also needs more than remain. */
+    if (visits[leader] <= remaining) return 0;
+    for (int a = 0; a < NACTIONS; a++) {
+        double reach = visits[a] + remaining;
+        if (a != leader && (reach > visits[leader] || (reach == visits[leader] && a < leader))) return 0;
+    }
+    return 1;
+}
+
+int netsearch_timed(const Net *net, const View *v, MT *rng, const NetSearchConfig *cfg, const NetTimer *timer,
+                    RootVisits *out) {
+    NTree t = {0};
+    int32_t slot[NACTIONS];
+    for (int a = 0; a < NACTIONS; a++) slot[a] = -1;
+    volatile double *row = timer->board + NETSEARCH_BOARD_HEADER + (size_t)timer->worker * NETSEARCH_BOARD_ROW;
+    double start = now_seconds();
+    int done = 0;
+    int failed = ntree_new_node(&t, 0, 0.0) < 0;
+    while (!failed && done < cfg->iterations) {
+        failed = net_iterate(net, &t, v, rng, cfg, slot) < 0;
+        if (failed) break;
+        done++;
+        if (done % NETSEARCH_CHECK_EVERY && done < cfg->iterations) continue;
+        publish(&t, row, done);
+        if (timer->board[0] != 0.0) break;
+        if (time_to_stop(timer, cfg, now_seconds() - start)) {
+            timer->board[0] = 1.0;
+            break;
+        }
+    }
+    if (failed) {
+        timer->board[0] = 1.0;
+        ntree_free(&t);
+        return -1;
+    }
+    root_visits(net, &t, v, out);
+    ntree_free(&t);
+    return done;
 }

@@ -34,4 +34,36 @@ typedef struct {
 /* Search from the view; the root's visited actions go to `out`. Returns 0, or -1 when out of memory. */
 int netsearch_search(const Net *net, const View *v, MT *rng, const NetSearchConfig *cfg, RootVisits *out);
 
+/* A search by time, run by `workers` threads at once, each on a tree of its own (root parallelism):
+   they share a board of doubles where each publishes its iterations and its root's visits and
+   rewards per action every NETSEARCH_CHECK_EVERY iterations, and any of them may raise the stop
+   flag for all. Board layout: NETSEARCH_BOARD_HEADER doubles ([0] the stop flag), then a row of
+   NETSEARCH_BOARD_ROW per worker ([0] iterations done, then NACTIONS visits, then NACTIONS rewards
+   from the searching seat's side). The caller zeroes it. Plain aligned doubles written by one
+   thread and read by others: a reader may see a row a few iterations old, which only delays a stop
+   by one check (volatile keeps every read a real load).
+
+   The search stops, whichever comes first, after `cfg->iterations` iterations of this worker,
+   at `hard_seconds`, at `seconds` unless the root is close (the two most visited actions, summed
+   over the workers, differ in mean value by less than `close`: thinking longer where it matters),
+   or as soon as the most visited action cannot be overtaken by the iterations that the time left
+   (to `seconds`, or to `hard_seconds` while the root is close) would give at the rate measured so
+   far over all workers: the settled rule of netsearch_search with an estimated remainder. */
+#define NETSEARCH_CHECK_EVERY 16
+#define NETSEARCH_BOARD_HEADER 2
+#define NETSEARCH_BOARD_ROW (1 + 2 * NACTIONS)
+
+typedef struct {
+    double seconds;      /* the budget, > 0 */
+    double hard_seconds; /* the most a close decision may take, >= seconds */
+    double close;        /* mean-value margin under which the root is close */
+    volatile double *board;
+    int workers, worker; /* how many share the board, and which row is this one's */
+} NetTimer;
+
+/* Returns the iterations this worker made (its root's visited actions in `out`), or -1 when out
+   of memory (the stop flag is then raised for the others). */
+int netsearch_timed(const Net *net, const View *v, MT *rng, const NetSearchConfig *cfg, const NetTimer *timer,
+                    RootVisits *out);
+
 #endif

@@ -81,6 +81,54 @@ PyObject *py_net_search(PyObject *mod, PyObject *args) {
     return visits_dict(&root);
 }
 
+/* net_search_timed(net, view_fields, seat, hand_slots, down_slots, rng_state, iterations, c, mix, playout,
+   weights, seconds, hard_seconds, close, board, workers, worker) -> (visits {action: n}, iterations
+   done): one worker of a search by time (netsearch_timed in netsearch.h, which gives the board's
+   layout: a writable buffer of doubles, zeroed by the caller, shared by the `workers` calls that run
+   in threads at once); the other arguments as net_search's, `iterations` this worker's most. */
+PyObject *py_net_search_timed(PyObject *mod, PyObject *args) {
+    PyObject *fields, *rng_state, *board;
+    NetObject *net;
+    int seat, hs[2], ds[2], done;
+    NetSearchConfig cfg = {.stop = 0, .share = 0.0};
+    NetTimer timer;
+    HWeights *w = &cfg.weights;
+    if (!need_board()) return NULL;
+    if (!PyArg_ParseTuple(args, "O!Oi(ii)(ii)Oiddi(ddddddddd)dddOii:net_search_timed", &NetType, &net, &fields, &seat,
+                          &hs[0], &hs[1], &ds[0], &ds[1], &rng_state, &cfg.iterations, &cfg.c, &cfg.mix,
+                          &cfg.playout_turns, &w->stone, &w->degree_bonus, &w->fragile_loss, &w->claim_threat,
+                          &w->progress, &w->bridge, &w->strike, &w->card, &w->scale, &timer.seconds,
+                          &timer.hard_seconds, &timer.close, &board, &timer.workers, &timer.worker))
+        return NULL;
+    if (cfg.iterations < 1 || cfg.iterations > NETSEARCH_MAX_ITERATIONS || !(cfg.c >= 0.0 && cfg.c <= 1e6) ||
+        !(cfg.mix >= 0.0 && cfg.mix <= 1.0) || cfg.playout_turns < 0 || cfg.playout_turns > 1000 ||
+        !hweights_valid(w)) {
+        PyErr_SetString(PyExc_ValueError, "bad net search settings");
+        return NULL;
+    }
+    if (!(timer.seconds > 0.0 && timer.hard_seconds >= timer.seconds && timer.hard_seconds <= 3600.0) ||
+        !(timer.close >= 0.0 && timer.close <= 1.0) || timer.workers < 1 || timer.workers > 256 || timer.worker < 0 ||
+        timer.worker >= timer.workers) {
+        PyErr_SetString(PyExc_ValueError, "bad time budget: 0 < seconds <= hard_seconds <= 3600, 0 <= close <= 1, "
+                                          "0 <= worker < workers <= 256");
+        return NULL;
+    }
+    View v;
+    MT rng;
+    if (!read_search_start(fields, seat, hs, ds, rng_state, &v, &rng)) return NULL;
+    Py_buffer b;
+    Py_ssize_t cells = NETSEARCH_BOARD_HEADER + (Py_ssize_t)timer.workers * NETSEARCH_BOARD_ROW;
+    if (!get_out(board, &b, cells, sizeof(double), "d", "board")) return NULL;
+    timer.board = (volatile double *)b.buf;
+    RootVisits root;
+    Py_BEGIN_ALLOW_THREADS;
+    done = netsearch_timed(&net->net, &v, &rng, &cfg, &timer, &root);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&b);
+    if (done < 0) return PyErr_NoMemory();
+    return Py_BuildValue("(Ni)", visits_dict(&root), done);
+}
+
 /* observe(state, seat, out): the observation of `seat`'s view of a State into a float32[OBS_SIZE]
    buffer, equal to kahuna.ai.agents.features.encode_view(view_of(state, seat)) (tests/fast checks it). */
 PyObject *py_observe(PyObject *mod, PyObject *args) {

@@ -1,6 +1,6 @@
 /*
  * The searches and the observation as module functions: search (ISMCTS, ismcts.h), net_search
- * (netsearch.h) and observe (observation.h). Each reads and checks its arguments with the GIL,
+ * and net_search_timed (netsearch.h) and observe (observation.h). Each reads and checks its arguments with the GIL,
  * then searches without it, so Python threads can run several searches at once.
  */
 #ifndef KAHUNA_PY_SEARCH_H
@@ -11,6 +11,7 @@
 
 PyObject *py_search(PyObject *mod, PyObject *args);
 PyObject *py_net_search(PyObject *mod, PyObject *args);
+PyObject *py_net_search_timed(PyObject *mod, PyObject *args);
 PyObject *py_observe(PyObject *mod, PyObject *args);
 
 #endif

@@ -5,12 +5,17 @@ job naming the game and the version the move is for (``cluster/jobs.py``), and k
 while Redis does not answer, for as long as the move is still wanted. A worker plays the job
 through the same engine and queues the next move itself, awaited, before it acknowledges the job
 (``cluster/worker.py``), so its own engine schedules nothing (:class:`NextQueuedByWorker`).
+
+The move of a level that thinks by time (``grandmaster``, a second or more) is a job of its own kind,
+``ai-long`` (:func:`ai_job`): a worker plays those beside its other jobs, in its pool's long lane,
+so that they never hold up the quick moves of other games (``Worker``).
 """
 
 from __future__ import annotations
 
 from kahuna.server.cluster.jobs import Job, Submitter
 from kahuna.server.games import messages
+from kahuna.server.games.ai_pool import thinks_by_time
 from kahuna.server.games.ai_turns import ai_to_move
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.ports import AiMoves
@@ -26,11 +31,17 @@ class QueuedAiTurns:
         if not ai_to_move(game):
             return
         version = game.version
-        job = Job("ai", game.game_id, version)
+        job = ai_job(game)
         self.submitter.submit(job, lambda: game.version == version and game.status == messages.PLAYING)
 
     async def close(self) -> None:
         await self.submitter.close()
+
+
+def ai_job(game: LiveGame) -> Job:
+    """The job of the AI move now due in ``game``: ``ai-long`` for a level that thinks by time."""
+    spec = game.ai_spec(game.state.to_move) or ""
+    return Job("ai-long" if thinks_by_time(spec) else "ai", game.game_id, game.version)
 
 
 class NextQueuedByWorker:

@@ -33,8 +33,9 @@ from kahuna.server.common import logs
 if TYPE_CHECKING:  # redis is the ``redis`` extra: the embedded server imports this module without it
     from redis.asyncio import Redis
 
-Kind = Literal["ai", "analysis"]
-KINDS: tuple[Kind, ...] = ("ai", "analysis")
+Kind = Literal["ai", "ai-long", "analysis"]
+KINDS: tuple[Kind, ...] = ("ai", "ai-long", "analysis")
+"""``ai-long``: the move of a level that thinks by time (``cluster/ai_jobs.py``)."""
 
 GROUP = "workers"
 MARKER_SECONDS = 3600

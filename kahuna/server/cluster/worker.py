@@ -34,6 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.ai.review.analysis import Budget, decisions
 from kahuna.ai.review.wingraph import turn_starts
 from kahuna.rules import GameRecord
+from kahuna.server.cluster.ai_jobs import ai_job
 from kahuna.server.cluster.jobs import RETRY_FIRST, RETRY_MOST, Job, JobQueue
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
@@ -49,6 +50,9 @@ from kahuna.server.games.live import AI_PREFIX, LiveGame, rebuild
 
 WATCH_EVERY = 2.0
 """Seconds between two looks at the Redis server's identity (a restart loses the queue)."""
+LONG_JOBS_PER_LANE = 4
+"""``ai-long`` jobs a worker holds beside its other jobs, per process of its pool's long lane
+(they wait there in turn, owners taking turns); beyond that a job loop plays one itself."""
 
 
 class Worker:
@@ -61,6 +65,8 @@ class Worker:
         self.consumer = consumer
         self.jobs = jobs
         self._run_id: str | None = None
+        self._long: set[asyncio.Task[None]] = set()
+        """``ai-long`` jobs being played beside the job loops."""
         self.played = 0
         """Moves this worker stored."""
 
@@ -69,6 +75,7 @@ class Worker:
         tasks.append(asyncio.create_task(self._watch(stop)))
         await stop.wait()
         await asyncio.gather(*tasks)
+        await asyncio.gather(*self._long)
 
     # ----------------------------------------------------------------- Redis
 
@@ -99,7 +106,7 @@ class Worker:
         for game_id in ids:
             game = await self._load(game_id)
             if game is not None and ai_to_move(game):
-                queued += await self.queue.submit(Job("ai", game_id, game.version))
+                queued += await self.queue.submit(ai_job(game))
         return queued
 
     async def _take_jobs(self, stop: asyncio.Event) -> None:
@@ -115,8 +122,17 @@ class Worker:
                 pause = min(2 * pause, RETRY_MOST)
                 continue
             pause = RETRY_FIRST
-            if job is not None:
+            if job is not None and job.kind == "ai-long" and len(self._long) < self._long_room():
+                # A move of a level by time takes seconds: played beside the loops, which go on
+                # taking the other games' quick moves meanwhile.
+                task = asyncio.create_task(self._finish(job, stop))
+                self._long.add(task)
+                task.add_done_callback(self._long.discard)
+            elif job is not None:
                 await self._finish(job, stop)
+
+    def _long_room(self) -> int:
+        return LONG_JOBS_PER_LANE * self.pool.long_workers
 
     async def _finish(self, job: Job, stop: asyncio.Event) -> None:
         """Play ``job`` until it is done or past, then acknowledge it; while the database or Redis
@@ -237,7 +253,7 @@ class Worker:
 
     async def _queue_next(self, game: LiveGame) -> None:
         if ai_to_move(game):
-            await self.queue.submit(Job("ai", game.game_id, game.version))
+            await self.queue.submit(ai_job(game))
 
     async def _load(self, game_id: str) -> LiveGame | None:
         """The game as stored now (``None`` if unknown or damaged: a damaged game is logged once

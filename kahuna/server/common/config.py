@@ -129,6 +129,9 @@ class Settings:
 
     db_url: str
     ai_workers: int = 1
+    ai_long_workers: int = 1
+    """Processes of the AI pool's long lane: the moves of levels that think by time (``grandmaster``),
+    each on every core (``games/ai_pool.py``, docs/scaling.md)."""
     broker_url: str | None = None
     """``redis://HOST:PORT/N``: the broker that joins this instance to the others serving the same
     database (``kahuna.server.cluster.replication``); ``None``: one process, in-process messaging."""

@@ -6,6 +6,13 @@ inputs the agent interface promises (``kahuna.ai.base``); it never sees the refe
 Moves wait for a worker in a fair queue (:class:`FairQueue`), not first come first served: cheap
 levels go before costly ones, and among moves of one cost the owners of games (the clients that
 created them) take turns, so sixty expert games of one client do not hold up another's easy game.
+
+A level that thinks by time (``grandmaster``: about a CPU-second a move on every core, ten in a
+correspondence game) has a lane of its own: its moves never take one of the ``workers`` places
+that the other levels' moves wait for, but ``long_workers`` processes of their own, in a queue where
+the owners take turns and one owner holds at most :data:`LONG_PER_OWNER` of them at a time (the
+budget capped per client). So one player's grandmaster games delay nobody else's moves by more
+than the sharing of the cores (docs/scaling.md counts the workers they need).
 Workers watch their parent and exit when it dies, even by ``SIGKILL``.
 """
 
@@ -16,6 +23,7 @@ import multiprocessing
 import os
 import random
 import threading
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -23,23 +31,43 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
+from kahuna.ai import timed
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVEL_SPECS
 from kahuna.ai.registry import FACTORIES, make_agent
+from kahuna.clock import TimeControl
 from kahuna.rules import PlayerView
 
 T = TypeVar("T")
+
+LONG_PER_OWNER = 1
+"""Moves of levels thinking by time that one owner may have in the works at once."""
+
+ClockReading = tuple[float, float, dict[str, int]]
+"""A real-time clock as an AI move is asked for: the seat's seconds left, when (seconds since the
+epoch), and the time control (``TimeControl.to_json``)."""
 
 _agents: dict[str, Agent] = {}
 """Agents already built in this worker process, by spec (some load tables or networks)."""
 
 
-def choose_token(spec: str, view_json: dict[str, Any], seed: int) -> str:
-    """Worker side: the token ``spec`` plays in ``view_json``."""
+def _agent(spec: str) -> Agent:
     agent = _agents.get(spec)
     if agent is None:
         agent = _agents[spec] = make_agent(spec)
-    return agent.choose(PlayerView.from_json(view_json), random.Random(seed)).token
+    return agent
+
+
+def choose_token(spec: str, view_json: dict[str, Any], seed: int, clock: ClockReading | None = None) -> str:
+    """Worker side: the token ``spec`` plays in ``view_json``; on a real-time ``clock`` with the time
+    left now (the wait for a worker counts), by the clock's rules (``kahuna.ai.timed``)."""
+    view, rng = PlayerView.from_json(view_json), random.Random(seed)
+    if clock is None:
+        return _agent(spec).choose(view, rng).token
+    left, at, control = clock
+    now_left = left - max(0.0, time.time() - at)
+    quick = _agent(timed.QUICK_LEVEL)
+    return timed.choose_on_clock(_agent(spec), quick, view, rng, now_left, TimeControl(**control)).token
 
 
 def _exit_with_parent() -> None:
@@ -66,106 +94,189 @@ def costly(level: str) -> bool:
     return "ismcts" in spec or spec.startswith("net") or "openspiel" in level
 
 
-class FairQueue:
-    """``slots`` places; waiting moves are served cheap before costly, owners in turn within each."""
+def thinks_by_time(level: str) -> bool:
+    """Whether a level (or a search's spec) thinks for a time (``seconds`` > 0) rather than a
+    count: its moves take the long lane."""
+    name, _, options = LEVEL_SPECS.get(level, level).partition(":")
+    if name not in ("net", "ismcts", "fast-ismcts"):
+        return False
+    for part in options.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "seconds":
+            try:
+                return float(value) > 0
+            except ValueError:
+                return False
+    return False
 
-    def __init__(self, slots: int) -> None:
+
+class FairQueue:
+    """``slots`` places; waiting moves are served cheap before costly, owners in turn within each,
+    and an owner holds at most ``per_owner`` places at once (``None``: no cap)."""
+
+    def __init__(self, slots: int, per_owner: int | None = None) -> None:
         self._free = slots
+        self._per_owner = per_owner
+        self._held: dict[str, int] = {}
         self._waiting: tuple[OrderedDict[str, deque[asyncio.Future[None]]], ...] = (OrderedDict(), OrderedDict())
 
     def waiting(self) -> int:
         return sum(len(q) for queues in self._waiting for q in queues.values())
 
+    def held(self, owner: str) -> int:
+        """Places ``owner`` holds now."""
+        return self._held.get(owner, 0)
+
+    def _may_hold(self, owner: str) -> bool:
+        return self._per_owner is None or self.held(owner) < self._per_owner
+
     async def acquire(self, owner: str, expensive: bool) -> None:
-        if self._free > 0 and not self.waiting():
-            self._free -= 1
-            return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[expensive].setdefault(owner, deque()).append(future)
+        self._serve()
         try:
             await future
         except asyncio.CancelledError:
             if future.done() and not future.cancelled():
-                self.release()  # it was given a place just as it was cancelled: pass it on
+                self.release(owner)  # it was given a place just as it was cancelled: pass it on
+            else:
+                self._forget(owner, future)
             raise
 
-    def release(self) -> None:
+    def _take(self, owner: str) -> None:
+        self._free -= 1
+        self._held[owner] = self.held(owner) + 1
+
+    def _forget(self, owner: str, future: asyncio.Future[None]) -> None:
+        """A cancelled waiter leaves the queue (an owner at its cap would otherwise keep it forever)."""
         for queues in self._waiting:
-            while queues:
-                owner, queue = next(iter(queues.items()))
-                future = queue.popleft()
-                if queue:
-                    queues.move_to_end(owner)  # the next move of this owner waits for the others'
-                else:
+            queue = queues.get(owner)
+            if queue is not None and future in queue:
+                queue.remove(future)
+                if not queue:
                     del queues[owner]
-                if not future.done():
-                    future.set_result(None)
-                    return
+
+    def release(self, owner: str) -> None:
+        self._held[owner] = self.held(owner) - 1
+        if not self._held[owner]:
+            del self._held[owner]
         self._free += 1
+        self._serve()
+
+    def _serve(self) -> None:
+        """Give the free places to the waiting moves: cheap before costly, the owners in turn, none
+        beyond its cap."""
+        while self._free:
+            for queues in self._waiting:
+                owner = next((name for name in queues if self._may_hold(name)), None)
+                if owner is not None:
+                    break
+            else:
+                return
+            queue = queues[owner]
+            future = queue.popleft()
+            if queue:
+                queues.move_to_end(owner)  # the next move of this owner waits for the others'
+            else:
+                del queues[owner]
+            if not future.done():
+                self._take(owner)
+                future.set_result(None)
 
 
-class AiPool:
-    """``workers`` processes (spawned, so that no lock held by a server thread is inherited).
+class _Lane:
+    """``workers`` processes (spawned, so that no lock held by a server thread is inherited) and
+    the fair queue of the moves that wait for them."""
 
-    The processes, and the semaphores of their queues, exist from the first use (:meth:`warm_up`,
-    at start-up) until :meth:`close`: a server that stops before it started, or whose start-up
-    failed, leaves none behind."""
-
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, per_owner: int | None) -> None:
         self.workers = max(1, workers)
-        self._queue = FairQueue(self.workers)
+        self.queue = FairQueue(self.workers, per_owner)
         self._executor: ProcessPoolExecutor | None = None
-        self._closed = False
+        self.closed = False
 
     @property
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._closed:
+    def pool(self) -> ProcessPoolExecutor:
+        if self.closed:
             raise RuntimeError("the AI pool is closed")
         if self._executor is None:
-            self._executor = self._new_pool()
+            context = multiprocessing.get_context("spawn")
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_exit_with_parent)
         return self._executor
 
-    def _new_pool(self) -> ProcessPoolExecutor:
-        context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_exit_with_parent)
-
-    async def warm_up(self) -> None:
-        """Start a worker now (importing the engine takes a while) rather than at the first AI move."""
-        await asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)
-
-    async def choose(self, spec: str, view_json: dict[str, Any], seed: int, owner: str = "") -> str:
-        """The agent's token, once a worker is free for it (:class:`FairQueue`)."""
-        await self._queue.acquire(owner, costly(spec))
-        try:
-            return await self._execute(choose_token, spec, view_json, seed)
-        finally:
-            self._queue.release()
-
-    async def run(self, owner: str, fn: Callable[..., T], *args: Any) -> T:
-        """Other costly work in a worker (a decision of a post-game analysis), queued like a costly
-        move so that live games keep their turn."""
-        await self._queue.acquire(owner, True)
+    async def run(self, owner: str, expensive: bool, fn: Callable[..., T], *args: Any) -> T:
+        await self.queue.acquire(owner, expensive)
         try:
             return await self._execute(fn, *args)
         finally:
-            self._queue.release()
+            self.queue.release(owner)
 
     async def _execute(self, fn: Callable[..., T], *args: Any) -> T:
         """Run in a worker; a pool whose worker died (killed, out of memory) is replaced once."""
         loop = asyncio.get_running_loop()
-        pool = self._pool
+        pool = self.pool
         try:
             return await loop.run_in_executor(pool, fn, *args)
         except BrokenProcessPool:
             if self._executor is pool:  # the first game to notice replaces it
                 pool.shutdown(wait=False, cancel_futures=True)
-                self._executor = self._new_pool()
-            return await loop.run_in_executor(self._pool, fn, *args)
+                self._executor = None
+            return await loop.run_in_executor(self.pool, fn, *args)
+
+    def close(self) -> None:
+        self.closed = True
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+class AiPool:
+    """``workers`` processes for the levels by count and ``long_workers`` for those by time (the
+    module docstring says why they are apart).
+
+    The processes, and the semaphores of their queues, exist from the first use (:meth:`warm_up`,
+    at start-up; the long lane's at its first move) until :meth:`close`: a server that stops before
+    it started, or whose start-up failed, leaves none behind."""
+
+    def __init__(self, workers: int, long_workers: int = 1) -> None:
+        self._lane = _Lane(workers, None)
+        self._long = _Lane(long_workers, LONG_PER_OWNER)
+        self.workers = self._lane.workers
+        self.long_workers = self._long.workers
+
+    @property
+    def queue(self) -> FairQueue:
+        """The queue of the levels by count (for tests and the load figures)."""
+        return self._lane.queue
+
+    @property
+    def long_queue(self) -> FairQueue:
+        """The queue of the levels by time."""
+        return self._long.queue
+
+    async def warm_up(self, long: bool = False) -> None:
+        """Start a worker now (importing the engine takes a while) rather than at the first AI move;
+        with ``long``, one of the long lane too."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._lane.pool, os.getpid)
+        if long:
+            await loop.run_in_executor(self._long.pool, os.getpid)
+
+    async def choose(
+        self, spec: str, view_json: dict[str, Any], seed: int, owner: str = "", clock: ClockReading | None = None
+    ) -> str:
+        """The agent's token, once a worker is free for it (:class:`FairQueue`, in the lane of the
+        level: by count or by time); ``clock``: the seat's real-time clock as the move was asked."""
+        if thinks_by_time(spec):
+            return await self._long.run(owner, True, choose_token, spec, view_json, seed, clock)
+        return await self._lane.run(owner, costly(spec), choose_token, spec, view_json, seed, clock)
+
+    async def run(self, owner: str, fn: Callable[..., T], *args: Any) -> T:
+        """Other costly work in a worker (a decision of a post-game analysis), queued like a costly
+        move so that live games keep their turn."""
+        return await self._lane.run(owner, True, fn, *args)
 
     def close(self) -> None:
         """Drop queued moves, let a running one finish (workers exit cleanly), and release the
         pool's queues (their semaphores would otherwise outlive a process stopped by a signal)."""
-        self._closed = True
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        self._lane.close()
+        self._long.close()

@@ -16,12 +16,13 @@ import time
 from typing import Any
 
 from kahuna.ai import timed
+from kahuna.ai.levels import deep_spec
 from kahuna.ai.registry import make_agent
 from kahuna.rules import Action, PlayerView, parse, view_of
 from kahuna.server.common import logs
 from kahuna.server.common.tokens import random_seed
 from kahuna.server.games import messages
-from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.ai_pool import AiPool, ClockReading
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.ports import AiMoves
 
@@ -31,21 +32,33 @@ RETRY_SECONDS = 1.0
 
 async def ai_move(engine: AiMoves, pool: AiPool, game: LiveGame, seat: int, spec: str) -> bool:
     """Choose and play one action of the AI ``seat`` (here, or in ``kahuna worker``); ``False`` if
-    the game moved on while the agent thought. Raises if the action could not be stored."""
-    view, version = view_of(game.state, seat), game.version
-    clock = game.clock
-    if clock is not None and timed.short_of_time(clock.left(seat, time.time()), clock.control):
-        action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
-    else:
-        action = await _agent_action(pool, game, spec, view.to_json())
+    the game moved on while the agent thought. Raises if the action could not be stored.
+
+    In a correspondence game a level plays its deep spec (``grandmaster`` thinks ten seconds, where
+    nobody waits); on a real-time clock the worker is told the time left, so that a level thinking
+    by time spends its share of it (``kahuna.ai.timed``)."""
+    view, version = view_of(game.state, seat), game.version  # the log's length, take-backs included
+    clock, now = game.clock, time.time()
+    reading: ClockReading | None = None
+    if clock is not None and clock.control.correspondence:
+        spec = deep_spec(spec)
+    elif clock is not None:
+        left = clock.left(seat, now)
+        if timed.short_of_time(left, clock.control):
+            action = await asyncio.to_thread(_quick_action, view)  # short of time: no queue
+            return await engine.play_ai(game, seat, version, action)
+        reading = (left, now, clock.control.to_json())
+    action = await _agent_action(pool, game, spec, view.to_json(), reading)
     return await engine.play_ai(game, seat, version, action)
 
 
-async def _agent_action(pool: AiPool, game: LiveGame, spec: str, view_json: dict[str, Any]) -> Action:
+async def _agent_action(
+    pool: AiPool, game: LiveGame, spec: str, view_json: dict[str, Any], clock: ClockReading | None
+) -> Action:
     """The agent's choice; a uniformly random legal action if the agent fails (logged)."""
     start = time.perf_counter()
     try:
-        token = await pool.choose(spec, view_json, random_seed(), game.owner)
+        token = await pool.choose(spec, view_json, random_seed(), game.owner, clock)
         action = parse(token)
     except Exception as exc:
         logs.event("ai_error", game_id=game.game_id, spec=spec, error=type(exc).__name__)

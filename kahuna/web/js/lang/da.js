@@ -635,6 +635,8 @@ export default {
   "account.why.password_guessable": "denne adgangskode er for let at gætte: brug et par ord uden sammenhæng eller en længere",
   // tournament games
   "error.tournament": "Ikke i et turneringsparti: ingen tilbagetagning eller revanche, turneringen parrer næste parti.",
+  // ai
+  "level.grandmaster": "Stormester",
   // social
   "summary.download": "Hent spillet",
   "search.label": "Find en spiller",

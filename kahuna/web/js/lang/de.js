@@ -636,6 +636,8 @@ export default {
   "account.why.password_guessable": "dieses Passwort ist zu leicht zu erraten: nimm ein paar Wörter ohne Zusammenhang oder ein längeres",
   // tournament games
   "error.tournament": "Nicht in einer Turnierpartie: keine Rücknahme und keine Revanche, das Turnier lost die nächste Partie aus.",
+  // ai
+  "level.grandmaster": "Großmeister",
   // social
   "summary.download": "Partie herunterladen",
   "search.label": "Spieler suchen",

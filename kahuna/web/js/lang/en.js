@@ -635,6 +635,8 @@ export default {
   "account.why.password_guessable": "this password is too easy to guess: use a few unrelated words, or a longer one",
   // tournament games
   "error.tournament": "Not in a tournament game: no take-back or rematch, the tournament pairs the next game.",
+  // ai
+  "level.grandmaster": "Grandmaster",
   // social
   "summary.download": "Download the record",
   "search.label": "Find a player",

@@ -635,6 +635,8 @@ export default {
   "account.why.password_guessable": "esta contraseña es demasiado fácil de adivinar: usa unas palabras sin relación o una más larga",
   // tournament games
   "error.tournament": "No en una partida de torneo: sin deshacer ni revancha, el torneo empareja la siguiente partida.",
+  // ai
+  "level.grandmaster": "Gran maestro",
   // social
   "summary.download": "Descargar la partida",
   "search.label": "Buscar un jugador",

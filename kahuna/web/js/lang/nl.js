@@ -636,6 +636,8 @@ export default {
   "account.why.password_guessable": "dit wachtwoord is te makkelijk te raden: gebruik een paar losse woorden of een langer wachtwoord",
   // tournament games
   "error.tournament": "Niet in een toernooipartij: geen terugname of revanche, het toernooi deelt de volgende partij in.",
+  // ai
+  "level.grandmaster": "Grootmeester",
   // social
   "summary.download": "Partij downloaden",
   "search.label": "Speler zoeken",
