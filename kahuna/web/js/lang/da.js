@@ -637,4 +637,12 @@ export default {
   "error.tournament": "Ikke i et turneringsparti: ingen tilbagetagning eller revanche, turneringen parrer næste parti.",
   // ai
   "level.grandmaster": "Stormester",
+  // social
+  "summary.download": "Hent spillet",
+  "search.label": "Find en spiller",
+  "search.placeholder": "Find spiller",
+  "search.results": "Fundne spillere",
+  "search.none": "Ingen spiller fundet",
+  "search.invalid": "Et brugernavn har kun bogstaver (A–Z), cifre, _ og -",
+  "search.failed": "Søgningen svarede ikke: prøv igen",
 };
