@@ -40,6 +40,8 @@ password is judged by its first 72, which it is at least as strong as."""
 SITE_WORDS = ("kahuna",)
 """Words an attacker of this site tries first, judged as zxcvbn judges the username."""
 USERNAME = re.compile(r"[A-Za-z0-9_-]{2,20}")
+USERNAME_CHARS = re.compile(r"[A-Za-z0-9_-]+")
+"""What any part of a username is made of (a search's prefix)."""
 
 _HASHER = PasswordHasher()
 _LOOK_ALIKES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("-", "_"))

@@ -157,9 +157,15 @@ def router(service: GameService) -> APIRouter:
 
     @api.get("/games/{game_id}/record")
     async def game_record(game_id: GameId) -> JSONResponse:
-        """A finished game's full kahuna-record/1; an unfinished game's public record only."""
+        """A finished game's full kahuna-record/1; an unfinished game's public record only.
+
+        A finished game's record is sent as a file to save (``kahuna-<game id>.json``, what the
+        game page's "Download" button gets), which ``kahuna replay`` and ``kahuna show`` read."""
         game = await game_or_404(game_id)
-        return JSONResponse(game.full_record() if game.state.is_over else game.public_record())
+        if not game.state.is_over:
+            return JSONResponse(game.public_record())
+        disposition = f'attachment; filename="kahuna-{game.game_id}.json"'
+        return JSONResponse(game.full_record(), headers={"Content-Disposition": disposition})
 
     @api.get("/games/{game_id}/replay", response_class=Response)
     async def game_replay(game_id: GameId) -> Response:

@@ -1,20 +1,53 @@
-"""Public profiles (``GET /api/users/<name>``) and the leaderboard (``GET /api/leaderboard``); what
-they show is read by ``kahuna.server.community.profiles``.
+"""Finding players (``GET /api/users?prefix=``), public profiles (``GET /api/users/<name>``), a
+player's finished games as JSON lines (``GET /api/users/<name>/games.jsonl``) and the leaderboard
+(``GET /api/leaderboard``); what they show is read by ``accounts.search``,
+``community.profiles`` and ``community.exports``.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
 
+from kahuna.server.accounts import store as accounts
+from kahuna.server.accounts.passwords import Refused
+from kahuna.server.accounts.search import MAX_RESULTS, accounts_starting, check_prefix
 from kahuna.server.common.errors import Rejected
+from kahuna.server.community.exports import After, finished_games_page
 from kahuna.server.community.profiles import leaderboard, profile
 from kahuna.server.db.writer import Writer
 
 
+class FoundUser(BaseModel):
+    username: str
+    is_bot: bool
+
+
+class FoundUsers(BaseModel):
+    users: list[FoundUser] = Field(description=f"at most {MAX_RESULTS}, an exact match first, then by name, case aside")
+
+
 def router(writer: Writer) -> APIRouter:
     api = APIRouter(prefix="/api")
+
+    @api.get("/users", response_model=FoundUsers)
+    async def search(
+        prefix: Annotated[str, Query(description="the start of a username, 1 to 20 of its characters")],
+    ) -> dict[str, Any]:
+        """Accounts whose name starts like ``prefix``, compared as sign-up compares names (without
+        regard to case, ASCII look-alikes merged); deleted accounts are not found. 422 ``invalid``
+        with the ``reason`` (``prefix_length``, ``username_chars``) for a prefix no name can start with."""
+        try:
+            check_prefix(prefix)
+        except Refused as exc:
+            raise Rejected("invalid", str(exc), 422, reason=exc.reason()) from None
+        return {"users": await writer.read(lambda conn: accounts_starting(conn, prefix))}
 
     @api.get("/users/{username}")
     async def user(username: Annotated[str, Path(min_length=1, max_length=20)]) -> dict[str, Any]:
@@ -23,6 +56,32 @@ def router(writer: Writer) -> APIRouter:
         if found is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return found
+
+    @api.get(
+        "/users/{username}/games.jsonl",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"application/x-ndjson": {}}, "description": "one kahuna-record/1 per line"}},
+    )
+    async def games_jsonl(username: Annotated[str, Path(min_length=1, max_length=20)]) -> StreamingResponse:
+        """Every finished game a player's profile lists, one ``kahuna-record/1`` per line, oldest
+        first, streamed as it is read from the database a page at a time."""
+        account = await writer.read(lambda conn: accounts.account_by_name(conn, username))
+        if account is None:
+            raise Rejected("not_found", f"no player {username!r}", 404)
+
+        async def lines() -> AsyncIterator[bytes]:
+            after: After | None = None
+            while True:
+                page = await writer.read(functools.partial(finished_games_page, account_id=account.id, after=after))
+                for record in page.records:
+                    yield json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                if page.next is None:
+                    return
+                after = page.next
+
+        filename = f"kahuna-{account.username}-games.jsonl"
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
 
     @api.get("/leaderboard")
     async def board(pool: Annotated[Literal["realtime", "correspondence"], Query()] = "realtime") -> dict[str, Any]:

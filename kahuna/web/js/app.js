@@ -13,6 +13,7 @@ import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.j
 import { mountVerifyEmail, mountPasswordReset } from "./mail.js";
 import { mountSeeks } from "./seeks.js";
 import { mountProfile } from "./profile.js";
+import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
 
@@ -49,6 +50,7 @@ function header(main) {
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
     ]),
+    userSearch(),
     accountLink(),
     h("label", { for: "language", class: "visually-hidden", text: t("nav.language") }),
     picker,

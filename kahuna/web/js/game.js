@@ -10,7 +10,7 @@ import { cardButton, cardBack, backMotif } from "./cards.js";
 import { narrateEvent, narrateToken, seatsOfHistory, islandName, lineWords } from "./narrate.js";
 import { reasonText } from "./reasons.js";
 import { ClockPanel, LifeControls, ChatPanel, TurnNotifier, lowClockWarning } from "./life.js";
-import { playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
+import { downloadLink, playersPanel, trackerPanel, summaryPanel, seatMark } from "./panels.js";
 import { preference, setPreference, seatsOf, rememberSeat } from "./store.js";
 import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
@@ -959,6 +959,7 @@ export class GamePage {
     }
     const links = [
       aborted(view) ? null : h("a", { href: replayHref(this.gameId), class: "btn", text: t("summary.replay") }),
+      downloadLink(this.gameId),
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
     fill(this.summaryBox, summaryPanel(view, playerNames(entry.players, entry.kinds), links));

@@ -116,6 +116,19 @@ export function summaryPanel(view, players, links) {
   return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, parts);
 }
 
+/**
+ * "Download": a finished game's record (kahuna-record/1), which `kahuna replay` and `kahuna show`
+ * read; the server sends it as the file kahuna-<game id>.json.
+ */
+export function downloadLink(gameId) {
+  return h("a", {
+    href: `/api/games/${encodeURIComponent(gameId)}/record`,
+    download: `kahuna-${gameId}.json`,
+    class: "btn download",
+    text: t("summary.download"),
+  });
+}
+
 /** The points of each round, a column per player (two columns fit any phone, in any language). */
 function scoreTable(view, players) {
   const winner = view.result.winner;

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { api } from "./api.js";
 import { BoardView } from "./board.js";
 import { narrateEvent, narrateToken } from "./narrate.js";
-import { playersPanel, summaryPanel, seatMark } from "./panels.js";
+import { downloadLink, playersPanel, summaryPanel, seatMark } from "./panels.js";
 import { LastMoves } from "./lastmoves.js";
 import { mountAnalysis } from "./analysis.js";
 
@@ -237,7 +237,10 @@ class ReplayViewer {
     if (view.result)
       fill(
         this.summaryBox,
-        summaryPanel(view, playerNames(this.data.players, this.data.kinds), [h("a", { href: "/", class: "btn", text: t("summary.new_game") })]),
+        summaryPanel(view, playerNames(this.data.players, this.data.kinds), [
+          downloadLink(this.data.game_id),
+          h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
+        ]),
       );
     else this.summaryBox.replaceChildren();
     for (const li of this.logList.children) li.classList.toggle("current", Number(li.dataset.version) === this.index);

@@ -637,6 +637,14 @@ export default {
   "error.tournament": "Ikke i et turneringsparti: ingen tilbagetagning eller revanche, turneringen parrer næste parti.",
   // ai
   "level.grandmaster": "Stormester",
+  // social
+  "summary.download": "Hent spillet",
+  "search.label": "Find en spiller",
+  "search.placeholder": "Find spiller",
+  "search.results": "Fundne spillere",
+  "search.none": "Ingen spiller fundet",
+  "search.invalid": "Et brugernavn har kun bogstaver (A–Z), cifre, _ og -",
+  "search.failed": "Søgningen svarede ikke: prøv igen",
   // mail
   "mail.email_title": "E-mail",
   "mail.email_help": "Din adresse bruges kun til det, du beder om: et link til at nulstille din adgangskode. Den gælder, når du åbner det link, vi mailer til den.",

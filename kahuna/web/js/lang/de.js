@@ -638,6 +638,14 @@ export default {
   "error.tournament": "Nicht in einer Turnierpartie: keine Rücknahme und keine Revanche, das Turnier lost die nächste Partie aus.",
   // ai
   "level.grandmaster": "Großmeister",
+  // social
+  "summary.download": "Partie herunterladen",
+  "search.label": "Spieler suchen",
+  "search.placeholder": "Spieler suchen",
+  "search.results": "Gefundene Spieler",
+  "search.none": "Kein Spieler gefunden",
+  "search.invalid": "Ein Benutzername besteht nur aus Buchstaben (A–Z), Ziffern, _ und -",
+  "search.failed": "Die Suche hat nicht geantwortet: versuche es noch einmal",
   // mail
   "mail.email_title": "E-Mail",
   "mail.email_help": "Deine Adresse wird nur für das verwendet, worum du bittest: einen Link zum Zurücksetzen deines Passworts. Sie gilt, sobald du den Link öffnest, den wir an sie schicken.",

@@ -637,6 +637,14 @@ export default {
   "error.tournament": "Not in a tournament game: no take-back or rematch, the tournament pairs the next game.",
   // ai
   "level.grandmaster": "Grandmaster",
+  // social
+  "summary.download": "Download the record",
+  "search.label": "Find a player",
+  "search.placeholder": "Find a player",
+  "search.results": "Players found",
+  "search.none": "No player found",
+  "search.invalid": "A username has only letters (A–Z), digits, _ and -",
+  "search.failed": "The search did not answer: try again",
   // mail
   "mail.email_title": "E-mail",
   "mail.email_help": "Your address is used only for what you ask for: a link to reset your password. It counts once you open the link we mail to it.",

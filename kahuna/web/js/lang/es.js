@@ -637,6 +637,14 @@ export default {
   "error.tournament": "No en una partida de torneo: sin deshacer ni revancha, el torneo empareja la siguiente partida.",
   // ai
   "level.grandmaster": "Gran maestro",
+  // social
+  "summary.download": "Descargar la partida",
+  "search.label": "Buscar un jugador",
+  "search.placeholder": "Buscar jugador",
+  "search.results": "Jugadores encontrados",
+  "search.none": "Ningún jugador encontrado",
+  "search.invalid": "Un nombre de usuario solo tiene letras (A–Z), cifras, _ y -",
+  "search.failed": "La búsqueda no respondió: inténtalo de nuevo",
   // mail
   "mail.email_title": "Correo electrónico",
   "mail.email_help": "Tu dirección solo se usa para lo que pidas: un enlace para restablecer tu contraseña. Cuenta en cuanto abras el enlace que le enviamos.",

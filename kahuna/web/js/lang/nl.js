@@ -638,6 +638,14 @@ export default {
   "error.tournament": "Niet in een toernooipartij: geen terugname of revanche, het toernooi deelt de volgende partij in.",
   // ai
   "level.grandmaster": "Grootmeester",
+  // social
+  "summary.download": "Partij downloaden",
+  "search.label": "Speler zoeken",
+  "search.placeholder": "Speler zoeken",
+  "search.results": "Gevonden spelers",
+  "search.none": "Geen speler gevonden",
+  "search.invalid": "Een gebruikersnaam bestaat alleen uit letters (A–Z), cijfers, _ en -",
+  "search.failed": "Het zoeken gaf geen antwoord: probeer het opnieuw",
   // mail
   "mail.email_title": "E-mail",
   "mail.email_help": "Je adres wordt alleen gebruikt waarvoor je het vraagt: een link om je wachtwoord opnieuw in te stellen. Het telt zodra je de link opent die we ernaar mailen.",

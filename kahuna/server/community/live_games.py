@@ -1,0 +1,130 @@
+"""The games being played now that anyone may watch (``GET /api/games/live``): the lobby's games.
+
+Which games are listed: those started by the lobby (seeks, quick pairing, challenges, games
+against the AI levels' accounts, tournament boards; a ``game_accounts`` row marks them) that are
+being played (``status = 'playing'``). Their players met in public, so their games are public. A
+hot-seat game, a game against the AI started from the home page and a game with a friend by invite
+link are private to whoever holds their links and are never listed (there is no "unlisted" choice
+to make at creation: a game by link is always unlisted, a lobby game never).
+
+Order: rated games first, then by the players' mean rating in the game's pool (a guest, or an
+account never rated there, counts as 1500, as in quick pairing; an AI level's account by its
+fixed anchor), then the newest first. What is
+listed is public anyway (names, ratings, the clock, how many actions were played): a spectator
+view, nothing of the hands.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sqlalchemy import Connection, case, func, select
+
+from kahuna.server.accounts.passwords import LEVEL_PREFIX
+from kahuna.server.community.ratings import ANCHORS
+from kahuna.server.db.schema import accounts, actions, clocks, game_accounts, games
+from kahuna.server.db.schema import ratings as rating_rows
+from kahuna.server.db.store import TAKEBACK
+
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 20
+UNRATED = 1500.0
+"""What a guest, or an account with no rating in the pool, counts as in the order."""
+
+
+def live_games(conn: Connection, limit: int, now: float | None = None) -> list[dict[str, Any]]:
+    """Up to ``limit`` running lobby games, rated first, best rated first (see the module)."""
+    rating0, rating1 = _rating(0), _rating(1)
+    mean = (func.coalesce(rating0, UNRATED) + func.coalesce(rating1, UNRATED)) / 2
+    rows = conn.execute(
+        select(
+            games.c.id,
+            games.c.created,
+            games.c.name0,
+            games.c.name1,
+            game_accounts.c.rated,
+            game_accounts.c.pool,
+            game_accounts.c.account0,
+            game_accounts.c.account1,
+            rating0.label("rating0"),
+            rating1.label("rating1"),
+        )
+        .join(game_accounts, game_accounts.c.game_id == games.c.id)
+        .where(games.c.status == "playing")
+        .order_by(game_accounts.c.rated.desc(), mean.desc(), games.c.created.desc(), games.c.id)
+        .limit(limit)
+    ).all()
+    ids = [row.id for row in rows]
+    played = {
+        game_id: count
+        for game_id, count in conn.execute(
+            select(actions.c.game_id, func.count())
+            .where(actions.c.game_id.in_(ids), actions.c.token != TAKEBACK)
+            .group_by(actions.c.game_id)
+        )
+    }
+    taken_back = {
+        game_id: count
+        for game_id, count in conn.execute(
+            select(actions.c.game_id, func.count())
+            .where(actions.c.game_id.in_(ids), actions.c.token == TAKEBACK)
+            .group_by(actions.c.game_id)
+        )
+    }
+    timed = {row.game_id: row for row in conn.execute(select(clocks).where(clocks.c.game_id.in_(ids)))}
+    at = time.time() if now is None else now
+    listed = []
+    for row in rows:
+        players = []
+        for seat in (0, 1):
+            account = row.account0 if seat == 0 else row.account1
+            rating = row.rating0 if seat == 0 else row.rating1
+            players.append(
+                {
+                    "name": row.name0 if seat == 0 else row.name1,
+                    "account": account is not None,
+                    "rating": None if account is None or row.pool is None else round(rating or UNRATED),
+                }
+            )
+        listed.append(
+            {
+                "game_id": row.id,
+                "players": players,
+                "rated": bool(row.rated),
+                "pool": row.pool,
+                "clock": None if row.id not in timed else _clock(timed[row.id], at),
+                # each take-back removes the action before it (``games/live.as_played``)
+                "moves": played.get(row.id, 0) - taken_back.get(row.id, 0),
+                "created": row.created,
+                "watch_url": f"/watch/{row.id}",
+            }
+        )
+    return listed
+
+
+def _rating(seat: int) -> Any:
+    """The rating of a seat's account in the game's pool, as its profile shows it: an AI level's
+    fixed anchor (``ratings.anchor_of``), else its stored rating; ``NULL`` for none (a guest, or
+    never rated there)."""
+    account_id = game_accounts.c.account0 if seat == 0 else game_accounts.c.account1
+    anchors = [
+        ((accounts.c.username == f"{LEVEL_PREFIX}{level}") & accounts.c.is_bot.is_(True), anchor)
+        for level, anchor in ANCHORS.items()
+    ]
+    anchor = select(case(*anchors, else_=None)).where(accounts.c.id == account_id).scalar_subquery()
+    stored = (
+        select(rating_rows.c.rating)
+        .where(rating_rows.c.account_id == account_id, rating_rows.c.pool == game_accounts.c.pool)
+        .scalar_subquery()
+    )
+    return func.coalesce(anchor, stored)
+
+
+def _clock(row: Any, now: float) -> dict[str, Any]:
+    """The time control and each seat's seconds left now (the running clock counted down)."""
+    remaining = [float(row.remaining0), float(row.remaining1)]
+    if row.running is not None and row.since is not None:
+        remaining[row.running] = max(0.0, remaining[row.running] - (now - float(row.since)))
+    return {"control": json.loads(row.control), "remaining": [round(r, 3) for r in remaining], "running": row.running}
