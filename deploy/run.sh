@@ -6,13 +6,15 @@
 # as a service manager would.
 #
 #   deploy/run.sh [--port 8080] [--db URL] [--broker URL] [--run-dir DIR] [--claim-after SECONDS]
-#                 [--instances 2] [--workers 2]
+#                 [--instances 2] [--workers 2] [--smtp URL [--mail-from ADDRESS] [--public-url URL]]
 #
 # --db      PostgreSQL URL (default postgresql://postgres@127.0.0.1:5432/kahuna on the machine's
 #           PostgreSQL; that database is created if it does not exist)
 # --broker  Redis URL (default redis://127.0.0.1:6379/0, the machine's Redis)
 # --run-dir where the generated nginx.conf, the pid files and every log go (default: a new
 #           directory under $TMPDIR or /tmp)
+# --smtp    the mail server every instance sends through (kahuna serve --smtp; default: no e-mail);
+#           --public-url is what mailed links start with (default http://127.0.0.1:PORT/, nginx)
 # Environment: PYTHON (default .venv/bin/python of this checkout, else python3), NGINX (default
 # /usr/sbin/nginx).
 set -euo pipefail
@@ -23,11 +25,14 @@ DB=""
 BROKER="redis://127.0.0.1:6379/0"
 RUN_DIR=""
 CLAIM_AFTER=30
+SMTP=""
+MAIL_FROM=""
+PUBLIC_URL=""
 
 INSTANCES=2
 WORKERS=2
 
-usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,6 +43,9 @@ while [ $# -gt 0 ]; do
         --claim-after) CLAIM_AFTER=$2; shift 2 ;;
         --instances) INSTANCES=$2; shift 2 ;;
         --workers) WORKERS=$2; shift 2 ;;
+        --smtp) SMTP=$2; shift 2 ;;
+        --mail-from) MAIL_FROM=$2; shift 2 ;;
+        --public-url) PUBLIC_URL=$2; shift 2 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "deploy/run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -137,11 +145,16 @@ q() { printf '%q' "$1"; }
 # The instances see every client as 127.0.0.1 (nginx): the per-address connection cap is nginx's
 # (limit_conn in nginx.conf), and the instances' own is raised to their total.
 LIMITS="--limit max_connections=10000 --limit max_connections_per_ip=10000"
+MAIL=""
+if [ -n "$SMTP" ]; then
+    MAIL="--smtp $(q "$SMTP") --public-url $(q "${PUBLIC_URL:-http://127.0.0.1:$PORT/}")"
+    if [ -n "$MAIL_FROM" ]; then MAIL+=" --mail-from $(q "$MAIL_FROM")"; fi
+fi
 INSTANCE_PORTS=()
 for ((i = 1; i <= INSTANCES; i++)); do
     port=$(free_port)
     INSTANCE_PORTS+=("$port")
-    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS"
+    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS $MAIL"
     NAMES+=("instance$i")
     start "instance$i"
     wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database

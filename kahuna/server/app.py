@@ -49,10 +49,12 @@ from kahuna.server.http import (
     profiles,
     tournaments,
 )
+from kahuna.server.http import mail as mail_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.pages import add_pages
+from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.wiring import end_hooks
 
 
@@ -143,6 +145,15 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
     events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
+    mailer = Mailer(
+        writer,
+        settings.mail,
+        Budgets(
+            mode.limiters("mail_address", limits.mails_per_address_per_hour / 3600, limits.mails_per_address_burst),
+            mode.limiters("mail_account", limits.mails_per_account_per_hour / 3600, limits.mails_per_account_burst),
+        ),
+        limits.mail_retry_seconds,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -157,9 +168,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
+            mailer.start()  # sends what the queue held when the server stopped
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await mailer.stop()
             await events.stop()
             await service.stop()
             await the_lobby.stop()
@@ -192,6 +205,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
     app.include_router(games.router(service))
     app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
+    app.include_router(mail_api.router(mailer))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))

@@ -59,6 +59,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         + ", ".join(Limits.names())
         + ")",
     )
+    p.add_argument(
+        "--smtp",
+        metavar="URL",
+        help="send e-mail (address verification, password reset) through this mail server: "
+        "smtp://[USER:PASS@]HOST:PORT (plain), smtp://...?starttls=1 (STARTTLS required), "
+        "smtps://... (TLS); default: no e-mail",
+    )
+    p.add_argument(
+        "--mail-from", metavar="ADDRESS", help="the mails' From (default: Kahuna <noreply@HOST of --public-url>)"
+    )
+    p.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address players open, which mailed links start with (default: http://HOST:PORT/ of this server)",
+    )
     p.set_defaults(func=run)
 
 
@@ -82,6 +97,26 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"kahuna serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    mail = None
+    if args.smtp is not None:
+        from kahuna.server.mail import smtp_url
+
+        if args.public_url is None and host not in ("127.0.0.1", "::1", "localhost"):
+            print(
+                "kahuna serve: --smtp needs --public-url (the address players open) for the links it mails",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            mail = smtp_url.parse(args.smtp, args.mail_from, args.public_url or f"http://{shown}:{port}/")
+        except ValueError as exc:
+            print(f"kahuna serve: --smtp: {exc}", file=sys.stderr)
+            return 2
+    elif args.mail_from is not None:
+        print("kahuna serve: --mail-from needs --smtp", file=sys.stderr)
+        return 2
     logs.configure()
     from kahuna.server.app import create_app
     from kahuna.server.http.conns import protocol_class
@@ -95,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             broker_url=args.broker,
             local_ai=args.local_ai,
             limits=limits,
+            mail=mail,
         )
         app = create_app(settings)
     except ModuleNotFoundError as exc:
@@ -106,10 +142,9 @@ def run(args: argparse.Namespace) -> int:
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
     broker = "" if args.broker is None else f", broker: {_safe_url(args.broker)}"
-    print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)}{broker})", flush=True)
+    mailing = "" if mail is None else f", mail: {_safe_url(args.smtp)}"
+    print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)}{broker}{mailing})", flush=True)
     config = uvicorn.Config(
         app,
         log_config=None,

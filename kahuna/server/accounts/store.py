@@ -14,7 +14,7 @@ Tables (in ``db/schema.py``, created by migration ``0002``):
   player creates or joins a game, adopts the seat tokens its browser holds, or is paired by the lobby.
 
 A deleted account keeps its row (its username stays taken, so nobody can pose as the deleted
-player in old games and profiles), loses its password, sessions and tokens, and its names in
+player in old games and profiles), loses its password, sessions, tokens and e-mail address, and its names in
 games become ``DELETED_NAME``. Every function here is synchronous and runs in the writer's or a
 reader's thread with a ``Connection``.
 """
@@ -136,6 +136,14 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     conn.execute(update(accounts).where(accounts.c.id == account_id).values(deleted=_now(), password=None))
     conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
     conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id))
+    # its e-mail address, the links mailed to it and the mail not sent yet are forgotten too
+    conn.execute(delete(schema.account_emails).where(schema.account_emails.c.account_id == account_id))
+    conn.execute(delete(schema.mail_tokens).where(schema.mail_tokens.c.account_id == account_id))
+    conn.execute(
+        delete(schema.mail_queue).where(
+            schema.mail_queue.c.account_id == account_id, schema.mail_queue.c.status == "queued"
+        )
+    )
     held = [
         (g, s)
         for g, s in conn.execute(
@@ -214,9 +222,10 @@ def end_sessions(conn: Connection, account_id: int, keep: str | None = None) -> 
     return int(conn.execute(query).rowcount)
 
 
-def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str) -> dict[str, int]:
-    """A new password: every other session ends and every token is revoked (whoever held the old
-    password may hold them). How many of each."""
+def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str | None) -> dict[str, int]:
+    """A new password: every other session ends (every one if ``keep_session`` is ``None``: a reset
+    by mail) and every token is revoked (whoever held the old password may hold them). How many of
+    each."""
     conn.execute(update(accounts).where(accounts.c.id == account_id).values(password=password_hash))
     ended = end_sessions(conn, account_id, keep=keep_session)
     revoked = conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id)).rowcount

@@ -101,6 +101,16 @@ class Limits:
     client_login_failures_burst: int = 20
     """Password checks per IP address, whatever the username, as per account."""
 
+    mails_per_address_per_hour: float = 6
+    mails_per_address_burst: int = 3
+    """Mails to one address (verification and reset): more are not sent (docs/accounts.md, *E-mail*)."""
+    mails_per_account_per_hour: float = 10
+    mails_per_account_burst: int = 5
+    """Mails for one account, whatever the address."""
+    mail_retry_seconds: float = 30
+    """The wait before the second attempt at a mail the mail server did not take; doubled after each
+    failure, up to an hour."""
+
     @classmethod
     def names(cls) -> list[str]:
         return [f.name for f in dataclasses.fields(cls)]
@@ -143,3 +153,21 @@ class Settings:
     max_frame: int = 4 * 1024
     """Largest WebSocket text frame answered normally (bytes); bigger ones get a ``malformed`` error."""
     limits: Limits = field(default_factory=Limits)
+    mail: MailSettings | None = None
+    """How to send mail (``--smtp``); ``None``: e-mail is off."""
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    """The mail server and how the server's mails look (``kahuna serve --smtp``)."""
+
+    host: str
+    port: int
+    security: str
+    """``plain``, ``starttls`` (required: no mail goes out if the server does not offer it) or ``tls``."""
+    username: str | None
+    password: str | None
+    mail_from: str
+    public_url: str
+    """The address the links in mails start with (``https://kahuna.example``), never taken from a
+    request's ``Host`` header (which anyone can set)."""

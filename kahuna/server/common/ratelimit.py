@@ -133,6 +133,10 @@ class Quotas:
             return self.joins  # taking a seat, as an invite does
         if method == "DELETE" and path == "/api/session":
             return None  # signing out is never refused
+        if method in ("POST", "PUT") and (
+            path.startswith("/api/password-reset") or path in ("/api/me/email", "/api/email/verify")
+        ):
+            return self.logins  # each mails, judges or hashes a password, or tries a mailed token
         if (method, path) in PASSWORD_WORK:
             return self.logins  # each checks, judges or hashes a password
         # accounts created are counted by the sign-up itself (``signups``): refusals do not count

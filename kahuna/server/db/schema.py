@@ -309,3 +309,60 @@ tournament_games = Table(
 stored it, so that any instance starts a board paired by one that died before starting it). The
 result (``0``/``1``: the winning seat, ``draw``, ``none``: aborted) is written by the end hook in
 the transaction that stores the game's end. ``round``: the Swiss round, or the Arena's pairing."""
+
+
+# ------------------------------------------------------------------ mail: addresses, mail tokens, the queue
+
+
+account_emails = Table(
+    "account_emails",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("email", String(254)),
+    Column("email_key", String(254), index=True),
+    Column("pending", String(254)),
+    Column("lang", String(8)),
+)
+"""An account's e-mail address: ``email`` once verified (``email_key``: the same in lower case, to
+find it for a password reset), ``pending`` the address asked for and not verified yet; ``lang`` the
+language the account's mails are written in (the page's language when the address was set)."""
+
+
+mail_tokens = Table(
+    "mail_tokens",
+    metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("email", String(254), nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("used", Float),
+)
+"""The single-use tokens of mailed links (``kind`` ``verify`` or ``reset``): only their SHA-256;
+``used`` once used (kept until they expire, so that a used link is told apart from an unknown one)."""
+
+
+mail_queue = Table(
+    "mail_queue",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("account_id", Integer, index=True),
+    Column("recipient", String(254), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("subject", Text, nullable=False),
+    Column("body", Text),
+    Column("message_id", String(200), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("due", Float, nullable=False, index=True),
+    Column("attempts", Integer, nullable=False),
+    Column("claimed_until", Float),
+    Column("status", String(16), nullable=False, index=True),
+    Column("done", Float),
+    Column("error", String(200)),
+)
+"""Mail to send (``mail/queue.py``): ``status`` ``queued`` until ``sent``, ``failed`` (the mail server
+refused it for good) or ``expired`` (its link expired before a mail server took it); ``due`` the
+next attempt (seconds since the epoch), ``claimed_until`` the lease of the sender that is sending
+it. ``body`` holds the link until the mail is sent and is erased then."""

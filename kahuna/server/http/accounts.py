@@ -160,11 +160,11 @@ class AccountGame(BaseModel):
     clock: dict[str, Any] | None
 
 
-async def _hashing(fn: Callable[[], T]) -> T:
+async def in_password_pool(fn: Callable[[], T]) -> T:
     return await asyncio.get_running_loop().run_in_executor(_HASHING, fn)
 
 
-def _refused(exc: Refused) -> Rejected:
+def refused(exc: Refused) -> Rejected:
     """A refused username or password: 422 ``invalid`` with the English message and the ``reason``
     (code and parameters) that the browser words in its language."""
     return Rejected("invalid", str(exc), 422, reason=exc.reason())
@@ -208,7 +208,7 @@ def router(
         stored = None if found is None else found[1]
 
         async def check() -> bool:
-            return await _hashing(lambda: verify_password(stored, password)) and found is not None
+            return await in_password_pool(lambda: verify_password(stored, password)) and found is not None
 
         right = await auth.throttle.checked(username_key(username), client_ip(request), check)
         return found[0] if right and found is not None else None
@@ -216,9 +216,9 @@ def router(
     async def judged(password: str, username: str) -> str:
         """The password if it may be used (``Rejected`` 422 with the reason), judged in the pool."""
         try:
-            return await _hashing(lambda: check_password(password, username))
+            return await in_password_pool(lambda: check_password(password, username))
         except Refused as exc:
-            raise _refused(exc) from None
+            raise refused(exc) from None
 
     @api.post("/accounts", status_code=201)
     async def sign_up(body: Credentials, request: Request) -> dict[str, str]:
@@ -228,7 +228,7 @@ def router(
         try:
             username = check_new_username(body.username)
         except Refused as exc:
-            raise _refused(exc) from None
+            raise refused(exc) from None
         taken = Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
         if await writer.read(lambda conn: db.username_taken(conn, username)):
             raise taken
@@ -239,7 +239,7 @@ def router(
             raise Rejected(
                 "rate_limited", f"enough accounts from this address: try again in {wait:.0f} s", 429, retry_after=wait
             )
-        hashed = await _hashing(lambda: hash_password(password))
+        hashed = await in_password_pool(lambda: hash_password(password))
         try:
             account = await write(lambda conn: db.insert_account(conn, username, hashed))
         except RuntimeError:  # the unique key, if another instance took the name a moment ago
@@ -322,7 +322,7 @@ def router(
         if await password_checked(account.username, body.password, request) is None:
             raise Rejected("unauthorized", "wrong password", 401)
         password = await judged(body.new_password, account.username)
-        hashed = await _hashing(lambda: hash_password(password))
+        hashed = await in_password_pool(lambda: hash_password(password))
         keep = digest(request.cookies.get(SESSION_COOKIE, ""))
         changed = await write(lambda conn: db.set_password(conn, account.id, hashed, keep))
         logs.event("password_changed", account_id=account.id, **changed)

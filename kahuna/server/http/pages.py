@@ -28,6 +28,8 @@ PAGE_ROUTES = (
     "/signup",
     "/signin",
     "/account",
+    "/email/verify",
+    "/password-reset",
     "/lobby",
     "/users/{username}",
     "/leaderboard",

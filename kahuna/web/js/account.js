@@ -7,6 +7,8 @@ import { h, s, fill, copyText } from "./dom.js";
 import { t, LANGUAGES } from "./i18n.js";
 import { api, csrfToken } from "./api.js";
 import { loadSeats } from "./store.js";
+import { refusal } from "./refusal.js";
+import { emailPanel, forgotLink } from "./mail.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -100,21 +102,6 @@ function field(id, label, attrs) {
   return h("div", { class: "field" }, [h("label", { for: id, text: label }), h("input", { id, name: id, ...attrs })]);
 }
 
-/** The words for an API refusal on these pages. */
-function refusal(err) {
-  if (err.code === "rate_limited") return t("account.too_many", { s: err.retryAfter || 60 });
-  if (err.code === "taken") return t("account.taken");
-  if (err.code === "unauthorized") return t("account.wrong");
-  if (err.code === "invalid" && err.reason?.code) {
-    const key = `account.why.${err.reason.code}`;
-    const words = t(key, err.reason);
-    if (words !== key) return t("account.refused", { reason: words });
-  }
-  if (err.code === "invalid") return t("account.refused", { reason: err.message });
-  if (err.code === "offline") return t("lobby.offline");
-  return err.message;
-}
-
 /** Sign in and adopt the games this browser holds; then go to `next`. */
 async function signInAndGo(username, password, next) {
   await api.signIn(username, password, loadSeats().map((s) => s.token));
@@ -193,7 +180,10 @@ export function mountSignIn(root) {
     button: t("account.sign_in"),
     autocomplete: "current-password",
     onSubmit: (username, password) => signInAndGo(username, password, "/"),
-    footer: h("p", {}, [t("account.no_account"), " ", h("a", { href: "/signup", text: t("account.sign_up") })]),
+    footer: h("div", {}, [
+      h("p", {}, [t("account.no_account"), " ", h("a", { href: "/signup", text: t("account.sign_up") })]),
+      forgotLink(),
+    ]),
   });
   fill(root, [h("div", { class: "lobby account-page" }, [form])]);
   document.title = `${t("account.sign_in")} — Kahuna`;
@@ -363,6 +353,7 @@ export async function mountAccount(root) {
         ]),
         status,
       ]),
+      emailPanel(),
       tokens,
       sessions,
       passwordPanel,

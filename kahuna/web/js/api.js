@@ -77,4 +77,12 @@ export const api = {
   declineChallenge: (seekId) => call("POST", `/api/challenges/${encodeURIComponent(seekId)}/decline`),
   user: (name) => call("GET", `/api/users/${encodeURIComponent(name)}`),
   leaderboard: (pool) => call("GET", `/api/leaderboard?pool=${encodeURIComponent(pool)}`),
+  // mail
+  email: () => call("GET", "/api/me/email"),
+  setEmail: (email, lang) => call("PUT", "/api/me/email", { email, lang }),
+  removeEmail: () => call("DELETE", "/api/me/email"),
+  verifyEmail: (token) => call("POST", "/api/email/verify", { token }),
+  resetAvailable: () => call("GET", "/api/password-reset"),
+  askReset: (email, lang) => call("POST", "/api/password-reset", { email, lang }),
+  resetPassword: (token, password) => call("POST", `/api/password-reset/${encodeURIComponent(token)}`, { password }),
 };

@@ -10,6 +10,7 @@ import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
 import { seatsOf } from "./store.js";
 import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
+import { mountVerifyEmail, mountPasswordReset } from "./mail.js";
 import { mountSeeks } from "./seeks.js";
 import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
@@ -88,6 +89,8 @@ async function start() {
     else if (page === "signup") mountSignUp(main);
     else if (page === "signin") mountSignIn(main);
     else if (page === "account") mountAccount(main);
+    else if (page === "email" && arg === "verify") mountVerifyEmail(main);
+    else if (page === "password-reset") mountPasswordReset(main);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
     else if (page === "play" || page === "watch") {

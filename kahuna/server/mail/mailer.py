@@ -1,0 +1,206 @@
+"""What the accounts' e-mail does, for the HTTP API (and any process without HTTP): set and verify
+an address, ask for a password reset, and reset it with the mailed token.
+
+Mail is only queued here, in the transaction that makes its token (``mail/queue.py``); the sender
+sends it. Every mail draws on two budgets, one per recipient address and one per account
+(``--limit mails_per_*``): a verification over budget is refused with ``429``; a reset over budget
+is dropped without a word, like a reset for an unknown address, so that the answer tells nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sqlalchemy import Connection
+
+from kahuna.server.accounts import store as accounts_store
+from kahuna.server.accounts.store import Account
+from kahuna.server.common import logs
+from kahuna.server.common.config import MailSettings
+from kahuna.server.common.errors import Rejected
+from kahuna.server.common.ratelimit import Limiter
+from kahuna.server.common.tokens import digest
+from kahuna.server.db.writer import Writer
+from kahuna.server.mail import addresses, queue, templates
+from kahuna.server.mail.addresses import TokenRefused, TokenUse
+from kahuna.server.mail.sender import MailSender
+
+VERIFY_SECONDS = 24 * 3600
+"""How long a verification link works."""
+RESET_SECONDS = 3600
+"""How long a password-reset link works."""
+VERIFY_PATH = "/email/verify"
+RESET_PATH = "/password-reset"
+
+
+@dataclass(frozen=True)
+class Budgets:
+    per_address: Limiter
+    per_account: Limiter
+
+
+class Mailer:
+    """The e-mail of accounts; ``settings`` ``None``: e-mail is off (every mail is refused with
+    ``404 mail_off``; the address already stored is still shown)."""
+
+    def __init__(self, writer: Writer, settings: MailSettings | None, budgets: Budgets, retry_seconds: float) -> None:
+        self.writer = writer
+        self.settings = settings
+        self.budgets = budgets
+        self.sender = None if settings is None else MailSender(writer, settings, retry_seconds)
+        self._resets: set[asyncio.Task[None]] = set()
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings is not None
+
+    def start(self) -> None:
+        if self.sender is not None:
+            self.sender.start()
+
+    async def stop(self) -> None:
+        for task in list(self._resets):
+            task.cancel()
+        if self.sender is not None:
+            await self.sender.stop()
+
+    def _on(self) -> MailSettings:
+        if self.settings is None:
+            raise Rejected("mail_off", "this server sends no e-mail", 404)
+        return self.settings
+
+    async def _within_budget(self, account_id: int, address: str) -> float:
+        """0 if a mail to ``address`` for the account may go out (both budgets taken), else the wait."""
+        wait = await self.budgets.per_address.take(digest(addresses.address_key(address)))
+        if wait:
+            return wait
+        wait = await self.budgets.per_account.take(str(account_id))
+        if wait:
+            await self.budgets.per_address.refund(digest(addresses.address_key(address)))
+        return wait
+
+    def _queue_mail(
+        self, conn: Connection, kind: str, account: tuple[int, str], address: str, lang: str, path: str, ttl: int
+    ) -> None:
+        """A new token of ``kind`` and its mail, in one transaction."""
+        settings = self._on()
+        token = secrets.token_urlsafe(32)
+        now = time.time()
+        addresses.insert_token(conn, digest(token), kind, account[0], address, now, now + ttl)
+        link = f"{settings.public_url}{path}#{token}"
+        subject, body = templates.render(kind, lang, username=account[1], link=link, hours=ttl // 3600)
+        domain = (
+            settings.mail_from.rstrip(">").rpartition("@")[2] or urlsplit(settings.public_url).hostname or "localhost"
+        )
+        queue.enqueue(conn, kind, account[0], address, lang, subject, body, domain, now, now + ttl)
+
+    def _wake(self) -> None:
+        if self.sender is not None:
+            self.sender.wake()
+
+    # ---------------------------------------------------------------- the account's address
+
+    async def address(self, account: Account) -> dict[str, object]:
+        stored = await self.writer.read(lambda conn: addresses.address_of(conn, account.id))
+        return {"enabled": self.enabled, "email": stored["email"], "pending": stored["pending"]}
+
+    async def ask_verification(self, account: Account, address: str, lang: str) -> None:
+        """``address`` becomes the account's pending address and its verification mail is queued
+        (``422 invalid_email``, ``429 rate_limited``, ``404 mail_off``)."""
+        self._on()
+        if not addresses.valid_address(address):
+            raise Rejected("invalid_email", "not an e-mail address (ASCII, local@domain.tld)", 422)
+        wait = await self._within_budget(account.id, address)
+        if wait:
+            raise Rejected("rate_limited", f"enough mails for now: try again in {wait:.0f} s", 429, retry_after=wait)
+
+        def store(conn: Connection) -> None:
+            addresses.set_pending(conn, account.id, address, lang)
+            self._queue_mail(conn, "verify", (account.id, account.username), address, lang, VERIFY_PATH, VERIFY_SECONDS)
+
+        await self.writer.write(store)
+        self._wake()
+        logs.event("email_verification_queued", account_id=account.id)
+
+    async def remove_address(self, account: Account) -> None:
+        await self.writer.write(lambda conn: addresses.remove_address(conn, account.id))
+        logs.event("email_removed", account_id=account.id)
+
+    async def verify(self, token: str) -> None:
+        """Open a verification link: its address becomes the account's (``TokenRefused`` if dead)."""
+        moment = time.time()
+
+        def use(conn: Connection) -> str | None:
+            try:
+                found = addresses.use_token(conn, digest(token), "verify", moment)
+            except TokenRefused as exc:  # returned, not raised: the writer turns errors into its own
+                return exc.code
+            return None if addresses.verify(conn, found) else "token_unknown"  # another address asked since
+
+        refused = await self.writer.transact(use)
+        if refused is not None:
+            raise TokenRefused(refused)
+        logs.event("email_verified")
+
+    # ---------------------------------------------------------------- password reset
+
+    def ask_reset(self, address: str, request_lang: str) -> None:
+        """Queue a reset mail for every active account that verified ``address`` (none if none, or
+        if the budgets are spent). Runs after the answer is sent, so that known and unknown
+        addresses take the same time to answer."""
+        self._on()
+        if not addresses.valid_address(address):
+            return
+        task = asyncio.get_running_loop().create_task(self._reset_mails(address, request_lang))
+        self._resets.add(task)
+        task.add_done_callback(self._resets.discard)
+
+    async def _reset_mails(self, address: str, request_lang: str) -> None:
+        found = await self.writer.read(lambda conn: addresses.accounts_of_address(conn, address))
+        queued = 0
+        for account_id, username, verified, stored_lang in found:
+            if await self._within_budget(account_id, verified):
+                continue
+            lang = templates.language(stored_lang, request_lang)
+
+            def store(
+                conn: Connection, who: tuple[int, str] = (account_id, username), to: str = verified, lang: str = lang
+            ) -> None:
+                self._queue_mail(conn, "reset", who, to, lang, RESET_PATH, RESET_SECONDS)
+
+            await self.writer.write(store)
+            queued += 1
+        if queued:
+            self._wake()
+        logs.event("password_reset_asked", mails=queued)
+
+    async def reset_account(self, token: str) -> tuple[TokenUse, str]:
+        """The account (and its username) a reset link is for, without using it (``TokenRefused``)."""
+        moment = time.time()
+
+        def check(conn: Connection) -> tuple[TokenUse, str]:
+            use = addresses.check_token(conn, digest(token), "reset", moment)
+            return use, str(accounts_store.account_info(conn, use.account_id)["username"])
+
+        return await self.writer.read(check)
+
+    async def reset(self, token: str, password_hash: str) -> dict[str, int]:
+        """Use the reset link: the new password, every session signed out, every token revoked."""
+        moment = time.time()
+
+        def use(conn: Connection) -> dict[str, int] | str:
+            try:
+                found = addresses.use_token(conn, digest(token), "reset", moment)
+            except TokenRefused as exc:  # used meanwhile by another request
+                return exc.code
+            return accounts_store.set_password(conn, found.account_id, password_hash, keep_session=None)
+
+        changed = await self.writer.transact(use)
+        if isinstance(changed, str):
+            raise TokenRefused(changed)
+        logs.event("password_reset", **changed)
+        return changed

@@ -1,0 +1,230 @@
+"""E-mail in the browser (Chromium) against a real server that mails through a real SMTP server
+(aiosmtpd): the account page's address and its verification link, and the password reset from the
+sign-in page to the new password, in each of the five languages with the words of that language's
+own table."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import httpx
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from playwright.sync_api import BrowserContext, Page, expect
+
+PASSWORD = "tide-pool-basalt"
+LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "es": "es-ES", "da": "da-DK"}
+RESET_SUBJECTS = {
+    "en": "Kahuna: choose a new password",
+    "de": "Kahuna: Wähle ein neues Passwort",
+    "nl": "Kahuna: kies een nieuw wachtwoord",
+    "es": "Kahuna: elige una contraseña nueva",
+    "da": "Kahuna: vælg en ny adgangskode",
+}
+SHOTS = Path("/work/shots/mail")
+LINK = re.compile(r"https?://\S+#\S+")
+
+
+class Inbox:
+    """aiosmtpd's handler on ``port``: each mail received, parsed."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.mails: list[EmailMessage] = []
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        assert isinstance(envelope.content, bytes)
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        assert isinstance(parsed, EmailMessage)
+        with self.lock:
+            self.mails.append(parsed)
+        return "250 OK"
+
+    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
+        """The link of the ``count``-th mail to ``address``, once it arrived."""
+        deadline = time.monotonic() + 20
+        while True:
+            with self.lock:
+                mails = [m for m in self.mails if m["To"] == address]
+            if len(mails) >= count:
+                mail = mails[count - 1]
+                part = mail.get_body(("plain",))
+                assert part is not None
+                found = LINK.search(str(part.get_content()))
+                assert found is not None
+                return found.group(0), mail
+            assert time.monotonic() < deadline, f"no mail {count} to {address}"
+            time.sleep(0.05)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[Inbox]:
+    inbox = Inbox(free_port())
+    controller = Controller(inbox, hostname="127.0.0.1", port=inbox.port)
+    controller.start()
+    yield inbox
+    controller.stop()
+
+
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("kahuna-web-mail")
+    port = free_port()
+    log_path = data / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
+                *("--smtp", f"smtp://127.0.0.1:{smtp.port}"),
+                *("--limit", "signups_burst=50", "--limit", "logins_burst=200"),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "KAHUNA_DATA": str(data)},
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/static/board.json", timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
+            time.sleep(0.1)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def table(page: Page, language: str) -> dict[str, str]:
+    words: dict[str, str] = page.evaluate(f"async () => (await import('/static/js/lang/{language}.js')).default")
+    return words
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def sign_in(page: Page, base: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(base + "/signin")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    page.click("#signin-submit")
+    page.wait_for_url(base + "/")
+
+
+def verified_account(base: str, smtp: Inbox, username: str, address: str, language: str) -> None:
+    """An account that verified ``address`` (over HTTP: the browser part is the other test's), set
+    while the page was in ``language``."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        assert http.post("/api/accounts", json={"username": username, "password": PASSWORD}).status_code == 201
+        assert http.post("/api/session", json={"username": username, "password": PASSWORD}).status_code == 200
+        headers = {"X-CSRF-Token": http.cookies["csrf"]}
+        assert http.put("/api/me/email", json={"email": address, "lang": language}, headers=headers).status_code == 202
+        link, _ = smtp.link(address, 1)
+        assert http.post("/api/email/verify", json={"token": link.split("#", 1)[1]}).status_code == 204
+
+
+def test_the_account_page_sets_and_verifies_the_address(
+    mail_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+) -> None:
+    httpx.post(f"{mail_server}/api/accounts", json={"username": "webmail", "password": PASSWORD})
+    page = new_context().new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    sign_in(page, mail_server, "webmail")
+    page.goto(mail_server + "/account")
+    words = table(page, "en")
+    expect(page.get_by_test_id("email-state")).to_have_text(words["mail.email_none"])
+    page.fill("#email-address", "not-an-address@x")
+    page.click("#email-save")  # the browser's own check stops it first: nothing is sent
+    page.fill("#email-address", "webmail@example.org")
+    page.click("#email-save")
+    expect(page.get_by_test_id("email-status")).to_have_text(
+        words["mail.email_sent"].replace("{email}", "webmail@example.org")
+    )
+    expect(page.get_by_test_id("email-state")).to_have_text(
+        words["mail.email_pending"].replace("{email}", "webmail@example.org")
+    )
+    shoot(page, "account-email-pending")
+    link, mail = smtp.link("webmail@example.org", 1)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "mail-verify-en.eml").write_bytes(mail.as_bytes())
+    page.goto(link)
+    expect(page.get_by_test_id("verify-status")).to_have_text(words["mail.verified"])
+    assert page.evaluate("location.hash") == ""  # the token left the address bar
+    shoot(page, "verify-email")
+    page.goto("about:blank")
+    page.goto(link)  # the link again: used
+    expect(page.get_by_test_id("verify-status")).to_have_text(words["mail.token_used"])
+    page.goto(mail_server + "/account")
+    expect(page.get_by_test_id("email-state")).to_have_text(
+        words["mail.email_verified"].replace("{email}", "webmail@example.org")
+    )
+    shoot(page, "account-email-verified")
+    assert errors == []
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_forgotten_password_is_reset_by_mail(
+    language: str, mail_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+) -> None:
+    username, address = f"forgot-{language}", f"forgot-{language}@example.org"
+    verified_account(mail_server, smtp, username, address, language)
+    page = new_context(locale=LOCALES[language]).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(mail_server + "/signin")
+    words = table(page, language)
+    page.get_by_role("link", name=words["mail.forgot"]).click()
+    page.wait_for_url(mail_server + "/password-reset")
+    expect(page.locator("h1")).to_have_text(words["mail.reset_title"])
+    page.fill("#reset-email", address)
+    page.click("#reset-send")
+    expect(page.get_by_test_id("reset-status")).to_have_text(words["mail.reset_sent"])
+    shoot(page, f"reset-asked-{language}")
+    link, mail = smtp.link(address, 2)
+    assert mail["Content-Language"] == language  # the account's language (the page's when the address was set)
+    assert mail["Subject"] == RESET_SUBJECTS[language]
+    SHOTS.mkdir(parents=True, exist_ok=True)  # each mail as received, for the issue's closing note
+    (SHOTS / f"mail-reset-{language}.eml").write_bytes(mail.as_bytes())
+    page.goto(link)
+    expect(page.locator("h1")).to_have_text(words["mail.reset_choose"])
+    assert page.evaluate("location.hash") == ""
+    page.fill("#reset-password", "kahuna2026")
+    page.click("#reset-save")
+    expect(page.get_by_test_id("reset-status")).to_contain_text(words["account.why.password_guessable"][:20])
+    page.fill("#reset-password", "lagoon-ember-tern")
+    page.click("#reset-save")
+    expect(page.get_by_test_id("reset-status")).to_have_text(words["mail.reset_done"])
+    shoot(page, f"reset-done-{language}")
+    page.click("#reset-sign-in")
+    sign_in(page, mail_server, username, "lagoon-ember-tern")
+    assert errors == []
