@@ -1,7 +1,7 @@
 """E-mail: an account's address (verified or pending), the single-use tokens of mailed links and
 the mail queue (issue 30).
 
-Revision ID: 0009
+Revision ID: 0008
 Revises: 0007 (clock grace; the lead re-chains at merge)
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
+revision = "0008"
 down_revision = "0007"
 branch_labels = None
 depends_on = None
