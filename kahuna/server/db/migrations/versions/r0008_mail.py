@@ -2,7 +2,7 @@
 the mail queue (issue 30).
 
 Revision ID: 0008
-Revises: 0007 (clock grace; the lead re-chains at merge)
+Revises: 0007 (clock grace)
 """
 
 from __future__ import annotations
