@@ -11,6 +11,7 @@ through the five languages with the picker, so no game is replayed per language.
 from __future__ import annotations
 
 import importlib
+import json
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, cast
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 SIZES = [(1280, 800), (1366, 768), (390, 844)]
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -114,9 +116,17 @@ def sized(browser: Browser) -> Iterator[Callable[[int, int], BrowserContext]]:
     assert not errors, "JavaScript errors:\n" + "\n".join(errors)
 
 
-def in_view(page: Page, selector: str) -> bool:
-    locator = page.locator(selector)
-    return locator.count() > 0 and all(bool(el.evaluate(IN_VIEW)) for el in locator.all())
+def in_view(page: Page, selector: str, timeout: float = 5000) -> bool:
+    """Whether every element of ``selector`` lies wholly in the window, once the layout has settled:
+    waited for (at most ``timeout`` ms: a page still placing its board or its lines is not yet
+    wrong), then ``False`` if it never does."""
+    found = f"[...document.querySelectorAll({json.dumps(selector)})]"
+    settled = f"() => {{ const els = {found}; return els.length > 0 && els.every({IN_VIEW}); }}"
+    try:
+        page.wait_for_function(settled, timeout=timeout)
+    except PlaywrightTimeout:
+        return False
+    return True
 
 
 def fits(page: Page, what: str = "", larger_text: bool = True) -> None:
