@@ -104,7 +104,10 @@ def test_the_account_page_lists_sessions_changes_the_password_and_signs_out_ever
         other = open_page("/signin", context=new_context(**PHONE))
         other.locator("#username").fill("Kailua_web")
         other.locator("#password").fill(PASSWORD)
-        other.locator("#signin-submit").click()
+        # The home page asks for the account's games once it knows who is signed in: wait for
+        # that answer, or a session ended below would make it a 401 in this page's console.
+        with other.expect_response(lambda response: response.url.endswith("/api/me/games")):
+            other.locator("#signin-submit").click()
         other.wait_for_url(re.compile(r"/$"))
         pages.append(other)
     first.reload()
