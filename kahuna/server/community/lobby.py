@@ -20,7 +20,6 @@ every list, logged once (``seek_quarantined``), answered ``410 damaged``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -36,6 +35,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import ratings, seeks
 from kahuna.server.community.offers import Offer, Party, Started, casual_reason
@@ -103,30 +103,22 @@ class Lobby:
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
-        self._task: asyncio.Task[None] | None = None
+        self._loop = Periodic(self.pass_once, PAIR_EVERY, "lobby_error")
         self.damaged: set[str] = set()
         """Ids of offers whose rows cannot be read (quarantined: logged once, left out of lists)."""
 
     # ----------------------------------------------------------------- life cycle
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self.run())
+        self._loop.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._loop.stop()
 
-    async def run(self) -> None:
-        """Expire lapsed offers and pair waiting players, every :data:`PAIR_EVERY` seconds."""
-        while True:
-            await asyncio.sleep(PAIR_EVERY)
-            try:
-                await self.expire()
-                await self.pair_waiting()
-            except Exception as exc:  # a failed pass is retried at the next one
-                logs.event("lobby_error", error=type(exc).__name__)
+    async def pass_once(self) -> None:
+        """Expire lapsed offers and pair waiting players (every :data:`PAIR_EVERY` seconds)."""
+        await self.expire()
+        await self.pair_waiting()
 
     async def expire(self) -> None:
         """Expire the offers whose owners went silent (a read each second; a write only if any)."""

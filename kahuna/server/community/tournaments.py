@@ -25,7 +25,6 @@ no secret travels or is stored.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import Broker, user_channel
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import arena, swiss
 from kahuna.server.community import tournament_rows as rows
@@ -85,26 +85,15 @@ class Tournaments:
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
-        self._task: asyncio.Task[None] | None = None
+        self._loop = Periodic(self.tick, TICK, "tournament_error", first_at_once=True)
 
     # ----------------------------------------------------------------- life cycle
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self.run())
+        self._loop.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def run(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except Exception as exc:  # a failed pass is retried at the next one
-                logs.event("tournament_error", error=type(exc).__name__, message=str(exc)[:200])
-            await asyncio.sleep(TICK)
+        await self._loop.stop()
 
     async def tick(self) -> None:
         moment = time.time()
