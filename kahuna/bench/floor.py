@@ -42,7 +42,7 @@ from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages
 from kahuna.server.games.live import HUMAN, Client
-from kahuna.server.http.conns import protocol_class
+from kahuna.server.http.conns import protocol_class, server
 from kahuna.server.serve import WS_MAX_SIZE, tune_gc
 
 DEALS = 16
@@ -223,7 +223,7 @@ def main() -> None:
         timeout_graceful_shutdown=3,
     )
     tune_gc()  # as the server does
-    uvicorn.Server(config).run()
+    server(config).run()
 
 
 if __name__ == "__main__":

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logs.configure()
     from kahuna.server.app import create_app
-    from kahuna.server.http.conns import protocol_class
+    from kahuna.server.http.conns import protocol_class, server
 
     try:
         db_url = args.db or default_db_url()
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=3,
     )
     tune_gc()
-    uvicorn.Server(config).run(sockets=[sock])
+    server(config).run(sockets=[sock])
     return 0
 
 

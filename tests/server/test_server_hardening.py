@@ -142,6 +142,30 @@ def test_connections_are_capped_per_address(strict: Server) -> None:
         sock.close()
 
 
+def test_the_cap_per_address_counts_websockets_and_frees_their_places(strict: Server) -> None:
+    """Six WebSockets from one address fill its cap of six (a seventh connection is refused, the
+    upgrade from HTTP kept each counted once); when they close, their six places are free again
+    (six new ones open), so no count is lost or left behind across upgrades and closes."""
+    refused = '"event":"connection_refused","limit":"max_connections_per_ip"'
+    created = strict.create(opponent="hotseat", seat="first")
+    gone = f'"event":"ws_close","game_id":"{created["game_id"]}"'
+
+    async def scenario() -> None:
+        for round_ in range(2):
+            sockets = [await connect(strict, created["game_id"], local="127.0.0.4") for _ in range(6)]
+            before = strict.log().count(refused)
+            with pytest.raises((OSError, websockets.exceptions.WebSocketException)):
+                await connect(strict, created["game_id"], local="127.0.0.4")
+            wait_for(lambda: strict.log().count(refused) == before + 1, f"round {round_}: the seventh refused")
+            closed = strict.log().count(gone)
+            for conn in sockets:
+                await conn.close()
+            # the app hears of a close after uvicorn has let the connection go
+            wait_for(lambda: strict.log().count(gone) == closed + 6, f"round {round_}: the six closes")
+
+    run(scenario())
+
+
 # ---------------------------------------------------------------- hostile frames
 
 

@@ -6,13 +6,19 @@ client that connects and stays silent, or trickles its headers a byte at a time,
 and memory forever, and a few thousand of them exhaust the server. The app never sees such a
 connection, so the limits live in the HTTP protocol object that uvicorn creates per connection
 (:func:`protocol_class`). Once a WebSocket is open, the app's own timeouts take over (``game_socket.py``).
+
+The per-address cap is checked at every new connection, so the count must not cost a walk over
+every open connection: :class:`ConnectionsByAddress` keeps it as uvicorn's protocols come and go
+(:func:`server` installs it), so a burst of *n* connections costs *n* steps, not *n*²/2.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kahuna.server.common import logs
@@ -30,7 +36,7 @@ def protocol_class(limits: Limits) -> type[asyncio.Protocol]:
             ip = self.client[0] if self.client else ""
             if len(self.connections) > limits.max_connections:
                 self._refuse("max_connections")
-            elif sum(1 for other in self.connections if _ip_of(other) == ip) > limits.max_connections_per_ip:
+            elif _count_of(self.connections, ip) > limits.max_connections_per_ip:
                 self._refuse("max_connections_per_ip")
             else:
                 self._arm()
@@ -68,6 +74,65 @@ def protocol_class(limits: Limits) -> type[asyncio.Protocol]:
     return GuardedHttp
 
 
-def _ip_of(protocol: Any) -> str | None:
-    client = getattr(protocol, "client", None)
-    return client[0] if client else None
+class ConnectionsByAddress(set[Any]):
+    """uvicorn's set of open connections (its ``ServerState.connections``), counted per address.
+
+    Every uvicorn protocol adds itself to this set when its connection is made, and removes itself
+    when it is lost or handed over (an HTTP connection upgraded to a WebSocket leaves, and the
+    WebSocket protocol comes in with the same transport). A protocol learns its peer's address
+    just *after* adding itself, so a newcomer waits in ``_pending`` and is counted the next time a
+    count is asked for, once its transport is set; each protocol is looked at once.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._address: dict[Any, str] = {}
+        self._pending: set[Any] = set()
+        self._count: Counter[str] = Counter()
+
+    def add(self, protocol: Any) -> None:
+        if protocol not in self:
+            super().add(protocol)
+            self._pending.add(protocol)
+
+    def remove(self, protocol: Any) -> None:
+        super().remove(protocol)
+        self._forget(protocol)
+
+    def discard(self, protocol: Any) -> None:
+        if protocol in self:
+            super().discard(protocol)
+            self._forget(protocol)
+
+    def count(self, address: str) -> int:
+        """The open connections from ``address``."""
+        for protocol in [p for p in self._pending if getattr(p, "transport", None) is not None]:
+            self._pending.discard(protocol)
+            client = getattr(protocol, "client", None)
+            known = client[0] if client else ""
+            self._address[protocol] = known
+            self._count[known] += 1
+        return self._count[address]
+
+    def _forget(self, protocol: Any) -> None:
+        if protocol in self._pending:
+            self._pending.discard(protocol)
+            return
+        address = self._address.pop(protocol, None)
+        if address is not None:
+            self._count[address] -= 1
+            if not self._count[address]:
+                del self._count[address]
+
+
+def _count_of(connections: set[Any], address: str) -> int:
+    if isinstance(connections, ConnectionsByAddress):
+        return connections.count(address)
+    raise TypeError("the server was not built by kahuna.server.http.conns.server(): no per-address count")
+
+
+def server(config: uvicorn.Config) -> uvicorn.Server:
+    """A uvicorn server whose open connections are counted per address (for :func:`protocol_class`)."""
+    built = uvicorn.Server(config)
+    built.server_state.connections = ConnectionsByAddress()
+    return built
