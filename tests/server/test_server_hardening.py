@@ -156,12 +156,12 @@ def test_the_cap_per_address_counts_websockets_and_frees_their_places(strict: Se
             before = strict.log().count(refused)
             with pytest.raises((OSError, websockets.exceptions.WebSocketException)):
                 await connect(strict, created["game_id"], local="127.0.0.4")
-            wait_for(lambda: strict.log().count(refused) == before + 1, f"round {round_}: the seventh refused")
+            wait_for(lambda n=before + 1: strict.log().count(refused) == n, f"round {round_}: the seventh refused")
             closed = strict.log().count(gone)
             for conn in sockets:
                 await conn.close()
             # the app hears of a close after uvicorn has let the connection go
-            wait_for(lambda: strict.log().count(gone) == closed + 6, f"round {round_}: the six closes")
+            wait_for(lambda n=closed + 6: strict.log().count(gone) == n, f"round {round_}: the six closes")
 
     run(scenario())
 
