@@ -13,7 +13,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -150,18 +150,21 @@ def test_the_cap_per_address_counts_websockets_and_frees_their_places(strict: Se
     created = strict.create(opponent="hotseat", seat="first")
     gone = f'"event":"ws_close","game_id":"{created["game_id"]}"'
 
+    def counted(line: str, times: int) -> Callable[[], bool]:
+        return lambda: strict.log().count(line) == times
+
     async def scenario() -> None:
         for round_ in range(2):
             sockets = [await connect(strict, created["game_id"], local="127.0.0.4") for _ in range(6)]
             before = strict.log().count(refused)
             with pytest.raises((OSError, websockets.exceptions.WebSocketException)):
                 await connect(strict, created["game_id"], local="127.0.0.4")
-            wait_for(lambda n=before + 1: strict.log().count(refused) == n, f"round {round_}: the seventh refused")
+            wait_for(counted(refused, before + 1), f"round {round_}: the seventh refused")
             closed = strict.log().count(gone)
             for conn in sockets:
                 await conn.close()
             # the app hears of a close after uvicorn has let the connection go
-            wait_for(lambda n=closed + 6: strict.log().count(gone) == n, f"round {round_}: the six closes")
+            wait_for(counted(gone, closed + 6), f"round {round_}: the six closes")
 
     run(scenario())
 
