@@ -5,6 +5,7 @@ own table."""
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import os
@@ -54,21 +55,25 @@ class Inbox:
             self.mails.append(parsed)
         return "250 OK"
 
-    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
-        """The link of the ``count``-th mail to ``address``, once it arrived."""
+    def mail(self, address: str, count: int) -> EmailMessage:
+        """The ``count``-th mail to ``address``, once it arrived."""
         deadline = time.monotonic() + 20
         while True:
             with self.lock:
                 mails = [m for m in self.mails if m["To"] == address]
             if len(mails) >= count:
-                mail = mails[count - 1]
-                part = mail.get_body(("plain",))
-                assert part is not None
-                found = LINK.search(str(part.get_content()))
-                assert found is not None
-                return found.group(0), mail
+                return mails[count - 1]
             assert time.monotonic() < deadline, f"no mail {count} to {address}"
             time.sleep(0.05)
+
+    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
+        """The link of the ``count``-th mail to ``address``, once it arrived."""
+        mail = self.mail(address, count)
+        part = mail.get_body(("plain",))
+        assert part is not None
+        found = LINK.search(str(part.get_content()))
+        assert found is not None
+        return found.group(0), mail
 
 
 def free_port() -> int:
@@ -87,9 +92,10 @@ def smtp() -> Iterator[Inbox]:
     controller.stop()
 
 
-@pytest.fixture(scope="module")
-def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("kahuna-web-mail")
+@contextlib.contextmanager
+def serving(data: Path, smtp: Inbox, *extra: str) -> Iterator[str]:
+    """``kahuna serve`` on SQLite in ``data`` mailing through ``smtp`` (``extra``: more arguments,
+    e.g. ``--limit``); its base URL while it runs."""
     port = free_port()
     log_path = data / "server.log"
     with log_path.open("w") as log:
@@ -97,7 +103,7 @@ def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterat
             [
                 *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
                 *("--smtp", f"smtp://127.0.0.1:{smtp.port}"),
-                *("--limit", "signups_burst=50", "--limit", "logins_burst=200"),
+                *("--limit", "signups_burst=50", "--limit", "logins_burst=200", *extra),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -114,12 +120,20 @@ def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterat
                 proc.kill()
                 pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
-    yield base
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("kahuna-web-mail"), smtp) as base:
+        yield base
 
 
 def table(page: Page, language: str) -> dict[str, str]:
