@@ -98,9 +98,8 @@ def test_the_worker_sends_and_two_instances_queue_each_reminder_once(
         for n in range(4):
             (mail,) = turn_mails(n)
             assert games[n] in mail
-        assert sorted(r[0] for r in rows(pg_url, "SELECT subject FROM notices WHERE kind = 'your_turn'")) == sorted(
-            games
-        )
+        decided = rows(pg_url, "SELECT subject FROM notices WHERE kind = 'your_turn'")
+        assert sorted(str(row[0]) for row in decided) == sorted(games)
         assert all(s == ("sent",) for s in rows(pg_url, "SELECT status FROM mail_queue"))
         senders = [server.log().count('"event":"mail_sent"') for server in servers]
         assert senders == [0, 0]
