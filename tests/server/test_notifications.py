@@ -10,6 +10,7 @@ scan would have sent after it (the scan and the sender both go in the order the 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -261,7 +262,7 @@ def test_a_seat_with_a_connection_is_not_reminded_until_it_has_been_away(server:
 # ----------------------------------------------------------------- once, bounded
 
 
-def test_each_notice_is_sent_once_across_a_restart_and_budgets_drop_the_rest(
+def test_each_notice_is_sent_once_across_a_restart_budgets_drop_the_rest_and_old_rows_go(
     tmp_path_factory: pytest.TempPathFactory, smtp: MailServer
 ) -> None:
     tmp = tmp_path_factory.mktemp("restart")
@@ -273,7 +274,19 @@ def test_each_notice_is_sent_once_across_a_restart_and_budgets_drop_the_rest(
         wait_for(lambda: len(of_kind(smtp, "kim_r@example.org", TURN)) == 2, "two turn mails")
         wait_for(lambda: any(e.get("status") == "dropped" for e in events(running, "notice")), "the third dropped")
         running.stop()
+        path = running.db.removeprefix("sqlite:///")
+        month_ago = time.time() - 31 * 86400
+        with sqlite3.connect(path) as conn:  # rows older than any turn can last: pruned at start
+            conn.execute("INSERT INTO notices VALUES ('challenge', 'old-offer', 0, 1, 'queued', ?)", (month_ago,))
+            conn.execute("INSERT INTO seat_seen VALUES (?, 1, ?)", (games[0], month_ago))
         running.start()  # same port and database: the clients' sessions still work
+
+        def pruned() -> bool:
+            with sqlite3.connect(path) as conn:
+                old = conn.execute("SELECT count(*) FROM notices WHERE subject = 'old-offer'").fetchone()[0]
+                return int(old) + int(conn.execute("SELECT count(*) FROM seat_seen").fetchone()[0]) == 0
+
+        wait_for(pruned, "the month-old rows pruned")
         later = game(lou, kim, "lou_r", "kim_r")  # lou's turn began after all of kim's
         wait_turn(smtp, "lou_r", later)
         kims = of_kind(smtp, "kim_r@example.org", TURN)

@@ -5,7 +5,8 @@ records which seats of correspondence games are connected to it (``seat_seen``),
 database for what is due, at most ``--limit notices_per_scan`` of each kind:
 
 - ``your_turn``: a correspondence game whose running clock's seat has had no connection, on any
-  instance, since its turn began at least ``--limit your_turn_after_seconds`` ago (an hour);
+  instance, since its turn began at least ``--limit your_turn_after_seconds`` ago (an hour); a
+  seat connected to the scanning instance is never reminded, however late its tick;
 - ``deadline``: a correspondence turn with less than ``--limit deadline_warning_seconds`` (a day)
   left, once half of the turn's allowance has passed (so a one-day game is warned at 12 hours, not
   at its first second);
@@ -32,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, exists, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, case, delete, exists, func, insert, or_, select, update
 
 from kahuna.server.accounts import notifications
 from kahuna.server.common import logs
@@ -58,6 +59,13 @@ from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.mail import addresses, notice_texts, queue, unsubscribe
 from kahuna.server.mail.mailer import Budgets, message_domain
 from kahuna.server.mail.templates import language
+
+KEEP_SECONDS = 30 * 86400.0
+"""How long a decided notice and a seat's last connection are kept: longer than a correspondence
+turn may last (14 days), after which neither can matter (a turn reminder needs a turn that has not
+run out; a connection that old is as good as none)."""
+PRUNE_EVERY = 3600.0
+"""Seconds between two prunings of those rows (each instance; deleting twice is harmless)."""
 
 ConnectedSeats = Callable[[], Iterable[tuple[str, int]]]
 """The seats of correspondence games that have a connection to this instance now."""
@@ -100,6 +108,8 @@ class Notice:
     expires: float
     left: float
     """Seconds until the deadline or the tournament's start (0 for the others)."""
+    seat: int | None = None
+    """The seat to move (turn and deadline notices)."""
 
 
 def _reachable(kind: str, account: Any) -> list[Any]:
@@ -137,6 +147,7 @@ def _turns(conn: Connection, now: float, timing: Timing) -> list[Notice]:
     other = case((clocks.c.running == 0, games.c.name1), else_=games.c.name0)
     columns = (
         clocks.c.game_id,
+        clocks.c.running,
         ply.label("ply"),
         deadline.label("deadline"),
         other.label("other"),
@@ -201,6 +212,7 @@ def _turns(conn: Connection, now: float, timing: Timing) -> list[Notice]:
                     f"/play/{row.game_id}",
                     float(row.deadline),
                     float(row.deadline) - now,
+                    int(row.running),
                 )
             )
     return found
@@ -310,6 +322,12 @@ def mark_seen(conn: Connection, seen: list[tuple[str, int]], now: float) -> None
             conn.execute(insert(seat_seen).values(game_id=game_id, seat=seat, seen=now))
 
 
+def prune(conn: Connection, now: float) -> None:
+    """Forget the notices and seat connections older than :data:`KEEP_SECONDS`."""
+    conn.execute(delete(notices).where(notices.c.at < now - KEEP_SECONDS))
+    conn.execute(delete(seat_seen).where(seat_seen.c.seen < now - KEEP_SECONDS))
+
+
 class Reminders:
     """The loop of this instance that queues notification mails (see the module's docstring)."""
 
@@ -329,6 +347,7 @@ class Reminders:
         self.connected = connected
         self.wake = wake
         self._task: asyncio.Task[None] | None = None
+        self._pruned = -math.inf
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="reminders")
@@ -355,7 +374,12 @@ class Reminders:
             with contextlib.suppress(Conflict):  # another instance inserted the seat at once: next tick
                 await self.writer.write(lambda conn: mark_seen(conn, seen, moment))
         now = time.time()
+        if time.monotonic() - self._pruned >= PRUNE_EVERY:
+            await self.writer.write(lambda conn: prune(conn, now))
+            self._pruned = time.monotonic()
         found = await self.writer.read(lambda conn: due(conn, now, self.timing))
+        here = set(seen)  # connected to this instance now, whatever seat_seen says (a late tick)
+        found = [n for n in found if not (n.kind == "your_turn" and (n.subject, n.seat) in here)]
         queued = 0
         for notice in found:
             queued += await self._queue(notice)
