@@ -110,10 +110,12 @@ def test_an_unknown_kind_or_channel_is_refused_and_changes_nothing(server: Serve
     for change, code in (
         ({"your_turn": {"mail": False}, "gossip": {"mail": False}}, "unknown_kind"),
         ({"your_turn": {"mail": False}, "deadline": {"pigeon": False}}, "unknown_channel"),
+        ({"your_turn": {"mail": False}, "gossip": {}}, "unknown_kind"),
     ):
         answer = browser.put("/api/me/notifications", json={"kinds": change}, headers=csrf(browser))
         assert answer.status_code == 422
         assert answer.json()["error"] == code
+        assert answer.json()["name"] in ("gossip", "pigeon")
     assert (
         browser.put(
             "/api/me/notifications", json={"kinds": {"deadline": {"mail": "no"}}}, headers=csrf(browser)

@@ -49,6 +49,14 @@ def check(kind: str, channel: str) -> None:
         raise UnknownSetting("unknown_channel", channel)
 
 
+def check_change(changes: dict[str, dict[str, bool]]) -> None:
+    """``UnknownSetting`` for the first kind or channel of ``changes`` that does not exist."""
+    for kind, channels in changes.items():
+        check(kind, CHANNELS[0])
+        for channel in channels:
+            check(kind, channel)
+
+
 def settings_of(conn: Connection, account_id: int) -> dict[str, dict[str, bool]]:
     """Every kind's channels, on or off: ``{kind: {channel: bool}}``."""
     off = _off(conn, account_id) or set()
@@ -58,9 +66,7 @@ def settings_of(conn: Connection, account_id: int) -> dict[str, dict[str, bool]]
 def change(conn: Connection, account_id: int, changes: dict[str, dict[str, bool]]) -> None:
     """Turn the named kinds' channels on or off (the others stay as they are). Every name is
     checked before anything is written, so an unknown one changes nothing."""
-    for kind, channels in changes.items():
-        for channel in channels:
-            check(kind, channel)
+    check_change(changes)
     stored = _off(conn, account_id)
     off = set(stored or ())
     for kind, channels in changes.items():

@@ -74,16 +74,11 @@ def router(writer: Writer, channels: list[str]) -> APIRouter:
     async def change_settings(body: SettingsChange, account: Annotated[Account, Depends(require_session)]) -> Any:
         """Turn kinds of notification on or off by channel. ``422 unknown_kind`` or ``422
         unknown_channel`` (with the name) if one does not exist: then nothing is changed."""
-        for kind, wanted in body.kinds.items():
-            for channel in wanted:
-                try:
-                    notifications.check(kind, channel)
-                except notifications.UnknownSetting as exc:
-                    raise Rejected(
-                        exc.code, f"no such notification {exc.code[8:]}: {exc.name[:20]!r}", 422, name=exc.name[:20]
-                    ) from None
-            if len(wanted) > len(notifications.CHANNELS):
-                raise Rejected("invalid", "a kind has at most one setting per channel", 422)
+        try:
+            notifications.check_change(body.kinds)
+        except notifications.UnknownSetting as exc:
+            words = f"no such notification {exc.code[8:]}: {exc.name[:20]!r}"
+            raise Rejected(exc.code, words, 422, name=exc.name[:20]) from None
         await writer.write(lambda conn: notifications.change(conn, account.id, body.kinds))
         logs.event("notifications_changed", account_id=account.id)
         return await settings_of(account)
