@@ -25,7 +25,6 @@ waits for a mail server, and no move waits for this loop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import time
@@ -38,6 +37,7 @@ from sqlalchemy import Connection, and_, case, delete, exists, func, insert, or_
 from kahuna.server.accounts import notifications
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, MailSettings
+from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest
 from kahuna.server.community.seeks import OPEN
 from kahuna.server.community.tournament_rows import CREATED
@@ -346,25 +346,17 @@ class Reminders:
         self.timing = timing
         self.connected = connected
         self.wake = wake
-        self._task: asyncio.Task[None] | None = None
+        self._loop = Periodic(self._pass, timing.scan_seconds, "reminders_error", first_at_once=True)
         self._pruned = -math.inf
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="reminders")
+        self._loop.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._loop.stop()
 
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.scan()
-            except Exception as exc:  # the database away for a moment: the next tick tries again
-                logs.event("reminders_error", error=type(exc).__name__)
-            await asyncio.sleep(self.timing.scan_seconds)
+    async def _pass(self) -> None:
+        await self.scan()
 
     async def scan(self) -> int:
         """One tick: record this instance's connected seats, queue what is due; how many were queued."""
