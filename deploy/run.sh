@@ -13,7 +13,8 @@
 # --broker  Redis URL (default redis://127.0.0.1:6379/0, the machine's Redis)
 # --run-dir where the generated nginx.conf, the pid files and every log go (default: a new
 #           directory under $TMPDIR or /tmp)
-# --smtp    the mail server every instance sends through (kahuna serve --smtp; default: no e-mail);
+# --smtp    the mail server the workers send through (kahuna worker --smtp; the instances queue the
+#           mail: kahuna serve --smtp; default: no e-mail);
 #           --public-url is what mailed links start with (default http://127.0.0.1:PORT/, nginx)
 # Environment: PYTHON (default .venv/bin/python of this checkout, else python3), NGINX (default
 # /usr/sbin/nginx).
@@ -146,9 +147,16 @@ q() { printf '%q' "$1"; }
 # (limit_conn in nginx.conf), and the instances' own is raised to their total.
 LIMITS="--limit max_connections=10000 --limit max_connections_per_ip=10000"
 MAIL=""
+WORKER_MAIL=""
 if [ -n "$SMTP" ]; then
-    MAIL="--smtp $(q "$SMTP") --public-url $(q "${PUBLIC_URL:-http://127.0.0.1:$PORT/}")"
+    PUBLIC=${PUBLIC_URL:-http://127.0.0.1:$PORT/}
+    MAIL="--smtp $(q "$SMTP") --public-url $(q "$PUBLIC")"
     if [ -n "$MAIL_FROM" ]; then MAIL+=" --mail-from $(q "$MAIL_FROM")"; fi
+    # the instances queue the mail and the workers send it: they need the same From
+    host=${PUBLIC#*://}
+    host=${host%%[:/]*}
+    WORKER_MAIL="--smtp $(q "$SMTP") --mail-from $(q "${MAIL_FROM:-Kahuna <noreply@$host>}")"
+    if [ "$WORKERS" -eq 0 ]; then echo "deploy/run.sh: --smtp with --workers 0: no process sends the mail" >&2; fi
 fi
 INSTANCE_PORTS=()
 for ((i = 1; i <= INSTANCES; i++)); do
@@ -160,7 +168,7 @@ for ((i = 1; i <= INSTANCES; i++)); do
     wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database
 done
 for ((i = 1; i <= WORKERS; i++)); do
-    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER"
+    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER $WORKER_MAIL"
     NAMES+=("worker$i")
     start "worker$i"
 done

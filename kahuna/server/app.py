@@ -46,6 +46,7 @@ from kahuna.server.http import (
     live_games,
     lobby,
     lobby_socket,
+    notifications,
     profiles,
     tournaments,
 )
@@ -55,6 +56,7 @@ from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
+from kahuna.server.mail.reminders import Reminders, Timing
 from kahuna.server.wiring import end_hooks
 
 
@@ -74,6 +76,8 @@ class Mode:
     """Reach the broker before any game is served."""
     resume: Callable[[GameService], Awaitable[int]]
     """What this instance takes on at start: every unfinished game, or only the clocks' deadlines."""
+    sends_mail: bool
+    """Whether this process sends the queued mail, or leaves it to ``kahuna worker --smtp``."""
 
 
 async def _nothing_to_connect() -> None:
@@ -90,6 +94,7 @@ def _embedded(writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
         LocalAnalyses(writer, ai_pool, budget),
         _nothing_to_connect,
         GameService.resume_all,
+        sends_mail=True,
     )
 
 
@@ -110,11 +115,14 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     if settings.local_ai:
         ai_turns: AiTurns = LocalAiTurns(ai_pool)
         local = LocalAnalyses(writer, ai_pool, budget)
-        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all)
+        # no worker needed: this instance sends mail too
+        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all, True)
     queue = JobQueue.from_url(settings.broker_url)
     ai_turns = QueuedAiTurns(Submitter(queue))
     queued = QueuedAnalyses(queue, budget)
-    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, GameService.watch_stored_deadlines)
+    return Mode(
+        broker, replication, ai_turns, limiters, queued, broker.start, GameService.watch_stored_deadlines, False
+    )  # the workers send the mail
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -153,7 +161,29 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             mode.limiters("mail_account", limits.mails_per_account_per_hour / 3600, limits.mails_per_account_burst),
         ),
         limits.mail_retry_seconds,
+        send_here=mode.sends_mail,
     )
+    reminders = None
+    if settings.mail is not None:
+        reminders = Reminders(
+            writer,
+            settings.mail,
+            Budgets(
+                mode.limiters(
+                    "notice_address",
+                    limits.notice_mails_per_address_per_hour / 3600,
+                    limits.notice_mails_per_address_burst,
+                ),
+                mode.limiters(
+                    "notice_account",
+                    limits.notice_mails_per_account_per_hour / 3600,
+                    limits.notice_mails_per_account_burst,
+                ),
+            ),
+            Timing.of(limits),
+            service.registry.correspondence_seats,
+            mailer.wake,
+        )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -169,9 +199,13 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             mailer.start()  # sends what the queue held when the server stopped
+            if reminders is not None:
+                reminders.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            if reminders is not None:
+                await reminders.stop()
             await mailer.stop()
             await events.stop()
             await service.stop()
@@ -206,6 +240,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(games.router(service))
     app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
     app.include_router(mail_api.router(mailer))
+    app.include_router(notifications.router(writer, [] if settings.mail is None else ["mail"]))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))

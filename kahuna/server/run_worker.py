@@ -1,4 +1,5 @@
-"""``kahuna worker``: the command line and the process it wires (``cluster/worker.py`` plays the jobs).
+"""``kahuna worker``: the command line and the process it wires (``cluster/worker.py`` plays the jobs;
+with ``--smtp`` it also sends the mail the servers queue, ``mail/sender.py``).
 
 The worker builds the same game engine as a server (``wiring.py``: the same rooms hear of every
 end), with the worker's collaborators: it announces what it stores (``cluster.replication.Announcer``)
@@ -23,12 +24,14 @@ from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job
 from kahuna.server.cluster.replication import Announcer
 from kahuna.server.cluster.worker import Worker, sleep_unless
 from kahuna.server.common import logs
-from kahuna.server.common.config import default_db_url
+from kahuna.server.common.config import Limits, MailSettings, default_db_url
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.engine import GameEngine
+from kahuna.server.mail import smtp_url
+from kahuna.server.mail.sender import WORKER_POLL_SECONDS, MailSender
 from kahuna.server.wiring import end_hooks
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
@@ -56,6 +59,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"take over a job another worker has held this long without finishing (default {CLAIM_AFTER:g}; "
         "longer than the slowest AI move)",
     )
+    p.add_argument(
+        "--smtp",
+        metavar="URL",
+        help="send the mail that the servers queue through this mail server (as kahuna serve --smtp); "
+        "behind kahuna serve --broker without --local-ai only workers send mail",
+    )
+    p.add_argument("--mail-from", metavar="ADDRESS", help="the mails' From (needed with --smtp)")
+    p.add_argument(
+        "--mail-retry",
+        type=float,
+        default=Limits.mail_retry_seconds,
+        metavar="SECONDS",
+        help=f"the first wait before a mail is tried again (doubling; default {Limits.mail_retry_seconds:g})",
+    )
     p.set_defaults(func=run)
 
 
@@ -66,6 +83,9 @@ class WorkerSettings:
     consumer: str
     jobs: int = 1
     claim_after: float = CLAIM_AFTER
+    mail: MailSettings | None = None
+    """The mail server this worker sends the queued mail through (``None``: it sends none)."""
+    mail_retry: float = Limits.mail_retry_seconds
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,9 +95,27 @@ def run(args: argparse.Namespace) -> int:
     if args.claim_after <= 0:
         print("kahuna worker: --claim-after must be positive", file=sys.stderr)
         return 2
+    mail = None
+    if args.smtp is not None:
+        if args.mail_from is None:
+            print("kahuna worker: --smtp needs --mail-from", file=sys.stderr)
+            return 2
+        try:
+            mail = smtp_url.parse(args.smtp, args.mail_from, "http://localhost")  # links are in the queued mail
+        except ValueError as exc:
+            print(f"kahuna worker: --smtp: {exc}", file=sys.stderr)
+            return 2
+    elif args.mail_from is not None:
+        print("kahuna worker: --mail-from needs --smtp", file=sys.stderr)
+        return 2
+    if args.mail_retry <= 0:
+        print("kahuna worker: --mail-retry must be positive", file=sys.stderr)
+        return 2
     logs.configure()
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
-    settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after)
+    settings = WorkerSettings(
+        args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after, mail, args.mail_retry
+    )
     try:
         asyncio.run(main(settings))
     except (SQLAlchemyError, OSError, ValueError) as exc:
@@ -101,13 +139,20 @@ async def main(settings: WorkerSettings) -> None:
     queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
     broker = RedisBroker(settings.broker_url)
     engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
+    sender = None
+    if settings.mail is not None:
+        sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=WORKER_POLL_SECONDS)
     try:
         await _start_broker(broker, stop)
         await pool.warm_up()
+        if sender is not None:
+            sender.start()
         print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
         logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
         await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)
     finally:
+        if sender is not None:
+            await sender.stop()
         await queue.close()
         await broker.close()
         pool.close()

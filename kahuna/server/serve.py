@@ -62,9 +62,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--smtp",
         metavar="URL",
-        help="send e-mail (address verification, password reset) through this mail server: "
+        help="send e-mail (address verification, password reset, notifications) through this mail server: "
         "smtp://[USER:PASS@]HOST:PORT (plain), smtp://...?starttls=1 (STARTTLS required), "
-        "smtps://... (TLS); default: no e-mail",
+        "smtps://... (TLS); default: no e-mail. With --broker (and no --local-ai) this only queues "
+        "the mail: kahuna worker --smtp sends it",
     )
     p.add_argument(
         "--mail-from", metavar="ADDRESS", help="the mails' From (default: Kahuna <noreply@HOST of --public-url>)"

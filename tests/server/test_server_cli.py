@@ -72,3 +72,14 @@ def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_cli
 def test_bench_server_floor_refuses_a_url() -> None:
     result = _kahuna("bench", "server", "--floor", "--url", "http://127.0.0.1:9")
     assert result.returncode != 0 and "--floor" in result.stderr
+
+
+def test_worker_mail_options_are_checked() -> None:
+    """``kahuna worker --smtp`` needs ``--mail-from``, a valid URL, and ``--mail-from`` needs ``--smtp``."""
+    broker = ("worker", "--broker", "redis://127.0.0.1:1/0")
+    no_from = _kahuna(*broker, "--smtp", "smtp://127.0.0.1:25")
+    assert no_from.returncode == 2 and "--mail-from" in no_from.stderr
+    bad = _kahuna(*broker, "--smtp", "http://x", "--mail-from", "k@kahuna.test")
+    assert bad.returncode == 2 and "smtp://" in bad.stderr
+    alone = _kahuna(*broker, "--mail-from", "k@kahuna.test")
+    assert alone.returncode == 2 and "--smtp" in alone.stderr

@@ -1,10 +1,12 @@
 """E-mail in the browser (Chromium) against a real server that mails through a real SMTP server
 (aiosmtpd): the account page's address and its verification link, and the password reset from the
 sign-in page to the new password, in each of the five languages with the words of that language's
-own table."""
+own table; and the notification settings on the account page and the page of a reminder's
+unsubscribe link (a server whose reminder thresholds are seconds: the test waits for the mail)."""
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import os
@@ -54,21 +56,25 @@ class Inbox:
             self.mails.append(parsed)
         return "250 OK"
 
-    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
-        """The link of the ``count``-th mail to ``address``, once it arrived."""
+    def mail(self, address: str, count: int) -> EmailMessage:
+        """The ``count``-th mail to ``address``, once it arrived."""
         deadline = time.monotonic() + 20
         while True:
             with self.lock:
                 mails = [m for m in self.mails if m["To"] == address]
             if len(mails) >= count:
-                mail = mails[count - 1]
-                part = mail.get_body(("plain",))
-                assert part is not None
-                found = LINK.search(str(part.get_content()))
-                assert found is not None
-                return found.group(0), mail
+                return mails[count - 1]
             assert time.monotonic() < deadline, f"no mail {count} to {address}"
             time.sleep(0.05)
+
+    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
+        """The link of the ``count``-th mail to ``address``, once it arrived."""
+        mail = self.mail(address, count)
+        part = mail.get_body(("plain",))
+        assert part is not None
+        found = LINK.search(str(part.get_content()))
+        assert found is not None
+        return found.group(0), mail
 
 
 def free_port() -> int:
@@ -87,9 +93,10 @@ def smtp() -> Iterator[Inbox]:
     controller.stop()
 
 
-@pytest.fixture(scope="module")
-def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("kahuna-web-mail")
+@contextlib.contextmanager
+def serving(data: Path, smtp: Inbox, *extra: str) -> Iterator[str]:
+    """``kahuna serve`` on SQLite in ``data`` mailing through ``smtp`` (``extra``: more arguments,
+    e.g. ``--limit``); its base URL while it runs."""
     port = free_port()
     log_path = data / "server.log"
     with log_path.open("w") as log:
@@ -97,7 +104,7 @@ def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterat
             [
                 *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
                 *("--smtp", f"smtp://127.0.0.1:{smtp.port}"),
-                *("--limit", "signups_burst=50", "--limit", "logins_burst=200"),
+                *("--limit", "signups_burst=50", "--limit", "logins_burst=200", *extra),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -114,12 +121,20 @@ def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterat
                 proc.kill()
                 pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
-    yield base
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("kahuna-web-mail"), smtp) as base:
+        yield base
 
 
 def table(page: Page, language: str) -> dict[str, str]:
@@ -227,4 +242,88 @@ def test_a_forgotten_password_is_reset_by_mail(
     shoot(page, f"reset-done-{language}")
     page.click("#reset-sign-in")
     sign_in(page, mail_server, username, "lagoon-ember-tern")
+    assert errors == []
+
+
+# ----------------------------------------------------------------- notifications (docs/accounts.md)
+
+
+TURN_SUBJECTS = {
+    "en": "Kahuna: it is your turn",
+    "de": "Kahuna: Du bist am Zug",
+    "nl": "Kahuna: je bent aan zet",
+    "es": "Kahuna: es tu turno",
+    "da": "Kahuna: det er din tur",
+}
+
+
+@pytest.fixture(scope="module")
+def notify_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+    fast = ("--limit", "notice_scan_seconds=0.1", "--limit", "your_turn_after_seconds=1")
+    with serving(tmp_path_factory.mktemp("kahuna-web-notify"), smtp, *fast) as base:
+        yield base
+
+
+def correspondence_game(base: str, first: str, second: str) -> str:
+    """A one-day correspondence game in which ``first`` (seat 0) is to move."""
+    with httpx.Client(base_url=base, timeout=10) as one, httpx.Client(base_url=base, timeout=10) as two:
+        for http, name in ((one, first), (two, second)):
+            http.post("/api/accounts", json={"username": name, "password": PASSWORD})
+            assert http.post("/api/session", json={"username": name, "password": PASSWORD}).status_code == 200
+        made = one.post(
+            "/api/games",
+            json={"opponent": "human", "seat": "first", "clock": {"days": 1}, "name": first},
+            headers={"X-CSRF-Token": one.cookies["csrf"]},
+        )
+        assert made.status_code == 201, made.text
+        invite = made.json()["invite_url"].rsplit("/", 1)[1]
+        joined = two.post(f"/api/join/{invite}", json={"name": second}, headers={"X-CSRF-Token": two.cookies["csrf"]})
+        assert joined.status_code == 200, joined.text
+        return str(made.json()["game_id"])
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_settings_panel_and_the_unsubscribe_page(
+    language: str, notify_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+) -> None:
+    username, address = f"notify-{language}", f"notify-{language}@example.org"
+    verified_account(notify_server, smtp, username, address, language)
+    page = new_context(locale=LOCALES[language]).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    sign_in(page, notify_server, username)
+    page.goto(notify_server + "/account")
+    words = table(page, language)
+    expect(page.locator("#notify-title")).to_have_text(words["notify.title"])
+    for kind in ("your_turn", "deadline", "challenge", "tournament"):
+        expect(page.locator(f"#notify-{kind}")).to_have_text(words[f"notify.kind_{kind}"])
+        expect(page.locator(f"#notify-{kind}-mail")).to_be_checked()
+    expect(page.locator("#notify-your_turn-push")).to_have_count(0)  # no push on this server
+    page.uncheck("#notify-challenge-mail")
+    expect(page.get_by_test_id("notify-status")).to_have_text(words["notify.saved"])
+    page.reload()
+    expect(page.locator("#notify-challenge-mail")).not_to_be_checked()
+    expect(page.locator("#notify-deadline-mail")).to_be_checked()
+    shoot(page, f"notify-settings-{language}")
+
+    # a reminder mail's unsubscribe link, opened in the browser: it asks first
+    game_id = correspondence_game(notify_server, username, f"rival-{language}")
+    mail = smtp.mail(address, 2)
+    assert mail["Subject"] == TURN_SUBJECTS[language]
+    assert mail["Content-Language"] == language
+    text = mail.get_body(("plain",))
+    assert text is not None and f"{notify_server}/play/{game_id}" in str(text.get_content())
+    stop = str(mail["List-Unsubscribe"]).strip("<>")
+    page.goto(stop)
+    kind = words["notify.kind_your_turn"]
+    expect(page.get_by_test_id("unsubscribe-status")).to_have_text(words["notify.confirm"].replace("{kind}", kind))
+    shoot(page, f"unsubscribe-ask-{language}")
+    page.click("#unsubscribe")
+    expect(page.get_by_test_id("unsubscribe-status")).to_have_text(words["notify.stopped"].replace("{kind}", kind))
+    page.reload()
+    expect(page.get_by_test_id("unsubscribe-status")).to_have_text(words["notify.already_off"].replace("{kind}", kind))
+    page.goto(stop[:-3] + "xyz")  # forged
+    expect(page.get_by_test_id("unsubscribe-status")).to_have_text(words["notify.token_invalid"])
+    page.goto(notify_server + "/account")
+    expect(page.locator("#notify-your_turn-mail")).not_to_be_checked()
     assert errors == []

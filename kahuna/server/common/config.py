@@ -107,6 +107,26 @@ class Limits:
     mails_per_account_per_hour: float = 10
     mails_per_account_burst: int = 5
     """Mails for one account, whatever the address."""
+    notice_mails_per_address_per_hour: float = 12
+    notice_mails_per_address_burst: int = 6
+    """Notification mails (turn, deadline, challenge, tournament) to one address: more are dropped,
+    not delayed (docs/accounts.md, *Notifications*). Apart from the budgets above, so that
+    notifications never use up a password reset."""
+    notice_mails_per_account_per_hour: float = 12
+    notice_mails_per_account_burst: int = 6
+    """Notification mails for one account, whatever the address."""
+    your_turn_after_seconds: float = 3600
+    """A correspondence player is mailed that it is their turn once the turn is this old and their
+    seat has had no connection for as long."""
+    deadline_warning_seconds: float = 86400
+    """A correspondence player is warned when less than this is left of their turn (and half of it
+    has passed)."""
+    tournament_notice_seconds: float = 900
+    """A tournament's players are mailed this long before it starts."""
+    notice_scan_seconds: float = 30
+    """Seconds between two looks for notifications that are due (each instance)."""
+    notices_per_scan: int = 200
+    """Notifications of each kind one look decides at most (the rest wait for the next)."""
     mail_retry_seconds: float = 30
     """The wait before the second attempt at a mail the mail server did not take; doubled after each
     failure, up to an hour."""

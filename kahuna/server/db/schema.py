@@ -361,8 +361,53 @@ mail_queue = Table(
     Column("status", String(16), nullable=False, index=True),
     Column("done", Float),
     Column("error", String(200)),
+    Column("list_unsubscribe", String(400)),
 )
 """Mail to send (``mail/queue.py``): ``status`` ``queued`` until ``sent``, ``failed`` (the mail server
 refused it for good) or ``expired`` (its link expired before a mail server took it); ``due`` the
 next attempt (seconds since the epoch), ``claimed_until`` the lease of the sender that is sending
-it. ``body`` holds the link until the mail is sent and is erased then."""
+it. ``body`` holds the link until the mail is sent and is erased then. ``list_unsubscribe``: the
+one-click unsubscribe URL of a notification (``None``: a transactional mail)."""
+
+
+# ------------------------------------------------------------------ notifications
+
+
+notification_settings = Table(
+    "notification_settings",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("off", String(400), nullable=False),
+    Column("secret", String(64)),
+)
+"""What an account turned off (``accounts/notifications.py``): ``off`` holds ``kind:channel`` pairs
+separated by spaces (no row, or a pair not listed: on). ``secret`` signs the account's unsubscribe
+links (``mail/unsubscribe.py``), made with the first one."""
+
+
+notices = Table(
+    "notices",
+    metadata,
+    Column("kind", String(16), primary_key=True),
+    Column("subject", String(40), primary_key=True),
+    Column("step", Integer, primary_key=True),
+    Column("account_id", Integer, primary_key=True),
+    Column("status", String(16), nullable=False),
+    Column("at", Float, nullable=False, index=True),
+)
+"""Each notification decided once (``mail/reminders.py``): its key is the kind, what it is about
+(a game, a challenge, a tournament), the step (a game's ply; 0 otherwise) and the account; the
+instance whose insert wins queues the mail, the others' inserts fail. ``status`` ``queued``, or
+``dropped`` (over the account's or address's budget)."""
+
+
+seat_seen = Table(
+    "seat_seen",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("seen", Float, nullable=False),
+)
+"""When a seat of a correspondence game last had a connection (on any instance), written by each
+instance's reminder loop for the seats connected to it: a turn reminder waits until the seat has
+been away for ``--limit your_turn_after_seconds``."""

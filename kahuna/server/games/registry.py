@@ -51,6 +51,17 @@ class GameRegistry:
             self.invites[game.invite] = game.game_id
         self.engine.enter(game)
 
+    def correspondence_seats(self) -> list[tuple[str, int]]:
+        """The seats of correspondence games held here that have a connection to this instance
+        (the reminders of ``mail/reminders.py`` wait until a seat has been away)."""
+        return [
+            (game.game_id, seat)
+            for game in self.games.values()
+            if game.clock is not None and game.clock.control.correspondence
+            for seat in (0, 1)
+            if game.local_online()[seat]
+        ]
+
     async def get(self, game_id: str) -> LiveGame | None:
         """The game, from memory or rebuilt from the database; ``Rejected`` (410) if it is damaged."""
         game = self.games.get(game_id)

@@ -30,6 +30,7 @@ PAGE_ROUTES = (
     "/account",
     "/email/verify",
     "/password-reset",
+    "/unsubscribe/{token}",
     "/lobby",
     "/users/{username}",
     "/leaderboard",

@@ -37,6 +37,11 @@ VERIFY_PATH = "/email/verify"
 RESET_PATH = "/password-reset"
 
 
+def message_domain(settings: MailSettings) -> str:
+    """The domain of the mails' ``Message-ID``: the sender's."""
+    return settings.mail_from.rstrip(">").rpartition("@")[2] or urlsplit(settings.public_url).hostname or "localhost"
+
+
 @dataclass(frozen=True)
 class Budgets:
     per_address: Limiter
@@ -47,11 +52,19 @@ class Mailer:
     """The e-mail of accounts; ``settings`` ``None``: e-mail is off (every mail is refused with
     ``404 mail_off``; the address already stored is still shown)."""
 
-    def __init__(self, writer: Writer, settings: MailSettings | None, budgets: Budgets, retry_seconds: float) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        settings: MailSettings | None,
+        budgets: Budgets,
+        retry_seconds: float,
+        send_here: bool = True,
+    ) -> None:
         self.writer = writer
         self.settings = settings
         self.budgets = budgets
-        self.sender = None if settings is None else MailSender(writer, settings, retry_seconds)
+        self.sender = None if settings is None or not send_here else MailSender(writer, settings, retry_seconds)
+        """``None`` with ``send_here`` false: mail is queued here and sent by ``kahuna worker --smtp``."""
         self._resets: set[asyncio.Task[None]] = set()
 
     @property
@@ -93,12 +106,10 @@ class Mailer:
         addresses.insert_token(conn, digest(token), kind, account[0], address, now, now + ttl)
         link = f"{settings.public_url}{path}#{token}"
         subject, body = templates.render(kind, lang, username=account[1], link=link, hours=ttl // 3600)
-        domain = (
-            settings.mail_from.rstrip(">").rpartition("@")[2] or urlsplit(settings.public_url).hostname or "localhost"
-        )
-        queue.enqueue(conn, kind, account[0], address, lang, subject, body, domain, now, now + ttl)
+        queue.enqueue(conn, kind, account[0], address, lang, subject, body, message_domain(settings), now, now + ttl)
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
+        """Mail was queued: the sender of this process (if it has one) looks now."""
         if self.sender is not None:
             self.sender.wake()
 
@@ -123,7 +134,7 @@ class Mailer:
             self._queue_mail(conn, "verify", (account.id, account.username), address, lang, VERIFY_PATH, VERIFY_SECONDS)
 
         await self.writer.write(store)
-        self._wake()
+        self.wake()
         logs.event("email_verification_queued", account_id=account.id)
 
     async def remove_address(self, account: Account) -> None:
@@ -175,7 +186,7 @@ class Mailer:
             await self.writer.write(store)
             queued += 1
         if queued:
-            self._wake()
+            self.wake()
         logs.event("password_reset_asked", mails=queued)
 
     async def reset_account(self, token: str) -> tuple[TokenUse, str]:

@@ -37,6 +37,8 @@ class Mail:
     body: str
     message_id: str
     attempts: int
+    list_unsubscribe: str | None = None
+    """A notification's one-click unsubscribe URL (``None``: a transactional mail)."""
 
 
 def enqueue(
@@ -50,6 +52,7 @@ def enqueue(
     domain: str,
     now: float,
     expires: float,
+    list_unsubscribe: str | None = None,
 ) -> int:
     """Queue a mail, due at once; its id."""
     message_id = f"<{secrets.token_hex(16)}@{domain}>"
@@ -68,6 +71,7 @@ def enqueue(
             attempts=0,
             claimed_until=None,
             status="queued",
+            list_unsubscribe=list_unsubscribe,
         )
     ).inserted_primary_key
     assert new_id is not None
@@ -119,6 +123,7 @@ def claim(conn: Connection, now: float, limit: int) -> list[Mail]:
                     row.body or "",
                     row.message_id,
                     row.attempts + 1,
+                    row.list_unsubscribe,
                 )
             )
     return claimed

@@ -9,7 +9,9 @@ backoff doubles, from ``--limit mail_retry_seconds``); a 5xx refusal of the reci
 is permanent.
 
 With several instances every one runs a sender; the claims keep them from sending a mail twice.
-A ``kahuna worker`` that sends mail instead is not built yet (docs/accounts.md, *Not done*).
+Behind ``kahuna serve --broker`` (AI moves queued for workers) the instances only queue mail and
+``kahuna worker --smtp`` sends it: it cannot be woken by another process, so it looks every
+:data:`WORKER_POLL_SECONDS`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from kahuna.server.mail.queue import Mail
 
 POLL_SECONDS = 30.0
 """How often an idle sender looks for mail that another instance queued."""
+WORKER_POLL_SECONDS = 2.0
+"""How often a ``kahuna worker``'s sender looks for mail the instances queued (one indexed query)."""
 SMTP_TIMEOUT = 30.0
 
 
@@ -42,6 +46,9 @@ def message(mail: Mail, settings: MailSettings) -> EmailMessage:
     out["Date"] = formatdate(localtime=False)
     out["Message-ID"] = mail.message_id
     out["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to it
+    if mail.list_unsubscribe is not None:  # RFC 8058: the mail client's button POSTs to it
+        out["List-Unsubscribe"] = f"<{mail.list_unsubscribe}>"
+        out["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     out.set_content(mail.body)
     out["Content-Language"] = mail.lang  # after set_content, which drops every Content-* header
     return out
@@ -75,10 +82,13 @@ def permanent(exc: Exception) -> bool:
 class MailSender:
     """Sends the queue's mails while the server runs."""
 
-    def __init__(self, writer: Writer, settings: MailSettings, retry_seconds: float) -> None:
+    def __init__(
+        self, writer: Writer, settings: MailSettings, retry_seconds: float, poll_seconds: float = POLL_SECONDS
+    ) -> None:
         self.writer = writer
         self.settings = settings
         self.retry_seconds = retry_seconds
+        self.poll_seconds = poll_seconds
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -118,7 +128,8 @@ class MailSender:
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("mail_queue_error", error=type(exc).__name__)
                 due = None
-            wait = POLL_SECONDS if due is None else max(0.0, min(POLL_SECONDS, due - time.time()))
+            poll = self.poll_seconds
+            wait = poll if due is None else max(0.0, min(poll, due - time.time()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             self._wake.clear()

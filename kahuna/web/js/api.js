@@ -85,4 +85,9 @@ export const api = {
   resetAvailable: () => call("GET", "/api/password-reset"),
   askReset: (email, lang) => call("POST", "/api/password-reset", { email, lang }),
   resetPassword: (token, password) => call("POST", `/api/password-reset/${encodeURIComponent(token)}`, { password }),
+  // notifications
+  notifications: () => call("GET", "/api/me/notifications"),
+  setNotifications: (kinds) => call("PUT", "/api/me/notifications", { kinds }),
+  unsubscribeLink: (token) => call("GET", `/api/unsubscribe/${encodeURIComponent(token)}`),
+  unsubscribe: (token) => call("POST", `/unsubscribe/${encodeURIComponent(token)}`),
 };

@@ -11,6 +11,7 @@ import { mountRules } from "./rules.js";
 import { seatsOf } from "./store.js";
 import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
 import { mountVerifyEmail, mountPasswordReset } from "./mail.js";
+import { mountUnsubscribe } from "./notify.js";
 import { mountSeeks } from "./seeks.js";
 import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
@@ -91,6 +92,7 @@ async function start() {
     else if (page === "account") mountAccount(main);
     else if (page === "email" && arg === "verify") mountVerifyEmail(main);
     else if (page === "password-reset") mountPasswordReset(main);
+    else if (page === "unsubscribe") mountUnsubscribe(main, arg);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
     else if (page === "play" || page === "watch") {
