@@ -80,6 +80,8 @@ class StoredGame:
     """Why a game asked for as rated was started casual (``games/rated_pairs.py``)."""
     tournament: bool = False
     """A tournament's board (a ``tournament_games`` row names it): no take-backs, no rematch."""
+    unlisted: bool = False
+    """Kept off the live list (written at creation; the live game never needs it)."""
 
 
 TAKEBACK = "takeback"
@@ -155,6 +157,7 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
             name1=game.names[1],
             invite=game.invite,
             status=game.status,
+            unlisted=game.unlisted,
         )
     )
     for seat, token in enumerate(game.seat_tokens):

@@ -92,7 +92,10 @@ class Terms:
     """Seats whose player berserked (an Arena's choice): their clock starts with half its time."""
     together: bool = False
     """Both seats are played at one screen (hot-seat, the tutorial): a real-time clock starts at
-    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`)."""
+    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`). Such a game is unlisted."""
+    unlisted: bool = False
+    """Kept off the live list and the Watch page (``community/live_games.py``): the creator's
+    choice for a game by invite link or against the AI; a game at one screen always is."""
 
 
 FIRST_MOVE_GRACE = Limits.first_move_grace
@@ -160,6 +163,7 @@ class GameFactory:
             rematch_of=terms.rematch_of,
             rated=terms.rated,
             tournament=terms.tournament is not None,
+            unlisted=terms.unlisted or terms.together,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
         counted: list[tuple[bool, str | None]] = []
@@ -190,6 +194,7 @@ class GameFactory:
         logs.event(
             "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,
             clock=shown, rated=game.rated, casual_reason=game.casual_reason, tournament=terms.tournament,
+            unlisted=stored.unlisted,
         )  # fmt: skip
         return game
 
