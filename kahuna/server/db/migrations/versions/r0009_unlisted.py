@@ -21,8 +21,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("unlisted", sa.Boolean, nullable=False, server_default=sa.false()))
+    # a plain ADD COLUMN (SQLite has it): a batch copy of ``games`` would trip the foreign keys
+    op.add_column("games", sa.Column("unlisted", sa.Boolean, nullable=False, server_default=sa.false()))
     op.execute("UPDATE games SET unlisted = TRUE WHERE id NOT IN (SELECT game_id FROM game_accounts)")
 
 
