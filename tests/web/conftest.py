@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from web_serving import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -50,48 +47,11 @@ if not os.path.exists(CHROMIUM):
 OpenPage = Callable[..., Page]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a fresh server with its own database."""
-    data = tmp_path_factory.mktemp("kahuna-web")
-    port = _free_port()
-    log_path = data / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
-                *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
-                *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
-                *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "KAHUNA_DATA": str(data)},
-        )
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/static/board.json", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
+    with serving(tmp_path_factory.mktemp("kahuna-web")) as base:
         yield base
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="session")

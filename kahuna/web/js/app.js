@@ -16,6 +16,7 @@ import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
+import { mountWatch, mountTv } from "./watch.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -47,6 +48,7 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
+      h("a", { href: "/watch", text: t("watch.nav") }),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
     ]),
@@ -93,6 +95,8 @@ async function start() {
     else if (page === "password-reset") mountPasswordReset(main);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
+    else if (page === "watch" && !arg) mountWatch(main, board);
+    else if (page === "tv") mountTv(main, board);
     else if (page === "play" || page === "watch") {
       const tutorial = page === "play" && new URLSearchParams(location.search).has("tutorial");
       if (!game) game = new GamePage(main, board, arg, page === "play" ? tokensFor(arg) : [], tutorial);
