@@ -41,7 +41,8 @@ def test_a_rated_game_shows_its_players_ratings_and_then_their_change(tmp_path: 
 
         by_link = server.create(opponent="ai")["game_id"]
         none = {"rating": None, "before": None, "after": None}
-        assert server.get(f"/api/games/{by_link}/ratings").json() == {"rated": False, "pool": None, "players": [none] * 2}
+        unrated = {"rated": False, "pool": None, "players": [none] * 2}
+        assert server.get(f"/api/games/{by_link}/ratings").json() == unrated
         missing = server.get("/api/games/nosuchgame/ratings")
         assert missing.status_code == 404 and missing.json()["error"] == "not_found"
     finally:

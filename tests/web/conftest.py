@@ -6,16 +6,17 @@ test fails at teardown if there were any. ``shot`` saves screenshots to ``artifa
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
-from web_serving import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -45,6 +46,8 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 
 OpenPage = Callable[..., Page]
+# beside this file (pytest puts this folder on sys.path; mypy checks the folder's files one by one)
+serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -30,7 +30,7 @@ T = TypeVar("T")
 WIDTH = "() => document.documentElement.scrollWidth"
 SIZES = [(1280, 800), (390, 844)]
 
-serving = cast(Callable[[Path], Any], importlib.import_module("web_serving").serving)
+serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
@@ -62,7 +62,8 @@ async def make_games(url: str) -> dict[str, Any]:
         games["next"] = answer.json()["game_id"]
     async with client(url) as guest:
         for key, unlisted in (("friend", False), ("unlisted", True)):
-            made = (await guest.post("/api/games", json={"opponent": "human", "name": "Host", "unlisted": unlisted})).json()
+            body = {"opponent": "human", "name": "Host", "unlisted": unlisted}
+            made = (await guest.post("/api/games", json=body)).json()
             joined = await guest.post(made["invite_url"].replace("/join/", "/api/join/"), json={"name": "Friend"})
             assert joined.status_code == 200, joined.text
             games[key] = made["game_id"]
@@ -146,7 +147,8 @@ def test_the_watch_page_in_german_and_the_unlisted_choice_on_the_home_page(
     home.locator("#unlisted").check()
     with home.expect_response(lambda r: r.url == f"{server}/api/games" and r.request.method == "POST") as sent:
         home.locator("#start").click()
-    assert sent.value.request.post_data_json["unlisted"] is True
+    body = sent.value.request.post_data_json
+    assert body is not None and body["unlisted"] is True
     made = sent.value.json()["game_id"]
     invite = home.locator("#link-invite").input_value().split("/join/")[1]
     joined = home.request.post(f"{server}/api/join/{invite}", data={"name": "Friend"})
@@ -184,4 +186,5 @@ def test_tv_follows_the_best_rated_game_and_moves_on_when_it_ends(
     change = re.compile(r"1500 → \d+ \([+−]\d+\)")
     for seat in (0, 1):
         expect(player.get_by_test_id(f"rating-change-{seat}")).to_have_text(change)
+        expect(player.get_by_test_id(f"rating-{seat}")).to_have_text("1500")  # the rating it was played at
     shot(player, "game-rating-change-1280x800")

@@ -28,7 +28,7 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
     if conn.execute(select(games.c.id).where(games.c.id == game_id)).first() is None:
         return None
     row = conn.execute(select(game_accounts).where(game_accounts.c.game_id == game_id)).mappings().first()
-    none = {"rating": None, "before": None, "after": None}
+    none: dict[str, int | None] = {"rating": None, "before": None, "after": None}
     if row is None or row["pool"] is None:
         return {"rated": False, "pool": None, "players": [dict(none), dict(none)]}
     pool = row["pool"]
@@ -40,7 +40,7 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
             )
         )
     }
-    players = []
+    players: list[dict[str, int | None]] = []
     for account in (row["account0"], row["account1"]):
         if account is None:
             players.append(dict(none))

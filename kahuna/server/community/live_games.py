@@ -58,9 +58,7 @@ def live_games(conn: Connection, limit: int, now: float | None = None) -> list[d
         )
         .outerjoin(game_accounts, game_accounts.c.game_id == games.c.id)
         .where(games.c.status == "playing", games.c.unlisted.is_(False))
-        .order_by(
-            func.coalesce(game_accounts.c.rated, False).desc(), mean.desc(), games.c.created.desc(), games.c.id
-        )
+        .order_by(func.coalesce(game_accounts.c.rated, False).desc(), mean.desc(), games.c.created.desc(), games.c.id)
         .limit(limit)
     ).all()
     ids = [row.id for row in rows]

@@ -125,9 +125,7 @@ def router(service: GameService) -> APIRouter:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
 
         A signed-in creator's seats become its account's (its "my games" on any browser)."""
-        spec = NewGame(
-            body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock, body.unlisted
-        )
+        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock, body.unlisted)
         created = await service.create(spec, owner=client_ip(request))
         if account is not None:
             await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
