@@ -137,6 +137,7 @@ export function mountWatch(root, board) {
       grid,
     ]),
   ]);
+  const section = root.querySelector(".watch-page");
   const tiles = new Map();
   let timer = null;
   const refresh = async () => {
@@ -150,6 +151,7 @@ export function mountWatch(root, board) {
       error.textContent = t("lobby.offline");
       return;
     }
+    if (!document.contains(section)) return; // replaced meanwhile (a new language)
     const listed = new Set(games.map((g) => g.game_id));
     for (const [id, tile] of tiles) {
       if (!listed.has(id)) {
@@ -171,11 +173,14 @@ export function mountWatch(root, board) {
     });
     grid.replaceChildren(...order);
     empty.hidden = games.length > 0;
-    root.querySelector(".watch-page").dataset.loaded = "true";
+    section.dataset.loaded = "true";
   };
   refresh();
+  // A new language mounts the page anew (app.js): this one's sockets and timer go with it.
   onLanguageChange(() => {
+    if (document.contains(section)) return;
     for (const tile of tiles.values()) tile.close();
+    tiles.clear();
     clearTimeout(timer);
   });
 }
@@ -227,6 +232,7 @@ export function mountTv(root, board) {
     } catch {
       status.textContent = t("lobby.offline");
     }
+    if (!document.contains(page)) return; // replaced meanwhile (a new language)
     const game = games[0];
     if (!game) {
       stage.hidden = true;
@@ -268,6 +274,7 @@ export function mountTv(root, board) {
   };
   next();
   onLanguageChange(() => {
+    if (document.contains(page)) return; // (see mountWatch)
     current?.close();
     clearTimeout(timer);
   });
