@@ -220,11 +220,13 @@ def check_live_games(server: Server) -> dict[str, str]:
     ids = asyncio.run(scenario())
     # private: hot-seat (always), and games by link or against the AI whose creator chose "unlisted"
     private = [server.create(opponent="hotseat")["game_id"]]
-    private += [server.create(opponent=kind, unlisted=True)["game_id"] for kind in ("human", "ai")]
+    private += [server.create(opponent=kind, seat="first", unlisted=True)["game_id"] for kind in ("human", "ai")]
     private.append(friend_game(server, unlisted=True))
     waiting = server.create(opponent="human")["game_id"]  # listed once the friend has joined
     ids["friend"] = friend_game(server, unlisted=False)
-    ids["ai"] = server.create(opponent="ai")["game_id"]  # a game against the AI is listed by default
+    # a game against the AI is listed by default (the creator moves first: the AI waits, so the
+    # game's move number stays put while the test compares the list with the game)
+    ids["ai"] = server.create(opponent="ai", seat="first")["game_id"]
 
     answer = server.get("/api/games/live")
     assert answer.status_code == 200, answer.text
@@ -258,3 +260,9 @@ def check_live_games(server: Server) -> dict[str, str]:
         refused = server.get(f"/api/games/live?limit={bad}")
         assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad
     return ids
+
+
+def test_unlisted_is_a_boolean_or_refused(server: Server) -> None:
+    for bad in ("yes", 1, None):
+        refused = server.post("/api/games", {"opponent": "human", "unlisted": bad})
+        assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad
