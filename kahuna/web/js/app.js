@@ -16,7 +16,7 @@ import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
-import { mountWatch, mountTv } from "./watch.js";
+import { mountWatch, mountTv, watchNavLink } from "./watch.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -48,7 +48,7 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
-      h("a", { href: "/watch", text: t("watch.nav") }),
+      watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
     ]),

@@ -4,7 +4,7 @@
 // bridges and stones (board.js). Bounded: at most WATCH_BOARDS boards and sockets on the Watch
 // page, one on TV, and the list asked for again every REFRESH_MS.
 
-import { h, fill } from "./dom.js";
+import { h, s, fill } from "./dom.js";
 import { t, colourName, onLanguageChange } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { GameConnection } from "./connection.js";
@@ -19,6 +19,19 @@ export const WATCH_BOARDS = 12;
 const REFRESH_MS = 20000;
 /** How long TV shows a finished game before it moves on (long enough to read the result). */
 const TV_NEXT_MS = 4000;
+
+/** The header's link to the Watch page: its word, and on a phone an eye instead (the word stays
+ * for screen readers), so the header keeps one line in every language. */
+export function watchNavLink() {
+  const eye = s("svg", { class: "eye-icon", viewBox: "0 0 16 16", width: 16, height: 16, "aria-hidden": "true" }, [
+    s("path", { d: "M1 8c2-3.5 4.5-5 7-5s5 1.5 7 5c-2 3.5-4.5 5-7 5S3 11.5 1 8z" }),
+    s("circle", { cx: 8, cy: 8, r: 2.2 }),
+  ]);
+  return h("a", { href: "/watch", class: "watch-nav", title: t("watch.nav") }, [
+    eye,
+    h("span", { class: "watch-nav-text", text: t("watch.nav") }),
+  ]);
+}
 
 async function liveGames(limit) {
   const answer = await fetch(`/api/games/live?limit=${limit}`);
