@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocket, expect
 from websockets.sync.client import ClientConnection, connect
 
 from kahuna.bench.lobby import CLOCK, client, new_account
@@ -84,23 +84,37 @@ def latest(sock: ClientConnection, version: int) -> dict[str, Any]:
             return message
 
 
-def end_rated(server: str, seats: list[dict[str, Any]]) -> None:
-    """Both players finish a turn (so the game counts), then the player to move resigns."""
+def play_turns(server: str, seats: list[dict[str, Any]], turns: int, resign: bool = False) -> None:
+    """The player to move finishes a turn (a draw, or declining), ``turns`` times; then, with
+    ``resign``, the player to move resigns (after both finished a turn the game counts)."""
     ws_url = server.replace("http://", "ws://") + f"/ws/{seats[0]['game_id']}"
     with ExitStack() as stack:
         socks = {seat["seat"]: stack.enter_context(connect(ws_url)) for seat in seats}
         for seat in seats:
             socks[seat["seat"]].send(json.dumps({"type": "hello", "version": None, "token": seat["token"]}))
         state = {seat: latest(sock, 0) for seat, sock in socks.items()}
-        for _ in range(2):
+        version = max(message["version"] for message in state.values())
+        state = {seat: m if m["version"] == version else latest(socks[seat], version) for seat, m in state.items()}
+        for _ in range(turns):
             mover = state[0]["view"]["to_move"]
             mine = state[mover]
             token = next(t for t in mine["legal"] if t in ("pass", "end") or t.startswith("d"))
             socks[mover].send(json.dumps({"type": "action", "action": token, "version": mine["version"], "id": "t"}))
             state = {seat: latest(sock, mine["version"] + 1) for seat, sock in socks.items()}
-        socks[state[0]["view"]["to_move"]].send(json.dumps({"type": "resign"}))
-        while latest(socks[0], 0)["status"] != "over":
-            pass
+        if resign:
+            socks[state[0]["view"]["to_move"]].send(json.dumps({"type": "resign"}))
+            while latest(socks[0], 0)["status"] != "over":
+                pass
+
+
+def watch_frames(page: Page, sent: list[dict[str, Any]], received: list[dict[str, Any]]) -> None:
+    """Keep every WebSocket message the page sends and receives (from now on)."""
+
+    def follow(ws: WebSocket) -> None:
+        ws.on("framesent", lambda payload: sent.append(json.loads(payload)))
+        ws.on("framereceived", lambda payload: received.append(json.loads(payload)))
+
+    page.on("websocket", follow)
 
 
 def listed(server: str, page: Page) -> list[str]:
@@ -129,6 +143,27 @@ def test_the_watch_page_shows_the_listed_games_as_live_boards(
     assert page.evaluate(WIDTH) <= width
     expect(page.get_by_role("navigation").get_by_role("link", name="Watch")).to_be_visible()
     shot(page, f"watch-{width}x{height}")
+
+    # spectators only: no token is sent, nothing of any hand comes back
+    sent: list[dict[str, Any]] = []
+    received: list[dict[str, Any]] = []
+    watch_frames(page, sent, received)
+    page.reload()
+    expect(tiles).to_have_count(3)
+    # live, in the language chosen after the page opened (the page mounts anew, with new sockets)
+    page.locator("#language").select_option("de")
+    expect(page.get_by_role("heading", name="Laufende Partien")).to_be_visible()
+    moves = next(
+        g["moves"] for g in page.request.get(f"{server}/api/games/live").json()["games"] if g["game_id"] == best
+    )
+    play_turns(server, games["best"], 1)
+    expect(tiles.nth(0).locator(".watch-moves")).to_have_text(f"Zug {moves + 1}")
+    hellos = [message for message in sent if message["type"] == "hello"]
+    assert len(hellos) >= 3 and all("token" not in m and "seat" not in m for m in hellos)
+    views = [message for message in received if "view" in message]
+    assert views and all(m["view"]["hand"] is None for m in views)
+    assert all(m["seat"] is None for m in views if m["type"] == "sync")
+    page.locator("#language").select_option("en")
     first.click()
     page.wait_for_url(f"**/watch/{best}")
     expect(page.get_by_test_id("rating-0")).to_have_text("1500")
@@ -178,7 +213,7 @@ def test_tv_follows_the_best_rated_game_and_moves_on_when_it_ends(
     expect(player.get_by_test_id("rating-0")).to_have_text("1500")
     expect(player.get_by_test_id("rated-mark")).to_be_visible()
 
-    end_rated(server, seats)
+    play_turns(server, seats, 2, resign=True)
     expect(tv.get_by_test_id("tv-status")).to_contain_text("wins")
     expect(tv.get_by_test_id("tv")).to_have_attribute("data-game", games["next"])
     expect(tv.get_by_test_id("tv-players").locator(".player-rating")).to_have_count(2)  # 1500 and ai-easy's 1105
