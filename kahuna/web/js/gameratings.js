@@ -45,10 +45,13 @@ export class GameRatings {
       const rating = this.data.players[seat].before ?? this.data.players[seat].rating;
       const name = box.querySelector(`.player[data-seat="${seat}"] .player-name`);
       if (rating === null || !name) continue;
-      name.after(h("span", { class: "player-rating", "data-testid": `rating-${seat}`, title: t("watch.rating"), text: String(rating) }));
+      const attrs = { class: "player-rating", "data-testid": `rating-${seat}`, title: t("watch.rating") };
+      name.after(h("span", { ...attrs, text: String(rating) }));
     }
-    if (this.data.rated)
-      box.prepend(h("p", { class: "rated-line" }, [h("span", { class: "badge rated-mark", "data-testid": "rated-mark", text: t("watch.rated") })]));
+    if (this.data.rated) {
+      const mark = h("span", { class: "badge rated-mark", "data-testid": "rated-mark", text: t("watch.rated") });
+      box.prepend(h("p", { class: "rated-line" }, [mark]));
+    }
   }
 
   /** The rating change of a rated game in the end summary (once the server has counted it);

@@ -53,7 +53,8 @@ function seatLine(game, seat) {
 }
 
 function ratedMark(rated) {
-  return h("span", { class: `badge ${rated ? "rated-mark" : "casual-mark"}`, text: t(rated ? "watch.rated" : "watch.casual") });
+  const [kind, key] = rated ? ["rated-mark", "watch.rated"] : ["casual-mark", "watch.casual"];
+  return h("span", { class: `badge ${kind}`, text: t(key) });
 }
 
 /**
@@ -100,7 +101,9 @@ class Tile {
     this.board.element.setAttribute("aria-hidden", "true");
     this.moves = h("span", { class: "watch-moves hint" });
     this.state = h("span", { class: "watch-state" });
-    this.element = h("a", { href: game.watch_url, class: "watch-tile", "data-testid": "watch-tile", dataset: { game: game.game_id } }, [
+    const link = { href: game.watch_url, class: "watch-tile", "data-testid": "watch-tile" };
+    link.dataset = { game: game.game_id };
+    this.element = h("a", link, [
       h("span", { class: "watch-players" }, [seatLine(game, 0), seatLine(game, 1)]),
       h("span", { class: "watch-board" }, [this.board.element]),
       h("span", { class: "watch-foot" }, [ratedMark(game.rated), this.moves, this.state]),
@@ -207,11 +210,7 @@ export function mountTv(root, board) {
   const players = h("div", { class: "tv-players", "data-testid": "tv-players" });
   const status = h("p", { class: "tv-status", role: "status", "aria-live": "polite", "data-testid": "tv-status" });
   const open = h("a", { class: "btn", "data-testid": "tv-open", hidden: true, text: t("watch.open") });
-  const stage = h("div", { class: "tv-stage", hidden: true }, [
-    players,
-    clocks.element,
-    boardWrap,
-  ]);
+  const stage = h("div", { class: "tv-stage", hidden: true }, [players, clocks.element, boardWrap]);
   const page = h("section", { class: "tv-page", "data-testid": "tv" }, [
     h("div", { class: "watch-head" }, [
       h("h1", { text: t("watch.tv_title") }),
@@ -235,7 +234,8 @@ export function mountTv(root, board) {
         points ? h("span", { class: "tv-points", text: t("watch.points", { n: points[seat] }) }) : null,
       ]),
     );
-    fill(players, [...rows, h("div", { class: "tv-facts" }, [ratedMark(game.rated), " ", h("span", { class: "hint", "data-testid": "tv-moves", text: t("watch.moves", { n: game.moves }) })])]);
+    const moves = h("span", { class: "hint", "data-testid": "tv-moves", text: t("watch.moves", { n: game.moves }) });
+    fill(players, [...rows, h("div", { class: "tv-facts" }, [ratedMark(game.rated), " ", moves])]);
   };
   const next = async () => {
     clearTimeout(timer);
@@ -276,7 +276,8 @@ export function mountTv(root, board) {
       },
       (v) => {
         ended.add(game.game_id);
-        status.textContent = `${v?.result ? outcomeWords(v.result.winner, v.result.reason) : t("watch.over")} ${t("watch.tv_next")}`;
+        const result = v?.result ? outcomeWords(v.result.winner, v.result.reason) : t("watch.over");
+        status.textContent = `${result} ${t("watch.tv_next")}`;
         const finished = current;
         timer = setTimeout(() => {
           finished.close();
