@@ -169,6 +169,11 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
         conn.execute(rematches.insert().values(game_id=game.rematch_of, new_game_id=game.game_id))
 
 
+def is_unlisted(conn: Connection, game_id: str) -> bool:
+    """Whether a stored game is kept off the live list (``False`` for no such game)."""
+    return bool(conn.execute(select(games.c.unlisted).where(games.c.id == game_id)).scalar())
+
+
 def bind_seat_accounts(conn: Connection, game_id: str, accounts: Sequence[int | None]) -> None:
     """The account each seat of a new game belongs to (``None``: none, or a seat without a token)."""
     for seat, account in enumerate(accounts):
