@@ -212,6 +212,9 @@ def test_tv_follows_the_best_rated_game_and_moves_on_when_it_ends(
     player = open_page(f"/play/{best}#{seats[0]['token']}")
     expect(player.get_by_test_id("rating-0")).to_have_text("1500")
     expect(player.get_by_test_id("rated-mark")).to_be_visible()
+    other = open_page(f"/play/{best}#{seats[1]['token']}", width=390, height=844, locale="es-ES")
+    expect(other.get_by_test_id("rated-mark")).to_have_text("Puntuable")
+    expect(other.get_by_test_id("rating-0")).to_have_text("1500")
 
     play_turns(server, seats, 2, resign=True)
     expect(tv.get_by_test_id("tv-status")).to_contain_text("wins")
@@ -223,3 +226,6 @@ def test_tv_follows_the_best_rated_game_and_moves_on_when_it_ends(
         expect(player.get_by_test_id(f"rating-change-{seat}")).to_have_text(change)
         expect(player.get_by_test_id(f"rating-{seat}")).to_have_text("1500")  # the rating it was played at
     shot(player, "game-rating-change-1280x800")
+    expect(other.get_by_test_id("rating-change-0")).to_have_text(change)
+    assert other.evaluate(WIDTH) <= 390
+    shot(other, "game-rating-change-es-390x844")
