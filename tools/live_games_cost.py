@@ -2,9 +2,11 @@
 
 Fills a throwaway SQLite file (the schema of the migrations) with ``--games`` running lobby games
 between ``2 × games`` accounts with ratings, each with a clock and ``--actions`` stored actions,
-plus as many finished games, then times ``live_games(conn, limit)`` ``--runs`` times.
+plus as many finished games, and ``--others`` running games not made in the lobby (by invite link:
+no ``game_accounts`` row; every other one unlisted), then times ``live_games(conn, limit)``
+``--runs`` times.
 
-    python tools/live_games_cost.py --games 1000 --limit 50 --runs 30
+    python tools/live_games_cost.py --games 1000 --others 1000 --limit 50 --runs 30
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from kahuna.server.db.store import open_engine
 CONTROL = json.dumps({"initial": 300, "increment": 3})
 
 
-def fill(url: str, games: int, actions: int, seed: int) -> None:
+def fill(url: str, games: int, actions: int, seed: int, others: int = 0) -> None:
     rng = random.Random(seed)
     engine = open_engine(url)
     migrate(engine)
@@ -78,6 +80,15 @@ def fill(url: str, games: int, actions: int, seed: int) -> None:
                         for s in range(actions)
                     ],
                 )
+        for g in range(others):
+            game_id = f"x{g:07d}"
+            stamp = f"2026-01-01T01:{g // 60 % 60:02d}:{g % 60:02d}Z"
+            conn.execute(
+                schema.games.insert().values(
+                    id=game_id, created=stamp, updated=stamp, variant="{}", deal="A" * 24, kind0="human",
+                    kind1="human", name0="host", name1="friend", status="playing", unlisted=g % 2 == 0,
+                )
+            )  # fmt: skip
     engine.dispose()
 
 
@@ -85,13 +96,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--actions", type=int, default=60)
+    parser.add_argument("--others", type=int, default=0)
     parser.add_argument("--limit", type=int, default=50)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'live.db'}"
-        fill(url, args.games, args.actions, args.seed)
+        fill(url, args.games, args.actions, args.seed, args.others)
         engine = open_engine(url)
         times = []
         with engine.connect() as conn:
@@ -100,11 +112,12 @@ def main() -> None:
                 listed = live_games(conn, args.limit)
                 times.append(time.perf_counter() - start)
         engine.dispose()
-    assert len(listed) == min(args.limit, args.games)
+    assert len(listed) == min(args.limit, args.games + args.others // 2)
     print(
         json.dumps(
             {
                 "games": args.games,
+                "others": args.others,
                 "limit": args.limit,
                 "runs": args.runs,
                 "median_ms": round(statistics.median(times) * 1000, 2),

@@ -40,6 +40,7 @@ from kahuna.server.http import (
     accounts,
     analysis,
     challenges,
+    game_ratings,
     game_socket,
     games,
     hints,
@@ -238,6 +239,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     quotas = Quotas(limits, mode.limiters)
     app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
     app.include_router(games.router(service))
+    app.include_router(game_ratings.router(writer))
     app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
     app.include_router(mail_api.router(mailer))
     app.include_router(notifications.router(writer, [] if settings.mail is None else ["mail"]))

@@ -61,6 +61,8 @@ def test_a_database_from_before_migrations_is_upgraded_in_place(tmp_path: Path) 
         assert migrations.current(conn) == migrations.heads()[0]
         assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
         game_ids = [row[0] for row in conn.exec_driver_sql("SELECT id FROM games")]
+        # made when every game by link was private (none from the lobby): they stay off the live list
+        assert [row[0] for row in conn.exec_driver_sql("SELECT unlisted FROM games")] == [1] * len(game_ids)
         for game_id in game_ids:
             stored = store.load_game(conn, game_id)
             assert stored is not None

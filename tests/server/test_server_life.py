@@ -249,6 +249,22 @@ def test_a_rematch_against_the_ai_starts_at_once(quick: Server) -> None:
     run(scenario())
 
 
+@pytest.mark.parametrize("unlisted", [False, True], ids=["listed", "unlisted"])
+def test_a_rematch_is_listed_as_its_game_was(quick: Server, unlisted: bool) -> None:
+    old = quick.create(opponent="ai", level="easy", seat="first", unlisted=unlisted)
+
+    async def scenario() -> str:
+        me = await Player.join(quick, old["game_id"], old["token"])
+        assert (await _request(me.conn, "resign"))["type"] == "ack"
+        assert (await _request(me.conn, "rematch"))["type"] == "ack"
+        return str((await _next(me.conn, "rematch", 0))["game_id"])
+
+    rematch = run(scenario())
+    assert quick.get(f"/api/games/{rematch}").json()["status"] == "playing"
+    listed = {game["game_id"] for game in quick.get("/api/games/live?limit=50").json()["games"]}
+    assert (rematch in listed) is not unlisted  # the newest casual game: first after any rated one
+
+
 def test_chat_rooms_limits_and_history(quick: Server) -> None:
     created = quick.create(opponent="hotseat", seat="first", name="Ann")
     game_id, tokens = created["game_id"], created["tokens"]

@@ -186,10 +186,19 @@ def test_the_running_lobby_games_are_listed_rated_first_best_rated_first(tmp_pat
         server.stop()
 
 
+def friend_game(server: Server, unlisted: bool) -> str:
+    """A game by invite link that the friend has joined (so it is being played); its id."""
+    friend = server.create(opponent="human", name="Host", unlisted=unlisted)
+    joined = server.post(friend["invite_url"].replace("/join/", "/api/join/"), {"name": "Friend"})
+    assert joined.status_code == 200, joined.text
+    return str(friend["game_id"])
+
+
 def check_live_games(server: Server) -> dict[str, str]:
-    """Three running lobby games (two rated, one between guests), a finished one and four private
-    games; the list holds the three in order, with their facts; ``limit`` is bounded. Returns the
-    lobby games' ids."""
+    """Three running lobby games (two rated, one between guests), a finished one, a game by link and
+    one against the AI (listed) and four private games (hot-seat, and three chosen "unlisted"): the
+    list holds the five in order, with their facts; ``limit`` is bounded. Returns the listed games'
+    ids."""
 
     async def scenario() -> dict[str, str]:
         headers = [await new_account(server.url, name) for name in ("livea", "liveb", "livec")]
@@ -209,17 +218,26 @@ def check_live_games(server: Server) -> dict[str, str]:
         return ids
 
     ids = asyncio.run(scenario())
-    private = [server.create(opponent=kind)["game_id"] for kind in ("hotseat", "human", "ai")]
-    friend = server.create(opponent="human", name="Host")
-    joined = server.post(friend["invite_url"].replace("/join/", "/api/join/"), {"name": "Friend"})
-    assert joined.status_code == 200, joined.text
-    private.append(friend["game_id"])
+    # private: hot-seat (always), and games by link or against the AI whose creator chose "unlisted"
+    private = [server.create(opponent="hotseat")["game_id"]]
+    private += [server.create(opponent=kind, seat="first", unlisted=True)["game_id"] for kind in ("human", "ai")]
+    private.append(friend_game(server, unlisted=True))
+    waiting = server.create(opponent="human")["game_id"]  # listed once the friend has joined
+    ids["friend"] = friend_game(server, unlisted=False)
+    # a game against the AI is listed by default (the creator moves first: the AI waits, so the
+    # game's move number stays put while the test compares the list with the game)
+    ids["ai"] = server.create(opponent="ai", seat="first")["game_id"]
 
     answer = server.get("/api/games/live")
     assert answer.status_code == 200, answer.text
     listed = answer.json()["games"]
-    assert [game["game_id"] for game in listed] == [ids["rated_even"], ids["rated_anchor"], ids["casual"]]
-    even, anchor, casual = listed
+    order = [game["game_id"] for game in listed]
+    # rated first, best rated first; the casual games all count as 1500: the newest first (one
+    # second apart at most, so their order is left open here)
+    assert order[:2] == [ids["rated_even"], ids["rated_anchor"]]
+    assert sorted(order[2:]) == sorted([ids["casual"], ids["friend"], ids["ai"]])
+    even, anchor = listed[:2]
+    casual = next(game for game in listed if game["game_id"] == ids["casual"])
     assert [p["rating"] for p in even["players"]] == [1500, 1500] and even["rated"] and even["pool"] == "realtime"
     assert sorted(p["rating"] for p in anchor["players"]) == [1105, 1500]  # ai-easy's anchor rating
     names = server.get(f"/api/games/{ids['casual']}").json()["players"]
@@ -228,12 +246,23 @@ def check_live_games(server: Server) -> dict[str, str]:
     for game in listed:
         summary = server.get(f"/api/games/{game['game_id']}").json()
         assert game["moves"] == summary["version"] and game["watch_url"] == f"/watch/{game['game_id']}"
+        if game["game_id"] in (ids["friend"], ids["ai"]):  # untimed, not made in the lobby: no pool
+            assert game["clock"] is None and game["pool"] is None and not game["rated"]
+            assert [p["name"] for p in game["players"]] == summary["players"]
+            assert all(p["rating"] is None for p in game["players"])
+            continue
         assert game["clock"]["control"] == CLOCK and all(0 < left <= 300 for left in game["clock"]["remaining"])
         assert set(game) == {"game_id", "players", "rated", "pool", "clock", "moves", "created", "watch_url"}
-    assert not {ids["over"], *private} & {game["game_id"] for game in listed}
+    assert not {ids["over"], waiting, *private} & set(order)
 
     assert [game["game_id"] for game in server.get("/api/games/live?limit=1").json()["games"]] == [ids["rated_even"]]
     for bad in ("100000", "0", "-1", "many"):
         refused = server.get(f"/api/games/live?limit={bad}")
         assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad
     return ids
+
+
+def test_unlisted_is_a_boolean_or_refused(server: Server) -> None:
+    for bad in ("yes", 1, None):
+        refused = server.post("/api/games", {"opponent": "human", "unlisted": bad})
+        assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad

@@ -6,16 +6,14 @@ test fails at teardown if there were any. ``shot`` saves screenshots to ``artifa
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -48,50 +46,15 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 
 OpenPage = Callable[..., Page]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+# beside this file (pytest puts this folder on sys.path; mypy checks the folder's files one by one)
+serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a fresh server with its own database."""
-    data = tmp_path_factory.mktemp("kahuna-web")
-    port = _free_port()
-    log_path = data / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
-                *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
-                *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
-                *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "KAHUNA_DATA": str(data)},
-        )
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/static/board.json", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
+    with serving(tmp_path_factory.mktemp("kahuna-web")) as base:
         yield base
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="session")

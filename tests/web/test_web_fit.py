@@ -281,7 +281,7 @@ def test_no_page_is_wider_than_the_window_in_any_language(
     server: str, finished: dict[str, Any], sized: Callable[[int, int], BrowserContext], width: int, height: int
 ) -> None:
     page = sized(width, height).new_page()
-    for path in ("/", "/rules", "/lobby", "/signin", f"/replay/{finished['game_id']}"):
+    for path in ("/", "/rules", "/lobby", "/signin", "/watch", "/tv", f"/replay/{finished['game_id']}"):
         page.goto(server + path)
         page.wait_for_selector("#language")
         for code in LANGUAGES:

@@ -1,17 +1,22 @@
-"""The games being played now that anyone may watch (``GET /api/games/live``): the lobby's games.
+"""The games being played now that anyone may watch (``GET /api/games/live``, the Watch page, TV).
 
-Which games are listed: those started by the lobby (seeks, quick pairing, challenges, games
-against the AI levels' accounts, tournament boards; a ``game_accounts`` row marks them) that are
-being played (``status = 'playing'``). Their players met in public, so their games are public. A
-hot-seat game, a game against the AI started from the home page and a game with a friend by invite
-link are private to whoever holds their links and are never listed (there is no "unlisted" choice
-to make at creation: a game by link is always unlisted, a lobby game never).
+Which games are listed: every game being played (``status = 'playing'``) that is not unlisted
+(``games.unlisted``, written by the game factory). The lobby's games (seeks, quick pairing,
+challenges, games against the AI levels' accounts, tournament boards) are always listed: their
+players met in public. A game against a friend by invite link or against the AI from the home page
+is listed unless its creator chose "unlisted"; a hot-seat game and the tutorial are never listed
+(both seats at one screen: nobody else plays in them). A game waiting for its invited player is
+not being played yet.
 
-Order: rated games first, then by the players' mean rating in the game's pool (a guest, or an
-account never rated there, counts as 1500, as in quick pairing; an AI level's account by its
-fixed anchor), then the newest first. What is
-listed is public anyway (names, ratings, the clock, how many actions were played): a spectator
-view, nothing of the hands.
+Order: rated games first, then by the players' mean rating in the game's pool (a guest, an account
+never rated there, or a game with no pool — one not made in the lobby — counts as 1500, as in
+quick pairing; an AI level's account by its fixed anchor), then the newest first. What is listed
+is public anyway (names, ratings, the clock, how many actions were played): a spectator view,
+nothing of the hands.
+
+Cost: one query over the running games (``games.status`` is indexed) with each seat's rating as a
+subquery, sorted, then the actions and clocks of the ``limit`` listed games only; no game's state is
+loaded or replayed (``tools/live_games_cost.py`` measures it, docs/community.md).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ UNRATED = 1500.0
 
 
 def live_games(conn: Connection, limit: int, now: float | None = None) -> list[dict[str, Any]]:
-    """Up to ``limit`` running lobby games, rated first, best rated first (see the module)."""
+    """Up to ``limit`` running listed games, rated first, best rated first (see the module)."""
     rating0, rating1 = _rating(0), _rating(1)
     mean = (func.coalesce(rating0, UNRATED) + func.coalesce(rating1, UNRATED)) / 2
     rows = conn.execute(
@@ -44,16 +49,16 @@ def live_games(conn: Connection, limit: int, now: float | None = None) -> list[d
             games.c.created,
             games.c.name0,
             games.c.name1,
-            game_accounts.c.rated,
+            func.coalesce(game_accounts.c.rated, False).label("rated"),
             game_accounts.c.pool,
             game_accounts.c.account0,
             game_accounts.c.account1,
             rating0.label("rating0"),
             rating1.label("rating1"),
         )
-        .join(game_accounts, game_accounts.c.game_id == games.c.id)
-        .where(games.c.status == "playing")
-        .order_by(game_accounts.c.rated.desc(), mean.desc(), games.c.created.desc(), games.c.id)
+        .outerjoin(game_accounts, game_accounts.c.game_id == games.c.id)
+        .where(games.c.status == "playing", games.c.unlisted.is_(False))
+        .order_by(func.coalesce(game_accounts.c.rated, False).desc(), mean.desc(), games.c.created.desc(), games.c.id)
         .limit(limit)
     ).all()
     ids = [row.id for row in rows]

@@ -9,7 +9,7 @@ revision plus its edit here.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, false
 
 metadata = MetaData()
 
@@ -34,10 +34,12 @@ games = Table(
     Column("invite", String(64), index=True),
     Column("status", String(16), nullable=False, index=True),
     Column("result", Text),
+    Column("unlisted", Boolean, nullable=False, server_default=false()),
 )
 """One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
 and ``status`` are written when a player joins and when the game ends, not on every action (the
-last action's time is the game's time)."""
+last action's time is the game's time). ``unlisted``: kept off the live list and the Watch page
+(``community/live_games.py``)."""
 
 
 seats = Table(

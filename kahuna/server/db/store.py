@@ -80,6 +80,8 @@ class StoredGame:
     """Why a game asked for as rated was started casual (``games/rated_pairs.py``)."""
     tournament: bool = False
     """A tournament's board (a ``tournament_games`` row names it): no take-backs, no rematch."""
+    unlisted: bool = False
+    """Kept off the live list (written at creation; the live game never needs it)."""
 
 
 TAKEBACK = "takeback"
@@ -155,6 +157,7 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
             name1=game.names[1],
             invite=game.invite,
             status=game.status,
+            unlisted=game.unlisted,
         )
     )
     for seat, token in enumerate(game.seat_tokens):
@@ -164,6 +167,11 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
         conn.execute(clocks.insert().values(game_id=game.game_id, **_clock_columns(game.clock)))
     if game.rematch_of is not None:
         conn.execute(rematches.insert().values(game_id=game.rematch_of, new_game_id=game.game_id))
+
+
+def is_unlisted(conn: Connection, game_id: str) -> bool:
+    """Whether a stored game is kept off the live list (``False`` for no such game)."""
+    return bool(conn.execute(select(games.c.unlisted).where(games.c.id == game_id)).scalar())
 
 
 def bind_seat_accounts(conn: Connection, game_id: str, accounts: Sequence[int | None]) -> None:

@@ -1,5 +1,8 @@
 """The games the HTTP API creates (``POST /api/games``): against the AI, against a friend by invite,
-hot-seat on one screen, and the tutorial, each started by the factory like any other game."""
+hot-seat on one screen, and the tutorial, each started by the factory like any other game.
+
+A game against the AI or a friend is listed among the games being played (``GET /api/games/live``,
+the Watch page) unless its creator chose ``unlisted``; a game at one screen never is."""
 
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ class NewGame:
     name: str
     clock: dict[str, Any] | None = None
     """The time control as sent (``kahuna.clock.TimeControl.from_json``); ``None``: untimed."""
+    unlisted: bool = False
+    """Keep the game off the live list and the Watch page (hot-seat and tutorial games always are)."""
 
 
 async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seconds: int) -> dict[str, Any]:
@@ -69,6 +74,7 @@ async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seco
         deal=TUTORIAL_DEAL if tutorial else None,
         owner=owner,
         together=both_here,
+        unlisted=spec.unlisted,
     )
     game = await factory.start(terms)
     assert game is not None  # nothing to claim: it cannot be refused

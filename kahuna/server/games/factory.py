@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Connection
 
@@ -92,7 +92,11 @@ class Terms:
     """Seats whose player berserked (an Arena's choice): their clock starts with half its time."""
     together: bool = False
     """Both seats are played at one screen (hot-seat, the tutorial): a real-time clock starts at
-    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`)."""
+    once rather than waiting for the players (:data:`FIRST_MOVE_GRACE`). Such a game is unlisted."""
+    unlisted: bool = False
+    """Kept off the live list and the Watch page (``community/live_games.py``): the creator's
+    choice for a game by invite link or against the AI; a game at one screen always is, and so is
+    the rematch of an unlisted game."""
 
 
 FIRST_MOVE_GRACE = Limits.first_move_grace
@@ -160,15 +164,22 @@ class GameFactory:
             rematch_of=terms.rematch_of,
             rated=terms.rated,
             tournament=terms.tournament is not None,
+            unlisted=terms.unlisted or terms.together,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
         counted: list[tuple[bool, str | None]] = []
         """How the game counts, as decided in its transaction (the last run's)."""
+        unlisted: list[bool] = []
+        """Whether it is unlisted, as written in its transaction (the last run's)."""
 
         def write(conn: Connection) -> bool:
             if claim is not None and not claim(conn, game_id):
                 return False
-            store.insert_game(conn, stored)
+            row = stored
+            if terms.rematch_of is not None and store.is_unlisted(conn, terms.rematch_of):
+                row = replace(stored, unlisted=True)  # the rematch of a private game is private too
+            store.insert_game(conn, row)
+            unlisted.append(row.unlisted)
             store.bind_seat_accounts(conn, game_id, seat_accounts)
             if terms.paired:
                 both = (players[0].account, players[1].account)
@@ -190,6 +201,7 @@ class GameFactory:
         logs.event(
             "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,
             clock=shown, rated=game.rated, casual_reason=game.casual_reason, tournament=terms.tournament,
+            unlisted=unlisted[-1],
         )  # fmt: skip
         return game
 

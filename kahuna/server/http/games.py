@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server.common.errors import Rejected
@@ -48,6 +48,10 @@ class CreateGame(BaseModel):
         max_length=2,
         description='{"initial": SECONDS, "increment": SECONDS} (real time), {"days": N} (correspondence), or null',
         examples=[{"initial": 300, "increment": 3}, {"days": 2}],
+    )
+    unlisted: StrictBool = Field(
+        default=False,
+        description="keep the game off the live list and the Watch page (hot-seat games always are)",
     )
 
 
@@ -121,7 +125,7 @@ def router(service: GameService) -> APIRouter:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
 
         A signed-in creator's seats become its account's (its "my games" on any browser)."""
-        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock)
+        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock, body.unlisted)
         created = await service.create(spec, owner=client_ip(request))
         if account is not None:
             await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])

@@ -17,6 +17,7 @@ import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
+import { mountWatch, mountTv, watchNavLink } from "./watch.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -48,6 +49,7 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
+      watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
     ]),
@@ -95,6 +97,8 @@ async function start() {
     else if (page === "unsubscribe") mountUnsubscribe(main, arg);
     else if (page === "join") mountJoin(main, arg);
     else if (page === "replay") mountReplay(main, board, arg);
+    else if (page === "watch" && !arg) mountWatch(main, board);
+    else if (page === "tv") mountTv(main, board);
     else if (page === "play" || page === "watch") {
       const tutorial = page === "play" && new URLSearchParams(location.search).has("tutorial");
       if (!game) game = new GamePage(main, board, arg, page === "play" ? tokensFor(arg) : [], tutorial);

@@ -19,6 +19,7 @@ import { Tutorial } from "./tutorial.js";
 import { playerNames } from "./account.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
+import { GameRatings } from "./gameratings.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -94,6 +95,7 @@ export class GamePage {
     this.message = "";
     this.proposed = null;
     this.lastMoves = new LastMoves();
+    this.ratings = new GameRatings(gameId, () => this.render());
     this.sinceLeft = null;
     this.wantFocus = false;
     this.board = new BoardView(
@@ -886,6 +888,8 @@ export class GamePage {
       playersPanel(view, playerNames(entry.players, entry.kinds), seat, entry.online, curtain),
       casualNote(entry.casualReason),
     ]);
+    this.ratings.want(Boolean(view.result));
+    this.ratings.decoratePlayers(this.playersBox);
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;
     this.renderSummary(entry);
@@ -963,6 +967,7 @@ export class GamePage {
       h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
     ];
     fill(this.summaryBox, summaryPanel(view, playerNames(entry.players, entry.kinds), links));
+    this.ratings.decorateSummary(this.summaryBox, playerNames(entry.players, entry.kinds));
   }
 
   renderDraw(view, seat, curtain) {

@@ -100,6 +100,14 @@ export function mountLobby(root, board, levels) {
         }),
       ]),
     ]),
+    // Unlisted: kept off the Watch page and the live list (a hot-seat game always is).
+    h("div", { class: "choice unlisted-field" }, [
+      h("input", { type: "checkbox", id: "unlisted", name: "unlisted" }),
+      h("label", { for: "unlisted" }, [
+        h("strong", { text: t("watch.unlisted") }),
+        h("small", { text: t("watch.unlisted_help") }),
+      ]),
+    ]),
     // Variants are for regulars: folded away, so that "Start game" stays in view.
     h("details", { class: "variants" }, [
       h("summary", { text: t("lobby.variants") }),
@@ -117,8 +125,10 @@ export function mountLobby(root, board, levels) {
     error,
   ]);
   const levelField = form.querySelector(".level-field");
+  const unlistedField = form.querySelector(".unlisted-field");
   form.addEventListener("change", () => {
     levelField.hidden = form.elements.opponent.value !== "ai";
+    unlistedField.hidden = form.elements.opponent.value === "hotseat";
   });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -135,6 +145,7 @@ export function mountLobby(root, board, levels) {
       options.level = form.elements.level.value;
       setPreference("level", options.level);
     }
+    if (opponent !== "hotseat" && form.elements.unlisted.checked) options.unlisted = true;
     const clock = clockOf(form.elements.clock.value);
     if (clock) options.clock = clock;
     setPreference("clock", form.elements.clock.value);

@@ -1,0 +1,81 @@
+// The players' ratings on the game page: each rating beside its player's name, a "Rated" mark for
+// a rated game, and in the end summary each player's rating change (1500 → 1512, +12). The game's
+// messages carry no rating (the game room does not know of the community's ratings): the page asks
+// GET /api/games/<id>/ratings when it opens and once more when the game is over (the end hook has
+// written the change before the end is sent: docs/community.md).
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { seatMark } from "./panels.js";
+
+/** A rating change as it reads: +12, −8 (a real minus), ±0. */
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
+}
+
+export class GameRatings {
+  /** onChange() is called when the ratings arrive (the page draws them on its next render). */
+  constructor(gameId, onChange) {
+    this.gameId = gameId;
+    this.onChange = onChange;
+    this.data = null;
+    this.asked = new Set();
+  }
+
+  /** Ask the server for the ratings, once while the game runs and once when it is over. */
+  want(over) {
+    const when = over ? "over" : "open";
+    if (this.asked.has(when)) return;
+    this.asked.add(when);
+    fetch(`/api/games/${encodeURIComponent(this.gameId)}/ratings`)
+      .then((answer) => (answer.ok ? answer.json() : null))
+      .then((data) => {
+        if (!data) return;
+        this.data = data;
+        this.onChange();
+      })
+      .catch(() => {}); // no ratings shown: nothing else depends on them
+  }
+
+  /** Each rating beside its player's name in the players panel (the rating the game was played at,
+   * once it was rated), and the "Rated" mark. */
+  decoratePlayers(box) {
+    if (!this.data) return;
+    for (const seat of [0, 1]) {
+      const rating = this.data.players[seat].before ?? this.data.players[seat].rating;
+      const name = box.querySelector(`.player[data-seat="${seat}"] .player-name`);
+      if (rating === null || !name) continue;
+      const attrs = { class: "player-rating", "data-testid": `rating-${seat}`, title: t("watch.rating") };
+      name.after(h("span", { ...attrs, text: String(rating) }));
+    }
+    if (this.data.rated) {
+      const mark = h("span", { class: "badge rated-mark", "data-testid": "rated-mark", text: t("watch.rated") });
+      box.prepend(h("p", { class: "rated-line" }, [mark]));
+    }
+  }
+
+  /** The rating change of a rated game in the end summary (once the server has counted it);
+   * players: the seats' names as the page shows them. */
+  decorateSummary(box, players) {
+    const section = box.querySelector(".summary");
+    const changed = this.data?.players.some((p) => p.before !== null && p.after !== null);
+    if (!section || !changed) return;
+    const lines = [0, 1].map((seat) => {
+      const { before, after } = this.data.players[seat];
+      if (before === null || after === null) return null;
+      const name = players?.[seat] ?? "—";
+      return h("li", { class: `rating-change seat${seat}`, "data-testid": `rating-change-${seat}` }, [
+        seatMark(seat),
+        " ",
+        t("watch.rating_change", { name, before, after, diff: signed(after - before) }),
+      ]);
+    });
+    const links = section.querySelector(".summary-links");
+    const block = h("div", { class: "rating-changes" }, [
+      h("h3", { text: t("watch.rating_changes") }),
+      h("ul", {}, lines),
+    ]);
+    if (links) links.before(block);
+    else section.append(block);
+  }
+}

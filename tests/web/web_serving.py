@@ -1,0 +1,63 @@
+"""A fresh ``kahuna serve`` for the browser tests (SQLite in a folder of the test's): the session's
+``server`` fixture (conftest.py), and a module's own where other tests' games would disturb it
+(the Watch page lists every game being played)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(data: Path) -> Iterator[str]:
+    """A fresh ``kahuna serve`` with its database in ``data``: its base URL while the block runs (the
+    session's ``server``; a module whose pages list every game, the Watch page's, starts its own)."""
+    port = _free_port()
+    log_path = data / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
+                *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
+                *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
+                *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "KAHUNA_DATA": str(data)},
+        )
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/static/board.json", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
+                time.sleep(0.1)
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
