@@ -22,7 +22,7 @@ from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.common import logs
-from kahuna.server.common.config import Settings
+from kahuna.server.common.config import PushSettings, Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
@@ -50,11 +50,14 @@ from kahuna.server.http import (
     tournaments,
 )
 from kahuna.server.http import mail as mail_api
+from kahuna.server.http import push as push_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
+from kahuna.server.push.notices import PushPreferences
+from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
 
 
@@ -117,8 +120,11 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     return Mode(broker, replication, ai_turns, limiters, queued, broker.start, GameService.watch_stored_deadlines)
 
 
-def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
-    """The server app. ``deal_provider`` is for tests only (games with chosen deals); HTTP cannot reach it."""
+def create_app(
+    settings: Settings, deal_provider: DealProvider | None = None, push_preferences: PushPreferences | None = None
+) -> FastAPI:
+    """The server app. ``deal_provider`` is for tests only (games with chosen deals); HTTP cannot reach it.
+    ``push_preferences``: which notifications each account wants (default: all)."""
     database = open_engine(settings.db_url)
     check_writable(database)
     writer = Writer(database)
@@ -129,6 +135,15 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode = _embedded(writer, ai_pool, budget)
     else:
         mode = _clustered(settings, writer, ai_pool, budget)
+    # with a broker, ``kahuna worker`` sends the queued pushes (unless this instance plays AI moves itself)
+    push = WebPush(
+        writer,
+        settings.push or PushSettings(),
+        limits.push_devices_per_account,
+        limits.push_retry_seconds,
+        push_preferences,
+        send=settings.broker_url is None or settings.local_ai,
+    )
     service = GameService(
         writer,
         mode.replication,
@@ -140,6 +155,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         chat_lines_per_game=limits.chat_lines_per_game,
         spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
         first_move_grace=limits.first_move_grace,
+        notices=push.notices,
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
@@ -169,9 +185,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             mailer.start()  # sends what the queue held when the server stopped
+            push.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await push.stop()
             await mailer.stop()
             await events.stop()
             await service.stop()
@@ -206,6 +224,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(games.router(service))
     app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
     app.include_router(mail_api.router(mailer))
+    app.include_router(push_api.router(push))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))

@@ -9,7 +9,7 @@ revision plus its edit here.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, UniqueConstraint
 
 metadata = MetaData()
 
@@ -366,3 +366,42 @@ mail_queue = Table(
 refused it for good) or ``expired`` (its link expired before a mail server took it); ``due`` the
 next attempt (seconds since the epoch), ``claimed_until`` the lease of the sender that is sending
 it. ``body`` holds the link until the mail is sent and is erased then."""
+
+
+# ------------------------------------------------------------------ web push
+
+
+push_subscriptions = Table(
+    "push_subscriptions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("endpoint", String(1024), nullable=False, unique=True),
+    Column("p256dh", String(100), nullable=False),
+    Column("auth", String(40), nullable=False),
+    Column("created", Float, nullable=False),
+)
+"""The devices (browsers) that subscribed an account for Web Push (``push/subscriptions.py``): the
+push service's ``endpoint`` and the browser's keys (base64url) that encrypt what is sent to it."""
+
+
+push_queue = Table(
+    "push_queue",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("subscription_id", Integer, nullable=False, index=True),
+    Column("notice", String(120), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("due", Float, nullable=False, index=True),
+    Column("attempts", Integer, nullable=False),
+    Column("claimed_until", Float),
+    Column("status", String(16), nullable=False, index=True),
+    Column("done", Float),
+    UniqueConstraint("subscription_id", "notice", name="uq_push_queue_notice"),
+)
+"""Pushes to send (``push/queue.py``), one per subscription: ``notice`` names what it tells
+(``your_turn:GAME:VERSION``), so that two instances that both see a turn queue it once; ``status``
+``queued`` until ``sent``, ``gone`` (the subscription was removed) or ``expired``; ``due`` and
+``claimed_until`` as in the mail queue (``db/leases.py``)."""

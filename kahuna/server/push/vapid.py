@@ -1,0 +1,70 @@
+"""The server's VAPID key (RFC 8292): the key pair that identifies this server to the browsers'
+push services. A browser subscribes with its public key (``GET /api/push/key``) and the push
+service accepts only pushes signed with its private key, so the key must stay the same for the
+server's life (a new key orphans every subscription) and be the same on every instance.
+
+``kahuna serve --vapid-key PATH`` names a PEM file; without it the key is ``vapid.pem`` in the data
+directory, made on first start (readable by its owner only), like the SQLite database beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives import serialization
+from py_vapid import Vapid02, b64urlencode
+
+from kahuna.datadir import data_dir
+
+TOKEN_SECONDS = 12 * 3600
+"""How long a signed VAPID token holds (RFC 8292 allows at most 24 hours)."""
+
+
+def default_key_path() -> Path:
+    return data_dir() / "vapid.pem"
+
+
+class VapidKey:
+    """The loaded key: the public key for browsers, and the ``Authorization`` of each push."""
+
+    def __init__(self, vapid: Vapid02, subject: str) -> None:
+        self._vapid = vapid
+        self.subject = subject
+        raw = vapid.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        self.public_key = b64urlencode(raw)
+        """The application server key, base64url (what ``pushManager.subscribe`` takes)."""
+
+    @classmethod
+    def load_or_create(cls, path: Path, subject: str) -> VapidKey:
+        """The key in ``path`` (PEM), made there first if the file does not exist (``ValueError``
+        if it exists and is not a P-256 private key)."""
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = Vapid02()
+            fresh.generate_keys()
+            pem = fresh.private_pem()
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:  # another instance made it meanwhile: use that one
+                pass
+            else:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(pem)
+        try:
+            vapid = Vapid02.from_pem(path.read_bytes())
+        except Exception as exc:  # py_vapid raises whatever cryptography raised
+            raise ValueError(f"{path} holds no VAPID private key (a P-256 key in PEM)") from exc
+        return cls(vapid, subject)
+
+    def authorization(self, endpoint: str, now: float | None = None) -> str:
+        """The ``Authorization`` header of a push to ``endpoint``: a token for its origin."""
+        parts = urlsplit(endpoint)
+        claims = {
+            "aud": f"{parts.scheme}://{parts.netloc}",
+            "sub": self.subject,
+            "exp": int((now or time.time()) + TOKEN_SECONDS),
+        }
+        return str(self._vapid.sign(claims)["Authorization"])

@@ -1,0 +1,208 @@
+"""Web Push against a real server and a local push service that checks the VAPID signature and
+decrypts every push (``push_harness.py``): the subscription API and its refusals, a your-turn push
+after the opponent's move (never a card in it), a device the push service says is gone, and an
+account whose preferences say no (docs/accounts.md, *Notifications*)."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from push_harness import Device, PushService
+from server_harness import Player, Server, run, wait_for
+from test_accounts import csrf, signed_in
+
+PREFERENCES_SAY_NO = """
+import sys
+import uvicorn
+from kahuna.server.common import logs
+from kahuna.server.app import create_app
+from kahuna.server.common.config import Limits, PushSettings, Settings
+
+
+class NoTurns:
+    def wants(self, account_id: int, kind: str) -> bool:
+        return kind != "your_turn"
+
+
+if __name__ == "__main__":
+    port, db = int(sys.argv[1]), sys.argv[2]
+    logs.configure()
+    limits = Limits(signups_burst=100, logins_burst=100)
+    settings = Settings(db_url=db, limits=limits, push=PushSettings(insecure_hosts=("127.0.0.1",)))
+    app = create_app(settings, push_preferences=NoTurns())
+    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None)
+"""
+
+
+def events(server: Server, kind: str) -> list[dict[str, Any]]:
+    return [
+        json.loads(line) for line in server.log().splitlines() if line.startswith("{") and f'"event":"{kind}"' in line
+    ]
+
+
+def queued(server: Server) -> list[tuple[str, str]]:
+    with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:
+        return list(conn.execute("SELECT notice, status FROM push_queue ORDER BY id"))
+
+
+def devices(server: Server) -> list[str]:
+    with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:
+        return [endpoint for (endpoint,) in conn.execute("SELECT endpoint FROM push_subscriptions ORDER BY id")]
+
+
+@pytest.fixture(scope="module")
+def pushes() -> Iterator[PushService]:
+    service = PushService().start()
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, pushes: PushService) -> Iterator[Server]:
+    limits = ("--limit", "signups_burst=100", "--limit", "logins_burst=200", "--limit", "push_devices_per_account=2")
+    args = ("--push-insecure-host", "127.0.0.1", "--vapid-subject", "mailto:ops@kahuna.test", *limits)
+    running = Server(tmp_path_factory.mktemp("push"), args=args).start()
+    pushes.server_key = running.get("/api/push/key").json()["key"]
+    yield running
+    running.stop()
+
+
+def friends_game(server: Server, first: httpx.Client, second: httpx.Client) -> tuple[str, str]:
+    """A game between two accounts (``first`` has seat 0): its id and ``first``'s seat token."""
+    created = first.post(
+        "/api/games", json={"opponent": "human", "seat": "first", "name": "Ann"}, headers=csrf(first)
+    ).json()
+    invite = created["invite_url"].removeprefix("/join/")
+    assert second.post(f"/api/join/{invite}", json={"name": "x"}, headers=csrf(second)).status_code == 200
+    return created["game_id"], created["token"]
+
+
+async def play_until_seat_1_moves(server: Server, game_id: str, token: str) -> int:
+    """Seat 0 plays random legal actions until seat 1 is to move; the game's version then."""
+    player = await Player.join(server, game_id, token)
+    rng = random.Random(7)
+    while player.last["view"]["to_move"] == 0:
+        legal = player.last["legal"]
+        await player.play(legal[rng.randrange(len(legal))])
+    await player.conn.close()
+    return player.version
+
+
+def subscribe(browser: httpx.Client, device: Device) -> int:
+    return browser.post("/api/me/push", json={"subscription": device.subscription()}, headers=csrf(browser)).status_code
+
+
+# ----------------------------------------------------------------- the API
+
+
+def test_the_key_is_a_p256_point_and_stays_the_same_across_a_restart(server: Server) -> None:
+    key = server.get("/api/push/key").json()["key"]
+    assert len(httpx.Client().get(f"{server.url}/api/push/key").json()["key"]) == 87  # 65 bytes, base64url
+    server.stop()
+    server.start()
+    assert server.get("/api/push/key").json()["key"] == key
+
+
+def test_bad_subscriptions_are_refused_with_the_reason_and_nothing_is_stored(
+    server: Server, pushes: PushService
+) -> None:
+    browser = signed_in(server, "pushbad")
+    good = pushes.device("pushbad").subscription()
+    cases = [
+        ({**good, "endpoint": "http://push.example.com/x"}, "invalid_endpoint"),  # http elsewhere than allowed
+        ({**good, "endpoint": "https://10.0.0.1/x"}, "invalid_endpoint"),
+        ({**good, "endpoint": "https://localhost/x"}, "invalid_endpoint"),
+        ({**good, "endpoint": "https://push.example.com:8443/x"}, "invalid_endpoint"),
+        ({**good, "endpoint": "https://user:pw@push.example.com/x"}, "invalid_endpoint"),
+        ({**good, "endpoint": "https://push.example.com/" + "a" * 1100}, "invalid"),
+        ({**good, "keys": {**good["keys"], "p256dh": "AAAA"}}, "invalid_keys"),
+        ({**good, "keys": {**good["keys"], "auth": "c2hvcnQ"}}, "invalid_keys"),
+        ({**good, "keys": {**good["keys"], "p256dh": "!!!"}}, "invalid_keys"),
+    ]
+    for subscription, code in cases:
+        answer = browser.post("/api/me/push", json={"subscription": subscription}, headers=csrf(browser))
+        assert answer.status_code == 422, (subscription, answer.text)
+        assert answer.json()["error"] == code, (subscription, answer.text)
+    assert good["endpoint"] not in devices(server)
+    guest = httpx.post(f"{server.url}/api/me/push", json={"subscription": good})
+    assert guest.status_code == 401
+
+
+def test_devices_are_bounded_per_account_and_removed_one_by_one(server: Server, pushes: PushService) -> None:
+    browser = signed_in(server, "pushmany")
+    first, second, third = (pushes.device(f"pushmany{n}").subscription() for n in range(3))
+    for subscription in (first, second, first):  # the same device again is no new one
+        answer = browser.post("/api/me/push", json={"subscription": subscription}, headers=csrf(browser))
+        assert answer.status_code == 204, answer.text
+    assert browser.get("/api/me/push").json() == {"devices": 2, "most": 2}
+    refused = browser.post("/api/me/push", json={"subscription": third}, headers=csrf(browser))
+    assert refused.status_code == 422 and refused.json()["error"] == "too_many_devices"
+    gone = browser.request("DELETE", "/api/me/push", json={"endpoint": first["endpoint"]}, headers=csrf(browser))
+    assert gone.status_code == 204
+    again = browser.request("DELETE", "/api/me/push", json={"endpoint": first["endpoint"]}, headers=csrf(browser))
+    assert again.status_code == 404
+    assert browser.post("/api/me/push", json={"subscription": third}, headers=csrf(browser)).status_code == 204
+    assert browser.get("/api/me/push").json()["devices"] == 2
+
+
+# ----------------------------------------------------------------- pushes
+
+
+def test_the_player_to_move_gets_a_your_turn_push_after_the_opponents_move(server: Server, pushes: PushService) -> None:
+    alice, bob = signed_in(server, "pushalice"), signed_in(server, "pushbob")
+    device = pushes.device("pushbob")
+    assert subscribe(bob, device) == 204
+    game_id, token = friends_game(server, alice, bob)
+    version = run(play_until_seat_1_moves(server, game_id, token))
+    wait_for(lambda: bool(pushes.got("pushbob")), "the push to Bob's device")
+    assert pushes.errors == []
+    assert pushes.got("pushbob") == [
+        {"kind": "your_turn", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
+    ]  # the game, the opponent and the page: no card, no move
+    assert (f"your_turn:{game_id}:{version}", "sent") in queued(server)
+    assert pushes.got("pushalice") == []  # Alice was connected while Bob moved nothing
+
+
+def test_a_device_the_push_service_says_is_gone_is_removed(server: Server, pushes: PushService) -> None:
+    carol, dave = signed_in(server, "pushcarol"), signed_in(server, "pushdave")
+    device = pushes.device("pushdave")
+    pushes.answers["pushdave"] = 410
+    assert (
+        dave.post("/api/me/push", json={"subscription": device.subscription()}, headers=csrf(dave)).status_code == 204
+    )
+    assert device.endpoint in devices(server)
+    game_id, token = friends_game(server, carol, dave)
+    run(play_until_seat_1_moves(server, game_id, token))
+    wait_for(lambda: device.endpoint not in devices(server), "the gone device to be removed")
+    assert events(server, "push_subscription_gone")[-1]["status"] == 410
+    assert dave.get("/api/me/push").json()["devices"] == 0
+    assert not [notice for notice, _ in queued(server) if game_id in notice]  # what was queued for it went too
+    assert pushes.errors == []
+
+
+def test_nothing_is_sent_when_the_preferences_say_no(tmp_path_factory: pytest.TempPathFactory) -> None:
+    pushes = PushService().start()
+    tmp = tmp_path_factory.mktemp("push-no")
+    (tmp / "no_turns.py").write_text(PREFERENCES_SAY_NO)
+    server = Server(tmp, script=str(tmp / "no_turns.py")).start()
+    try:
+        pushes.server_key = server.get("/api/push/key").json()["key"]
+        erin, fay = signed_in(server, "pusherin"), signed_in(server, "pushfay")
+        device = pushes.device("pushfay")
+        assert (
+            fay.post("/api/me/push", json={"subscription": device.subscription()}, headers=csrf(fay)).status_code == 204
+        )
+        game_id, token = friends_game(server, erin, fay)
+        run(play_until_seat_1_moves(server, game_id, token))
+        wait_for(lambda: bool(events(server, "push_not_wanted")), "the preferences to be asked")
+        assert events(server, "push_not_wanted")[0]["push_kind"] == "your_turn"
+        assert queued(server) == [] and pushes.got("pushfay") == [] and pushes.errors == []
+    finally:
+        server.stop()
+        pushes.stop()
