@@ -9,6 +9,7 @@ import { api, csrfToken } from "./api.js";
 import { loadSeats } from "./store.js";
 import { refusal } from "./refusal.js";
 import { emailPanel, forgotLink } from "./mail.js";
+import { pushPanel } from "./push.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -354,6 +355,7 @@ export async function mountAccount(root) {
         status,
       ]),
       emailPanel(),
+      pushPanel(),
       tokens,
       sessions,
       passwordPanel,

@@ -85,4 +85,9 @@ export const api = {
   resetAvailable: () => call("GET", "/api/password-reset"),
   askReset: (email, lang) => call("POST", "/api/password-reset", { email, lang }),
   resetPassword: (token, password) => call("POST", `/api/password-reset/${encodeURIComponent(token)}`, { password }),
+  // webpush
+  pushKey: () => call("GET", "/api/push/key"),
+  pushDevices: () => call("GET", "/api/me/push"),
+  subscribePush: (subscription) => call("POST", "/api/me/push", { subscription }),
+  unsubscribePush: (endpoint) => call("DELETE", "/api/me/push", { endpoint }),
 };

@@ -16,6 +16,7 @@ import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
+import { registerWorker } from "./push.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -64,6 +65,7 @@ function header(main) {
 
 async function start() {
   initLanguage();
+  registerWorker();
   const [board, levels] = await Promise.all([
     fetch("/static/board.json").then((r) => r.json()),
     fetch("/api/levels")
