@@ -158,8 +158,8 @@ def create_app(
         notices=push.notices,
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
-    the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
-    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds)
+    the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
+    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
     mailer = Mailer(
         writer,

@@ -206,3 +206,37 @@ def test_nothing_is_sent_when_the_preferences_say_no(tmp_path_factory: pytest.Te
     finally:
         server.stop()
         pushes.stop()
+
+
+def test_a_challenge_is_pushed_to_the_challenged_accounts_devices(server: Server, pushes: PushService) -> None:
+    gina, hank = signed_in(server, "pushgina"), signed_in(server, "pushhank")
+    device = pushes.device("pushhank")
+    assert subscribe(hank, device) == 204
+    answer = gina.post("/api/challenges", json={"opponent": "pushhank"}, headers=csrf(gina))
+    assert answer.status_code == 201, answer.text
+    wait_for(lambda: bool(pushes.got("pushhank")), "the challenge's push")
+    assert pushes.got("pushhank") == [{"kind": "challenge", "opponent": "pushgina", "url": "/lobby"}]
+    assert pushes.errors == []
+
+
+def test_a_starting_tournament_game_is_pushed_to_both_players(server: Server, pushes: PushService) -> None:
+    ivy, jack = signed_in(server, "pushivy"), signed_in(server, "pushjack")
+    for browser, name in ((ivy, "pushivy"), (jack, "pushjack")):
+        assert subscribe(browser, pushes.device(name)) == 204
+    event = {"kind": "swiss", "name": "Push cup", "clock": {"initial": 300, "increment": 5}, "rounds": 1}
+    made = ivy.post("/api/tournaments", json=event, headers=csrf(ivy))
+    assert made.status_code == 201, made.text
+    tid = made.json()["tournament_id"]
+    for browser in (ivy, jack):
+        assert browser.post(f"/api/tournaments/{tid}/join", headers=csrf(browser)).status_code == 204
+    assert ivy.post(f"/api/tournaments/{tid}/start", headers=csrf(ivy)).status_code == 204
+    wait_for(lambda: bool(pushes.got("pushivy") and pushes.got("pushjack")), "both players' pushes")
+    (to_ivy,), (to_jack,) = pushes.got("pushivy"), pushes.got("pushjack")
+    assert to_ivy["kind"] == to_jack["kind"] == "tournament"
+    assert to_ivy["game"] == to_jack["game"]
+    assert (to_ivy["opponent"], to_jack["opponent"]) == ("pushjack", "pushivy")
+    seats = {to_ivy["url"].rsplit("#", 1)[1], to_jack["url"].rsplit("#", 1)[1]}
+    assert seats == {"seat:0", "seat:1"}
+    assert to_ivy["url"].startswith(f"/play/{to_ivy['game']}?tournament={tid}#")
+    assert set(to_ivy) == {"kind", "game", "opponent", "url"}
+    assert pushes.errors == []
