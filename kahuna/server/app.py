@@ -139,8 +139,7 @@ def create_app(
     push = WebPush(
         writer,
         settings.push or PushSettings(),
-        limits.push_devices_per_account,
-        limits.push_retry_seconds,
+        limits,
         push_preferences,
         send=settings.broker_url is None or settings.local_ai,
     )

@@ -240,3 +240,36 @@ def test_a_starting_tournament_game_is_pushed_to_both_players(server: Server, pu
     assert to_ivy["url"].startswith(f"/play/{to_ivy['game']}?tournament={tid}#")
     assert set(to_ivy) == {"kind", "game", "opponent", "url"}
     assert pushes.errors == []
+
+
+def test_a_player_away_from_a_running_clock_is_warned_before_it_runs_out(
+    tmp_path_factory: pytest.TempPathFactory, pushes: PushService
+) -> None:
+    limits = [
+        "signups_burst=100",
+        "logins_burst=100",
+        "clock_min_seconds=1",
+        "first_move_grace=0.5",  # the clock starts without waiting for Lena
+        "push_clock_low_min_seconds=1",
+        "push_clock_low_fraction=0.9",  # warned when 90 % of the turn's time is used: 2 s into 20 s
+    ]
+    args = ("--push-insecure-host", "127.0.0.1", *(x for limit in limits for x in ("--limit", limit)))
+    server = Server(tmp_path_factory.mktemp("push-clock"), args=args).start()
+    try:
+        pushes.server_key = server.get("/api/push/key").json()["key"]
+        kyle, lena = signed_in(server, "pushkyle"), signed_in(server, "pushlena")
+        assert subscribe(lena, pushes.device("pushlena")) == 204
+        spec = {"opponent": "human", "seat": "first", "name": "Ann", "clock": {"initial": 20, "increment": 0}}
+        created = kyle.post("/api/games", json=spec, headers=csrf(kyle)).json()
+        invite = created["invite_url"].removeprefix("/join/")
+        assert lena.post(f"/api/join/{invite}", json={"name": "x"}, headers=csrf(lena)).status_code == 200
+        game_id = created["game_id"]
+        version = run(play_until_seat_1_moves(server, game_id, created["token"]))
+        wait_for(lambda: len(pushes.got("pushlena")) == 2, "the your-turn push, then the low clock's")
+        turn, low = pushes.got("pushlena")
+        assert turn["kind"] == "your_turn"
+        assert low == {"kind": "deadline", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
+        assert (f"deadline:{game_id}:{version}", "sent") in queued(server)
+        assert pushes.errors == []
+    finally:
+        server.stop()

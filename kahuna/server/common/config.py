@@ -113,6 +113,11 @@ class Limits:
     push_devices_per_account: int = 10
     """Devices (browsers) one account may subscribe for Web Push; one more is refused
     (``422 too_many_devices``) until one is removed (docs/accounts.md, *Notifications*)."""
+    push_clock_low_fraction: float = 0.2
+    push_clock_low_min_seconds: float = 120
+    """A player away from a game whose clock runs gets a push (``deadline``) when the time left for
+    the turn falls to this fraction of what it was when the turn began; turns that began with less
+    than ``push_clock_low_min_seconds`` get none (in a fast game the player is at the board)."""
     push_retry_seconds: float = 30
     """The wait before the second attempt at a push the push service did not take; doubled after
     each failure, up to an hour."""

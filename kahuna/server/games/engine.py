@@ -240,6 +240,7 @@ class GameEngine:
         game.clock = clock
         self.deadlines.track(game)
         game.broadcast_clock()
+        self.notices.turn(game)  # the clock of the seat to move runs now
         logs.event("clock_started", game_id=game.game_id, version=version, late_s=round(time.time() - moment, 3))
 
     async def end(self, game: LiveGame, termination: Termination, moment: float) -> None:

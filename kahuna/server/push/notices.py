@@ -9,6 +9,12 @@ bounded (:data:`MAX_PENDING`): past that a notice is dropped and logged, never q
 Before a notice is queued the account's wish is asked: :class:`PushPreferences` ``wants(account_id,
 kind)``, given at construction (:class:`AllOn` by default: every kind is wanted).
 
+A clock running low is noticed here too: after each turn the seat to move gets a timer for the
+moment its time falls to ``clock_low_fraction`` of what it had when the turn began (one timer per
+game, replaced at every turn; turns that began with less than ``clock_low_min_seconds`` get none:
+in a fast game the player is at the board). When it fires, the game must still be at the same
+version in the database and the seat still away, or nothing is sent.
+
 What a push says: its ``kind``, the game's id and the opponent's name, and the page to open. Never
 a card, a hand or a move: the push service and the lock screen are outside the game.
 """
@@ -20,10 +26,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from kahuna.server.common import logs
-from kahuna.server.db.schema import seats
+from kahuna.server.db.schema import actions, seats
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.live import LiveGame
 from kahuna.server.push import queue
@@ -32,6 +38,8 @@ KINDS = ("your_turn", "deadline", "challenge", "tournament")
 """The kinds of notification (the same names as the account's notification settings)."""
 MAX_PENDING = 256
 """Notices being queued at once in this process; more are dropped."""
+MAX_TIMERS = 10_000
+"""Games whose low clock this process watches at once; the games past it get no warning."""
 TTL = {"your_turn": 24 * 3600.0, "deadline": 3600.0, "challenge": 600.0, "tournament": 600.0}
 """How long a push is worth delivering: a push service holds it this long for a device that is off."""
 
@@ -62,19 +70,28 @@ class PushNotices:
     """Queues the pushes of the moments the rooms report."""
 
     def __init__(
-        self, writer: Writer, preferences: PushPreferences | None = None, wake: Callable[[], None] | None = None
+        self,
+        writer: Writer,
+        preferences: PushPreferences | None = None,
+        wake: Callable[[], None] | None = None,
+        clock_low_fraction: float = 0.2,
+        clock_low_min_seconds: float = 120.0,
     ) -> None:
         self.writer = writer
         self.preferences: PushPreferences = preferences or AllOn()
         self._wake = wake
+        self.clock_low_fraction = min(1.0, clock_low_fraction)
+        self.clock_low_min_seconds = clock_low_min_seconds
         self._pending: set[asyncio.Task[None]] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
 
     # ----------------------------------------------------------------- what the rooms report
 
     def turn(self, game: LiveGame) -> None:
         """``game`` changed (an action here or elsewhere): if a human seat is to move and has no
         open connection anywhere, it gets a ``your_turn`` push (once per turn: the notice is
-        ``your_turn:GAME:VERSION``). Lock held; returns at once."""
+        ``your_turn:GAME:VERSION``), and a timer for its clock running low. Lock held; returns at once."""
+        self._watch_clock(game)
         state = game.state
         if state.is_over or game.ai_spec(state.to_move) is not None or game.online()[state.to_move]:
             return
@@ -89,7 +106,11 @@ class PushNotices:
         game_id, version, opponent = game.game_id, game.version, game.names[1 - seat]
 
         async def run() -> None:
-            accounts = await self.writer.read(lambda conn: _seat_accounts(conn, game_id))
+            stored, accounts = await self.writer.read(
+                lambda conn: (_version(conn, game_id), _seat_accounts(conn, game_id))
+            )
+            if stored != version:  # moved on through another instance
+                return
             account = accounts.get(seat)
             if account is not None and accounts.get(1 - seat) != account:
                 payload = _game_payload("deadline", game_id, seat, opponent)
@@ -107,10 +128,37 @@ class PushNotices:
         payload = {**_game_payload("tournament", game_id, seat, opponent), "url": url}
         self._spawn(self._queue(account_id, "tournament", f"tournament:{game_id}", payload))
 
+    # ----------------------------------------------------------------- low clocks
+
+    def _watch_clock(self, game: LiveGame) -> None:
+        """Replace ``game``'s low-clock timer by one for the seat whose clock runs now, if any."""
+        old = self._timers.pop(game.game_id, None)
+        if old is not None:
+            old.cancel()
+        clock = game.clock
+        deadline = None if clock is None or game.state.is_over else clock.deadline()
+        if clock is None or clock.running is None or deadline is None or game.ai_spec(clock.running) is not None:
+            return
+        left = deadline - time.time()
+        if left < self.clock_low_min_seconds or len(self._timers) >= MAX_TIMERS:
+            return
+        seat, version = clock.running, game.version
+        self._timers[game.game_id] = asyncio.get_running_loop().call_later(
+            left * (1 - self.clock_low_fraction), self._clock_low_due, game, seat, version
+        )
+
+    def _clock_low_due(self, game: LiveGame, seat: int, version: int) -> None:
+        self._timers.pop(game.game_id, None)
+        if game.version == version:
+            self.clock_low(game, seat)
+
     # ----------------------------------------------------------------- queuing
 
     async def drain(self) -> None:
-        """Wait for the notices being queued (stopping)."""
+        """Stop the low-clock timers and wait for the notices being queued (stopping)."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
         while self._pending:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
 
@@ -147,6 +195,11 @@ class PushNotices:
             logs.event("push_queued", push_kind=kind, account_id=account_id, devices=added)
             if self._wake is not None:
                 self._wake()
+
+
+def _version(conn: Connection, game_id: str) -> int:
+    """The game's version as stored (its log's length)."""
+    return int(conn.execute(select(func.count()).select_from(actions).where(actions.c.game_id == game_id)).scalar_one())
 
 
 def _game_payload(kind: str, game_id: str, seat: int, opponent: str | None) -> dict[str, Any]:

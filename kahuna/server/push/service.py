@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from kahuna.server.common import logs
-from kahuna.server.common.config import PushSettings
+from kahuna.server.common.config import Limits, PushSettings
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.writer import Writer
 from kahuna.server.push import subscriptions
@@ -21,19 +21,24 @@ class WebPush:
         self,
         writer: Writer,
         settings: PushSettings,
-        devices_per_account: int,
-        retry_seconds: float,
+        limits: Limits,
         preferences: PushPreferences | None = None,
         send: bool = True,
     ) -> None:
         """``send`` ``False``: this process queues pushes but another (``kahuna worker``) sends them."""
         self.writer = writer
         self.settings = settings
-        self.devices_per_account = devices_per_account
+        self.devices_per_account = limits.push_devices_per_account
         path = Path(settings.key_path) if settings.key_path else default_key_path()
         self.key = VapidKey.load_or_create(path, settings.subject)
-        self.sender = PushSender(writer, self.key, retry_seconds) if send else None
-        self.notices = PushNotices(writer, preferences, None if self.sender is None else self.sender.wake)
+        self.sender = PushSender(writer, self.key, limits.push_retry_seconds) if send else None
+        self.notices = PushNotices(
+            writer,
+            preferences,
+            None if self.sender is None else self.sender.wake,
+            limits.push_clock_low_fraction,
+            limits.push_clock_low_min_seconds,
+        )
 
     def start(self) -> None:
         if self.sender is not None:
