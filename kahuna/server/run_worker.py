@@ -2,7 +2,10 @@
 
 The worker builds the same game engine as a server (``wiring.py``: the same rooms hear of every
 end), with the worker's collaborators: it announces what it stores (``cluster.replication.Announcer``)
-and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``).
+and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``). It also sends the Web
+Pushes that the instances queue (``push/sender.py``), with the same VAPID key as they (``--vapid-key``).
+It queues no your-turn push itself: it does not know who is connected; the instances that hold the
+game hear of its move and decide.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import os
 import signal
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -23,12 +27,15 @@ from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job
 from kahuna.server.cluster.replication import Announcer
 from kahuna.server.cluster.worker import Worker, sleep_unless
 from kahuna.server.common import logs
-from kahuna.server.common.config import default_db_url
+from kahuna.server.common.config import Limits, PushSettings, default_db_url
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.engine import GameEngine
+from kahuna.server.push.options import add_push_options, push_settings
+from kahuna.server.push.sender import WORKER_POLL_SECONDS, PushSender
+from kahuna.server.push.vapid import VapidKey, default_key_path
 from kahuna.server.wiring import end_hooks
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
@@ -56,6 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"take over a job another worker has held this long without finishing (default {CLAIM_AFTER:g}; "
         "longer than the slowest AI move)",
     )
+    add_push_options(p)
     p.set_defaults(func=run)
 
 
@@ -66,6 +74,8 @@ class WorkerSettings:
     consumer: str
     jobs: int = 1
     claim_after: float = CLAIM_AFTER
+    push: PushSettings = field(default_factory=PushSettings)
+    """The Web Push key and subject: the worker sends the pushes the instances queue."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,9 +85,13 @@ def run(args: argparse.Namespace) -> int:
     if args.claim_after <= 0:
         print("kahuna worker: --claim-after must be positive", file=sys.stderr)
         return 2
+    push = push_settings(args)
+    if isinstance(push, str):
+        print(f"kahuna worker: {push}", file=sys.stderr)
+        return 2
     logs.configure()
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
-    settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after)
+    settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after, push)
     try:
         asyncio.run(main(settings))
     except (SQLAlchemyError, OSError, ValueError) as exc:
@@ -101,13 +115,18 @@ async def main(settings: WorkerSettings) -> None:
     queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
     broker = RedisBroker(settings.broker_url)
     engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
+    key_path = Path(settings.push.key_path) if settings.push.key_path else default_key_path()
+    key = VapidKey.load_or_create(key_path, settings.push.subject)
+    pushes = PushSender(writer, key, Limits().push_retry_seconds, WORKER_POLL_SECONDS)
     try:
+        pushes.start()  # the instances queue pushes; the workers send them
         await _start_broker(broker, stop)
         await pool.warm_up()
         print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
         logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
         await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)
     finally:
+        await pushes.stop()
         await queue.close()
         await broker.close()
         pool.close()

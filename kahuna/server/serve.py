@@ -11,7 +11,8 @@ import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
 from kahuna.server.common import logs
-from kahuna.server.common.config import Limits, PushSettings, Settings, default_db_url
+from kahuna.server.common.config import Limits, Settings, default_db_url
+from kahuna.server.push.options import add_push_options, push_settings
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
 """The optional packages a URL may need, and the extra that installs each."""
@@ -76,38 +77,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_push_options(p)
     p.set_defaults(func=run)
-
-
-def add_push_options(p: argparse.ArgumentParser) -> None:
-    """Web Push's options, the same for ``kahuna serve`` and ``kahuna worker`` (which sends the
-    pushes with a broker, so it needs the same key)."""
-    p.add_argument(
-        "--vapid-key",
-        metavar="PATH",
-        help="the Web Push (VAPID) private key, PEM; made there if missing "
-        "(default: vapid.pem in the data directory; every instance and worker needs the same one)",
-    )
-    p.add_argument(
-        "--vapid-subject",
-        metavar="URI",
-        default="mailto:admin@localhost",
-        help="how a push service reaches the operator: mailto:ADDRESS or https://URL (default mailto:admin@localhost)",
-    )
-    p.add_argument(
-        "--push-insecure-host",
-        action="append",
-        default=[],
-        metavar="HOST",
-        help="accept http:// push endpoints on HOST (tests with a local push service; never in production)",
-    )
-
-
-def push_settings(args: argparse.Namespace) -> PushSettings | str:
-    """The push settings of the command line, or what is wrong with them."""
-    if not args.vapid_subject.startswith(("mailto:", "https://")):
-        return "--vapid-subject must start with mailto: or https://"
-    hosts = tuple(host.lower() for host in args.push_insecure_host)
-    return PushSettings(key_path=args.vapid_key, subject=args.vapid_subject, insecure_hosts=hosts)
 
 
 def run(args: argparse.Namespace) -> int:

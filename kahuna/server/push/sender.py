@@ -12,8 +12,9 @@ a ``TTL`` of what is left of its life. The answer decides:
 - any other 4xx (a payload or a key the service refuses): ``failed``, not tried again.
 
 It wakes when a push is queued in this process (``wake``), when the next one is due, and every
-:data:`POLL_SECONDS` (pushes queued by another process). Pushes go out one at a time, each bounded
-by :data:`TIMEOUT`; the move that queued a push never waits for it.
+``poll_seconds`` (pushes queued by another process: :data:`POLL_SECONDS` in a server,
+:data:`WORKER_POLL_SECONDS` in ``kahuna worker``, which sends what the instances queue). Pushes go
+out one at a time, each bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from kahuna.server.push.subscriptions import Subscription
 from kahuna.server.push.vapid import VapidKey
 
 POLL_SECONDS = 30.0
+WORKER_POLL_SECONDS = 1.0
+"""How often ``kahuna worker`` looks for queued pushes: a push waits at most this long for it."""
 TIMEOUT = 15.0
 """Seconds one push may take, connection included."""
 
@@ -64,10 +67,13 @@ def encrypt(payload: dict[str, Any], device: Subscription) -> bytes:
 class PushSender:
     """Sends the queue's pushes while the process runs."""
 
-    def __init__(self, writer: Writer, key: VapidKey, retry_seconds: float) -> None:
+    def __init__(self, writer: Writer, key: VapidKey, retry_seconds: float, poll_seconds: float = POLL_SECONDS) -> None:
+        """``poll_seconds``: how often an idle sender looks for pushes queued by other processes
+        (``kahuna worker`` sends what the instances queue, and looks often)."""
         self.writer = writer
         self.key = key
         self.retry_seconds = retry_seconds
+        self.poll_seconds = poll_seconds
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -103,7 +109,7 @@ class PushSender:
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("push_queue_error", error=type(exc).__name__)
                 due = None
-            wait = POLL_SECONDS if due is None else max(0.0, min(POLL_SECONDS, due - time.time()))
+            wait = self.poll_seconds if due is None else max(0.0, min(self.poll_seconds, due - time.time()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             self._wake.clear()
