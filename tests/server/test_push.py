@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,6 +18,8 @@ import pytest
 from push_harness import Device, PushService
 from server_harness import Player, Server, run, wait_for
 from test_accounts import csrf, signed_in
+
+from kahuna.server.push.vapid import VapidKey
 
 PREFERENCES_SAY_NO = """
 import sys
@@ -99,6 +103,17 @@ def subscribe(browser: httpx.Client, device: Device) -> int:
 
 
 # ----------------------------------------------------------------- the API
+
+
+def test_the_key_file_is_made_once_for_its_owner_only_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "keys" / "vapid.pem"
+    made = VapidKey.load_or_create(path, "mailto:ops@kahuna.test")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert VapidKey.load_or_create(path, "mailto:ops@kahuna.test").public_key == made.public_key
+    assert [p.name for p in path.parent.iterdir()] == ["vapid.pem"]  # no draft left beside it
+    path.write_text("not a key")
+    with pytest.raises(ValueError, match="holds no VAPID private key"):
+        VapidKey.load_or_create(path, "mailto:ops@kahuna.test")
 
 
 def test_the_key_is_a_p256_point_and_stays_the_same_across_a_restart(server: Server) -> None:

@@ -27,6 +27,25 @@ def default_key_path() -> Path:
     return data_dir() / "vapid.pem"
 
 
+def _create(path: Path) -> None:
+    """Write a new key to ``path``, whole or not at all: written beside it, then linked into place,
+    which fails if another process (an instance starting at the same time) linked its key first;
+    then that one is used."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Vapid02()
+    fresh.generate_keys()
+    draft = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(fresh.private_pem())
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    finally:
+        draft.unlink()
+
+
 class VapidKey:
     """The loaded key: the public key for browsers, and the ``Authorization`` of each push."""
 
@@ -42,17 +61,7 @@ class VapidKey:
         """The key in ``path`` (PEM), made there first if the file does not exist (``ValueError``
         if it exists and is not a P-256 private key)."""
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fresh = Vapid02()
-            fresh.generate_keys()
-            pem = fresh.private_pem()
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:  # another instance made it meanwhile: use that one
-                pass
-            else:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(pem)
+            _create(path)
         try:
             vapid = Vapid02.from_pem(path.read_bytes())
         except Exception as exc:  # py_vapid raises whatever cryptography raised
