@@ -141,7 +141,7 @@ class GameEngine:
         logs.event("action", game_id=game.game_id, version=game.version, seat=seat, action=shown, ms=ms)
         if after.is_over:
             logs.event("game_over", game_id=game.game_id, result=row.result, version=game.version)
-        self.notices.turn(game)
+        self.notices.turn(game, seat)
         self.schedule_ai(game)
 
     def _store_last_action(self, conn: Connection, row: ActionRow, ended: GameEnded) -> None:
@@ -240,7 +240,7 @@ class GameEngine:
         game.clock = clock
         self.deadlines.track(game)
         game.broadcast_clock()
-        self.notices.turn(game)  # the clock of the seat to move runs now
+        self.notices.turn(game, None)  # the clock of the seat to move runs now
         logs.event("clock_started", game_id=game.game_id, version=version, late_s=round(time.time() - moment, 3))
 
     async def end(self, game: LiveGame, termination: Termination, moment: float) -> None:
@@ -306,7 +306,7 @@ class GameEngine:
         instance's connections, as for an action played here."""
         self.deadlines.track(game)
         game.broadcast_update(seat, events)
-        self.notices.turn(game)
+        self.notices.turn(game, seat)
         self.schedule_ai(game)
 
 

@@ -97,15 +97,16 @@ class Notices(Protocol):
     """Who hears that a game moved on, to notify a player who has no tab open on it. Called with the
     game's lock held; returns at once (the notice is queued in a task of its own)."""
 
-    def turn(self, game: LiveGame) -> None:
-        """``game`` has a new action (stored here or elsewhere): maybe the seat to move is away."""
+    def turn(self, game: LiveGame, acted: int | None) -> None:
+        """``game`` has a new action of seat ``acted`` (stored here or elsewhere), or its clock
+        started (``None``): maybe the seat to move is away."""
         ...
 
 
 class NoNotices:
     """Nobody is notified (a process that does not know who is connected: ``kahuna worker``)."""
 
-    def turn(self, game: LiveGame) -> None:
+    def turn(self, game: LiveGame, acted: int | None) -> None:
         return
 
 

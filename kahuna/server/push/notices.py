@@ -87,13 +87,16 @@ class PushNotices:
 
     # ----------------------------------------------------------------- what the rooms report
 
-    def turn(self, game: LiveGame) -> None:
-        """``game`` changed (an action here or elsewhere): if a human seat is to move and has no
-        open connection anywhere, it gets a ``your_turn`` push (once per turn: the notice is
-        ``your_turn:GAME:VERSION``), and a timer for its clock running low. Lock held; returns at once."""
+    def turn(self, game: LiveGame, acted: int | None) -> None:
+        """``game`` has an action of seat ``acted`` (here or elsewhere; ``None``: its clock started):
+        if that passed the turn to a human seat that has no open connection anywhere, the seat gets
+        a ``your_turn`` push (the notice ``your_turn:GAME:VERSION``), and its clock a timer for
+        running low. Lock held; returns at once."""
         self._watch_clock(game)
         state = game.state
-        if state.is_over or game.ai_spec(state.to_move) is not None or game.online()[state.to_move]:
+        if state.is_over or state.to_move == acted:  # an action inside a turn: nothing new to tell
+            return
+        if game.ai_spec(state.to_move) is not None or game.online()[state.to_move]:
             return
         seat, game_id, version = state.to_move, game.game_id, game.version
         opponent = game.names[1 - seat]
