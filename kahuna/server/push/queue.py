@@ -59,8 +59,9 @@ def enqueue(conn: Connection, account_id: int, notice: str, payload: dict[str, A
                 status="queued",
             )
             .on_conflict_do_nothing(index_elements=["subscription_id", "notice"])
+            .returning(push_queue.c.id)  # a row back only if inserted (rowcount is -1 on PostgreSQL)
         )
-        added += conn.execute(statement).rowcount
+        added += conn.execute(statement).first() is not None
     return added
 
 
