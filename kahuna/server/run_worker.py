@@ -35,7 +35,7 @@ from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.sender import WORKER_POLL_SECONDS, PushSender
-from kahuna.server.push.vapid import VapidKey, default_key_path
+from kahuna.server.push.vapid import KeyFileError, VapidKey, default_key_path
 from kahuna.server.wiring import end_hooks
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     settings = WorkerSettings(args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after, push)
     try:
         asyncio.run(main(settings))
+    except KeyFileError as exc:
+        print(f"kahuna worker: --vapid-key: {exc}", file=sys.stderr)
+        return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna worker: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

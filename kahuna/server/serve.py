@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
 from kahuna.server.push.options import add_push_options, push_settings
+from kahuna.server.push.vapid import KeyFileError
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
 """The optional packages a URL may need, and the extra that installs each."""
@@ -145,6 +146,9 @@ def run(args: argparse.Namespace) -> int:
         if extra is None:
             raise
         print(f"kahuna serve: {extra[0]} needs the {extra[1]} extra: pip install 'kahuna[{extra[1]}]'", file=sys.stderr)
+        return 1
+    except KeyFileError as exc:
+        print(f"kahuna serve: --vapid-key: {exc}", file=sys.stderr)
         return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)

@@ -9,6 +9,8 @@ import json
 import random
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +116,11 @@ def test_the_key_file_is_made_once_for_its_owner_only_and_a_bad_one_is_refused(t
     path.write_text("not a key")
     with pytest.raises(ValueError, match="holds no VAPID private key"):
         VapidKey.load_or_create(path, "mailto:ops@kahuna.test")
+    serve = [sys.executable, "-m", "kahuna", "serve", "--port", "0", "--db", f"sqlite:///{tmp_path / 'k.db'}"]
+    refused = subprocess.run([*serve, "--vapid-key", str(path)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "kahuna serve: --vapid-key:" in refused.stderr, refused.stderr
+    subject = subprocess.run([*serve, "--vapid-subject", "ops@kahuna.test"], capture_output=True, text=True, timeout=60)
+    assert subject.returncode == 2 and "--vapid-subject must start with mailto: or https://" in subject.stderr
 
 
 def test_the_key_is_a_p256_point_and_stays_the_same_across_a_restart(server: Server) -> None:

@@ -23,6 +23,10 @@ TOKEN_SECONDS = 12 * 3600
 """How long a signed VAPID token holds (RFC 8292 allows at most 24 hours)."""
 
 
+class KeyFileError(ValueError):
+    """The VAPID key file cannot be read or made (the message names the file)."""
+
+
 def default_key_path() -> Path:
     return data_dir() / "vapid.pem"
 
@@ -58,14 +62,18 @@ class VapidKey:
 
     @classmethod
     def load_or_create(cls, path: Path, subject: str) -> VapidKey:
-        """The key in ``path`` (PEM), made there first if the file does not exist (``ValueError``
-        if it exists and is not a P-256 private key)."""
-        if not path.exists():
-            _create(path)
+        """The key in ``path`` (PEM), made there first if the file does not exist
+        (:class:`KeyFileError` if it cannot be made or read, or is not a P-256 private key)."""
         try:
-            vapid = Vapid02.from_pem(path.read_bytes())
+            if not path.exists():
+                _create(path)
+            pem = path.read_bytes()
+        except OSError as exc:
+            raise KeyFileError(f"{path}: {exc.strerror or exc}") from exc
+        try:
+            vapid = Vapid02.from_pem(pem)
         except Exception as exc:  # py_vapid raises whatever cryptography raised
-            raise ValueError(f"{path} holds no VAPID private key (a P-256 key in PEM)") from exc
+            raise KeyFileError(f"{path} holds no VAPID private key (a P-256 key in PEM)") from exc
         return cls(vapid, subject)
 
     def authorization(self, endpoint: str, now: float | None = None) -> str:
