@@ -176,19 +176,46 @@ def test_devices_are_bounded_per_account_and_removed_one_by_one(server: Server, 
 # ----------------------------------------------------------------- pushes
 
 
-def test_the_player_to_move_gets_a_your_turn_push_after_the_opponents_move(server: Server, pushes: PushService) -> None:
+def test_the_player_to_move_gets_a_your_turn_push_after_the_opponents_move_only_when_away(
+    server: Server, pushes: PushService
+) -> None:
     alice, bob = signed_in(server, "pushalice"), signed_in(server, "pushbob")
-    device = pushes.device("pushbob")
-    assert subscribe(bob, device) == 204
-    game_id, token = friends_game(server, alice, bob)
-    version = run(play_until_seat_1_moves(server, game_id, token))
+    assert subscribe(alice, pushes.device("pushalice")) == 204
+    assert subscribe(bob, pushes.device("pushbob")) == 204
+    spec = {"opponent": "human", "seat": "first", "name": "Ann"}
+    created = alice.post("/api/games", json=spec, headers=csrf(alice)).json()
+    invite = created["invite_url"].removeprefix("/join/")
+    joined = bob.post(f"/api/join/{invite}", json={"name": "Bob"}, headers=csrf(bob)).json()
+    game_id = created["game_id"]
+
+    async def scenario() -> int:
+        rng = random.Random(11)
+        players = {0: await Player.join(server, game_id, created["token"])}
+        players[1] = await Player.join(server, game_id, joined["token"])
+
+        async def turn(seat: int, other_here: bool = True) -> None:  # ``seat`` plays until the other is to move
+            mover = players[seat]
+            while mover.last["view"]["to_move"] == seat:
+                ack = await mover.play(mover.last["legal"][rng.randrange(len(mover.last["legal"]))])
+                if other_here:
+                    await players[1 - seat].reach(ack["version"])
+
+        await turn(0)  # Bob is connected: his turn is no news to him
+        await turn(1)  # nor is Alice's to her
+        await players[1].conn.close()
+        await turn(0, other_here=False)  # Bob is away now
+        version = players[0].version
+        await players[0].conn.close()
+        return version
+
+    version = run(scenario())
     wait_for(lambda: bool(pushes.got("pushbob")), "the push to Bob's device")
     assert pushes.errors == []
     assert pushes.got("pushbob") == [
         {"kind": "your_turn", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
-    ]  # the game, the opponent and the page: no card, no move
-    assert (f"your_turn:{game_id}:{version}", "sent") in queued(server)
-    assert pushes.got("pushalice") == []  # Alice was connected while Bob moved nothing
+    ]  # only the turn he was away for; the game, the opponent and the page: no card, no move
+    assert [n for n, _ in queued(server) if game_id in n] == [f"your_turn:{game_id}:{version}"]
+    assert pushes.got("pushalice") == []
 
 
 def test_a_device_the_push_service_says_is_gone_is_removed(server: Server, pushes: PushService) -> None:
