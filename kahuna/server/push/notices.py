@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, func, select
@@ -32,7 +33,7 @@ from kahuna.server.common import logs
 from kahuna.server.db.schema import actions, seats
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.live import LiveGame
-from kahuna.server.push import queue
+from kahuna.server.push import queue, subscriptions
 
 KINDS = ("your_turn", "deadline", "challenge", "tournament")
 """The kinds of notification (the same names as the account's notification settings)."""
@@ -102,11 +103,9 @@ class PushNotices:
         opponent = game.names[1 - seat]
         self._spawn(self._turn(game_id, seat, version, opponent))
 
-    def clock_low(self, game: LiveGame, seat: int) -> None:
-        """``seat``'s clock is running low (``deadline``): pushed if that seat has no open connection."""
-        if game.state.is_over or game.ai_spec(seat) is not None or game.online()[seat]:
-            return
-        game_id, version, opponent = game.game_id, game.version, game.names[1 - seat]
+    def clock_low(self, game_id: str, seat: int, version: int, opponent: str | None) -> None:
+        """``seat``'s clock is running low (``deadline``) in ``game_id`` at ``version`` (the caller
+        saw the seat away): pushed if the game is still at that version in the database."""
 
         async def run() -> None:
             stored, accounts = await self.writer.read(
@@ -145,15 +144,25 @@ class PushNotices:
         left = deadline - time.time()
         if left < self.clock_low_min_seconds or len(self._timers) >= MAX_TIMERS:
             return
-        seat, version = clock.running, game.version
+        seat, version, opponent = clock.running, game.version, game.names[1 - clock.running]
         self._timers[game.game_id] = asyncio.get_running_loop().call_later(
-            left * (1 - self.clock_low_fraction), self._clock_low_due, game, seat, version
+            left * (1 - self.clock_low_fraction),
+            self._clock_low_due,
+            game.game_id,
+            weakref.ref(game),  # a game that leaves memory meanwhile is not kept in it for this
+            seat,
+            version,
+            opponent,
         )
 
-    def _clock_low_due(self, game: LiveGame, seat: int, version: int) -> None:
-        self._timers.pop(game.game_id, None)
-        if game.version == version:
-            self.clock_low(game, seat)
+    def _clock_low_due(
+        self, game_id: str, held: weakref.ref[LiveGame], seat: int, version: int, opponent: str | None
+    ) -> None:
+        self._timers.pop(game_id, None)
+        game = held()  # None: it left memory, so nobody is connected to it here
+        if game is not None and (game.version != version or game.state.is_over or game.online()[seat]):
+            return
+        self.clock_low(game_id, seat, version, opponent)
 
     # ----------------------------------------------------------------- queuing
 
@@ -165,12 +174,12 @@ class PushNotices:
         while self._pending:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         if len(self._pending) >= MAX_PENDING:
             work.close()
             logs.event("push_notice_dropped", pending=len(self._pending))
             return
-        task = asyncio.get_running_loop().create_task(work)
+        task = asyncio.get_running_loop().create_task(_guarded(work))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
@@ -183,21 +192,27 @@ class PushNotices:
         await self._queue(account, "your_turn", f"your_turn:{game_id}:{version}", payload)
 
     async def _queue(self, account_id: int, kind: str, notice: str, payload: dict[str, Any]) -> None:
-        try:
-            if not await asyncio.to_thread(self.preferences.wants, account_id, kind):
-                logs.event("push_not_wanted", push_kind=kind, account_id=account_id)
-                return
-            now = time.time()
-            added = await self.writer.transact(
-                lambda conn: queue.enqueue(conn, account_id, notice, payload, now, TTL[kind])
-            )
-        except Exception as exc:  # a notice is never worth failing what caused it
-            logs.event("push_notice_error", push_kind=kind, error=type(exc).__name__)
+        if not await self.writer.read(lambda conn: subscriptions.has_devices(conn, account_id)):
+            return  # most accounts: nothing to ask, nothing to write
+        if not await asyncio.to_thread(self.preferences.wants, account_id, kind):
+            logs.event("push_not_wanted", push_kind=kind, account_id=account_id)
             return
+        now = time.time()
+        added = await self.writer.transact(
+            lambda conn: queue.enqueue(conn, account_id, notice, payload, now, TTL[kind])
+        )
         if added:
             logs.event("push_queued", push_kind=kind, account_id=account_id, devices=added)
             if self._wake is not None:
                 self._wake()
+
+
+async def _guarded(work: Coroutine[Any, Any, None]) -> None:
+    """A notice is never worth failing what caused it: an error (the database away) is logged."""
+    try:
+        await work
+    except Exception as exc:
+        logs.event("push_notice_error", error=type(exc).__name__)
 
 
 def _version(conn: Connection, game_id: str) -> int:

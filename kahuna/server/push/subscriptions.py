@@ -133,6 +133,11 @@ def unsubscribe(conn: Connection, account_id: int, endpoint: str) -> bool:
     return True
 
 
+def has_devices(conn: Connection, account_id: int) -> bool:
+    found = select(push_subscriptions.c.id).where(push_subscriptions.c.account_id == account_id).limit(1)
+    return conn.execute(found).first() is not None
+
+
 def of_account(conn: Connection, account_id: int) -> list[Subscription]:
     rows = conn.execute(
         select(push_subscriptions)
