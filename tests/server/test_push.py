@@ -318,7 +318,7 @@ def test_a_player_away_from_a_running_clock_is_warned_before_it_runs_out(
         turn, low = pushes.got("pushlena")
         assert turn["kind"] == "your_turn"
         assert low == {"kind": "deadline", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
-        assert (f"deadline:{game_id}:{version}", "sent") in queued(server)
+        wait_for(lambda: (f"deadline:{game_id}:{version}", "sent") in queued(server), "the push marked sent")
         assert pushes.errors == []
     finally:
         server.stop()

@@ -37,7 +37,7 @@ def test_with_a_broker_the_worker_sends_what_the_instance_queues(tmp_path: Path)
         wait_for(lambda: bool(pushes.got("pushned")), "the worker to send the push", timeout=30)
         assert pushes.got("pushned")[0]["kind"] == "your_turn" and pushes.got("pushned")[0]["game"] == game_id
         assert pushes.errors == []
-        assert '"event":"push_sent"' in worker.log()
+        wait_for(lambda: '"event":"push_sent"' in worker.log(), "the worker to log it (after the push service took it)")
         assert events(server, "push_queued") and not events(server, "push_sent")  # the instance only queued it
     finally:
         if worker is not None:
