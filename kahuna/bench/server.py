@@ -451,7 +451,8 @@ def own_server(*args: str, module: tuple[str, ...] = SERVER_MODULE) -> Iterator[
         db = f"sqlite:///{tmp}/bench.db"
         command = [sys.executable, "-m", *module, "--port", str(port), "--db", db, *args]
         log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - closed below
-        server = subprocess.Popen(command, stdout=log, stderr=log)
+        env = {**os.environ, "KAHUNA_DATA": tmp}  # its VAPID key too is thrown away
+        server = subprocess.Popen(command, stdout=log, stderr=log, env=env)
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_until_up(url, server)

@@ -22,7 +22,7 @@ from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.common import logs
-from kahuna.server.common.config import Settings
+from kahuna.server.common.config import PushSettings, Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
@@ -52,12 +52,14 @@ from kahuna.server.http import (
     tournaments,
 )
 from kahuna.server.http import mail as mail_api
+from kahuna.server.http import push as push_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
 
 
@@ -138,6 +140,13 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode = _embedded(writer, ai_pool, budget)
     else:
         mode = _clustered(settings, writer, ai_pool, budget)
+    # with a broker, ``kahuna worker`` sends the queued pushes (unless this instance plays AI moves itself)
+    push = WebPush(
+        writer,
+        settings.push or PushSettings(),
+        limits,
+        send=settings.broker_url is None or settings.local_ai,
+    )
     service = GameService(
         writer,
         mode.replication,
@@ -149,10 +158,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         chat_lines_per_game=limits.chat_lines_per_game,
         spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
         first_move_grace=limits.first_move_grace,
+        notices=push.notices,
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
-    the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds)
-    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds)
+    the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
+    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
     mailer = Mailer(
         writer,
@@ -202,9 +212,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             mailer.start()  # sends what the queue held when the server stopped
             if reminders is not None:
                 reminders.start()
+            push.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await push.stop()
             if reminders is not None:
                 await reminders.stop()
             await mailer.stop()
@@ -242,7 +254,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(game_ratings.router(writer))
     app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
     app.include_router(mail_api.router(mailer))
-    app.include_router(notifications.router(writer, [] if settings.mail is None else ["mail"]))
+    app.include_router(notifications.router(writer, ["push"] if settings.mail is None else ["mail", "push"]))
+    app.include_router(push_api.router(push))
     app.include_router(analysis.router(service, analyses))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))

@@ -3,7 +3,10 @@ with ``--smtp`` it also sends the mail the servers queue, ``mail/sender.py``).
 
 The worker builds the same game engine as a server (``wiring.py``: the same rooms hear of every
 end), with the worker's collaborators: it announces what it stores (``cluster.replication.Announcer``)
-and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``).
+and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``). It also sends the Web
+Pushes that the instances queue (``push/sender.py``), with the same VAPID key as they (``--vapid-key``).
+It queues no your-turn push itself: it does not know who is connected; the instances that hold the
+game hear of its move and decide.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import os
 import signal
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -24,14 +28,19 @@ from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, Job
 from kahuna.server.cluster.replication import Announcer
 from kahuna.server.cluster.worker import Worker, sleep_unless
 from kahuna.server.common import logs
-from kahuna.server.common.config import Limits, MailSettings, default_db_url
+from kahuna.server.common.config import Limits, MailSettings, PushSettings, default_db_url
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.mail import smtp_url
-from kahuna.server.mail.sender import WORKER_POLL_SECONDS, MailSender
+from kahuna.server.mail.sender import WORKER_POLL_SECONDS as MAIL_POLL_SECONDS
+from kahuna.server.mail.sender import MailSender
+from kahuna.server.push.options import add_push_options, push_settings
+from kahuna.server.push.sender import WORKER_POLL_SECONDS as PUSH_POLL_SECONDS
+from kahuna.server.push.sender import PushSender
+from kahuna.server.push.vapid import KeyFileError, VapidKey, default_key_path
 from kahuna.server.wiring import end_hooks
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
@@ -73,6 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         metavar="SECONDS",
         help=f"the first wait before a mail is tried again (doubling; default {Limits.mail_retry_seconds:g})",
     )
+    add_push_options(p)
     p.set_defaults(func=run)
 
 
@@ -86,6 +96,8 @@ class WorkerSettings:
     mail: MailSettings | None = None
     """The mail server this worker sends the queued mail through (``None``: it sends none)."""
     mail_retry: float = Limits.mail_retry_seconds
+    push: PushSettings = field(default_factory=PushSettings)
+    """The Web Push key and subject: the worker sends the pushes the instances queue."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,13 +123,27 @@ def run(args: argparse.Namespace) -> int:
     if args.mail_retry <= 0:
         print("kahuna worker: --mail-retry must be positive", file=sys.stderr)
         return 2
+    push = push_settings(args)
+    if isinstance(push, str):
+        print(f"kahuna worker: {push}", file=sys.stderr)
+        return 2
     logs.configure()
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     settings = WorkerSettings(
-        args.db or default_db_url(), args.broker, consumer, args.jobs, args.claim_after, mail, args.mail_retry
+        args.db or default_db_url(),
+        args.broker,
+        consumer,
+        args.jobs,
+        args.claim_after,
+        mail=mail,
+        mail_retry=args.mail_retry,
+        push=push,
     )
     try:
         asyncio.run(main(settings))
+    except KeyFileError as exc:
+        print(f"kahuna worker: --vapid-key: {exc}", file=sys.stderr)
+        return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna worker: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -141,8 +167,12 @@ async def main(settings: WorkerSettings) -> None:
     engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
     sender = None
     if settings.mail is not None:
-        sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=WORKER_POLL_SECONDS)
+        sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=MAIL_POLL_SECONDS)
+    key_path = Path(settings.push.key_path) if settings.push.key_path else default_key_path()
+    key = VapidKey.load_or_create(key_path, settings.push.subject)
+    pushes = PushSender(writer, key, Limits().push_retry_seconds, PUSH_POLL_SECONDS)
     try:
+        pushes.start()  # the instances queue pushes; the workers send them
         await _start_broker(broker, stop)
         await pool.warm_up()
         if sender is not None:
@@ -151,6 +181,7 @@ async def main(settings: WorkerSettings) -> None:
         logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
         await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)
     finally:
+        await pushes.stop()
         if sender is not None:
             await sender.stop()
         await queue.close()

@@ -12,6 +12,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
+from kahuna.server.push.options import add_push_options, push_settings
+from kahuna.server.push.vapid import KeyFileError
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
 """The optional packages a URL may need, and the extra that installs each."""
@@ -75,6 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         metavar="URL",
         help="the address players open, which mailed links start with (default: http://HOST:PORT/ of this server)",
     )
+    add_push_options(p)
     p.set_defaults(func=run)
 
 
@@ -118,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.mail_from is not None:
         print("kahuna serve: --mail-from needs --smtp", file=sys.stderr)
         return 2
+    push = push_settings(args)
+    if isinstance(push, str):
+        print(f"kahuna serve: {push}", file=sys.stderr)
+        return 2
     logs.configure()
     from kahuna.server.app import create_app
     from kahuna.server.http.conns import protocol_class, server
@@ -132,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
             local_ai=args.local_ai,
             limits=limits,
             mail=mail,
+            push=push,
         )
         app = create_app(settings)
     except ModuleNotFoundError as exc:
@@ -139,6 +147,9 @@ def run(args: argparse.Namespace) -> int:
         if extra is None:
             raise
         print(f"kahuna serve: {extra[0]} needs the {extra[1]} extra: pip install 'kahuna[{extra[1]}]'", file=sys.stderr)
+        return 1
+    except KeyFileError as exc:
+        print(f"kahuna serve: --vapid-key: {exc}", file=sys.stderr)
         return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)

@@ -65,8 +65,13 @@ def free_port() -> int:
 class Server:
     """``kahuna serve`` (or a test script) as a child process; ``log`` is its standard error."""
 
-    def __init__(self, tmp: Path, deals: list[str] | None = None, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, tmp: Path, deals: list[str] | None = None, args: tuple[str, ...] = (), script: str | None = None
+    ) -> None:
         self.tmp = tmp
+        self.script = script
+        """A test script run as ``python SCRIPT PORT DB`` instead of ``kahuna serve`` (a server built
+        with collaborators the command line cannot give)."""
         self.args = args
         """More ``kahuna serve`` arguments (e.g. ``--limit NAME=VALUE``)."""
         self.db = f"sqlite:///{tmp / 'kahuna.db'}"
@@ -78,7 +83,9 @@ class Server:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Server:
-        if self.deals is None:
+        if self.script is not None:
+            command = [sys.executable, self.script, str(self.port), self.db]
+        elif self.deals is None:
             command = [sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db, *self.args]
         else:
             (self.tmp / "deals.json").write_text(json.dumps(self.deals))

@@ -105,6 +105,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            env={**os.environ, "KAHUNA_DATA": str(tmp / "data")},  # the VAPID key every process shares
         )
     try:
         deadline = time.monotonic() + 90

@@ -91,7 +91,7 @@ def unsubscribe_url(mail: EmailMessage) -> str:
 def test_settings_start_all_on_and_change_by_kind_and_channel(server: Server, smtp: MailServer) -> None:
     browser = player(server, smtp, "setter1")
     everything = {kind: {"mail": True, "push": True} for kind in ("your_turn", "deadline", "challenge", "tournament")}
-    assert browser.get("/api/me/notifications").json() == {"kinds": everything, "channels": ["mail"]}
+    assert browser.get("/api/me/notifications").json() == {"kinds": everything, "channels": ["mail", "push"]}
     changed = browser.put("/api/me/notifications", json={"kinds": {"deadline": {"mail": False}}}, headers=csrf(browser))
     assert changed.status_code == 200, changed.text
     assert changed.json()["kinds"]["deadline"] == {"mail": False, "push": True}

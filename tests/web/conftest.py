@@ -101,6 +101,18 @@ def new_context(browser: Browser) -> Iterator[Callable[..., BrowserContext]]:
 
 
 @pytest.fixture
+def profile(browser: Browser, tmp_path: Path) -> Iterator[BrowserContext]:
+    """A browser profile on disk, as a person's is (``new_context`` is an incognito one, from which
+    Chromium installs no web app)."""
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS
+    )
+    context.set_default_timeout(20000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
 def open_page(server: str, new_context: Callable[..., BrowserContext]) -> Iterator[OpenPage]:
     """open_page(path, context=None, **context options) -> Page; the test fails on any JavaScript error."""
     errors: list[str] = []

@@ -144,6 +144,12 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
             schema.mail_queue.c.account_id == account_id, schema.mail_queue.c.status == "queued"
         )
     )
+    # its devices get no more notifications
+    for (device,) in conn.execute(
+        select(schema.push_subscriptions.c.id).where(schema.push_subscriptions.c.account_id == account_id)
+    ).all():
+        conn.execute(delete(schema.push_queue).where(schema.push_queue.c.subscription_id == device))
+    conn.execute(delete(schema.push_subscriptions).where(schema.push_subscriptions.c.account_id == account_id))
     held = [
         (g, s)
         for g, s in conn.execute(

@@ -130,6 +130,17 @@ class Limits:
     mail_retry_seconds: float = 30
     """The wait before the second attempt at a mail the mail server did not take; doubled after each
     failure, up to an hour."""
+    push_devices_per_account: int = 10
+    """Devices (browsers) one account may subscribe for Web Push; one more is refused
+    (``422 too_many_devices``) until one is removed (docs/accounts.md, *Notifications*)."""
+    push_clock_low_fraction: float = 0.2
+    push_clock_low_min_seconds: float = 120
+    """A player away from a game whose clock runs gets a push (``deadline``) when the time left for
+    the turn falls to this fraction of what it was when the turn began; turns that began with less
+    than ``push_clock_low_min_seconds`` get none (in a fast game the player is at the board)."""
+    push_retry_seconds: float = 30
+    """The wait before the second attempt at a push the push service did not take; doubled after
+    each failure, up to an hour."""
 
     @classmethod
     def names(cls) -> list[str]:
@@ -175,6 +186,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     mail: MailSettings | None = None
     """How to send mail (``--smtp``); ``None``: e-mail is off."""
+    push: PushSettings | None = None
+    """Web Push (``--vapid-key``, ``--vapid-subject``); ``None``: the key in the data directory, made
+    on first start."""
 
 
 @dataclass(frozen=True)
@@ -191,3 +205,16 @@ class MailSettings:
     public_url: str
     """The address the links in mails start with (``https://kahuna.example``), never taken from a
     request's ``Host`` header (which anyone can set)."""
+
+
+@dataclass(frozen=True)
+class PushSettings:
+    """Web Push (``kahuna serve --vapid-key``): the server's key and which endpoints it pushes to."""
+
+    key_path: str | None = None
+    """The VAPID private key (PEM); ``None``: ``vapid.pem`` in the data directory, made if missing."""
+    subject: str = "mailto:admin@localhost"
+    """How a push service reaches the server's operator (``mailto:`` or ``https:``), in every push."""
+    insecure_hosts: tuple[str, ...] = ()
+    """Hosts whose ``http://`` endpoints are accepted (tests: a push service on 127.0.0.1). Every
+    other endpoint must be ``https://`` on a public host name (``push/subscriptions.py``)."""

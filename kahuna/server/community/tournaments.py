@@ -48,6 +48,7 @@ from kahuna.server.community.tournament_rows import ARENA, CREATED, FINISHED, RU
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.factory import GameFactory, Player, Terms
 from kahuna.server.games.live import AI_PREFIX
+from kahuna.server.push.notices import PushNotices
 
 TICK = 1.0
 """Seconds between two passes of the loop (an Arena pairs a finished player within one)."""
@@ -80,11 +81,20 @@ def _seat_url(game_id: str, seat: int) -> str:
 
 
 class Tournaments:
-    def __init__(self, writer: Writer, factory: GameFactory, broker: Broker, clock_min_seconds: int) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        factory: GameFactory,
+        broker: Broker,
+        clock_min_seconds: int,
+        notices: PushNotices | None = None,
+    ) -> None:
         self.writer = writer
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
+        self.notices = notices
+        """Who pushes a starting game to its players' devices (``None``: nobody)."""
         self._loop = Periodic(self.tick, TICK, "tournament_error", first_at_once=True)
 
     # ----------------------------------------------------------------- life cycle
@@ -396,6 +406,10 @@ class Tournaments:
                 "seat_url": _seat_url(board.game_id, seat),
             }
             await self.broker.publish(user_channel(account), json.dumps(message))
+            if self.notices is not None:
+                opponent = entrants[(first, second)[1 - seat]].username
+                url = f"/play/{board.game_id}?tournament={event.tournament_id}#seat:{seat}"
+                self.notices.tournament_game(account, board.game_id, seat, opponent, url)
 
     # ----------------------------------------------------------------- views
 

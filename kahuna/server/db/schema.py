@@ -9,7 +9,19 @@ revision plus its edit here.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, false
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+)
 
 metadata = MetaData()
 
@@ -413,3 +425,42 @@ seat_seen = Table(
 """When a seat of a correspondence game last had a connection (on any instance), written by each
 instance's reminder loop for the seats connected to it: a turn reminder waits until the seat has
 been away for ``--limit your_turn_after_seconds``."""
+
+
+# ------------------------------------------------------------------ web push
+
+
+push_subscriptions = Table(
+    "push_subscriptions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("endpoint", String(1024), nullable=False, unique=True),
+    Column("p256dh", String(100), nullable=False),
+    Column("auth", String(40), nullable=False),
+    Column("created", Float, nullable=False),
+)
+"""The devices (browsers) that subscribed an account for Web Push (``push/subscriptions.py``): the
+push service's ``endpoint`` and the browser's keys (base64url) that encrypt what is sent to it."""
+
+
+push_queue = Table(
+    "push_queue",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("subscription_id", Integer, nullable=False, index=True),
+    Column("notice", String(120), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("due", Float, nullable=False, index=True),
+    Column("attempts", Integer, nullable=False),
+    Column("claimed_until", Float),
+    Column("status", String(16), nullable=False, index=True),
+    Column("done", Float),
+    UniqueConstraint("subscription_id", "notice", name="uq_push_queue_notice"),
+)
+"""Pushes to send (``push/queue.py``), one per subscription: ``notice`` names what it tells
+(``your_turn:GAME:VERSION``), so that two instances that both see a turn queue it once; ``status``
+``queued`` until ``sent``, ``gone`` (the subscription was removed) or ``expired``; ``due`` and
+``claimed_until`` as in the mail queue (``db/leases.py``)."""

@@ -34,7 +34,7 @@ from kahuna.server.games import messages
 from kahuna.server.games.deadlines import Deadlines
 from kahuna.server.games.ended import EndHooks, GameEnded
 from kahuna.server.games.live import Client, LiveGame, rebuild
-from kahuna.server.games.ports import AiTurns, Replication
+from kahuna.server.games.ports import AiTurns, NoNotices, Notices, Replication
 from kahuna.server.games.seats import send_rematch
 
 T = TypeVar("T")
@@ -52,13 +52,20 @@ def overtaken(game: LiveGame) -> Rejected:
 
 class GameEngine:
     def __init__(
-        self, writer: Writer, replication: Replication, ai_turns: AiTurns, ended: EndHooks, deadlines: Deadlines
+        self,
+        writer: Writer,
+        replication: Replication,
+        ai_turns: AiTurns,
+        ended: EndHooks,
+        deadlines: Deadlines,
+        notices: Notices | None = None,
     ) -> None:
         self.writer = writer
         self.replication = replication
         self.ai_turns = ai_turns
         self.ended = ended
         self.deadlines = deadlines
+        self.notices: Notices = notices or NoNotices()
 
     # ----------------------------------------------------------------- entering and leaving memory
 
@@ -134,6 +141,7 @@ class GameEngine:
         logs.event("action", game_id=game.game_id, version=game.version, seat=seat, action=shown, ms=ms)
         if after.is_over:
             logs.event("game_over", game_id=game.game_id, result=row.result, version=game.version)
+        self.notices.turn(game, seat)
         self.schedule_ai(game)
 
     def _store_last_action(self, conn: Connection, row: ActionRow, ended: GameEnded) -> None:
@@ -232,6 +240,7 @@ class GameEngine:
         game.clock = clock
         self.deadlines.track(game)
         game.broadcast_clock()
+        self.notices.turn(game, None)  # the clock of the seat to move runs now
         logs.event("clock_started", game_id=game.game_id, version=version, late_s=round(time.time() - moment, 3))
 
     async def end(self, game: LiveGame, termination: Termination, moment: float) -> None:
@@ -297,6 +306,7 @@ class GameEngine:
         instance's connections, as for an action played here."""
         self.deadlines.track(game)
         game.broadcast_update(seat, events)
+        self.notices.turn(game, seat)
         self.schedule_ai(game)
 
 

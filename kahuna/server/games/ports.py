@@ -5,6 +5,8 @@ it is built; the wiring (``app.py``, ``run_worker.py``) picks one implementation
   in the embedded server (nobody to tell), ``cluster.replication.RedisReplication`` in a clustered
   instance (``--broker``), ``cluster.replication.Announcer`` in ``kahuna worker`` (it tells the
   instances of its moves and follows no game).
+- :class:`Notices`, who hears of a turn to notify a player who is away: ``push.notices.PushNotices``
+  in a server, :class:`NoNotices` where nobody knows who is connected (``kahuna worker``).
 - :class:`AiTurns`, how AI moves are scheduled: ``games.ai_turns.LocalAiTurns`` (this process's
   pool: embedded, or ``--local-ai``), ``cluster.ai_jobs.QueuedAiTurns`` (a clustered instance queues
   them for workers), ``cluster.ai_jobs.NextQueuedByWorker`` (the worker queues the next move itself).
@@ -89,6 +91,23 @@ class AiTurns(Protocol):
     async def close(self) -> None:
         """Stop: turns under way are dropped (they are scheduled again when the game is loaded)."""
         ...
+
+
+class Notices(Protocol):
+    """Who hears that a game moved on, to notify a player who has no tab open on it. Called with the
+    game's lock held; returns at once (the notice is queued in a task of its own)."""
+
+    def turn(self, game: LiveGame, acted: int | None) -> None:
+        """``game`` has a new action of seat ``acted`` (stored here or elsewhere), or its clock
+        started (``None``): maybe the seat to move is away."""
+        ...
+
+
+class NoNotices:
+    """Nobody is notified (a process that does not know who is connected: ``kahuna worker``)."""
+
+    def turn(self, game: LiveGame, acted: int | None) -> None:
+        return
 
 
 class SingleInstance:

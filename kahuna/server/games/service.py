@@ -32,7 +32,7 @@ from kahuna.server.games.ended import EndHooks
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.factory import FIRST_MOVE_GRACE, DealProvider, GameFactory
 from kahuna.server.games.live import Client, LiveGame
-from kahuna.server.games.ports import AiTurns, Replication
+from kahuna.server.games.ports import AiTurns, Notices, Replication
 from kahuna.server.games.registry import GameRegistry
 from kahuna.server.games.timeouts import end_timed_out_games
 
@@ -50,12 +50,13 @@ class GameService:
         chat_lines_per_game: int = 500,
         spectator_chat_lines_per_game: int = 200,
         first_move_grace: float = FIRST_MOVE_GRACE,
+        notices: Notices | None = None,
     ) -> None:
         self.writer = writer
         self.clock_min_seconds = clock_min_seconds
         self.chat_lines = chatting.RoomSizes(chat_lines_per_game, spectator_chat_lines_per_game)
         self.deadlines = Deadlines()
-        self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines)
+        self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines, notices)
         self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
         self.factory = GameFactory(writer, self.registry, deal_provider, first_move_grace)
         self._tasks: list[asyncio.Task[None]] = []

@@ -10,6 +10,7 @@ import { loadSeats } from "./store.js";
 import { refusal } from "./refusal.js";
 import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
+import { pushPanel } from "./push.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -356,6 +357,7 @@ export async function mountAccount(root) {
       ]),
       emailPanel(),
       notificationPanel(),
+      pushPanel(),
       tokens,
       sessions,
       passwordPanel,

@@ -90,4 +90,9 @@ export const api = {
   setNotifications: (kinds) => call("PUT", "/api/me/notifications", { kinds }),
   unsubscribeLink: (token) => call("GET", `/api/unsubscribe/${encodeURIComponent(token)}`),
   unsubscribe: (token) => call("POST", `/unsubscribe/${encodeURIComponent(token)}`),
+  // webpush
+  pushKey: () => call("GET", "/api/push/key"),
+  pushDevices: () => call("GET", "/api/me/push"),
+  subscribePush: (subscription) => call("POST", "/api/me/push", { subscription }),
+  unsubscribePush: (endpoint) => call("DELETE", "/api/me/push", { endpoint }),
 };

@@ -18,6 +18,7 @@ import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
 import { mountWatch, mountTv, watchNavLink } from "./watch.js";
+import { registerWorker } from "./push.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -67,6 +68,7 @@ function header(main) {
 
 async function start() {
   initLanguage();
+  registerWorker();
   const [board, levels] = await Promise.all([
     fetch("/static/board.json").then((r) => r.json()),
     fetch("/api/levels")

@@ -1,0 +1,86 @@
+"""The push queue: a table, so that a push survives a restart and a push service that is down, and
+so that queuing one costs the move that caused it one short write, never a request to the outside.
+
+A notice (``your_turn:GAME:VERSION``) is queued once per device of the account
+(``enqueue``), whatever number of instances see the same turn: the pair (device, notice) is unique
+and a second insert does nothing. The sender (``push/sender.py``) claims rows with the leases of
+``db/leases.py`` (the mail queue's approach), so two senders never push the same row at once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from kahuna.server.db import leases
+from kahuna.server.db.schema import push_queue, push_subscriptions
+
+LEASE_SECONDS = 60.0
+"""How long a claim holds: longer than one push may take (its timeout is 15 s)."""
+KEEP_DONE_SECONDS = 24 * 3600.0
+"""How long a sent push stays in the table, so that an instance that sees the same turn late does
+not queue it again."""
+
+
+@dataclass(frozen=True)
+class Push:
+    id: int
+    subscription_id: int
+    payload: dict[str, Any]
+    expires: float
+    attempts: int
+
+
+def enqueue(conn: Connection, account_id: int, notice: str, payload: dict[str, Any], now: float, ttl: float) -> int:
+    """Queue ``payload`` for every device of the account, unless ``notice`` was queued for it
+    already; how many rows are new."""
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    text = json.dumps(payload, separators=(",", ":"))
+    devices = conn.execute(
+        select(push_subscriptions.c.id).where(push_subscriptions.c.account_id == account_id)
+    ).scalars()
+    added = 0
+    for device in devices.all():
+        statement = (
+            dialect.insert(push_queue)
+            .values(
+                subscription_id=device,
+                notice=notice[:120],
+                payload=text,
+                created=now,
+                expires=now + ttl,
+                due=now,
+                attempts=0,
+                claimed_until=None,
+                status="queued",
+            )
+            .on_conflict_do_nothing(index_elements=["subscription_id", "notice"])
+            .returning(push_queue.c.id)  # a row back only if inserted (rowcount is -1 on PostgreSQL)
+        )
+        added += conn.execute(statement).first() is not None
+    return added
+
+
+def claim(conn: Connection, now: float, limit: int) -> list[Push]:
+    """Claim up to ``limit`` due pushes (old finished rows are forgotten on the way)."""
+    leases.prune(conn, push_queue, now - KEEP_DONE_SECONDS)
+    return [
+        Push(row.id, row.subscription_id, json.loads(row.payload), row.expires, row.attempts)
+        for row in leases.claim(conn, push_queue, now, limit, LEASE_SECONDS)
+    ]
+
+
+def mark(conn: Connection, push_id: int, status: str, now: float) -> None:
+    leases.finish(conn, push_queue, push_id, status, now)
+
+
+def retry_later(conn: Connection, push: Push, now: float, first_wait: float) -> float:
+    return leases.retry_later(conn, push_queue, push.id, push.attempts, now, first_wait)
+
+
+def next_due(conn: Connection) -> float | None:
+    return leases.next_due(conn, push_queue)

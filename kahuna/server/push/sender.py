@@ -1,0 +1,162 @@
+"""The push sender: a task that sends the queued pushes to the browsers' push services.
+
+Each push is encrypted for its device (RFC 8291: ``aes128gcm``, a fresh sender key and salt per
+push) and signed with the server's VAPID key (RFC 8292), then POSTed to the device's endpoint with
+a ``TTL`` of what is left of its life. The answer decides:
+
+- 2xx: sent;
+- 404 or 410: the subscription is gone (the user revoked it, or the browser dropped it): the device
+  is removed and nothing more is sent to it;
+- 429, 5xx or no answer (a timeout, a refused connection): tried again after a backoff that doubles
+  (``--limit push_retry_seconds``), until the push expires;
+- any other 4xx (a payload or a key the service refuses): ``failed``, not tried again.
+
+It wakes when a push is queued in this process (``wake``), when the next one is due, and every
+``poll_seconds`` (pushes queued by another process: :data:`POLL_SECONDS` in a server,
+:data:`WORKER_POLL_SECONDS` in ``kahuna worker``, which sends what the instances queue). Pushes go
+out one at a time, each bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import time
+from typing import Any
+
+import http_ece
+import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from kahuna.server.common import logs
+from kahuna.server.db.writer import Writer
+from kahuna.server.push import queue, subscriptions
+from kahuna.server.push.queue import Push
+from kahuna.server.push.subscriptions import Subscription
+from kahuna.server.push.vapid import VapidKey
+
+POLL_SECONDS = 30.0
+WORKER_POLL_SECONDS = 1.0
+"""How often ``kahuna worker`` looks for queued pushes: a push waits at most this long for it."""
+TIMEOUT = 15.0
+"""Seconds one push may take, connection included."""
+
+
+def _b64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def encrypt(payload: dict[str, Any], device: Subscription) -> bytes:
+    """The body of a push to ``device``: the payload encrypted for it alone (RFC 8291)."""
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    sender_key = ec.generate_private_key(ec.SECP256R1())
+    body = http_ece.encrypt(
+        data,
+        salt=os.urandom(16),
+        private_key=sender_key,
+        dh=_b64url(device.p256dh),
+        auth_secret=_b64url(device.auth),
+        version="aes128gcm",
+    )
+    return bytes(body)
+
+
+class PushSender:
+    """Sends the queue's pushes while the process runs."""
+
+    def __init__(self, writer: Writer, key: VapidKey, retry_seconds: float, poll_seconds: float = POLL_SECONDS) -> None:
+        """``poll_seconds``: how often an idle sender looks for pushes queued by other processes
+        (``kahuna worker`` sends what the instances queue, and looks often)."""
+        self.writer = writer
+        self.key = key
+        self.retry_seconds = retry_seconds
+        self.poll_seconds = poll_seconds
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._client: httpx.AsyncClient | None = None
+
+    def start(self) -> None:
+        self._client = httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False)
+        self._task = asyncio.create_task(self._run(), name="push-sender")
+
+    async def stop(self) -> None:
+        """Stop after the push under way (bounded by its timeout)."""
+        if self._task is not None:
+            self._stopping = True
+            self._wake.set()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=TIMEOUT + 5)
+            except TimeoutError:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+        if self._client is not None:
+            await self._client.aclose()
+
+    def wake(self) -> None:
+        """A push was queued: look now."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                await self.send_due()
+                due = await self.writer.read(queue.next_due)
+            except Exception as exc:  # the database unreachable for a moment: try again later
+                logs.event("push_queue_error", error=type(exc).__name__)
+                due = None
+            wait = self.poll_seconds if due is None else max(0.0, min(self.poll_seconds, due - time.time()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
+            self._wake.clear()
+
+    async def send_due(self) -> int:
+        """Claim and send every push that is due; how many went out."""
+        sent = 0
+        while not self._stopping:
+            batch = await self.writer.transact(lambda conn: queue.claim(conn, time.time(), 1))
+            if not batch:
+                break
+            sent += await self._send(batch[0])
+        return sent
+
+    async def _send(self, push: Push) -> int:
+        device = await self.writer.read(lambda conn: subscriptions.get(conn, push.subscription_id))
+        if device is None:  # removed since it was queued
+            await self.writer.write(lambda conn: queue.mark(conn, push.id, "gone", time.time()))
+            return 0
+        assert self._client is not None
+        headers = {
+            "Content-Encoding": "aes128gcm",
+            "Content-Type": "application/octet-stream",
+            "TTL": str(max(0, int(push.expires - time.time()))),
+            "Urgency": "high",
+            "Authorization": self.key.authorization(device.endpoint),
+        }
+        try:
+            answer = await self._client.post(device.endpoint, content=encrypt(push.payload, device), headers=headers)
+            status = answer.status_code
+        except httpx.HTTPError as exc:
+            status, error = 0, type(exc).__name__
+        else:
+            error = str(status)
+        moment = time.time()
+        kind = push.payload.get("kind")
+        if 200 <= status < 300:
+            await self.writer.write(lambda conn: queue.mark(conn, push.id, "sent", moment))
+            logs.event("push_sent", push_id=push.id, push_kind=kind, attempt=push.attempts)
+            return 1
+        if status in (404, 410):
+            await self.writer.write(lambda conn: subscriptions.remove(conn, device.id))
+            logs.event("push_subscription_gone", subscription_id=device.id, status=status)
+        elif status == 0 or status == 429 or status >= 500:
+            await self.writer.transact(lambda conn: queue.retry_later(conn, push, moment, self.retry_seconds))
+            logs.event("push_delayed", push_id=push.id, push_kind=kind, attempt=push.attempts, error=error)
+        else:
+            await self.writer.write(lambda conn: queue.mark(conn, push.id, "failed", moment))
+            logs.event("push_failed", push_id=push.id, push_kind=kind, error=error)
+        return 0
