@@ -1,7 +1,7 @@
 """Leases on the rows of a work queue, so that several senders (instances, ``kahuna worker``, one
 that restarted) never take the same row at once.
 
-The mail queue (``mail/queue.py``) brought the approach; this is it for any queue table with the
+The mail queue (``mail/queue.py``) and the push queue (``push/queue.py``) use it; it serves any queue table with the
 columns ``id``, ``status`` (``queued`` while waiting), ``due``, ``expires``, ``attempts``,
 ``claimed_until`` and ``done``: a row is **claimed** by a conditional update that sets a lease only
 if nobody holds one, so exactly one sender gets it; a sender that dies leaves a lease that ends by
@@ -10,6 +10,7 @@ itself, and the row is taken again (at least once, not exactly once, across a cr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Row, Table, and_, delete, or_, select, update
@@ -21,14 +22,16 @@ def _free(table: Table, now: float) -> ColumnElement[bool]:
     return or_(table.c.claimed_until.is_(None), table.c.claimed_until < now)
 
 
-def claim(conn: Connection, table: Table, now: float, limit: int, lease: float) -> list[Row[Any]]:
+def claim(
+    conn: Connection, table: Table, now: float, limit: int, lease: float, cleared: Mapping[str, Any] | None = None
+) -> list[Row[Any]]:
     """Claim up to ``limit`` due rows of ``table`` (a lease of ``lease`` seconds), oldest due first;
-    rows that expired meanwhile are marked ``expired`` instead. The rows as claimed (``attempts``
-    counts this one)."""
+    rows that expired meanwhile are marked ``expired`` instead (and given ``cleared``, e.g. a body
+    to erase). The rows as claimed (``attempts`` counts this one)."""
     conn.execute(
         update(table)
         .where(table.c.status == "queued", table.c.expires <= now, _free(table, now))
-        .values(status="expired", done=now)
+        .values(status="expired", done=now, **(cleared or {}))
     )
     rows = conn.execute(
         select(table.c.id)
@@ -48,16 +51,20 @@ def claim(conn: Connection, table: Table, now: float, limit: int, lease: float) 
     return claimed
 
 
-def finish(conn: Connection, table: Table, row_id: int, status: str, now: float) -> None:
-    """The row is done (``status`` says how): never taken again."""
-    conn.execute(update(table).where(table.c.id == row_id).values(status=status, done=now, claimed_until=None))
+def finish(conn: Connection, table: Table, row_id: int, status: str, now: float, **values: Any) -> None:
+    """The row is done (``status`` says how): never taken again; ``values``: other columns to set."""
+    conn.execute(
+        update(table).where(table.c.id == row_id).values(status=status, done=now, claimed_until=None, **values)
+    )
 
 
-def retry_later(conn: Connection, table: Table, row_id: int, attempts: int, now: float, first_wait: float) -> float:
+def retry_later(
+    conn: Connection, table: Table, row_id: int, attempts: int, now: float, first_wait: float, **values: Any
+) -> float:
     """A temporary failure: the next attempt waits ``first_wait`` doubled per earlier attempt (an
-    hour at most); when it is due."""
+    hour at most); when it is due. ``values``: other columns to set (the error, say)."""
     due = now + min(MAX_BACKOFF, first_wait * 2 ** (attempts - 1))
-    conn.execute(update(table).where(table.c.id == row_id).values(due=due, claimed_until=None))
+    conn.execute(update(table).where(table.c.id == row_id).values(due=due, claimed_until=None, **values))
     return float(due)
 
 

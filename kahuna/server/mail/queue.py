@@ -18,13 +18,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, or_, select, update
+from sqlalchemy import Connection, and_, or_, update
 
+from kahuna.server.db import leases
 from kahuna.server.db.schema import mail_queue
 
 LEASE_SECONDS = 120.0
 """How long a claim holds: longer than one SMTP conversation may take (its timeout is 30 s)."""
-MAX_BACKOFF = 3600.0
 
 
 @dataclass(frozen=True)
@@ -88,82 +88,39 @@ def due_now(conn: Connection, now: float) -> int:
 
 def claim(conn: Connection, now: float, limit: int) -> list[Mail]:
     """Claim up to ``limit`` due mails for this sender (a lease of :data:`LEASE_SECONDS`); mails
-    whose link expired meanwhile are marked ``expired`` instead."""
-    free = or_(mail_queue.c.claimed_until.is_(None), mail_queue.c.claimed_until < now)
-    conn.execute(
-        update(mail_queue)
-        .where(mail_queue.c.status == "queued", mail_queue.c.expires <= now, free)
-        .values(status="expired", done=now, body=None)
-    )
-    rows = conn.execute(
-        select(mail_queue)
-        .where(mail_queue.c.status == "queued", mail_queue.c.due <= now, free)
-        .order_by(mail_queue.c.due, mail_queue.c.id)
-        .limit(limit)
-    ).all()
-    claimed = []
-    for row in rows:
-        taken = conn.execute(
-            update(mail_queue)
-            .where(
-                mail_queue.c.id == row.id,
-                mail_queue.c.status == "queued",
-                or_(mail_queue.c.claimed_until.is_(None), mail_queue.c.claimed_until < now),
-            )
-            .values(claimed_until=now + LEASE_SECONDS, attempts=mail_queue.c.attempts + 1)
+    whose link expired meanwhile are marked ``expired`` instead (their body erased)."""
+    rows = leases.claim(conn, mail_queue, now, limit, LEASE_SECONDS, cleared={"body": None})
+    return [
+        Mail(
+            row.id,
+            row.kind,
+            row.recipient,
+            row.lang,
+            row.subject,
+            row.body or "",
+            row.message_id,
+            row.attempts,
+            row.list_unsubscribe,
         )
-        if taken.rowcount == 1:
-            claimed.append(
-                Mail(
-                    row.id,
-                    row.kind,
-                    row.recipient,
-                    row.lang,
-                    row.subject,
-                    row.body or "",
-                    row.message_id,
-                    row.attempts + 1,
-                    row.list_unsubscribe,
-                )
-            )
-    return claimed
+        for row in rows
+    ]
 
 
 def mark_sent(conn: Connection, mail_id: int, now: float) -> None:
-    conn.execute(
-        update(mail_queue)
-        .where(mail_queue.c.id == mail_id)
-        .values(status="sent", done=now, body=None, claimed_until=None, error=None)
-    )
+    leases.finish(conn, mail_queue, mail_id, "sent", now, body=None, error=None)
 
 
 def mark_failed(conn: Connection, mail_id: int, now: float, error: str) -> None:
     """The mail server refused the mail for good: it is not tried again."""
-    conn.execute(
-        update(mail_queue)
-        .where(mail_queue.c.id == mail_id)
-        .values(status="failed", done=now, body=None, claimed_until=None, error=error[:200])
-    )
+    leases.finish(conn, mail_queue, mail_id, "failed", now, body=None, error=error[:200])
 
 
 def retry_later(conn: Connection, mail: Mail, now: float, first_wait: float, error: str) -> float:
     """A temporary failure: the next attempt waits ``first_wait`` doubled per earlier attempt (an
     hour at most); when it is due."""
-    due = now + min(MAX_BACKOFF, first_wait * 2 ** (mail.attempts - 1))
-    conn.execute(
-        update(mail_queue).where(mail_queue.c.id == mail.id).values(due=due, claimed_until=None, error=error[:200])
-    )
-    return float(due)
+    return leases.retry_later(conn, mail_queue, mail.id, mail.attempts, now, first_wait, error=error[:200])
 
 
 def next_due(conn: Connection) -> float | None:
     """When the next queued mail is due (``None``: nothing queued), leases included."""
-    row = conn.execute(
-        select(mail_queue.c.due, mail_queue.c.claimed_until)
-        .where(mail_queue.c.status == "queued")
-        .order_by(mail_queue.c.due)
-        .limit(1)
-    ).first()
-    if row is None:
-        return None
-    return float(max(row.due, row.claimed_until or 0.0))
+    return leases.next_due(conn, mail_queue)
