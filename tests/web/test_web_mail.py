@@ -6,20 +6,18 @@ unsubscribe link (a server whose reminder thresholds are seconds: the test waits
 
 from __future__ import annotations
 
-import contextlib
 import email
 import email.policy
-import os
+import importlib
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from email.message import EmailMessage
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pytest
@@ -93,42 +91,13 @@ def smtp() -> Iterator[Inbox]:
     controller.stop()
 
 
-@contextlib.contextmanager
-def serving(data: Path, smtp: Inbox, *extra: str) -> Iterator[str]:
+web_serving = cast(Callable[..., AbstractContextManager[str]], importlib.import_module("web_serving").serving)
+
+
+def serving(data: Path, smtp: Inbox, *extra: str) -> AbstractContextManager[str]:
     """``kahuna serve`` on SQLite in ``data`` mailing through ``smtp`` (``extra``: more arguments,
     e.g. ``--limit``); its base URL while it runs."""
-    port = free_port()
-    log_path = data / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
-                *("--smtp", f"smtp://127.0.0.1:{smtp.port}"),
-                *("--limit", "signups_burst=50", "--limit", "logins_burst=200", *extra),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "KAHUNA_DATA": str(data)},
-        )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/static/board.json", timeout=1):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
-            time.sleep(0.1)
-    try:
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return web_serving(data, "--smtp", f"smtp://127.0.0.1:{smtp.port}", "--limit", "logins_burst=200", *extra)
 
 
 @pytest.fixture(scope="module")

@@ -25,9 +25,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(data: Path) -> Iterator[str]:
+def serving(data: Path, *extra: str) -> Iterator[str]:
     """A fresh ``kahuna serve`` with its database in ``data``: its base URL while the block runs (the
-    session's ``server``; a module whose pages list every game, the Watch page's, starts its own)."""
+    session's ``server``; a module whose pages list every game, the Watch page's, or that needs
+    other options, ``extra`` — a mail server, say —, starts its own)."""
     port = _free_port()
     log_path = data / "server.log"
     with log_path.open("w") as log:
@@ -37,6 +38,7 @@ def serving(data: Path) -> Iterator[str]:
                 *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
                 *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
                 *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+                *extra,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
