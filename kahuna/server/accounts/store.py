@@ -327,6 +327,27 @@ def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
     return sorted(seat for (seat,) in rows)
 
 
+def game_players(conn: Connection, game_id: str) -> dict[int, int]:
+    """The accounts seated in ``game_id``: seat → account, from the seats bound to accounts and,
+    for a lobby game, its players' accounts (an AI level's bot included)."""
+    players: dict[int, int] = {}
+    row = conn.execute(
+        select(schema.game_accounts.c.account0, schema.game_accounts.c.account1).where(
+            schema.game_accounts.c.game_id == game_id
+        )
+    ).first()
+    if row is not None:
+        players.update({seat: account for seat, account in enumerate(row) if account is not None})
+    bound = conn.execute(
+        select(schema.seats.c.seat, schema.seats.c.account_id).where(
+            schema.seats.c.game_id == game_id, schema.seats.c.account_id.is_not(None)
+        )
+    )
+    for seat, account in bound:
+        players.setdefault(seat, account)
+    return players
+
+
 def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:
     """A rematch: old seat ``s`` plays new seat ``1 - s``, so its account does too."""
     held = conn.execute(

@@ -37,7 +37,7 @@ from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import ratings, seeks
+from kahuna.server.community import ratings, relations, seeks
 from kahuna.server.community.offers import Offer, Party, Started, casual_reason
 from kahuna.server.community.seeks import Seek
 from kahuna.server.db import store
@@ -166,6 +166,8 @@ class Lobby:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
         control = self._terms(offer, account)
+        if target is not None:
+            await self.refuse_blocked(account, target.id)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
         token = new_secret()
         moment = time.time()
@@ -290,12 +292,17 @@ class Lobby:
         return {"seeks": shown, "page": page, "pages": max(1, -(-len(listed) // PAGE_SIZE)), "total": len(listed)}
 
     async def challenges(self, account: Account) -> list[dict[str, Any]]:
-        """The open challenges to ``account``, each with the reason it would start casual, if any."""
+        """The open challenges to ``account`` (none from an account either blocks), each with the
+        reason it would start casual, if any."""
         moment, damaged = time.time(), set[str]()
 
         def read(conn: Connection) -> list[dict[str, Any]]:
             found = seeks.challenges_for(conn, account.id, moment, damaged)
-            return [{**seek.public(), "casual_reason": casual_reason(conn, seek, account.id)} for seek in found]
+            return [
+                {**seek.public(), "casual_reason": casual_reason(conn, seek, account.id)}
+                for seek in found
+                if seek.owner_account is None or not relations.blocked_either(conn, seek.owner_account, account.id)
+            ]
 
         shown = await self.writer.read(read)
         self._quarantine(damaged)
@@ -340,6 +347,8 @@ class Lobby:
         )
         if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
+        if seek.owner_account is not None:
+            await self.refuse_blocked(account, seek.owner_account)
         token = new_secret()
         party = Party(
             name if account is None else account.username, None if account is None else account.id, digest(token)
@@ -349,6 +358,21 @@ class Lobby:
             raise Rejected("gone", "this offer is no longer open", 409)
         return {**seat_links(started.game_id, started.seats[1], token), **started.counts()}
 
+    async def refuse_blocked(self, account: Account | None, other: int) -> None:
+        """``Rejected`` (403 ``blocked``) when ``account`` and the account ``other`` block each
+        other, either way (``community.relations``): no challenge, no seek accepted between them."""
+        if account is None:
+            return
+        if await self.writer.read(lambda conn: relations.blocked_either(conn, account.id, other)):
+            raise Rejected("blocked", "one of you blocks the other: no game between you", 403)
+
+    async def _blocked(self, first: Seek, second: Seek) -> bool:
+        """Whether two quick-pairing entries' accounts block each other (they are not paired)."""
+        one, other = first.owner_account, second.owner_account
+        if one is None or other is None:
+            return False
+        return bool(await self.writer.read(lambda conn: relations.blocked_either(conn, one, other)))
+
     def _owner(self, seek: Seek) -> Party:
         return Party(seek.owner_name, seek.owner_account, seek.token, seek.seek_id)
 
@@ -356,7 +380,9 @@ class Lobby:
         """Pair a new quick-pairing entry with the oldest compatible one: its game and seat."""
         moment = time.time()
         for other in await self._waiting():
-            if other.seek_id != newcomer.seek_id and compatible(other, newcomer, moment):
+            if other.seek_id == newcomer.seek_id or not compatible(other, newcomer, moment):
+                continue
+            if not await self._blocked(other, newcomer):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
                     return started, started.seats[1]
@@ -373,6 +399,8 @@ class Lobby:
                 continue
             for second in waiting[index + 1 :]:
                 if second.seek_id not in taken and compatible(first, second, moment):
+                    if await self._blocked(first, second):
+                        continue
                     if await self.start_game(first, self._owner(first), self._owner(second)) is not None:
                         taken.update((first.seek_id, second.seek_id))
                         started += 1

@@ -9,7 +9,7 @@ revision plus its edit here.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text
 
 metadata = MetaData()
 
@@ -366,3 +366,31 @@ mail_queue = Table(
 refused it for good) or ``expired`` (its link expired before a mail server took it); ``due`` the
 next attempt (seconds since the epoch), ``claimed_until`` the lease of the sender that is sending
 it. ``body`` holds the link until the mail is sent and is erased then."""
+
+
+# ------------------------------------------------------------------ follows and blocks
+
+
+follows = Table(
+    "follows",
+    metadata,
+    Column("follower", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("followed", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("created", Float, nullable=False),
+    Index("ix_follows_followed", "followed", "created"),
+)
+"""``follower`` follows ``followed`` (public: profiles list both sides); ``created`` in seconds
+since the epoch. At most ``relations.MAX_FOLLOWS`` rows per follower."""
+
+
+blocks = Table(
+    "blocks",
+    metadata,
+    Column("blocker", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("blocked", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("created", Float, nullable=False),
+    Index("ix_blocks_blocked", "blocked"),
+)
+"""``blocker`` blocks ``blocked`` (private: only the blocker lists it): no challenge either way, no
+chat from ``blocked`` in the blocker's games, no follow of the blocker. At most
+``relations.MAX_BLOCKS`` rows per blocker."""

@@ -1,0 +1,39 @@
+"""Follows and blocks between accounts (issue 29).
+
+Revision ID: 0009
+Revises: 0008 (mail)
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009"
+down_revision = "0008"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "follows",
+        sa.Column("follower", sa.Integer, sa.ForeignKey("accounts.id"), primary_key=True),
+        sa.Column("followed", sa.Integer, sa.ForeignKey("accounts.id"), primary_key=True),
+        sa.Column("created", sa.Float, nullable=False),
+    )
+    op.create_index("ix_follows_followed", "follows", ["followed", "created"])
+    op.create_table(
+        "blocks",
+        sa.Column("blocker", sa.Integer, sa.ForeignKey("accounts.id"), primary_key=True),
+        sa.Column("blocked", sa.Integer, sa.ForeignKey("accounts.id"), primary_key=True),
+        sa.Column("created", sa.Float, nullable=False),
+    )
+    op.create_index("ix_blocks_blocked", "blocks", ["blocked"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_blocks_blocked", table_name="blocks")
+    op.drop_table("blocks")
+    op.drop_index("ix_follows_followed", table_name="follows")
+    op.drop_table("follows")
