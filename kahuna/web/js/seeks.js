@@ -5,6 +5,7 @@
 // on the page as text only. An offer lives while this page is open: the page pings every 10 s,
 // and the server cancels the offer when the connection closes.
 
+import { onlineCounts, refusalText } from "./social.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
@@ -67,6 +68,7 @@ function takeSeat(seat) {
 
 function errorText(err) {
   if (err instanceof ApiError && err.code === "too_many_seeks") return t("seeks.too_many");
+  if (err instanceof ApiError && err.code === "blocked") return refusalText(err);
   if (err instanceof ApiError && err.status === 401) return t("seeks.sign_in_for_rated");
   return err instanceof ApiError && err.message ? err.message : t("lobby.offline");
 }
@@ -340,6 +342,7 @@ export async function mountSeeks(root, levels) {
     h("section", { class: "community" }, [
       h("h1", { text: t("seeks.title") }),
       h("p", { class: "lede", text: me ? t("seeks.signed_in", { name: me.username }) : t("seeks.guest") }),
+      onlineCounts(),
       h("div", { class: "seek-form card-panel" }, [
         h("div", { class: "field" }, [h("label", { for: "seek-clock", text: t("lobby.clock") }), clockSelect]),
         customBox,
