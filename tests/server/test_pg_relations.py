@@ -57,7 +57,7 @@ def test_online_counts_and_following_across_two_instances(pair: tuple[Server, Se
             await _until(lobby, "seeks")
 
             async def everywhere() -> bool:
-                counts = await asyncio.gather(*(_online(s) for s in (a, b)))
+                counts = list(await asyncio.gather(*(_online(s) for s in (a, b))))
                 return counts == [{"players": 3, "games": 1}] * 2
 
             await eventually(everywhere, "3 players and 1 game counted on both instances")
@@ -89,4 +89,4 @@ async def _online(server: Server) -> dict[str, int]:
 
 
 async def _all_gone(a: Server, b: Server) -> bool:
-    return (await asyncio.gather(_online(a), _online(b))) == [{"players": 0, "games": 0}] * 2
+    return list(await asyncio.gather(_online(a), _online(b))) == [{"players": 0, "games": 0}] * 2

@@ -167,7 +167,7 @@ def test_online_counts_following_playing_and_chat_from_a_blocked_account(server:
             async def both_playing() -> bool:
                 listed = nia.get("/api/me/following").json()["users"]
                 online = server.get("/api/online").json()
-                return listed[0]["playing"] == game_id and online["games"] == before["games"] + 1
+                return bool(listed[0]["playing"] == game_id and online["games"] == before["games"] + 1)
 
             await eventually(both_playing, "the followed player playing her game")
             listed = nia.get("/api/me/following").json()["users"]

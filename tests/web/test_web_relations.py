@@ -6,11 +6,14 @@ No page is wider than the window."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import cast
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
-from test_web_lobby import sign_up
+
+sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
 
 OpenPage = Callable[..., Page]
 WIDTH = "() => document.documentElement.scrollWidth"
