@@ -174,6 +174,9 @@ def test_online_counts_following_playing_and_chat_from_a_blocked_account(server:
             assert listed == [{"username": "lea", "online": True, "playing": game_id, "watch_url": f"/watch/{game_id}"}]
             assert server.get("/api/online").json()["players"] == before["players"] + 3  # lea, max, nia
             assert server.get("/api/users/nia").json()["online"] is True  # her lobby connection
+            asked = server.get("/api/online/users?names=lea,MAX,nobody,ann").json()
+            assert asked == {"online": ["MAX", "lea"]}  # as asked; unknown and offline names are not online
+            refused(server.get("/api/online/users?names=" + ",".join(["lea"] * 51)), 422, "invalid")
             assert counts(server, "nia")["following_list"] == [{"username": "lea", "online": True}]
 
             await white.send(json.dumps({"type": "chat", "text": "hello", "id": "c1"}))

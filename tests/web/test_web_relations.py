@@ -73,12 +73,19 @@ def test_follow_from_a_profile_see_the_dot_and_a_block_stops_a_challenge(
     expect(row.locator(".online-dot .visually-hidden")).to_have_text("online")
     fits(follower, width)
 
+    follower.goto(follower.url.replace("/following", "/lobby"))  # a seek, seen with its dot in the other lobby
+    follower.locator("#new-seek").click()
+    expect(follower.get_by_test_id("seek-status")).not_to_be_empty()
+    seek = followed.get_by_test_id("seek-list").locator(".seek", has_text=follower_name)
+    expect(seek.locator(".online-dot")).to_have_attribute("data-online", "true", timeout=15000)
+    fits(followed, width)
+
     followed.goto(followed.url.replace("/lobby", f"/users/{follower_name}"))
     followed.locator("#block").click()
     expect(followed.locator("#unblock")).to_be_visible()
     fits(followed, width)
 
-    follower.goto(follower.url.replace("/following", f"/lobby?challenge={followed_name}"))
+    follower.goto(follower.url.replace("/lobby", f"/lobby?challenge={followed_name}"))
     follower.locator("#challenge").click()
     expect(follower.get_by_test_id("seek-status")).to_have_text("This player does not accept that from you.")
     fits(follower, width)

@@ -123,6 +123,17 @@ def account_by_name(conn: Connection, username: str) -> Account | None:
     return None if found is None else found[0]
 
 
+def accounts_named(conn: Connection, names: list[str]) -> dict[int, str]:
+    """The active accounts among ``names`` (compared by key): id → the name as asked."""
+    asked = {username_key(name): name for name in names}
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.username_key).where(
+            accounts.c.username_key.in_(list(asked)), accounts.c.deleted.is_(None)
+        )
+    )
+    return {row.id: asked[row.username_key] for row in rows}
+
+
 def account_info(conn: Connection, account_id: int) -> dict[str, Any]:
     row = conn.execute(
         select(accounts.c.username, accounts.c.created, accounts.c.is_bot).where(accounts.c.id == account_id)

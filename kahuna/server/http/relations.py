@@ -5,7 +5,8 @@ blocks and who is online*).
 CSRF, or a Bearer token with the ``play`` scope); ``GET /api/me/following`` (each followed player
 online or not, and the game it is playing, to watch); ``GET /api/me/blocks``;
 ``GET /api/users/<name>/follows`` (public: both lists, bounded); ``GET /api/online`` (players and
-games counted across instances, from ``cluster.presence``: no scan per request). The rows and
+games counted across instances, from ``cluster.presence``: no scan per request) and
+``GET /api/online/users?names=`` (which of up to 50 players are online: the lobby's dots). The rows and
 their rules are ``community.relations``.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import Connection
 
@@ -28,6 +29,8 @@ from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.http.common import TheAccount
 
 Username = Annotated[str, Path(min_length=1, max_length=20)]
+ONLINE_NAMES = 50
+"""Names one ``GET /api/online/users`` may ask about."""
 
 
 class OnlineCounts(BaseModel):
@@ -58,6 +61,10 @@ class Follows(BaseModel):
     following: int
     followers_list: list[ListedUser] = Field(description=f"the newest {relations.LISTED} followers")
     following_list: list[ListedUser] = Field(description=f"the newest {relations.LISTED} followed")
+
+
+class OnlineUsers(BaseModel):
+    online: list[str] = Field(description="the names asked for whose accounts are online, as asked")
 
 
 class Blocks(BaseModel):
@@ -148,6 +155,19 @@ def router(writer: Writer, presence: Presence, limits: Limits) -> APIRouter:
             }
 
         return await writer.read(read)
+
+    @api.get("/online/users", response_model=OnlineUsers)
+    async def online_users(
+        names: Annotated[str, Query(min_length=1, max_length=ONLINE_NAMES * 21, description="usernames, by commas")],
+    ) -> dict[str, Any]:
+        """Which of these players are online (the lobby's dots): at most 50 names, 422 ``invalid``
+        beyond; unknown names are simply not online."""
+        wanted = [name for name in names.split(",") if name]
+        if len(wanted) > ONLINE_NAMES or any(len(name) > 20 for name in wanted):
+            raise Rejected("invalid", f"at most {ONLINE_NAMES} names of at most 20 characters", 422)
+        found = await writer.read(lambda conn: db.accounts_named(conn, wanted))
+        view = presence.view.accounts
+        return {"online": sorted(name for account_id, name in found.items() if account_id in view)}
 
     @api.get("/online", response_model=OnlineCounts)
     async def online() -> dict[str, Any]:

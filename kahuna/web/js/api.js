@@ -78,6 +78,7 @@ export const api = {
   user: (name) => call("GET", `/api/users/${encodeURIComponent(name)}`),
   leaderboard: (pool) => call("GET", `/api/leaderboard?pool=${encodeURIComponent(pool)}`),
   online: () => call("GET", "/api/online"),
+  onlineUsers: (names) => call("GET", `/api/online/users?${new URLSearchParams({ names: names.join(",") })}`),
   following: () => call("GET", "/api/me/following"),
   blocks: () => call("GET", "/api/me/blocks"),
   follows: (name) => call("GET", `/api/users/${encodeURIComponent(name)}/follows`),
