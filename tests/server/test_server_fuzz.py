@@ -39,6 +39,8 @@ HTTP_ERRORS |= {"too_many_seeks", "gone", "own_seek", "forbidden", "too_late"}  
 HTTP_ERRORS |= {"already_joined", "finished", "started", "too_few_players", "not_joined", "full"}  # tournaments
 HTTP_ERRORS |= {"too_many_tournaments"}
 HTTP_ERRORS |= {"mail_off", "invalid_email", "token_unknown", "token_used", "token_expired"}  # e-mail
+HTTP_ERRORS |= {"own_account", "already_following", "not_following", "blocked", "blocking"}  # follows, blocks
+HTTP_ERRORS |= {"already_blocked", "not_blocked", "too_many_follows", "too_many_blocks"}
 
 UNLIMITED = ("messages_burst", "reads_burst", "games_burst", "joins_burst", "replays_burst")
 
