@@ -167,7 +167,7 @@ class Lobby:
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
         control = self._terms(offer, account)
         if target is not None:
-            await self.refuse_blocked(account, target.id)
+            await relations.refuse_blocked(self.writer, account, target.id)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
         token = new_secret()
         moment = time.time()
@@ -348,7 +348,7 @@ class Lobby:
         if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
         if seek.owner_account is not None:
-            await self.refuse_blocked(account, seek.owner_account)
+            await relations.refuse_blocked(self.writer, account, seek.owner_account)
         token = new_secret()
         party = Party(
             name if account is None else account.username, None if account is None else account.id, digest(token)
@@ -357,21 +357,6 @@ class Lobby:
         if started is None:
             raise Rejected("gone", "this offer is no longer open", 409)
         return {**seat_links(started.game_id, started.seats[1], token), **started.counts()}
-
-    async def refuse_blocked(self, account: Account | None, other: int) -> None:
-        """``Rejected`` (403 ``blocked``) when ``account`` and the account ``other`` block each
-        other, either way (``community.relations``): no challenge, no seek accepted between them."""
-        if account is None:
-            return
-        if await self.writer.read(lambda conn: relations.blocked_either(conn, account.id, other)):
-            raise Rejected("blocked", "one of you blocks the other: no game between you", 403)
-
-    async def _blocked(self, first: Seek, second: Seek) -> bool:
-        """Whether two quick-pairing entries' accounts block each other (they are not paired)."""
-        one, other = first.owner_account, second.owner_account
-        if one is None or other is None:
-            return False
-        return bool(await self.writer.read(lambda conn: relations.blocked_either(conn, one, other)))
 
     def _owner(self, seek: Seek) -> Party:
         return Party(seek.owner_name, seek.owner_account, seek.token, seek.seek_id)
@@ -382,7 +367,7 @@ class Lobby:
         for other in await self._waiting():
             if other.seek_id == newcomer.seek_id or not compatible(other, newcomer, moment):
                 continue
-            if not await self._blocked(other, newcomer):
+            if not await relations.pair_blocked(self.writer, other.owner_account, newcomer.owner_account):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
                     return started, started.seats[1]
@@ -399,7 +384,7 @@ class Lobby:
                 continue
             for second in waiting[index + 1 :]:
                 if second.seek_id not in taken and compatible(first, second, moment):
-                    if await self._blocked(first, second):
+                    if await relations.pair_blocked(self.writer, first.owner_account, second.owner_account):
                         continue
                     if await self.start_game(first, self._owner(first), self._owner(second)) is not None:
                         taken.update((first.seek_id, second.seek_id))

@@ -25,6 +25,7 @@ from sqlalchemy import Connection, and_, delete, func, insert, or_, select
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import accounts, blocks, follows
+from kahuna.server.db.writer import Writer
 
 MAX_FOLLOWS = 500
 """Accounts one account may follow by default (``Limits.follows_per_account``)."""
@@ -162,3 +163,19 @@ def follow_counts(conn: Connection, account_id: int) -> dict[str, int]:
         "followers": _count(conn, follows, follows.c.followed, account_id, follows.c.follower),
         "following": _count(conn, follows, follows.c.follower, account_id, follows.c.followed),
     }
+
+
+async def refuse_blocked(writer: Writer, account: Account | None, other: int) -> None:
+    """``Rejected`` (403 ``blocked``) when ``account`` and the account ``other`` block each other,
+    either way: no challenge, no seek accepted between them (a guest blocks nobody)."""
+    if account is None:
+        return
+    if await writer.read(lambda conn: blocked_either(conn, account.id, other)):
+        raise Rejected("blocked", "one of you blocks the other: no game between you", 403)
+
+
+async def pair_blocked(writer: Writer, one: int | None, other: int | None) -> bool:
+    """Whether the accounts of two quick-pairing entries block each other (they are not paired)."""
+    if one is None or other is None:
+        return False
+    return await writer.read(lambda conn: blocked_either(conn, one, other))
