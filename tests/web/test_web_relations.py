@@ -95,3 +95,12 @@ def test_follow_from_a_profile_see_the_dot_and_a_block_stops_a_challenge(
     expect(follower.get_by_test_id("relation-status")).to_have_text("This player does not accept that from you.")
     refused = "Failed to load resource: the server responded with a status of 403 (Forbidden)"
     assert errors == [refused, refused]  # the challenge and the follow, nothing else
+
+    for path in (f"/users/{followed_name}", "/following", "/lobby"):  # in every language, no wider
+        follower.goto(server + path)
+        for code in ("de", "nl", "es", "da", "en"):
+            follower.locator("#language").select_option(code)
+            expect(follower.locator("html")).to_have_attribute("lang", code)
+            follower.wait_for_selector("main h1")
+            fits(follower, width)
+    assert errors == [refused, refused]
