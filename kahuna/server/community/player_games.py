@@ -2,10 +2,10 @@
 level, the best win, the longest winning streak) and the games list, filtered and paged.
 
 Both read the same rows (:func:`scan`): the player's :data:`SCAN_LIMIT` newest lobby games (games
-made by invitation link have no accounts and are not the profile's), in one query joined with the
-opponent's rating change of each game. So a profile costs one bounded read, whatever the number of
-games a player has; a player with more games than that has statistics of the newest ones (the
-answer says so: ``"scanned"``).
+made by invitation link have no accounts and are not the profile's), in one query, then the
+rating changes of those games (by game id, in chunks of 500). So a profile costs a bounded read,
+whatever the number of games a player has; a player with more games than that has statistics of
+the newest ones (the answer says so: ``"scanned"``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, or_, select
+from sqlalchemy import Connection, or_, select
 
 from kahuna.server.community import ratings
 from kahuna.server.db.schema import game_accounts, games, rating_history
@@ -22,6 +22,8 @@ from kahuna.server.games.live import AI_PREFIX
 
 SCAN_LIMIT = 10_000
 """Newest games read for the statistics and the list."""
+CHUNK = 500
+"""Game ids asked for in one query of their rating changes."""
 PAGE_SIZE = 20
 """Games on one page of the list."""
 RESULTS = ("win", "loss", "draw")
@@ -75,38 +77,49 @@ def _outcome(result_text: str | None, seat: int) -> str | None:
     return "draw" if winner is None else "win" if winner == seat else "loss"
 
 
+def _changes(conn: Connection, game_ids: list[str]) -> dict[tuple[str, int], Any]:
+    """The rating changes of these games, by (game, account): read by game id (indexed), in chunks."""
+    found: dict[tuple[str, int], Any] = {}
+    for start in range(0, len(game_ids), CHUNK):
+        chunk = game_ids[start : start + CHUNK]
+        query = select(rating_history).where(rating_history.c.game_id.in_(chunk))
+        for row in conn.execute(query):
+            found[(row.game_id, row.account_id)] = row
+    return found
+
+
 def scan(conn: Connection, account_id: int, limit: int = SCAN_LIMIT) -> list[Played]:
     """The player's newest lobby games, newest first (at most ``limit``)."""
-    mine = rating_history.alias("mine")
-    theirs = rating_history.alias("theirs")
-    rows = conn.execute(
-        select(
-            game_accounts,
-            games.c.name0,
-            games.c.name1,
-            games.c.kind0,
-            games.c.kind1,
-            games.c.result,
-            games.c.status,
-            games.c.updated,
-            mine.c.before.label("my_before"),
-            mine.c.after.label("my_after"),
-            theirs.c.before.label("their_before"),
+    rows = (
+        conn.execute(
+            select(
+                game_accounts,
+                games.c.name0,
+                games.c.name1,
+                games.c.kind0,
+                games.c.kind1,
+                games.c.result,
+                games.c.status,
+                games.c.updated,
+            )
+            .join(games, games.c.id == game_accounts.c.game_id)
+            .where(or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id))
+            .order_by(games.c.created.desc(), games.c.id.desc())
+            .limit(limit)
         )
-        .join(games, games.c.id == game_accounts.c.game_id)
-        .outerjoin(mine, and_(mine.c.game_id == games.c.id, mine.c.account_id == account_id))
-        .outerjoin(theirs, and_(theirs.c.game_id == games.c.id, theirs.c.account_id != account_id))
-        .where(or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id))
-        .order_by(games.c.created.desc(), games.c.id.desc())
-        .limit(limit)
-    ).mappings()
+        .mappings()
+        .all()
+    )
+    changes = _changes(conn, [row["game_id"] for row in rows if row["rated"]])
     played = []
     for row in rows:
         seat = 0 if row["account0"] == account_id else 1
         other = 1 - seat
         kind = row[f"kind{other}"] or ""
         level = kind[len(AI_PREFIX) :] if kind.startswith(AI_PREFIX) else None
-        their_rating = row["their_before"]
+        mine = changes.get((row["game_id"], account_id))
+        theirs = changes.get((row["game_id"], row[f"account{other}"]))
+        their_rating = None if theirs is None else theirs.before
         if their_rating is None and level is not None and row["rated"]:
             their_rating = ratings.ANCHORS.get(level)
         played.append(
@@ -122,8 +135,8 @@ def scan(conn: Connection, account_id: int, limit: int = SCAN_LIMIT) -> list[Pla
                 result=_outcome(row["result"], seat),
                 ended=row["updated"] if row["status"] == "over" else None,
                 opponent_rating=their_rating if row["rated"] else None,
-                rating_before=row["my_before"],
-                rating_after=row["my_after"],
+                rating_before=None if mine is None else mine.before,
+                rating_after=None if mine is None else mine.after,
             )
         )
     return played

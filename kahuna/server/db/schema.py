@@ -231,13 +231,14 @@ rating_history = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("account_id", Integer, nullable=False, index=True),
     Column("pool", String(16), nullable=False),
-    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False, index=True),
     Column("before", Float, nullable=False),
     Column("after", Float, nullable=False),
     Column("deviation", Float, nullable=False),
     Column("at", String(32), nullable=False),
 )
-"""One row per account and rated game: the rating before and after it (and the deviation after)."""
+"""One row per account and rated game: the rating before and after it (and the deviation after).
+Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``)."""
 
 
 # ------------------------------------------------------------------ community: tournaments

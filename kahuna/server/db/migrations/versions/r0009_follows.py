@@ -1,4 +1,5 @@
-"""Follows and blocks between accounts (issue 29).
+"""Follows and blocks between accounts (issue 29), and ``rating_history`` indexed by game (a profile's
+statistics read the rating changes of the player's games by game id).
 
 Revision ID: 0009
 Revises: 0008 (mail)
@@ -30,9 +31,11 @@ def upgrade() -> None:
         sa.Column("created", sa.Float, nullable=False),
     )
     op.create_index("ix_blocks_blocked", "blocks", ["blocked"])
+    op.create_index("ix_rating_history_game_id", "rating_history", ["game_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rating_history_game_id", table_name="rating_history")
     op.drop_index("ix_blocks_blocked", table_name="blocks")
     op.drop_table("blocks")
     op.drop_index("ix_follows_followed", table_name="follows")
