@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
 from kahuna.server.cluster.broker import Broker, LocalBroker
+from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
 from kahuna.server.common.config import PushSettings, Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
@@ -49,6 +50,7 @@ from kahuna.server.http import (
     lobby_socket,
     notifications,
     profiles,
+    relations,
     tournaments,
 )
 from kahuna.server.http import mail as mail_api
@@ -81,6 +83,8 @@ class Mode:
     """What this instance takes on at start: every unfinished game, or only the clocks' deadlines."""
     sends_mail: bool
     """Whether this process sends the queued mail, or leaves it to ``kahuna worker --smtp``."""
+    presence: Share
+    """Where the instances' presence snapshots meet (who is online): this process, or Redis."""
 
 
 async def _nothing_to_connect() -> None:
@@ -98,6 +102,7 @@ def _embedded(writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
         _nothing_to_connect,
         GameService.resume_all,
         sends_mail=True,
+        presence=LocalShare(),
     )
 
 
@@ -109,23 +114,25 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     from kahuna.server.cluster.jobs import JobQueue, Submitter
     from kahuna.server.cluster.redis_broker import RedisBroker
     from kahuna.server.cluster.redis_limits import redis_limiters
+    from kahuna.server.cluster.redis_presence import RedisShare
     from kahuna.server.cluster.replication import RedisReplication
 
     assert settings.broker_url is not None
     broker = RedisBroker(settings.broker_url)
     limiters: LimiterFactory = redis_limiters(broker.client)  # a client meets the same budgets on every instance
     replication = RedisReplication(broker, writer)
+    share = RedisShare(broker.client, broker.instance, settings.db_url)
     if settings.local_ai:
         ai_turns: AiTurns = LocalAiTurns(ai_pool)
         local = LocalAnalyses(writer, ai_pool, budget)
         # no worker needed: this instance sends mail too
-        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all, True)
+        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all, True, share)
     queue = JobQueue.from_url(settings.broker_url)
     ai_turns = QueuedAiTurns(Submitter(queue))
     queued = QueuedAnalyses(queue, budget)
-    return Mode(
-        broker, replication, ai_turns, limiters, queued, broker.start, GameService.watch_stored_deadlines, False
-    )  # the workers send the mail
+    resume = GameService.watch_stored_deadlines
+    # the workers send the mail
+    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share)
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -162,6 +169,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
+    presence = Presence(mode.presence)
     events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
     mailer = Mailer(
@@ -213,9 +221,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             if reminders is not None:
                 reminders.start()
             push.start()
+            presence.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await presence.stop()
             await push.stop()
             if reminders is not None:
                 await reminders.stop()
@@ -260,11 +270,12 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))
     app.include_router(tournaments.router(events))
-    app.include_router(profiles.router(writer))
+    app.include_router(profiles.router(writer, presence))
+    app.include_router(relations.router(writer, presence, limits))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
-    app.include_router(lobby_socket.router(the_lobby))  # /ws/lobby before /ws/{game_id}
+    app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
-    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget))
+    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence))
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)

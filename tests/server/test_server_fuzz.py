@@ -40,6 +40,8 @@ HTTP_ERRORS |= {"already_joined", "finished", "started", "too_few_players", "not
 HTTP_ERRORS |= {"too_many_tournaments"}
 HTTP_ERRORS |= {"mail_off", "invalid_email", "token_unknown", "token_used", "token_expired"}  # e-mail
 HTTP_ERRORS |= {"token_invalid", "unknown_kind", "unknown_channel"}  # notifications
+HTTP_ERRORS |= {"own_account", "already_following", "not_following", "blocked", "blocking"}  # follows, blocks
+HTTP_ERRORS |= {"already_blocked", "not_blocked", "too_many_follows", "too_many_blocks"}
 
 UNLIMITED = ("messages_burst", "reads_burst", "games_burst", "joins_burst", "replays_burst")
 

@@ -123,6 +123,17 @@ def account_by_name(conn: Connection, username: str) -> Account | None:
     return None if found is None else found[0]
 
 
+def accounts_named(conn: Connection, names: list[str]) -> dict[int, str]:
+    """The active accounts among ``names`` (compared by key): id → the name as asked."""
+    asked = {username_key(name): name for name in names}
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.username_key).where(
+            accounts.c.username_key.in_(list(asked)), accounts.c.deleted.is_(None)
+        )
+    )
+    return {row.id: asked[row.username_key] for row in rows}
+
+
 def account_info(conn: Connection, account_id: int) -> dict[str, Any]:
     row = conn.execute(
         select(accounts.c.username, accounts.c.created, accounts.c.is_bot).where(accounts.c.id == account_id)
@@ -331,6 +342,27 @@ def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
         select(schema.seats.c.seat).where(schema.seats.c.game_id == game_id, schema.seats.c.account_id == account_id)
     )
     return sorted(seat for (seat,) in rows)
+
+
+def game_players(conn: Connection, game_id: str) -> dict[int, int]:
+    """The accounts seated in ``game_id``: seat → account, from the seats bound to accounts and,
+    for a lobby game, its players' accounts (an AI level's bot included)."""
+    players: dict[int, int] = {}
+    row = conn.execute(
+        select(schema.game_accounts.c.account0, schema.game_accounts.c.account1).where(
+            schema.game_accounts.c.game_id == game_id
+        )
+    ).first()
+    if row is not None:
+        players.update({seat: account for seat, account in enumerate(row) if account is not None})
+    bound = conn.execute(
+        select(schema.seats.c.seat, schema.seats.c.account_id).where(
+            schema.seats.c.game_id == game_id, schema.seats.c.account_id.is_not(None)
+        )
+    )
+    for seat, account in bound:
+        players.setdefault(seat, account)
+    return players
 
 
 def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:

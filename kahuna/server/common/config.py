@@ -142,6 +142,11 @@ class Limits:
     """The wait before the second attempt at a push the push service did not take; doubled after
     each failure, up to an hour."""
 
+    follows_per_account: int = 500
+    """Accounts one account may follow (``too_many_follows`` beyond): docs/community.md."""
+    blocks_per_account: int = 1000
+    """Accounts one account may block (``too_many_blocks`` beyond)."""
+
     @classmethod
     def names(cls) -> list[str]:
         return [f.name for f in dataclasses.fields(cls)]

@@ -37,7 +37,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import ratings, seeks
+from kahuna.server.community import ratings, relations, seeks
 from kahuna.server.community.offers import Offer, Party, Started, casual_reason
 from kahuna.server.community.seeks import Seek
 from kahuna.server.db import store
@@ -168,6 +168,8 @@ class Lobby:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
         control = self._terms(offer, account)
+        if target is not None:
+            await relations.refuse_blocked(self.writer, account, target.id)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
         token = new_secret()
         moment = time.time()
@@ -294,12 +296,17 @@ class Lobby:
         return {"seeks": shown, "page": page, "pages": max(1, -(-len(listed) // PAGE_SIZE)), "total": len(listed)}
 
     async def challenges(self, account: Account) -> list[dict[str, Any]]:
-        """The open challenges to ``account``, each with the reason it would start casual, if any."""
+        """The open challenges to ``account`` (none from an account either blocks), each with the
+        reason it would start casual, if any."""
         moment, damaged = time.time(), set[str]()
 
         def read(conn: Connection) -> list[dict[str, Any]]:
             found = seeks.challenges_for(conn, account.id, moment, damaged)
-            return [{**seek.public(), "casual_reason": casual_reason(conn, seek, account.id)} for seek in found]
+            return [
+                {**seek.public(), "casual_reason": casual_reason(conn, seek, account.id)}
+                for seek in found
+                if seek.owner_account is None or not relations.blocked_either(conn, seek.owner_account, account.id)
+            ]
 
         shown = await self.writer.read(read)
         self._quarantine(damaged)
@@ -344,6 +351,8 @@ class Lobby:
         )
         if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
+        if seek.owner_account is not None:
+            await relations.refuse_blocked(self.writer, account, seek.owner_account)
         token = new_secret()
         party = Party(
             name if account is None else account.username, None if account is None else account.id, digest(token)
@@ -360,7 +369,9 @@ class Lobby:
         """Pair a new quick-pairing entry with the oldest compatible one: its game and seat."""
         moment = time.time()
         for other in await self._waiting():
-            if other.seek_id != newcomer.seek_id and compatible(other, newcomer, moment):
+            if other.seek_id == newcomer.seek_id or not compatible(other, newcomer, moment):
+                continue
+            if not await relations.pair_blocked(self.writer, other.owner_account, newcomer.owner_account):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
                     return started, started.seats[1]
@@ -377,6 +388,8 @@ class Lobby:
                 continue
             for second in waiting[index + 1 :]:
                 if second.seek_id not in taken and compatible(first, second, moment):
+                    if await relations.pair_blocked(self.writer, first.owner_account, second.owner_account):
+                        continue
                     if await self.start_game(first, self._owner(first), self._owner(second)) is not None:
                         taken.update((first.seek_id, second.seek_id))
                         started += 1

@@ -4,18 +4,21 @@ The leaderboard ranks the players whose rating is trusted (deviation below
 ``ratings.TRUSTED_BELOW``, 75, lichess's rule) and lists apart, unranked, the others who have
 played rated games in the pool, those with a provisional rating (deviation of 110 or more) marked.
 A deleted account is left out of both.
+
+A profile also carries the player's statistics (``player_games.stats``) and how many follow the
+player and whom the player follows (``relations``).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Container
 from typing import Any
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, select
 
 from kahuna.server.accounts import store as db
-from kahuna.server.community import ratings
-from kahuna.server.db.schema import accounts, game_accounts, games, rating_history
+from kahuna.server.community import player_games, ratings, relations
+from kahuna.server.db.schema import accounts, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.games.factory import POOLS
 
@@ -26,56 +29,29 @@ HISTORY_POINTS = 500
 LEADERBOARD_SIZE = 100
 
 
-def profile(conn: Connection, username: str) -> dict[str, Any] | None:
+def profile(conn: Connection, username: str, online: Container[int] = ()) -> dict[str, Any] | None:
+    """A player's public profile (``online``: the accounts online now, for its dot)."""
     account = db.account_by_name(conn, username)
     if account is None:
         return None
     info = db.account_info(conn, account.id)
-    played = conn.execute(
-        select(game_accounts, games.c.name0, games.c.name1, games.c.result, games.c.status, games.c.updated)
-        .join(games, games.c.id == game_accounts.c.game_id)
-        .where(or_(game_accounts.c.account0 == account.id, game_accounts.c.account1 == account.id))
-        .order_by(games.c.created.desc())
-        .limit(RECENT_GAMES)
+    played = player_games.scan(conn, account.id)
+    changes = conn.execute(
+        select(rating_history).where(rating_history.c.account_id == account.id).order_by(rating_history.c.id)
     ).mappings()
-    changes = {
-        row["game_id"]: row
-        for row in conn.execute(select(rating_history).where(rating_history.c.account_id == account.id)).mappings()
-    }
-    recent = []
-    for row in played:
-        seat = 0 if row["account0"] == account.id else 1
-        result = json.loads(row["result"]) if row["result"] else None
-        winner = None if result is None else result.get("winner")
-        outcome = None if result is None else "draw" if winner is None else "win" if winner == seat else "loss"
-        if result is not None and result.get("reason") == "aborted":
-            outcome = "aborted"
-        change = changes.get(row["game_id"])
-        recent.append(
-            {
-                "game_id": row["game_id"],
-                "seat": seat,
-                "opponent": row[f"name{1 - seat}"],
-                "rated": bool(row["rated"]),
-                "pool": row["pool"],
-                "status": row["status"],
-                "result": outcome,
-                "ended": row["updated"] if row["status"] == "over" else None,
-                "rating_before": None if change is None else round(change["before"]),
-                "rating_after": None if change is None else round(change["after"]),
-            }
-        )
     history: dict[str, list[dict[str, Any]]] = {pool: [] for pool in POOLS}
-    newest = sorted(changes.values(), key=lambda row: row["id"])
-    for row in newest:
+    for row in changes:
         history[row["pool"]].append({"game_id": row["game_id"], "at": row["at"], "rating": round(row["after"])})
     return {
         "username": account.username,
         "is_bot": account.is_bot,
+        "online": account.id in online,
         "created": info["created"],
         "ratings": ratings.ratings_of(conn, account.id),
         "history": {pool: points[-HISTORY_POINTS:] for pool, points in history.items()},
-        "games": recent,
+        "games": [game.public() for game in played[:RECENT_GAMES]],
+        "stats": player_games.stats(played),
+        **relations.follow_counts(conn, account.id),
     }
 
 

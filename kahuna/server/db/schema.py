@@ -14,6 +14,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -245,13 +246,14 @@ rating_history = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("account_id", Integer, nullable=False, index=True),
     Column("pool", String(16), nullable=False),
-    Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
+    Column("game_id", String(32), ForeignKey("games.id"), nullable=False, index=True),
     Column("before", Float, nullable=False),
     Column("after", Float, nullable=False),
     Column("deviation", Float, nullable=False),
     Column("at", String(32), nullable=False),
 )
-"""One row per account and rated game: the rating before and after it (and the deviation after)."""
+"""One row per account and rated game: the rating before and after it (and the deviation after).
+Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``)."""
 
 
 # ------------------------------------------------------------------ community: tournaments
@@ -464,3 +466,31 @@ push_queue = Table(
 (``your_turn:GAME:VERSION``), so that two instances that both see a turn queue it once; ``status``
 ``queued`` until ``sent``, ``gone`` (the subscription was removed) or ``expired``; ``due`` and
 ``claimed_until`` as in the mail queue (``db/leases.py``)."""
+
+
+# ------------------------------------------------------------------ follows and blocks
+
+
+follows = Table(
+    "follows",
+    metadata,
+    Column("follower", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("followed", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("created", Float, nullable=False),
+    Index("ix_follows_followed", "followed", "created"),
+)
+"""``follower`` follows ``followed`` (public: profiles list both sides); ``created`` in seconds
+since the epoch. At most ``relations.MAX_FOLLOWS`` rows per follower."""
+
+
+blocks = Table(
+    "blocks",
+    metadata,
+    Column("blocker", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("blocked", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("created", Float, nullable=False),
+    Index("ix_blocks_blocked", "blocked"),
+)
+"""``blocker`` blocks ``blocked`` (private: only the blocker lists it): no challenge either way, no
+chat from ``blocked`` in the blocker's games, no follow of the blocker. At most
+``relations.MAX_BLOCKS`` rows per blocker."""

@@ -17,6 +17,7 @@ from pydantic import Field
 from kahuna.server.accounts import store as db
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
+from kahuna.server.community import relations
 from kahuna.server.community.bots import level_of, make_bot
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.games import rated_pairs
@@ -43,6 +44,7 @@ def router(lobby: Lobby) -> APIRouter:
             raise Rejected("invalid", "you cannot challenge yourself", 422)
         level = level_of(opponent)
         offer = offer_of("challenge", body)
+        await relations.refuse_blocked(writer, account, opponent.id)
         if level is not None:
             return {"status": "accepted", **await lobby.play_bot_level(offer, account, opponent, level)}
         return {"status": "open", **await lobby.create(offer, account, client_ip(request), target=opponent)}

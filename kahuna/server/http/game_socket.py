@@ -28,11 +28,14 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
 from kahuna.rules import NotationError, parse
+from kahuna.server.accounts import store as account_rows
 from kahuna.server.accounts.store import Account
+from kahuna.server.cluster.presence import Entry, Presence
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket, Limiter
+from kahuna.server.community import relations
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
@@ -119,9 +122,18 @@ class Connection:
     chat budget its lines draw on (per sender, not per connection)."""
 
     def __init__(
-        self, websocket: WebSocket, service: GameService, game: LiveGame, limits: Limits, chat_budget: Limiter
+        self,
+        websocket: WebSocket,
+        service: GameService,
+        game: LiveGame,
+        limits: Limits,
+        chat_budget: Limiter,
+        presence: Presence,
     ) -> None:
         self.websocket = websocket
+        self.presence = presence
+        self.entry: Entry | None = None
+        """This connection in the instance's presence, from its first ``hello`` on."""
         self.chat_budget = chat_budget
         self.service = service
         self.game = game
@@ -145,19 +157,26 @@ def chat_sender(conn: Connection) -> str:
     return f"{game_id}:address:{address}"
 
 
-def router(service: GameService, max_frame: int, limits: Limits, chat_budget: Limiter) -> APIRouter:
-    """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``)."""
+def router(service: GameService, max_frame: int, limits: Limits, chat_budget: Limiter, presence: Presence) -> APIRouter:
+    """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
+    ``presence``: who is online (each connection is counted from its first ``hello``)."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits, chat_budget)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence)
 
     return sockets
 
 
 async def play(
-    websocket: WebSocket, service: GameService, game_id: str, max_frame: int, limits: Limits, chat_budget: Limiter
+    websocket: WebSocket,
+    service: GameService,
+    game_id: str,
+    max_frame: int,
+    limits: Limits,
+    chat_budget: Limiter,
+    presence: Presence,
 ) -> None:
     """Serve one connection until the client leaves, falls silent, or falls too far behind."""
     await websocket.accept()
@@ -169,7 +188,7 @@ async def play(
     if game is None:
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
-    conn = Connection(websocket, service, game, limits, chat_budget)
+    conn = Connection(websocket, service, game, limits, chat_budget, presence)
     try:
         conn.account = await websocket_account(websocket)
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
@@ -203,6 +222,8 @@ async def play(
     finally:
         game.pins -= 1
         game.used = time.monotonic()
+        if conn.entry is not None:
+            presence.leave(conn.entry)
         service.leave(game, conn.client)
         conn.client.stop()
         sender.cancel()
@@ -302,6 +323,8 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
             wait = await conn.chat_budget.take(chat_sender(conn))
             if wait:
                 raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
+            if await _chat_blocked(conn):
+                raise Rejected("blocked", "a player of this game blocks you: your lines are not sent")
             await service.chat(game, client, message.text)
         elif message.type == "resign":
             await service.resign(game, client.seat)
@@ -341,7 +364,45 @@ async def _hello(conn: Connection, message: Hello) -> bool:
             return True
     conn.greeted = True
     await conn.service.hello(conn.game, client, message.version)
+    if conn.entry is None:
+        await _present(conn)
     return True
+
+
+async def _seat_account(conn: Connection) -> int | None:
+    """The account of the connection's seat (``None``: a guest's seat), or of a signed-in spectator."""
+    seat, game_id = conn.client.seat, conn.game.game_id
+    if seat is None:
+        return None if conn.account is None else conn.account.id
+    if conn.client.by_account and conn.account is not None:
+        return conn.account.id
+    players = await conn.service.writer.read(lambda db: account_rows.game_players(db, game_id))
+    return players.get(seat)
+
+
+async def _present(conn: Connection) -> None:
+    """Count the connection as online (and, holding a seat, as playing while the game is played)."""
+    game = conn.game
+
+    def playing() -> bool:
+        return game.status == messages.PLAYING
+
+    account = await _seat_account(conn)
+    conn.entry = conn.presence.enter(account, game.game_id, conn.client.seat, playing)
+
+
+async def _chat_blocked(conn: Connection) -> bool:
+    """Whether a player of the game blocks the account this line comes from (``relations``)."""
+    sender = await _seat_account(conn)
+    if sender is None:
+        return False
+    game_id = conn.game.game_id
+
+    def read(db: Any) -> bool:
+        players = account_rows.game_players(db, game_id).values()
+        return relations.blocked_by_any(db, players, sender)
+
+    return await conn.service.writer.read(read)
 
 
 async def _act(service: GameService, game: LiveGame, client: Client, message: ActionMessage) -> None:

@@ -19,6 +19,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from kahuna.server.cluster.broker import LOBBY, user_channel
+from kahuna.server.cluster.presence import Presence
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
@@ -35,17 +36,18 @@ MAX_BACKLOG = 1000
 CLOSE_TOO_SLOW = 1013
 
 
-def router(lobby: Lobby) -> APIRouter:
+def router(lobby: Lobby, presence: Presence) -> APIRouter:
+    """``presence``: a signed-in lobby connection counts its account as online while it is open."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/lobby")
     async def lobby_ws(websocket: WebSocket) -> None:
-        await lobby_socket(websocket, lobby)
+        await lobby_socket(websocket, lobby, presence)
 
     return sockets
 
 
-async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
+async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -> None:
     """Serve one ``/ws/lobby`` connection until it closes or falls silent."""
     await websocket.accept()
     try:
@@ -96,6 +98,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
     if account is not None:
         send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
     bucket = Bucket(5.0, 20)
+    entry = None if account is None else presence.enter(account.id)
     try:
         while True:
             try:
@@ -145,6 +148,8 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby) -> None:
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
+        if entry is not None:
+            presence.leave(entry)
         for task in tasks:
             task.cancel()
         await subscription.close()

@@ -44,6 +44,7 @@ PAGE_ROUTES = (
     "/lobby",
     "/users/{username}",
     "/leaderboard",
+    "/following",
     "/tournaments",
     "/tournaments/{tournament_id}",
 )

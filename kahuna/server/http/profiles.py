@@ -14,14 +14,20 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
+from sqlalchemy import Connection
 
 from kahuna.server.accounts import store as accounts
 from kahuna.server.accounts.passwords import Refused
 from kahuna.server.accounts.search import MAX_RESULTS, accounts_starting, check_prefix
+from kahuna.server.cluster.presence import Presence
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community.exports import After, finished_games_page
+from kahuna.server.community.player_games import PAGE_SIZE, SCAN_LIMIT, page_of, scan
 from kahuna.server.community.profiles import leaderboard, profile
 from kahuna.server.db.writer import Writer
+
+MAX_PAGE = SCAN_LIMIT // PAGE_SIZE
+"""The last page the games list can have (it is made from the newest ``SCAN_LIMIT`` games)."""
 
 
 class FoundUser(BaseModel):
@@ -33,7 +39,14 @@ class FoundUsers(BaseModel):
     users: list[FoundUser] = Field(description=f"at most {MAX_RESULTS}, an exact match first, then by name, case aside")
 
 
-def router(writer: Writer) -> APIRouter:
+class PlayerGames(BaseModel):
+    games: list[dict[str, Any]] = Field(description=f"at most {PAGE_SIZE}, the newest first")
+    page: int
+    pages: int
+    total: int
+
+
+def router(writer: Writer, presence: Presence) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.get("/users", response_model=FoundUsers)
@@ -51,11 +64,40 @@ def router(writer: Writer) -> APIRouter:
 
     @api.get("/users/{username}")
     async def user(username: Annotated[str, Path(min_length=1, max_length=20)]) -> dict[str, Any]:
-        """A player's ratings in both pools, rating history and recent lobby games."""
-        found = await writer.read(lambda conn: profile(conn, username))
+        """A player's ratings in both pools, rating history, recent lobby games, statistics, follow
+        counts and whether the player is online."""
+        online = presence.view.accounts
+        found = await writer.read(lambda conn: profile(conn, username, online))
         if found is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return found
+
+    @api.get("/users/{username}/games", response_model=PlayerGames)
+    async def games_list(
+        username: Annotated[str, Path(min_length=1, max_length=20)],
+        result: Annotated[Literal["win", "loss", "draw"] | None, Query()] = None,
+        opponent: Annotated[str | None, Query(min_length=1, max_length=20)] = None,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+    ) -> dict[str, Any]:
+        """A player's lobby games, newest first, 20 a page: of one ``result`` and against one
+        ``opponent`` (a username) if asked. 404 ``not_found`` for an unknown player or opponent."""
+
+        def read(conn: Connection) -> dict[str, Any] | None:
+            account = accounts.account_by_name(conn, username)
+            if account is None:
+                return None
+            against = None
+            if opponent is not None:
+                found = accounts.account_by_name(conn, opponent)
+                if found is None:
+                    raise Rejected("not_found", f"no player {opponent!r}", 404, reason="opponent")
+                against = found.id
+            return page_of(scan(conn, account.id), result, against, page)
+
+        listed = await writer.read(read)
+        if listed is None:
+            raise Rejected("not_found", f"no player {username!r}", 404)
+        return listed
 
     @api.get(
         "/users/{username}/games.jsonl",

@@ -19,6 +19,7 @@ import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
 import { mountWatch, mountTv, watchNavLink } from "./watch.js";
 import { registerWorker } from "./push.js";
+import { mountFollowing } from "./social.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -89,6 +90,7 @@ async function start() {
     else if (page === "lobby") mountSeeks(main, levels);
     else if (page === "users") mountProfile(main, arg);
     else if (page === "leaderboard") mountLeaderboard(main);
+    else if (page === "following") mountFollowing(main);
     else if (page === "tournaments" && arg) mountTournament(main, arg);
     else if (page === "tournaments") mountTournaments(main);
     else if (page === "signup") mountSignUp(main);

@@ -1,5 +1,6 @@
 // The lobby: start a game (AI, friend by invite link, hot-seat), resume "my games", watch a game.
 
+import { onlineCounts } from "./social.js";
 import { h, fill } from "./dom.js";
 import { t, colourName } from "./i18n.js";
 import { api } from "./api.js";
@@ -208,6 +209,7 @@ export function mountLobby(root, board, levels) {
           h("section", { class: "community-link card-panel" }, [
             h("h2", { text: t("seeks.title") }),
             h("p", { text: t("seeks.teaser") }),
+            onlineCounts(),
             h("p", {}, [
               h("a", { href: "/lobby", id: "community-link", text: t("nav.community") }),
               " · ",

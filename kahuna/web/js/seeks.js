@@ -5,6 +5,7 @@
 // on the page as text only. An offer lives while this page is open: the page pings every 10 s,
 // and the server cancels the offer when the connection closes.
 
+import { onlineCounts, onlineDot, refusalText } from "./social.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
@@ -67,9 +68,12 @@ function takeSeat(seat) {
 
 function errorText(err) {
   if (err instanceof ApiError && err.code === "too_many_seeks") return t("seeks.too_many");
+  if (err instanceof ApiError && err.code === "blocked") return refusalText(err);
   if (err instanceof ApiError && err.status === 401) return t("seeks.sign_in_for_rated");
   return err instanceof ApiError && err.message ? err.message : t("lobby.offline");
 }
+
+const DOTS_EVERY_MS = 5000;
 
 export async function mountSeeks(root, levels) {
   document.title = `${t("seeks.title")} — Kahuna`;
@@ -87,6 +91,25 @@ export async function mountSeeks(root, levels) {
   const limited = new Set((pairLimits?.opponents || []).map((o) => o.username));
   const limitWords = { n: pairLimits?.limit ?? 3, hours: pairLimits?.hours ?? 24 };
   let socket = null;
+  // The accounts of the listed offers that are online (their dots): asked for every few seconds.
+  let onlineNames = new Set();
+  async function lookDots() {
+    const names = [...new Set([...seeks.values(), ...incoming.values()].filter((o) => o.account).map((o) => o.username))].slice(0, 50);
+    if (names.length) {
+      const found = await api.onlineUsers(names).catch(() => null);
+      if (found) {
+        const fresh = new Set(found.online);
+        const changed = fresh.size !== onlineNames.size || [...fresh].some((n) => !onlineNames.has(n));
+        onlineNames = fresh;
+        if (changed) render();
+      }
+    }
+  }
+  async function refreshDots() {
+    if (!list.isConnected) return; // this page was left (or drawn anew in another language)
+    await lookDots();
+    setTimeout(refreshDots, DOTS_EVERY_MS);
+  }
 
   const clockSelect = h("select", { id: "seek-clock" }, [
     ...CLOCKS.map(([value, label]) => h("option", { value, text: label || clockLabel(clockOf(value)) })),
@@ -203,6 +226,7 @@ export async function mountSeeks(root, levels) {
       const rating = seek.rating === null ? "" : ` (${seek.rating})`;
       return h("li", { class: "seek", "data-seek": seek.seek_id }, [
         h("span", { class: "seek-who" }, [
+          seek.account ? onlineDot(onlineNames.has(seek.username)) : null,
           seek.account ? h("a", { href: `/users/${encodeURIComponent(seek.username)}`, text: seek.username }) : seek.username,
           rating,
         ]),
@@ -221,7 +245,10 @@ export async function mountSeeks(root, levels) {
       challenges,
       [...incoming.values()].map((c) =>
         h("li", { class: "seek", "data-seek": c.seek_id }, [
-          h("span", { class: "seek-who" }, [c.account ? h("a", { href: `/users/${encodeURIComponent(c.username)}`, text: c.username }) : c.username]),
+          h("span", { class: "seek-who" }, [
+            c.account ? onlineDot(onlineNames.has(c.username)) : null,
+            c.account ? h("a", { href: `/users/${encodeURIComponent(c.username)}`, text: c.username }) : c.username,
+          ]),
           h("span", { class: "seek-clock", text: clockLabel(c.clock) }),
           ratedLabel(c, c.casual_reason === "pair_limit"),
           h("button", { type: "button", class: "btn primary", onclick: () => answer(c.seek_id, true), text: t("seeks.accept") }),
@@ -249,7 +276,10 @@ export async function mountSeeks(root, levels) {
       if (message.type === "seeks") {
         seeks.clear();
         for (const seek of message.seeks) seeks.set(seek.seek_id, seek);
-      } else if (message.type === "seek_added") seeks.set(message.seek.seek_id, message.seek);
+      } else if (message.type === "seek_added") {
+        seeks.set(message.seek.seek_id, message.seek);
+        if (message.seek.account) lookDots();
+      }
       else if (message.type === "challenges") {
         for (const c of message.challenges) incoming.set(c.seek_id, c);
       } else if (message.type === "challenge") incoming.set(message.challenge.seek_id, message.challenge);
@@ -340,6 +370,7 @@ export async function mountSeeks(root, levels) {
     h("section", { class: "community" }, [
       h("h1", { text: t("seeks.title") }),
       h("p", { class: "lede", text: me ? t("seeks.signed_in", { name: me.username }) : t("seeks.guest") }),
+      onlineCounts(),
       h("div", { class: "seek-form card-panel" }, [
         h("div", { class: "field" }, [h("label", { for: "seek-clock", text: t("lobby.clock") }), clockSelect]),
         customBox,
@@ -368,4 +399,5 @@ export async function mountSeeks(root, levels) {
   ]);
   render();
   connect();
+  setTimeout(refreshDots, 1000);
 }

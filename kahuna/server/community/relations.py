@@ -1,0 +1,181 @@
+"""Follows and blocks between accounts: the rows of ``follows`` and ``blocks`` and the rules that
+keep them consistent (issue 29).
+
+Following is public (a profile lists who follows the player and whom the player follows); blocking
+is private (only the blocker sees it) and outranks following: a blocked account cannot follow its
+blocker, and blocking someone removes their follow of the blocker and the blocker's of them. What a
+block stops elsewhere (challenges and seeks between the two, chat from the blocked account in the
+blocker's games) asks :func:`blocked_either` or :func:`blocked_by_any`.
+
+Every refusal is a :class:`Rejected` with its own code, returned (so that the writer's
+transaction commits nothing rather than failing) and raised by the caller; each account may follow
+at most ``follows_per_account`` (500) and block at most ``blocks_per_account`` (1000) accounts
+(``Limits``, ``kahuna serve --limit``). A deleted account is
+left out of every list and count (its rows stay, unreachable: its name cannot be signed up again).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select
+
+from kahuna.server.accounts.store import Account
+from kahuna.server.common.errors import Rejected
+from kahuna.server.db.schema import accounts, blocks, follows
+from kahuna.server.db.writer import Writer
+
+MAX_FOLLOWS = 500
+"""Accounts one account may follow by default (``Limits.follows_per_account``)."""
+MAX_BLOCKS = 1000
+"""Accounts one account may block by default (``Limits.blocks_per_account``)."""
+LISTED = 100
+"""Followers or followed accounts a profile lists (the newest follows first); the counts are whole."""
+
+
+def _live(column: Any) -> Any:
+    """The condition that the account in ``column`` is not deleted."""
+    return select(accounts.c.id).where(accounts.c.id == column, accounts.c.deleted.is_(None)).exists()
+
+
+def is_following(conn: Connection, follower: int, followed: int) -> bool:
+    row = conn.execute(select(follows.c.created).where(follows.c.follower == follower, follows.c.followed == followed))
+    return row.first() is not None
+
+
+def is_blocking(conn: Connection, blocker: int, blocked: int) -> bool:
+    row = conn.execute(select(blocks.c.created).where(blocks.c.blocker == blocker, blocks.c.blocked == blocked))
+    return row.first() is not None
+
+
+def blocked_either(conn: Connection, one: int, other: int) -> bool:
+    """Whether either account blocks the other (no challenge, no seek accepted between them)."""
+    pair = or_(
+        and_(blocks.c.blocker == one, blocks.c.blocked == other),
+        and_(blocks.c.blocker == other, blocks.c.blocked == one),
+    )
+    return conn.execute(select(blocks.c.created).where(pair)).first() is not None
+
+
+def blocked_by_any(conn: Connection, blockers: Iterable[int], blocked: int) -> bool:
+    """Whether one of ``blockers`` (a game's players) blocks ``blocked``."""
+    wanted = [b for b in set(blockers) if b != blocked]
+    if not wanted:
+        return False
+    query = select(blocks.c.created).where(blocks.c.blocker.in_(wanted), blocks.c.blocked == blocked)
+    return conn.execute(query).first() is not None
+
+
+def _count(conn: Connection, table: Any, side: Any, account_id: int, other: Any) -> int:
+    query = select(func.count()).select_from(table).where(side == account_id, _live(other))
+    return int(conn.execute(query).scalar_one())
+
+
+def follow(conn: Connection, follower: Account, target: Account, most: int = MAX_FOLLOWS) -> Rejected | None:
+    """``follower`` follows ``target``; ``Rejected`` (nothing written) for oneself, twice, a blocker
+    of ``follower``, someone ``follower`` blocks, or beyond ``most`` follows."""
+    if follower.id == target.id:
+        return Rejected("own_account", "you cannot follow yourself", 422)
+    if is_following(conn, follower.id, target.id):
+        return Rejected("already_following", f"you already follow {target.username}", 409)
+    if is_blocking(conn, target.id, follower.id):
+        return Rejected("blocked", f"{target.username} does not accept follows from you", 403)
+    if is_blocking(conn, follower.id, target.id):
+        return Rejected("blocking", f"you block {target.username}: unblock first", 409)
+    if _count(conn, follows, follows.c.follower, follower.id, follows.c.followed) >= most:
+        return Rejected("too_many_follows", f"you follow {most} players already: unfollow one first", 409, limit=most)
+    conn.execute(insert(follows).values(follower=follower.id, followed=target.id, created=time.time()))
+    return None
+
+
+def unfollow(conn: Connection, follower: Account, target: Account) -> Rejected | None:
+    gone = conn.execute(delete(follows).where(follows.c.follower == follower.id, follows.c.followed == target.id))
+    if not gone.rowcount:
+        return Rejected("not_following", f"you do not follow {target.username}", 409)
+    return None
+
+
+def block(conn: Connection, blocker: Account, target: Account, most: int = MAX_BLOCKS) -> Rejected | None:
+    """``blocker`` blocks ``target``, and the follows between the two end; ``Rejected`` (nothing
+    written) for oneself, twice, or beyond ``most`` blocks."""
+    if blocker.id == target.id:
+        return Rejected("own_account", "you cannot block yourself", 422)
+    if is_blocking(conn, blocker.id, target.id):
+        return Rejected("already_blocked", f"you already block {target.username}", 409)
+    if _count(conn, blocks, blocks.c.blocker, blocker.id, blocks.c.blocked) >= most:
+        return Rejected("too_many_blocks", f"you block {most} players already: unblock one first", 409, limit=most)
+    conn.execute(insert(blocks).values(blocker=blocker.id, blocked=target.id, created=time.time()))
+    between = or_(
+        and_(follows.c.follower == target.id, follows.c.followed == blocker.id),
+        and_(follows.c.follower == blocker.id, follows.c.followed == target.id),
+    )
+    conn.execute(delete(follows).where(between))
+    return None
+
+
+def unblock(conn: Connection, blocker: Account, target: Account) -> Rejected | None:
+    gone = conn.execute(delete(blocks).where(blocks.c.blocker == blocker.id, blocks.c.blocked == target.id))
+    if not gone.rowcount:
+        return Rejected("not_blocked", f"you do not block {target.username}", 409)
+    return None
+
+
+def following_of(conn: Connection, account_id: int, limit: int = MAX_FOLLOWS) -> list[tuple[int, str]]:
+    """The accounts ``account_id`` follows (id, name), the newest follow first."""
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.username)
+        .join(follows, follows.c.followed == accounts.c.id)
+        .where(follows.c.follower == account_id, accounts.c.deleted.is_(None))
+        .order_by(follows.c.created.desc(), accounts.c.id)
+        .limit(limit)
+    )
+    return [(row.id, row.username) for row in rows]
+
+
+def followers_of(conn: Connection, account_id: int, limit: int = LISTED) -> list[tuple[int, str]]:
+    """The accounts that follow ``account_id`` (id, name), the newest follow first."""
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.username)
+        .join(follows, follows.c.follower == accounts.c.id)
+        .where(follows.c.followed == account_id, accounts.c.deleted.is_(None))
+        .order_by(follows.c.created.desc(), accounts.c.id)
+        .limit(limit)
+    )
+    return [(row.id, row.username) for row in rows]
+
+
+def blocked_by(conn: Connection, account_id: int, limit: int = MAX_BLOCKS) -> list[str]:
+    """The names of the accounts ``account_id`` blocks, the newest block first."""
+    rows = conn.execute(
+        select(accounts.c.username)
+        .join(blocks, blocks.c.blocked == accounts.c.id)
+        .where(blocks.c.blocker == account_id, accounts.c.deleted.is_(None))
+        .order_by(blocks.c.created.desc(), accounts.c.id)
+        .limit(limit)
+    )
+    return [row.username for row in rows]
+
+
+def follow_counts(conn: Connection, account_id: int) -> dict[str, int]:
+    return {
+        "followers": _count(conn, follows, follows.c.followed, account_id, follows.c.follower),
+        "following": _count(conn, follows, follows.c.follower, account_id, follows.c.followed),
+    }
+
+
+async def refuse_blocked(writer: Writer, account: Account | None, other: int) -> None:
+    """``Rejected`` (403 ``blocked``) when ``account`` and the account ``other`` block each other,
+    either way: no challenge, no seek accepted between them (a guest blocks nobody)."""
+    if account is None:
+        return
+    if await writer.read(lambda conn: blocked_either(conn, account.id, other)):
+        raise Rejected("blocked", "one of you blocks the other: no game between you", 403)
+
+
+async def pair_blocked(writer: Writer, one: int | None, other: int | None) -> bool:
+    """Whether the accounts of two quick-pairing entries block each other (they are not paired)."""
+    if one is None or other is None:
+        return False
+    return await writer.read(lambda conn: blocked_either(conn, one, other))
