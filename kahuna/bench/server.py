@@ -45,6 +45,7 @@ import httpx
 import websockets
 
 from kahuna.bench import costs
+from kahuna.bench.probes import Probes
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -86,6 +87,8 @@ class Figures:
     games_created: int = 0
     costs: dict[str, Any] = field(default_factory=dict)
     """With ``--url``: what the run cost the named processes, PostgreSQL and Redis (:mod:`kahuna.bench.costs`)."""
+    probes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """With ``--probe``: each probed path's latency while the games were played (:mod:`kahuna.bench.probes`)."""
 
 
 Beside = Callable[[str, list[str], float, dict[str, int]], Coroutine[Any, Any, None]]
@@ -142,6 +145,14 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="play against the floor instead of the game server: the same stack and I/O per action "
         "(frame in, one row committed, the same frames out) without the game (kahuna.bench.floor)",
     )
+    p.add_argument(
+        "--probe",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also GET this path (e.g. /api/games/live?limit=50) every 0.2 s, in turn with the other "
+        "probes, while the games are played, and report its latency (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
 
 
@@ -177,13 +188,18 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
     except ValueError as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
     pace = Pace(args.think / 1000, args.seconds, args.ai)
+    paths: list[str] = getattr(args, "probe", [])
+    if any(not path.startswith("/") for path in paths):
+        raise SystemExit("kahuna bench server: --probe takes a path that starts with /")
     rounds: list[tuple[int, float, float]] = []
     try:
         for games in args.games:
+            probes = Probes(paths)
+            beside_all = [*beside, probes.client] if paths else list(beside)
             if args.url:
                 url = args.url.rstrip("/")
                 before = costs.take(pids, args.db, args.broker)
-                figures, seconds = _run_loop(_bench(url, games, pace, args.seed, None, beside))
+                figures, seconds = _run_loop(_bench(url, games, pace, args.seed, None, beside_all))
                 after = costs.take(pids, None, None)  # CPU at the end of play, the stores once settled
                 costs.settle(args.db)
                 stores = costs.take({}, args.db, args.broker)
@@ -191,7 +207,9 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
                 figures.costs = costs.per_action(before, after, len(figures.latencies), figures.games_created)
             else:
                 with own_server(module=FLOOR_MODULE if floor else SERVER_MODULE) as (url, pid):
-                    figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, beside))
+                    figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, beside_all))
+            if paths:
+                figures.probes = probes.summary()
             rate, p99 = report(figures, seconds, games, args.json)
             rounds.append((games, rate, p99))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
@@ -257,6 +275,13 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
             f"Redis per action: {rd['commands']:.3f} commands ({rd['publish']:.3f} PUBLISH), "
             f"{rd['bytes_in']:,.0f} bytes in"
         )
+    for path, probe in figures.probes.items():
+        answered = (
+            f"{probe['requests']} answered, p50 {probe['p50_ms']:.1f} ms, p99 {probe['p99_ms']:.1f} ms"
+            if probe["requests"]
+            else "none answered"
+        )
+        print(f"probe {path}: {answered}" + (f"; {probe['failed']} failed" if probe["failed"] else ""))
     if as_json:
         line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
@@ -268,6 +293,8 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
             line["attacks"] = figures.attacks
         if figures.rss_mib:
             line["rss_mib"] = [round(r, 1) for r in figures.rss_mib]
+        if figures.probes:
+            line["probes"] = figures.probes
         if figures.costs:
             line["costs"] = figures.costs
             line["games_created"] = figures.games_created

@@ -58,6 +58,26 @@ def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
     assert figures["actions"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0
 
 
+def test_bench_server_probes_pages_while_the_games_are_played() -> None:
+    """``--probe`` asks for each path in turn while the games run, and reports how many were
+    answered and their latency; a path that is not found is counted as failed, and a path without
+    its leading slash is refused."""
+    args = ("bench", "server", "--ai", "random", "--games", "2", "--seconds", "3", "--think", "10", "--json")
+    probes = ("--probe", "/api/games/live?limit=50", "--probe", "/api/online", "--probe", "/api/nothing-here")
+    result = _kahuna(*args, *probes, timeout=90)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    live, online, missing = (
+        figures["probes"][p] for p in ("/api/games/live?limit=50", "/api/online", "/api/nothing-here")
+    )
+    assert live["requests"] > 0 and live["failed"] == 0 and live["p99_ms"] >= live["p50_ms"] > 0
+    assert online["requests"] > 0 and online["failed"] == 0
+    assert missing["requests"] == 0 and missing["failed"] > 0
+    assert "probe /api/games/live?limit=50:" in result.stdout
+    refused = _kahuna("bench", "server", "--probe", "api/online")
+    assert refused.returncode != 0 and "--probe" in refused.stderr
+
+
 def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_clients() -> None:
     args = ("bench", "server", "--floor", "--games", "2", "--seconds", "4", "--think", "5", "--json")
     result = _kahuna(*args, timeout=90)
