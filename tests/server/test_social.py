@@ -7,11 +7,13 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from server_harness import Server
+from sqlalchemy import Connection
 from test_accounts import PASSWORD, csrf, signed_in
 from test_lobby import play_then_resign
 
@@ -21,8 +23,11 @@ from kahuna.rules.record import GameRecord
 from kahuna.server.accounts.store import account_by_name
 from kahuna.server.community import exports
 from kahuna.server.db.store import open_engine
+from kahuna.server.db.writer import Writer
+from kahuna.server.http.live_games import SharedList
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 async def rated_seats(url: str, headers: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -266,3 +271,25 @@ def test_unlisted_is_a_boolean_or_refused(server: Server) -> None:
     for bad in ("yes", 1, None):
         refused = server.post("/api/games", {"opponent": "human", "unlisted": bad})
         assert refused.status_code == 422 and refused.json()["error"] == "invalid", bad
+
+
+def test_the_live_list_is_read_once_for_requests_that_come_together(tmp_path: Path) -> None:
+    """Requests that arrive together share one reading of the live list, and a request right after
+    it (within ``FRESH_SECONDS``) gets the same list without another."""
+
+    class CountingWriter(Writer):
+        reads = 0
+
+        async def read(self, fn: Callable[[Connection], T]) -> T:
+            CountingWriter.reads += 1
+            return await super().read(fn)
+
+    writer = CountingWriter(open_engine(f"sqlite:///{tmp_path / 'k.db'}"))
+    shared = SharedList(writer)
+
+    async def scenario() -> list[list[dict[str, Any]]]:
+        together = await asyncio.gather(*(shared.first(50) for _ in range(20)))
+        return [*together, await shared.first(1)]
+
+    answers = asyncio.run(scenario())
+    assert CountingWriter.reads == 1 and all(answer == [] for answer in answers)
