@@ -1,9 +1,14 @@
-"""A real SMTP server for tests (aiosmtpd on a loopback port) that keeps every mail it receives."""
+"""A real SMTP server for tests (aiosmtpd on a loopback port) that keeps every mail it receives.
+
+With ``KAHUNA_KEEP_MAILS=DIR`` in the environment each mail is also written to ``DIR`` as it was
+received (``NNN-recipient.eml``), to be read in a mail client: how docs/screenshots/ got its mails.
+"""
 
 from __future__ import annotations
 
 import email
 import email.policy
+import os
 import re
 import threading
 from email.message import EmailMessage
@@ -29,6 +34,11 @@ class Inbox:
         assert isinstance(parsed, EmailMessage)
         with self.lock:
             self.mails.append(parsed)
+            keep = os.environ.get("KAHUNA_KEEP_MAILS")
+            if keep:
+                name = re.sub(r"[^\w.@-]", "_", str(parsed["To"]))
+                with open(os.path.join(keep, f"{len(self.mails):03d}-{name}.eml"), "wb") as kept:
+                    kept.write(envelope.content)
         return "250 OK"
 
     def to(self, address: str) -> list[EmailMessage]:
