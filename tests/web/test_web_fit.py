@@ -212,6 +212,25 @@ def test_a_turn_fits_the_window_in_every_language(
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+def test_a_selected_cards_mark_spills_over_nothing(
+    server: str, post: Post, sized: Callable[[int, int], BrowserContext], width: int, height: int
+) -> None:
+    """Each card of the hand selected in turn (the last one too, at the row's right edge): its
+    raised tick stays within the hand's row."""
+    game = post("/api/games", {"opponent": "ai", "level": "easy", "seat": "first", "name": "Ticker"})
+    page = sized(width, height).new_page()
+    page.goto(f"{server}/play/{game['game_id']}#{game['token']}")
+    page.wait_for_function(MINE)
+    cards = page.locator('[data-testid="hand"] button.card')
+    for i in range(cards.count()):
+        cards.nth(i).click()
+        expect(cards.nth(i)).to_have_attribute("aria-pressed", "true")
+        assert page.evaluate(SPILLS) == [], f"card {i} selected"
+        cards.nth(i).click()
+        expect(cards.nth(i)).to_have_attribute("aria-pressed", "false")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
 def test_hotseat_starts_behind_the_curtain_and_the_low_clock_warning_covers_nothing(
     server: str, post: Post, sized: Callable[[int, int], BrowserContext], shot: Shot, width: int, height: int
 ) -> None:
