@@ -45,7 +45,7 @@ import httpx
 import websockets
 
 from kahuna.bench import costs
-from kahuna.bench.probes import Probes
+from kahuna.bench.pages import Probes
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -88,7 +88,7 @@ class Figures:
     costs: dict[str, Any] = field(default_factory=dict)
     """With ``--url``: what the run cost the named processes, PostgreSQL and Redis (:mod:`kahuna.bench.costs`)."""
     probes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """With ``--probe``: each probed path's latency while the games were played (:mod:`kahuna.bench.probes`)."""
+    """With ``--probe``: each probed path's latency while the games were played (:mod:`kahuna.bench.pages`)."""
 
 
 Beside = Callable[[str, list[str], float, dict[str, int]], Coroutine[Any, Any, None]]
