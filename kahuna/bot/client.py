@@ -75,7 +75,9 @@ async def play_seat(
                     if legal:
                         action = await asyncio.to_thread(choose, message["view"], legal)
                         await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
-        except (OSError, websockets.ConnectionClosed):
+        except (OSError, websockets.ConnectionClosed, websockets.InvalidMessage):
+            # the server is down or restarting (a connection it closed before answering the
+            # handshake is an InvalidMessage): try again
             await asyncio.sleep(RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)])
             attempt += 1
 

@@ -72,11 +72,14 @@ class TournamentBot:
                         message = json.loads(text)
                         if message.get("type") == "tournament_game" and message["tournament_id"] == self.tournament_id:
                             self._play(message["game_id"], message["seat"])
-            except (OSError, websockets.ConnectionClosed, websockets.InvalidStatus):
+            except (OSError, websockets.ConnectionClosed, websockets.InvalidStatus, websockets.InvalidMessage):
                 await asyncio.sleep(POLL_SECONDS)
 
     def _play(self, game_id: str, seat: int) -> None:
-        if game_id in self.playing:
+        """Play the game, unless it is being played; a play that failed (the server refused the seat
+        for a while, say) is started again while the tournament still names the game."""
+        running = self.playing.get(game_id)
+        if running is not None and not (running.done() and not running.cancelled() and running.exception()):
             return
         print(f"kahuna bot: playing {game_id} (seat {seat})", file=sys.stderr)
         seed = self.rng.randrange(2**63)
