@@ -190,7 +190,14 @@ async def play_swiss(
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         running = [asyncio.create_task(bot.run()) for bot in bots]
-        await start(desk, organiser, tid, 7)
+        try:
+            await start(desk, organiser, tid, 7)
+        except TimeoutError:
+            process.kill()
+            _, said = await asyncio.to_thread(process.communicate, timeout=30)
+            shown = await tournament(desk, tid)
+            joined = [p["username"] for p in shown["players"]]
+            raise AssertionError(f"not all seven joined: {joined}; the kahuna bot command said: {said!r}") from None
         if in_the_middle is not None:
             await in_the_middle(tid)
         async with asyncio.timeout(600):
