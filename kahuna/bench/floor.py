@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import json
 import random
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from starlette.requests import Request
 from kahuna.rules import GameState
 from kahuna.server.common.config import Limits
 from kahuna.server.common.logs import configure
-from kahuna.server.common.tokens import digest
+from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.db import store
 from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer
@@ -104,9 +103,9 @@ class Floor:
         self.seats: dict[str, tuple[FloorGame, int]] = {}
 
     async def create(self) -> dict[str, object]:
-        game_id = secrets.token_urlsafe(9)
+        game_id = new_game_id()
         recording = self.recordings[len(self.games) % len(self.recordings)]
-        tokens = [secrets.token_urlsafe(24), secrets.token_urlsafe(24)]
+        tokens = [new_secret(), new_secret()]
         at = store.now()
         stored = StoredGame(
             game_id, at, at, {}, recording.deal, [HUMAN, HUMAN], ["bench", "Player 2"], None,

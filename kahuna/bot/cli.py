@@ -44,7 +44,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--seeks", action="store_true", help="also accept open lobby seeks (of the kinds --accept allows)"
     )
     parser.add_argument(
-        "--tournament", default=None, help="join this tournament (its id) and play every game paired, until it ends"
+        "--tournament",
+        default=None,
+        help="join this tournament (its id) and play every game paired, until it ends"
+        " (an id of an older server that begins with -: write --tournament=ID)",
     )
     parser.add_argument("--max-games", type=int, default=0, help="stop after this many games (0: never)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's choices (default: random)")
