@@ -6,9 +6,13 @@ mean 250 ms, drawn uniformly from half to one and a half times the mean so that 
 in step: a brisk player; 0 measures the saturated server, where latency is mostly the queue of the
 other games' moves). Clients play for ``--seconds``, starting a new game when theirs ends. The
 latency of a move is the time from sending the action to receiving its ``ack`` (the action is then
-committed to the database). Without ``--url`` the benchmark starts its own server on a free port
-with a fresh SQLite database in a temporary directory, and stops it at the end. With ``--ai
-LEVEL`` each game is against that AI level, one client per game.
+committed to the database). The round's p50 and p99 count every action; the same figures are
+also given for the actions sent after the first ``--warm-up`` seconds (``steady``, default 2 s):
+at the start every client connects at once, and the first moves wait behind a burst of
+handshakes and ``hello``s that later play does not have. Without
+``--url`` the benchmark starts its own server on a free port with a fresh SQLite database in a
+temporary directory, and stops it at the end. With ``--ai LEVEL`` each game is against that AI level,
+one client per game.
 
 With ``--url`` (a server, or the proxy of a deployment) the run can also report what it cost
 (:mod:`kahuna.bench.costs`): CPU per action of the processes named by ``--pid``, PostgreSQL
@@ -59,6 +63,8 @@ class Pace:
     """How long the clients play."""
     ai: str | None = None
     """An AI level to play against (one client per game, seat 0); ``None``: hotseat games."""
+    warm_up: float = 2.0
+    """Seconds at the start of a round whose actions the ``steady`` figures leave out."""
 
     def new_game(self) -> dict[str, str]:
         """The body of ``POST /api/games`` for one table's game."""
@@ -71,6 +77,11 @@ class Pace:
 class Figures:
     latencies: list[float] = field(default_factory=list)
     """Seconds from sending an action to its ack."""
+    steady_latencies: list[float] = field(default_factory=list)
+    """The same, of the actions sent after the warm-up (:attr:`Pace.warm_up`): play without the
+    start, where every client connects at once."""
+    steady_from: float | None = None
+    """When the warm-up ends (``time.perf_counter``)."""
     errors: int = 0
     error_codes: dict[str, int] = field(default_factory=dict)
     """The errors by code (``stale_version``, ``not_your_turn``, …)."""
@@ -132,6 +143,13 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--broker", metavar="URL", help="with --url: the servers' Redis, to report commands per action")
     p.add_argument("--think", type=float, default=250.0, metavar="MS", help="mean think time per move (default 250)")
     p.add_argument("--seconds", type=float, default=20.0, help="stop playing after this long (default 20)")
+    p.add_argument(
+        "--warm-up",
+        type=float,
+        default=2.0,
+        help="seconds at the start left out of the 'after the warm-up' latencies (default 2): every "
+        "client connects at once then; the round's own p50 and p99 count every action",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
     p.add_argument(
         "--ai",
@@ -187,7 +205,9 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
         pids = costs.parse_pids(args.pid)
     except ValueError as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
-    pace = Pace(args.think / 1000, args.seconds, args.ai)
+    if args.warm_up < 0 or args.warm_up >= args.seconds:
+        raise SystemExit("kahuna bench server: --warm-up must be at least 0 and shorter than --seconds")
+    pace = Pace(args.think / 1000, args.seconds, args.ai, args.warm_up)
     paths: list[str] = getattr(args, "probe", [])
     if any(not path.startswith("/") for path in paths):
         raise SystemExit("kahuna bench server: --probe takes a path that starts with /")
@@ -239,15 +259,18 @@ def _run_loop(main: Coroutine[Any, Any, T]) -> T:
 
 def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple[float, float]:
     """Print the figures of a round; its actions/s and p99 (ms)."""
-    lat = sorted(figures.latencies)
-    actions = len(lat)
-    p50 = 1000 * lat[len(lat) // 2] if lat else 0.0
-    p99 = 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
+    actions = len(figures.latencies)
+    p50, p99 = _percentiles_ms(figures.latencies)
+    steady_p50, steady_p99 = _percentiles_ms(figures.steady_latencies)
     rate = actions / seconds if seconds > 0 else 0.0
     print(f"{games} concurrent games ({figures.games_over} played to the end), {actions} actions in {seconds:.2f} s")
     codes = ", ".join(f"{code} {count}" for code, count in sorted(figures.error_codes.items()))
     errors = f"{figures.errors} errors" + (f" ({codes})" if codes else "")
     print(f"move round-trip p50 {p50:.1f} ms, p99 {p99:.1f} ms; {rate:,.0f} actions/s; {errors}")
+    print(
+        f"after the warm-up: p50 {steady_p50:.1f} ms, p99 {steady_p99:.1f} ms "
+        f"over {len(figures.steady_latencies)} actions"
+    )
     if figures.throttled:
         print(f"{figures.throttled} actions were rate limited and sent again")
     cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
@@ -286,6 +309,11 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
         line.update({"p99_ms": round(p99, 2), "actions_per_s": round(rate, 1), "errors": figures.errors})
+        line["steady"] = {
+            "actions": len(figures.steady_latencies),
+            "p50_ms": round(steady_p50, 2),
+            "p99_ms": round(steady_p99, 2),
+        }
         if figures.error_codes:
             line["error_codes"] = figures.error_codes
         line["server_cpu_ms_per_action"] = cpu_ms
@@ -300,6 +328,14 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
             line["games_created"] = figures.games_created
         print(json.dumps(line))
     return rate, p99
+
+
+def _percentiles_ms(latencies: list[float]) -> tuple[float, float]:
+    """p50 and p99 of ``latencies`` (seconds) in milliseconds; 0 for none."""
+    lat = sorted(latencies)
+    if not lat:
+        return 0.0, 0.0
+    return 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))]
 
 
 def is_loopback(url: str) -> bool:
@@ -330,6 +366,7 @@ async def _bench(
         cpu_before = _cpu_seconds(server_pid)
         start = time.perf_counter()
         deadline = start + pace.seconds
+        figures.steady_from = start + pace.warm_up
         clients = []
         for i, game in enumerate(created):
             rngs = (random.Random(seed * 1009 + 2 * i), random.Random(seed * 1009 + 2 * i + 1))
@@ -433,6 +470,8 @@ async def _seat(
             kind = message["type"]
             if kind == "ack":
                 figures.latencies.append(time.perf_counter() - sent_at)
+                if figures.steady_from is not None and sent_at >= figures.steady_from:
+                    figures.steady_latencies.append(figures.latencies[-1])
             elif kind == "error" and message["code"] == "rate_limited":  # a client that plays too fast waits
                 figures.throttled += 1
                 await asyncio.sleep(float(message.get("retry_after", 0.1)))

@@ -51,11 +51,18 @@ def test_serve_explains_what_it_cannot_do(tmp_path: Path) -> None:
 
 
 def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
-    result = _kahuna("bench", "server", "--games", "3", "--seconds", "3", "--think", "10", "--json", timeout=90)
+    args = ("bench", "server", "--games", "3", "--seconds", "3", "--warm-up", "1", "--think", "10", "--json")
+    result = _kahuna(*args, timeout=90)
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["games"] == 3 and figures["errors"] == 0
     assert figures["actions"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0
+    steady = figures["steady"]  # the actions sent after the first second: fewer than all of them
+    assert 0 < steady["actions"] < figures["actions"]
+    assert steady["p99_ms"] >= steady["p50_ms"] > 0
+    assert "after the warm-up: p50" in result.stdout
+    refused = _kahuna("bench", "server", "--seconds", "3", "--warm-up", "3")
+    assert refused.returncode != 0 and "--warm-up" in refused.stderr
 
 
 def test_bench_server_probes_pages_while_the_games_are_played() -> None:
