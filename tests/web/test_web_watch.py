@@ -12,12 +12,14 @@ import asyncio
 import importlib
 import json
 import re
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import httpx
 import pytest
 from playwright.sync_api import Page, WebSocket, expect
 from websockets.sync.client import ClientConnection, connect
@@ -117,6 +119,16 @@ def watch_frames(page: Page, sent: list[dict[str, Any]], received: list[dict[str
     page.on("websocket", follow)
 
 
+def fresh_list(server: str, expected: list[str]) -> list[str]:
+    """The live list's ids once they are ``expected`` (or what it shows after 10 s)."""
+    deadline = time.monotonic() + 10
+    while True:
+        got = [game["game_id"] for game in httpx.get(f"{server}/api/games/live?limit=50", timeout=10).json()["games"]]
+        if got == expected or time.monotonic() > deadline:
+            return got
+        time.sleep(0.2)
+
+
 def listed(server: str, page: Page) -> list[str]:
     answer = page.request.get(f"{server}/api/games/live?limit=50")
     assert answer.ok
@@ -128,10 +140,13 @@ def test_the_watch_page_shows_the_listed_games_as_live_boards(
     server: str, games: dict[str, Any], open_page: OpenPage, shot: Shot, size: tuple[int, int]
 ) -> None:
     width, height = size
-    page = open_page("/watch", width=width, height=height)
     best = games["best"][0]["game_id"]
     order = [best, games["next"], games["friend"]]
-    assert listed(server, page) == order  # the unlisted and hot-seat games are not listed
+    # The list is shared and read at most once a second: wait until it shows the games just made,
+    # so that the page's first reading (then not again for 20 s) cannot be an older one.
+    assert fresh_list(server, order) == order  # the unlisted and hot-seat games are not listed
+    page = open_page("/watch", width=width, height=height)
+    assert listed(server, page) == order
     tiles = page.get_by_test_id("watch-tile")
     expect(tiles).to_have_count(3)
     assert [tiles.nth(i).get_attribute("data-game") for i in range(3)] == order
