@@ -38,14 +38,14 @@ TRUSTED_BELOW = 75.0
 """A rating whose deviation is below this is trusted: it is ranked on the leaderboard (lichess's rule)."""
 PROVISIONAL_FROM = 110.0
 """A rating whose deviation is at least this is provisional: shown with a question mark (lichess's rule)."""
-LADDER = {"random": 0, "easy": 661, "medium": 1056, "hard": 1357, "expert": 1482, "master": 1566, "grandmaster": 1674}
+LADDER = {"random": 0, "easy": 661, "medium": 1056, "hard": 1357, "expert": 1482, "master": 1566, "grandmaster": 1772}
 """The arena's Elo ladder of the levels: ``kahuna arena random easy medium hard expert master
 --games 100 --seed 9000 --jobs 2`` (a Bradley–Terry fit over 100 games per pairing, ``random`` at 0;
-README and docs/ai.md). ``grandmaster`` is ``master`` + 108, its Elo difference over 60 games against
-``master`` (``kahuna arena grandmaster master --games 20 --jobs 1`` at ``--seed 7700``, ``7720`` and
-``7740``: 11–9, 11–9 and 17–3, together 39–21, 65 %, 52.4–75.8 %): a reduced measurement on a
-shared machine (load 4–15 on two cores; the level thinks by time, so it was stronger the less loaded
-the machine, docs/ai.md); to be replaced by the 200-game run."""
+README and docs/ai.md). ``grandmaster`` is ``master`` + 206, its Elo difference over 400 games against
+``master``: ``kahuna arena grandmaster master --clock 1+0 --games 200 --seed 7900 --jobs 2``
+(154–45–1, 77.2 %, +212) and the same 100 held-out deals at ``--clock 3+2 --jobs 4`` (151–47–2,
+76.0 %, +200), together 305–92–3, 76.6 %. Both ran on a clock, where the level spends a share of its
+time left, as it does in people's rated real-time games (docs/ai.md)."""
 ANCHOR_OFFSET = 1500 - LADDER["medium"]
 """Where the ladder sits on the players' scale: ``medium`` at 1500, the rating every account starts
 with (the one free constant; the gaps between the levels are measured)."""
