@@ -20,6 +20,7 @@ from fastapi import FastAPI
 
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
+from kahuna.server.accounts.players import PlayersReader
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
@@ -275,7 +276,8 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
-    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence))
+    players = PlayersReader(writer)
+    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players))
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)

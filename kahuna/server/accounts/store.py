@@ -347,22 +347,31 @@ def seats_in_game(conn: Connection, account_id: int, game_id: str) -> list[int]:
 def game_players(conn: Connection, game_id: str) -> dict[int, int]:
     """The accounts seated in ``game_id``: seat → account, from the seats bound to accounts and,
     for a lobby game, its players' accounts (an AI level's bot included)."""
-    players: dict[int, int] = {}
-    row = conn.execute(
-        select(schema.game_accounts.c.account0, schema.game_accounts.c.account1).where(
-            schema.game_accounts.c.game_id == game_id
-        )
-    ).first()
-    if row is not None:
-        players.update({seat: account for seat, account in enumerate(row) if account is not None})
-    bound = conn.execute(
-        select(schema.seats.c.seat, schema.seats.c.account_id).where(
-            schema.seats.c.game_id == game_id, schema.seats.c.account_id.is_not(None)
+    return games_players(conn, [game_id]).get(game_id, {})
+
+
+def games_players(conn: Connection, game_ids: list[str]) -> dict[str, dict[int, int]]:
+    """:func:`game_players` of many games in two queries (a game with no account seated is left
+    out): the ``hello``s of a thousand connections opened at once read their seats' accounts in a
+    few batches instead of a thousand reads (:class:`~kahuna.server.accounts.players.PlayersReader`)."""
+    found: dict[str, dict[int, int]] = {}
+    lobby = conn.execute(
+        select(schema.game_accounts.c.game_id, schema.game_accounts.c.account0, schema.game_accounts.c.account1).where(
+            schema.game_accounts.c.game_id.in_(game_ids)
         )
     )
-    for seat, account in bound:
-        players.setdefault(seat, account)
-    return players
+    for game_id, *accounts_by_seat in lobby:
+        seated = {seat: account for seat, account in enumerate(accounts_by_seat) if account is not None}
+        if seated:
+            found[game_id] = seated
+    bound = conn.execute(
+        select(schema.seats.c.game_id, schema.seats.c.seat, schema.seats.c.account_id).where(
+            schema.seats.c.game_id.in_(game_ids), schema.seats.c.account_id.is_not(None)
+        )
+    )
+    for game_id, seat, account in bound:
+        found.setdefault(game_id, {}).setdefault(seat, account)
+    return found
 
 
 def carry_seats_over(conn: Connection, old_game_id: str, new_game_id: str) -> None:

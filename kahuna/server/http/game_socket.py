@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints,
 
 from kahuna.rules import NotationError, parse
 from kahuna.server.accounts import store as account_rows
+from kahuna.server.accounts.players import PlayersReader
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.presence import Entry, Presence
 from kahuna.server.common import logs
@@ -129,9 +130,11 @@ class Connection:
         limits: Limits,
         chat_budget: Limiter,
         presence: Presence,
+        players: PlayersReader,
     ) -> None:
         self.websocket = websocket
         self.presence = presence
+        self.players = players
         self.entry: Entry | None = None
         """This connection in the instance's presence, from its first ``hello`` on."""
         self.chat_budget = chat_budget
@@ -157,14 +160,22 @@ def chat_sender(conn: Connection) -> str:
     return f"{game_id}:address:{address}"
 
 
-def router(service: GameService, max_frame: int, limits: Limits, chat_budget: Limiter, presence: Presence) -> APIRouter:
+def router(
+    service: GameService,
+    max_frame: int,
+    limits: Limits,
+    chat_budget: Limiter,
+    presence: Presence,
+    players: PlayersReader,
+) -> APIRouter:
     """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
-    ``presence``: who is online (each connection is counted from its first ``hello``)."""
+    ``presence``: who is online (each connection is counted from its first ``hello``);
+    ``players``: the accounts seated in a game, read in batches (``hello`` asks for them)."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players)
 
     return sockets
 
@@ -177,6 +188,7 @@ async def play(
     limits: Limits,
     chat_budget: Limiter,
     presence: Presence,
+    players: PlayersReader,
 ) -> None:
     """Serve one connection until the client leaves, falls silent, or falls too far behind."""
     await websocket.accept()
@@ -188,7 +200,7 @@ async def play(
     if game is None:
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
-    conn = Connection(websocket, service, game, limits, chat_budget, presence)
+    conn = Connection(websocket, service, game, limits, chat_budget, presence, players)
     try:
         conn.account = await websocket_account(websocket)
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
@@ -376,8 +388,7 @@ async def _seat_account(conn: Connection) -> int | None:
         return None if conn.account is None else conn.account.id
     if conn.client.by_account and conn.account is not None:
         return conn.account.id
-    players = await conn.service.writer.read(lambda db: account_rows.game_players(db, game_id))
-    return players.get(seat)
+    return (await conn.players.players(game_id)).get(seat)
 
 
 async def _present(conn: Connection) -> None:
