@@ -57,10 +57,17 @@ async def resign(url: str, game_id: str, token: str) -> dict[str, Any]:
 
 
 async def play_then_resign(
-    url: str, seats: list[dict[str, Any]], turns: int, seed: int, urls: list[str] | None = None
+    url: str,
+    seats: list[dict[str, Any]],
+    turns: int,
+    seed: int,
+    urls: list[str] | None = None,
+    loser: int | None = None,
 ) -> dict[str, Any]:
     """Both seats play random actions until ``turns`` turns have ended; then the seat to move
-    resigns. ``urls``: each seat's server (instances of one cluster), else ``url`` for both."""
+    resigns, or ``seats[loser]`` when given (the server draws who moves first, so a test that
+    needs a known winner names the loser). ``urls``: each seat's server (instances of one
+    cluster), else ``url`` for both."""
     where = urls or [url, url]
     tasks = [
         asyncio.create_task(play_seat(where[i], seat["game_id"], seat["token"], random_until(turns, seed + i)))
@@ -69,7 +76,7 @@ async def play_then_resign(
     done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     stopped = next(task for task in done)
     assert isinstance(stopped.exception(), Stop)
-    index = tasks.index(stopped)
+    index = tasks.index(stopped) if loser is None else loser
     final = await resign(where[index], seats[index]["game_id"], seats[index]["token"])
     for task in tasks:
         task.cancel()
