@@ -294,7 +294,12 @@ def test_a_clock_waiting_for_players_on_two_instances_starts_once_both_are_there
 
     async def scenario() -> None:
         host = await Player.join(a, game["game_id"], game["token"])
-        assert host.last["clock"]["running"] is None and "starts_in" in host.last["clock"]
+        # a hears of the join on b through the replication channel: the host's first sync may
+        # predate it (a clock neither running nor waiting), the sync after a's refresh does not
+        waiting = host.last
+        if "starts_in" not in waiting["clock"]:
+            waiting = await host.conn.until(lambda m: m["type"] == "sync" and "starts_in" in m["clock"])
+        assert waiting["clock"]["running"] is None
         guest = await Player.join(b, friend["game_id"], friend["token"])
         for player in (host, guest):  # whichever instance saw both first started it, for both
             started = await player.conn.until(lambda m: m["type"] in ("clock", "sync") and m["clock"]["running"] == 0)
