@@ -43,16 +43,8 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
-# The suite runs on TEST_JOBS processes (pytest-xdist), a test file at a time per process, so a
-# module's server fixture and its tests stay together. The browser tests run in a second call:
-# Playwright's sync API keeps an event loop running in its process for as long as the browser is
-# open, and a test after them in the same process could not call asyncio.run.
-TEST_JOBS ?= 2
-XDIST := -n $(TEST_JOBS) --dist loadfile
-
 pytest: $(VENV)/.dev
-	$(BIN)/pytest -q $(XDIST) --ignore=tests/web
-	$(BIN)/pytest -q $(XDIST) tests/web
+	$(BIN)/pytest -q
 
 test: lint typecheck pytest
 
