@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 import shutil
 import socket
 import subprocess
@@ -14,8 +16,11 @@ from scale_harness import redis_url
 from server_harness import eventually, free_port, wait_for
 from test_broker import take
 
+from kahuna.rules import GameState
 from kahuna.server.cluster.broker import LOBBY, game_channel
 from kahuna.server.cluster.redis_broker import RedisBroker
+from kahuna.server.cluster.replication import Announcer
+from kahuna.server.games.live import HUMAN, LiveGame
 
 __all__ = ["redis_url"]
 
@@ -138,6 +143,37 @@ def test_a_channel_left_and_taken_again_at_once_keeps_every_subscription(redis_u
             await one.publish(other, "2")
             assert await asyncio.wait_for(take(back, 1), 5) == [(first, "1")]
             assert await asyncio.wait_for(take(kept, 1), 5) == [(other, "2")]
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(scenario())
+
+
+def test_an_instance_hears_the_announcements_of_others_and_not_its_own(redis_url: str) -> None:
+    """Redis sends a publisher's message back to it when it follows the channel too; the
+    replication's subscription skips its own (by the signature every one of its messages begins
+    with), so they cost the instance no wake-up and no parse."""
+
+    async def scenario() -> None:
+        one, two = RedisBroker(redis_url), RedisBroker(redis_url)
+        await one.start()
+        await two.start()
+        try:
+            game = LiveGame("s" + two.instance, GameState.new(random.Random(5)), [HUMAN, HUMAN], ["a", "b"],
+                            [None, None], None, "", "")  # fmt: skip
+            theirs, mine = Announcer(one), Announcer(two)
+            subscription = two.subscribe(game_channel(game.game_id), skip=mine.signature)
+            await _subscribed(one, game_channel(game.game_id))
+            mine.changed(game)
+            theirs.chat_stored(game, 0, {"text": "hi"})
+            mine.changed(game)
+            theirs.changed(game)
+            got = await asyncio.wait_for(take(subscription, 2), 5)
+            assert [json.loads(text) for _channel, text in got] == [
+                {"i": one.instance, "k": "c", "seq": 0, "line": {"text": "hi"}},
+                {"i": one.instance, "k": "r"},
+            ]
         finally:
             await one.close()
             await two.close()

@@ -59,14 +59,21 @@ class QueueSubscription:
     """A subscription as both brokers hand it out: the broker's reader puts each message of the
     subscription's channels in a bounded queue (:meth:`deliver`); closing it tells the broker."""
 
-    def __init__(self, channels: tuple[str, ...], on_close: Callable[[QueueSubscription], None]) -> None:
+    def __init__(
+        self, channels: tuple[str, ...], on_close: Callable[[QueueSubscription], None], skip: str | None = None
+    ) -> None:
         self.channels = channels
         self.lagged = False
+        self.skip = skip
+        """Messages that start with this are not delivered: an instance's own announcements, which
+        Redis sends back to it like anyone else's (dropped here, they cost no wake-up and no parse)."""
         self._on_close = on_close
         self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
         self._closed = False
 
     def deliver(self, channel: str, message: str) -> None:
+        if self.skip is not None and message.startswith(self.skip):
+            return
         if self._queue.qsize() >= QUEUE_SIZE:
             self._queue.get_nowait()
             self.lagged = True

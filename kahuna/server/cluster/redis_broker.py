@@ -86,6 +86,12 @@ class RedisBroker:
     # ----------------------------------------------------------------- publishing
 
     async def publish(self, channel: str, message: str) -> None:
+        self.post(channel, message)
+
+    def post(self, channel: str, message: str) -> None:
+        """:meth:`publish` without a coroutine: queue the message for the publishing task (which
+        sends what has queued up in one pipeline) and return; the oldest is dropped when the queue
+        is full, and the subscribers resync."""
         if self._outbox.qsize() >= OUTBOX_SIZE:
             self._outbox.get_nowait()
         self._outbox.put_nowait((channel, message))
@@ -115,8 +121,9 @@ class RedisBroker:
 
     # ----------------------------------------------------------------- subscribing
 
-    def subscribe(self, *channels: str) -> QueueSubscription:
-        subscription = QueueSubscription(channels, self.unsubscribe)
+    def subscribe(self, *channels: str, skip: str | None = None) -> QueueSubscription:
+        """``skip``: messages starting with it are not delivered (:attr:`QueueSubscription.skip`)."""
+        subscription = QueueSubscription(channels, self.unsubscribe, skip)
         new = []
         for channel in channels:
             subscribers = self._subscribers.setdefault(channel, set())

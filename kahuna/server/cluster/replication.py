@@ -67,11 +67,12 @@ class Announcer:
     def __init__(self, broker: RedisBroker) -> None:
         self.broker = broker
         self.instance = broker.instance
+        self.signature = _encode({"i": self.instance})[:-1]
+        """How each of this process's messages begins (its name comes first): what its own
+        subscriptions skip."""
 
     def publish(self, game: LiveGame, data: dict[str, Any]) -> None:
-        data["i"] = self.instance
-        text = json.dumps(data, separators=(",", ":"))
-        asyncio.get_running_loop().create_task(self.broker.publish(game_channel(game.game_id), text))
+        self.broker.post(game_channel(game.game_id), _encode({"i": self.instance, **data}))
 
     def action_stored(self, game: LiveGame, row: ActionRow) -> None:
         self.publish(
@@ -113,6 +114,10 @@ class Announcer:
         return
 
 
+def _encode(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
 @dataclass
 class _Followed:
     game: LiveGame
@@ -145,7 +150,7 @@ class RedisReplication:
             return
         if self._heartbeat is None:
             self._heartbeat = asyncio.get_running_loop().create_task(self._presence_loop())
-        subscription = self.broker.subscribe(game_channel(game.game_id))
+        subscription = self.broker.subscribe(game_channel(game.game_id), skip=self._announcer.signature)
         task = asyncio.get_running_loop().create_task(self._consume(game, engine, subscription))
         self._follows[game.game_id] = _Followed(game, engine, subscription, task)
         self._publish(game, {"k": "w"})
@@ -195,8 +200,6 @@ class RedisReplication:
                 logs.event("cluster_error", game_id=game.game_id, error=type(exc).__name__)
 
     async def _handle(self, game: LiveGame, engine: Catchup, data: dict[str, Any]) -> None:
-        if data.get("i") == self.instance:
-            return
         kind = data["k"]
         if kind == "p":
             before = game.online()
