@@ -132,7 +132,6 @@ class RedisReplication:
     def __init__(self, broker: RedisBroker, writer: Writer) -> None:
         self.broker = broker
         self.writer = writer
-        self.instance = broker.instance
         self._announcer = Announcer(broker)
         self._follows: dict[str, _Followed] = {}
         self._presence: dict[str, tuple[bool, bool]] = {}
