@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 
 if TYPE_CHECKING:  # redis is the ``redis`` extra: the embedded server imports this module without it
     from redis.asyncio import Redis
@@ -288,5 +289,5 @@ class Submitter:
 
     async def close(self) -> None:
         for task in list(self._tasks.values()):
-            task.cancel()
+            await cancel_and_wait(task)
         await self.queue.close()

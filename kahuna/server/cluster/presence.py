@@ -21,12 +21,12 @@ no scan and no database read, and is at most about two seconds old.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 
 SHARE_EVERY = 1.0
 """Seconds between two exchanges of snapshots (and the age of the view, at most about twice this)."""
@@ -138,9 +138,7 @@ class Presence:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
 
     async def run(self) -> None:
         while True:

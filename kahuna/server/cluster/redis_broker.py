@@ -29,6 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kahuna.server.cluster.broker import QueueSubscription
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 
 PUBLISH_BATCH = 256
 """Messages sent in one pipeline at most."""
@@ -226,9 +227,7 @@ class RedisBroker:
                 break
             await asyncio.sleep(0.01)
         for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         await self._drop_pubsub()
         for subscribers in tuple(self._subscribers.values()):
             for subscription in tuple(subscribers):

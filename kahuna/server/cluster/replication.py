@@ -42,6 +42,7 @@ from kahuna.clock import Clock
 from kahuna.rules import KahunaError, parse
 from kahuna.server.cluster.broker import Subscription, game_channel
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db import store
 from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Writer
@@ -334,7 +335,5 @@ class RedisReplication:
         await asyncio.sleep(0)  # let the announcements reach the broker's queue
         for game_id in list(self._follows):
             followed = self._follows.pop(game_id)
-            followed.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await followed.task
+            await cancel_and_wait(followed.task)
             await followed.subscription.close()

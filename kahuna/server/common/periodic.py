@@ -8,10 +8,10 @@ at shutdown — and a copy per loop drifts.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 
 
 class Periodic:
@@ -33,9 +33,7 @@ class Periodic:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def _run(self) -> None:

@@ -12,7 +12,6 @@ own, so that no player's commit waits for one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -21,6 +20,7 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.schema import games
 from kahuna.server.db.store import ActionRow, insert_actions
 
@@ -164,9 +164,7 @@ class Writer:
             await asyncio.sleep(0.01)
         for task in (self._task, self._checkpoints):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await cancel_and_wait(task)
         self._thread.submit(self._close_connection).result()
         self._thread.shutdown(wait=True)
         if self.engine.dialect.name == "sqlite":

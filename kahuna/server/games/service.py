@@ -21,6 +21,7 @@ from typing import Any
 
 from kahuna.clock import MIN_INITIAL
 from kahuna.rules import Action
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import chat as chatting
 from kahuna.server.games import connections, creating, ending, joining, playing
@@ -93,7 +94,7 @@ class GameService:
 
     async def stop(self) -> None:
         for task in self._tasks:
-            task.cancel()
+            await cancel_and_wait(task)
         for stop in self._stopping:
             stop()
         await self.engine.ai_turns.close()

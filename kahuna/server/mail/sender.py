@@ -26,6 +26,7 @@ from email.utils import formatdate
 
 from kahuna.server.common import logs
 from kahuna.server.common.config import MailSettings
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.mail import queue
 from kahuna.server.mail.queue import Mail
@@ -107,9 +108,7 @@ class MailSender:
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout=SMTP_TIMEOUT + 5)
         except TimeoutError:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
 
     def wake(self) -> None:
         """A mail was queued: look now."""

@@ -32,6 +32,7 @@ import httpx
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.push import queue, subscriptions
 from kahuna.server.push.queue import Push
@@ -91,9 +92,7 @@ class PushSender:
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout=TIMEOUT + 5)
             except TimeoutError:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+                await cancel_and_wait(self._task)
         if self._client is not None:
             await self._client.aclose()
 
