@@ -96,16 +96,27 @@ def _start_together(tmp: Path, db_url: str, broker_url: str) -> list[Instance]:
         for instance in instances:
             instance.serving()
     except BaseException:
-        for instance in instances:
-            instance.stop()
+        _stop_all(instances)
         raise
     return instances
 
 
+def _stop_all(instances: list[Instance]) -> list[str]:
+    """Stop every instance, also when one of them does not stop (a failed test leaves no process
+    behind); what went wrong, one line per instance that did not stop."""
+    errors = []
+    for instance in instances:
+        try:
+            instance.stop()
+        except AssertionError as error:
+            errors.append(str(error))
+    return errors
+
+
 def _stop_and_check_logs(instances: list[Instance]) -> None:
     """Stop every instance, then: one JSON object per line, none at error level, no traceback."""
-    for instance in instances:
-        instance.stop()
+    errors = _stop_all(instances)
+    assert not errors, "\n".join(errors)
     for instance in instances:
         text = instance.log()
         assert "leaked semaphore" not in text and "Traceback" not in text, text
@@ -153,14 +164,18 @@ def test_instances_started_together_on_one_database_all_serve(tmp_path: Path, re
         db_url = create_database()
         try:
             new = _start_together(tmp_path / f"r{round_}-new", db_url, redis_url)
-            game_ids = _make_games(new[0].url)
-            _stop_and_check_logs(new)
+            try:
+                game_ids = _make_games(new[0].url)
+            finally:
+                _stop_and_check_logs(new)
             assert _bot_accounts(db_url) == expected
             held = _start_together(tmp_path / f"r{round_}-old", db_url, redis_url)
-            for instance, game_id in zip(held, game_ids, strict=True):  # each serves a stored game
-                summary = httpx.get(f"{instance.url}/api/games/{game_id}", timeout=30)
-                assert summary.status_code == 200 and summary.json()["game_id"] == game_id
-            _stop_and_check_logs(held)
+            try:
+                for instance, game_id in zip(held, game_ids, strict=True):  # each serves a stored game
+                    summary = httpx.get(f"{instance.url}/api/games/{game_id}", timeout=30)
+                    assert summary.status_code == 200 and summary.json()["game_id"] == game_id
+            finally:
+                _stop_and_check_logs(held)
             assert _bot_accounts(db_url) == expected
             assert _games(db_url) == len(game_ids)
         finally:
