@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -10,7 +11,10 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from server_harness import ROOT, free_port
+
+from kahuna.bench.server import collector_off
 
 
 def _kahuna(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -110,3 +114,14 @@ def test_worker_mail_options_are_checked() -> None:
     assert bad.returncode == 2 and "smtp://" in bad.stderr
     alone = _kahuna(*broker, "--mail-from", "k@kahuna.test")
     assert alone.returncode == 2 and "--smtp" in alone.stderr
+
+
+def test_bench_clients_play_without_the_collector_and_get_it_back_even_after_an_error() -> None:
+    """The clients' collections paused every client at once and counted as the server's latency."""
+    assert gc.isenabled()
+    with collector_off():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_off():
+        raise RuntimeError("a round that failed")
+    assert gc.isenabled()
