@@ -193,7 +193,8 @@ def tune_gc() -> None:
     games and 4,000 sockets that was about 150,000 objects and a pause of 90-157 ms, every 11 s
     with a threshold of 20,000. The count that triggers it grows slowly (nearly everything is freed
     by reference counting), so the threshold sets how often the pause comes, not how long it is:
-    at 100,000 the same round had one young collection in 120 s."""
+    at 100,000, two 120 s rounds had one young collection each once the sockets were open
+    (141 and 181 ms)."""
     gc.collect()
     gc.freeze()
     _young, middle, old = gc.get_threshold()
