@@ -20,7 +20,7 @@ from fastapi import FastAPI
 
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
-from kahuna.server.accounts.players import PlayersReader
+from kahuna.server.accounts.store import games_players
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
@@ -29,6 +29,7 @@ from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limite
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
+from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import ai_pool as ai_seats
@@ -264,7 +265,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
     app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
-    players = PlayersReader(writer)
+    players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
     app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players))
     app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
     app.include_router(games.router(service))

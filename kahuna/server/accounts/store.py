@@ -353,7 +353,7 @@ def game_players(conn: Connection, game_id: str) -> dict[int, int]:
 def games_players(conn: Connection, game_ids: list[str]) -> dict[str, dict[int, int]]:
     """:func:`game_players` of many games in two queries (a game with no account seated is left
     out): the ``hello``s of a thousand connections opened at once read their seats' accounts in a
-    few batches instead of a thousand reads (:class:`~kahuna.server.accounts.players.PlayersReader`)."""
+    few batches instead of a thousand reads (:class:`~kahuna.server.db.batched.BatchedReader`)."""
     found: dict[str, dict[int, int]] = {}
     lobby = conn.execute(
         select(schema.game_accounts.c.game_id, schema.game_accounts.c.account0, schema.game_accounts.c.account1).where(

@@ -44,6 +44,7 @@ from kahuna.server.cluster.broker import Subscription, game_channel
 from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db import store
+from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.live import LiveGame
@@ -132,7 +133,6 @@ class RedisReplication:
 
     def __init__(self, broker: RedisBroker, writer: Writer) -> None:
         self.broker = broker
-        self.writer = writer
         self._announcer = Announcer(broker)
         self._follows: dict[str, _Followed] = {}
         self._presence: dict[str, tuple[bool, bool]] = {}
@@ -140,6 +140,8 @@ class RedisReplication:
         self._heard: dict[tuple[str, str], float] = {}
         """When each (game, other instance) last announced its seats (monotonic seconds)."""
         self._heartbeat: asyncio.Task[None] | None = None
+        self._versions = BatchedReader(writer, store.stored_versions, int)
+        """How many actions each game has stored, read for many games at once."""
         broker.on_reconnect(self.resync)
 
     # ----------------------------------------------------------------- following games
@@ -186,7 +188,7 @@ class RedisReplication:
         for delay in delays:
             await asyncio.sleep(delay)
             try:
-                stored = await self.writer.read(lambda conn: store.stored_version(conn, game.game_id))
+                stored = await self._versions.get(game.game_id)
                 if stored <= game.version:
                     continue
                 async with game.lock:

@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints,
 
 from kahuna.rules import NotationError, parse
 from kahuna.server.accounts import store as account_rows
-from kahuna.server.accounts.players import PlayersReader
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.presence import Entry, Presence
 from kahuna.server.common import logs
@@ -37,6 +36,7 @@ from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket, Limiter
 from kahuna.server.community import relations
+from kahuna.server.db.batched import BatchedReader
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
@@ -130,7 +130,7 @@ class Connection:
         limits: Limits,
         chat_budget: Limiter,
         presence: Presence,
-        players: PlayersReader,
+        players: BatchedReader[dict[int, int]],
     ) -> None:
         self.websocket = websocket
         self.presence = presence
@@ -166,7 +166,7 @@ def router(
     limits: Limits,
     chat_budget: Limiter,
     presence: Presence,
-    players: PlayersReader,
+    players: BatchedReader[dict[int, int]],
 ) -> APIRouter:
     """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
     ``presence``: who is online (each connection is counted from its first ``hello``);
@@ -188,7 +188,7 @@ async def play(
     limits: Limits,
     chat_budget: Limiter,
     presence: Presence,
-    players: PlayersReader,
+    players: BatchedReader[dict[int, int]],
 ) -> None:
     """Serve one connection until the client leaves, falls silent, or falls too far behind."""
     await websocket.accept()
@@ -388,7 +388,7 @@ async def _seat_account(conn: Connection) -> int | None:
         return None if conn.account is None else conn.account.id
     if conn.client.by_account and conn.account is not None:
         return conn.account.id
-    return (await conn.players.players(game_id)).get(seat)
+    return (await conn.players.get(game_id)).get(seat)
 
 
 async def _present(conn: Connection) -> None:

@@ -1,5 +1,6 @@
-"""The accounts seated in games, read in batches: the same answers as one read per game, in far
-fewer reads, as fresh as a read of its own, and one requester leaving does not strand the others."""
+"""Reads of one game each made in batches (the accounts seated in a game, the actions a game has
+stored): the same answers as one read per game, in far fewer reads, as fresh as a read of its own,
+and one requester leaving does not strand the others."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Any
 from sqlalchemy import Engine, event
 
 from kahuna.server.accounts import store as accounts
-from kahuna.server.accounts.players import MAX_BATCH, PlayersReader
 from kahuna.server.db import store
-from kahuna.server.db.store import StoredGame
+from kahuna.server.db.batched import MAX_BATCH, BatchedReader
+from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer
 
 
@@ -50,11 +51,11 @@ def _games(engine: Engine, count: int) -> list[str]:
     return game_ids
 
 
-def _count_selects(engine: Engine) -> list[str]:
+def _count_selects(engine: Engine, *tables: str) -> list[str]:
     selects: list[str] = []
 
     def seen(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and ("seats" in statement or "game_accounts" in statement):
+        if statement.lstrip().upper().startswith("SELECT") and any(table in statement for table in tables):
             selects.append(statement)
 
     event.listen(engine, "before_cursor_execute", seen)
@@ -68,13 +69,13 @@ def test_many_requests_at_once_share_reads_and_get_what_one_read_each_gets(tmp_p
         expected = {game_id: accounts.game_players(conn, game_id) for game_id in game_ids}
     assert sum(1 for players in expected.values() if players) > 100  # the test sees seated accounts
     assert {0: expected["g0"][0], 1: expected["g0"][1]} == expected["g0"]  # the lobby row's seat 0, a bound seat 1
-    selects = _count_selects(engine)
+    selects = _count_selects(engine, "seats", "game_accounts")
 
     async def scenario() -> list[dict[int, int]]:
         writer = Writer(engine)
-        reader = PlayersReader(writer)
+        reader = BatchedReader(writer, accounts.games_players, dict)
         asked = [game_id for game_id in game_ids for _ in range(2)]  # both seats' hellos of every game
-        return await asyncio.gather(*(reader.players(game_id) for game_id in asked))
+        return await asyncio.gather(*(reader.get(game_id) for game_id in asked))
 
     answers = asyncio.run(scenario())
     assert answers == [expected[game_id] for game_id in game_ids for _ in range(2)]
@@ -89,16 +90,16 @@ def test_a_request_sees_what_was_written_before_it_and_a_cancelled_one_strands_n
     async def scenario() -> tuple[dict[int, int], dict[int, int], int, list[dict[int, int]]]:
         writer = Writer(engine)
         writer.start()
-        reader = PlayersReader(writer)
-        before = await reader.players("g1")
+        reader = BatchedReader(writer, accounts.games_players, dict)
+        before = await reader.get("g1")
         carol = await writer.transact(lambda conn: accounts.insert_account(conn, "carol", None))
         assert carol is not None
         assert (
             await writer.transact(lambda conn: accounts.adopt_seats(conn, carol.id, ["t1-g1"])) == 1
         )  # a guest signs in
-        after = await reader.players("g1")
-        leaving = asyncio.create_task(reader.players("g2"))
-        staying = [asyncio.create_task(reader.players(game_id)) for game_id in game_ids]
+        after = await reader.get("g1")
+        leaving = asyncio.create_task(reader.get("g2"))
+        staying = [asyncio.create_task(reader.get(game_id)) for game_id in game_ids]
         await asyncio.sleep(0)  # the requests are made and the read is under way
         leaving.cancel()
         answers = await asyncio.gather(*staying)
@@ -109,3 +110,36 @@ def test_a_request_sees_what_was_written_before_it_and_a_cancelled_one_strands_n
     assert before == {} and after == {1: carol}
     with engine.connect() as conn:
         assert answers == [accounts.game_players(conn, game_id) for game_id in game_ids]
+
+
+def test_the_actions_stored_of_many_games_at_once(tmp_path: Path) -> None:
+    """A clustered instance looks how many actions each game entering memory has stored: a
+    thousand games entering at once are answered by a few reads, each game as a count of its own."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    game_ids = [f"g{i}" for i in range(MAX_BATCH + 40)]
+    with engine.begin() as conn:
+        for i, game_id in enumerate(game_ids):
+            store.insert_game(conn, _game(game_id))
+            rows = [
+                ActionRow(game_id, seq, seq % 2, "p", (), "playing", None, "2026-12-03T00:00:00Z")
+                for seq in range(i % 4)
+            ]
+            if rows:
+                store.insert_actions(conn, rows)
+    selects = _count_selects(engine, "actions")
+
+    async def scenario() -> tuple[list[int], int]:
+        writer = Writer(engine)
+        writer.start()
+        reader = BatchedReader(writer, store.stored_versions, int)
+        answers = await asyncio.gather(*(reader.get(game_id) for game_id in [*game_ids, "unknown"]))
+        reads = len(selects)
+        row = ActionRow("g0", 0, 0, "p", (), "playing", None, "2026-12-03T00:00:01Z")
+        await writer.transact(lambda conn: store.insert_actions(conn, [row]))
+        answers.append(await reader.get("g0"))  # a later request sees what was stored since
+        await writer.close()
+        return answers, reads
+
+    answers, reads = asyncio.run(scenario())
+    assert answers == [i % 4 for i in range(len(game_ids))] + [0, 1]
+    assert reads == 2  # 541 games: MAX_BATCH, then the other 41
