@@ -235,7 +235,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             await events.stop()
             await service.stop()
             await the_lobby.stop()
-            analyses.stop()
+            await analyses.stop()
             ai_pool.close()
             await mode.broker.close()
             await writer.close()

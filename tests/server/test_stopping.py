@@ -11,13 +11,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from kahuna.ai.review.analysis import Budget
 from kahuna.server.cluster.presence import Presence
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tasks import cancel_and_wait
+from kahuna.server.db.writer import Writer
+from kahuna.server.games.ai_pool import AiPool
+from kahuna.server.games.ai_turns import LocalAiTurns
+from kahuna.server.games.analysis import Job, LocalAnalyses
+from kahuna.server.games.live import LiveGame
 
 BOUND = 30.0
 """A stop that has not ended by then never will: the test fails instead of hanging CI."""
@@ -93,6 +99,47 @@ def test_a_periodic_pass_that_swallowed_the_cancel_does_not_keep_the_server_up()
         await work.entered.wait()
         assert await ends(periodic.stop())
         assert work.swallowed == 1
+
+    asyncio.run(scenario())
+
+
+async def blocked_loop(blocking: SwallowsFirstCancel) -> None:
+    while True:
+        await blocking.step()
+
+
+class GameThinking:
+    """A game whose AI turn is under way (all :class:`LocalAiTurns` looks at when it closes)."""
+
+    def __init__(self, task: asyncio.Task[None]) -> None:
+        self.ai_task: asyncio.Task[None] | None = task
+
+
+def test_an_ai_turn_that_swallowed_the_cancel_has_ended_when_the_turns_are_closed() -> None:
+    """Closing returns only once each turn has ended: none may still be storing a move when the
+    writer closes after it."""
+
+    async def scenario() -> None:
+        blocking = SwallowsFirstCancel()
+        turn = asyncio.get_running_loop().create_task(blocked_loop(blocking))
+        turns = LocalAiTurns(cast(AiPool, None))
+        turns._games.add(cast(LiveGame, GameThinking(turn)))
+        await blocking.entered.wait()
+        assert await ends(turns.close())
+        assert turn.cancelled() and blocking.swallowed == 1
+
+    asyncio.run(scenario())
+
+
+def test_an_analysis_that_swallowed_the_cancel_has_ended_when_the_analyses_stop() -> None:
+    async def scenario() -> None:
+        blocking = SwallowsFirstCancel()
+        runner = LocalAnalyses(cast(Writer, None), cast(AiPool, None), Budget(iterations=1))
+        job = runner.jobs["g1"] = Job(total=3)
+        job.task = asyncio.get_running_loop().create_task(blocked_loop(blocking))
+        await blocking.entered.wait()
+        assert await ends(runner.stop())
+        assert job.task.cancelled() and blocking.swallowed == 1 and runner.jobs == {}
 
     asyncio.run(scenario())
 

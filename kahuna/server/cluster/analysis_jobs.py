@@ -34,5 +34,5 @@ class QueuedAnalyses:
         await self.queue.submit_analysis(game.game_id, game.version, total, self.budget.iterations)
         logs.event("analysis_queued", game_id=game.game_id, tasks=total)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         """Nothing runs here: the worker goes on with its jobs."""

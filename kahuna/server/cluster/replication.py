@@ -140,6 +140,8 @@ class RedisReplication:
         self._heard: dict[tuple[str, str], float] = {}
         """When each (game, other instance) last announced its seats (monotonic seconds)."""
         self._heartbeat: asyncio.Task[None] | None = None
+        self._stopping: set[asyncio.Task[None]] = set()
+        """The listeners of games that left memory, being stopped (:meth:`unfollow`)."""
         self._versions = BatchedReader(writer, store.stored_versions, int)
         """How many actions each game has stored, read for many games at once."""
         broker.on_reconnect(self.resync)
@@ -164,8 +166,14 @@ class RedisReplication:
         for key in [key for key in self._heard if key[0] == game_id]:
             del self._heard[key]
         if followed is not None:
-            followed.task.cancel()
-            asyncio.get_running_loop().create_task(followed.subscription.close())
+            stopping = asyncio.get_running_loop().create_task(self._stop_following(followed))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
+
+    @staticmethod
+    async def _stop_following(followed: _Followed) -> None:
+        await cancel_and_wait(followed.task)
+        await followed.subscription.close()
 
     async def _consume(self, game: LiveGame, engine: Catchup, subscription: Subscription) -> None:
         # Something may have been stored between loading the game and the subscription taking
@@ -330,12 +338,12 @@ class RedisReplication:
     async def close(self) -> None:
         """Stop following; tell the others that this instance's connections are gone."""
         if self._heartbeat is not None:
-            self._heartbeat.cancel()
+            await cancel_and_wait(self._heartbeat)
         for game_id, followed in list(self._follows.items()):
             if any(self._presence.get(game_id, (False, False))):
                 self._publish(followed.game, {"k": "p", "on": [False, False]})
         await asyncio.sleep(0)  # let the announcements reach the broker's queue
         for game_id in list(self._follows):
-            followed = self._follows.pop(game_id)
-            await cancel_and_wait(followed.task)
-            await followed.subscription.close()
+            await self._stop_following(self._follows.pop(game_id))
+        for stopping in list(self._stopping):
+            await stopping

@@ -20,6 +20,7 @@ from kahuna.ai.levels import deep_spec
 from kahuna.ai.registry import make_agent
 from kahuna.rules import Action, PlayerView, parse, view_of
 from kahuna.server.common import logs
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.common.tokens import random_seed
 from kahuna.server.games import messages
 from kahuna.server.games.ai_pool import AiPool, ClockReading
@@ -108,6 +109,8 @@ class LocalAiTurns:
                 await asyncio.sleep(RETRY_SECONDS)
 
     async def close(self) -> None:
+        """Stop every AI turn under way and return once each has ended, so that none is still
+        storing a move when the writer closes."""
         for game in list(self._games):
             if game.ai_task is not None:
-                game.ai_task.cancel()
+                await cancel_and_wait(game.ai_task)

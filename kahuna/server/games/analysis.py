@@ -38,6 +38,7 @@ from kahuna.rules import GameRecord, PlayerView
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db import schema
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.ai_pool import AiPool
@@ -68,8 +69,9 @@ class AnalysisRunner(Protocol):
         """Begin computing for ``client`` (the result is stored with the game when done)."""
         ...
 
-    def stop(self) -> None:
-        """The server is stopping: cancel what runs here (it is asked for again later)."""
+    async def stop(self) -> None:
+        """The server is stopping: cancel what runs here and return once it has ended (it is asked
+        for again later)."""
         ...
 
 
@@ -106,11 +108,12 @@ class LocalAnalyses:
         job.task = asyncio.get_running_loop().create_task(self._run(game.game_id, record, steps, starts, job, client))
         logs.event("analysis_started", game_id=game.game_id, tasks=job.total)
 
-    def stop(self) -> None:
-        for job in self.jobs.values():
-            if job.task is not None:
-                job.task.cancel()
+    async def stop(self) -> None:
+        jobs = list(self.jobs.values())
         self.jobs.clear()
+        for job in jobs:
+            if job.task is not None:
+                await cancel_and_wait(job.task)
 
     async def _run(
         self, game_id: str, record: GameRecord, steps: list[Decision], starts: list[TurnStart], job: Job, client: str
@@ -149,9 +152,9 @@ class AnalysisJobs:
         self.quota = limiters("analyses", per_hour / 3600.0, burst)
         self._cache: dict[str, dict[str, Any]] = {}
 
-    def stop(self) -> None:
-        """Cancel the jobs running here (the server is stopping)."""
-        self.runner.stop()
+    async def stop(self) -> None:
+        """Cancel the jobs running here and wait for them to end (the server is stopping)."""
+        await self.runner.stop()
 
     async def result(self, game_id: str) -> dict[str, Any] | None:
         """The stored analysis of a game, if it has been computed."""

@@ -23,6 +23,7 @@ from kahuna.server.cluster.presence import Presence
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
 from kahuna.server.games.seats import seat_links
 from kahuna.server.http.auth import websocket_account
@@ -151,7 +152,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -
         if entry is not None:
             presence.leave(entry)
         for task in tasks:
-            task.cancel()
+            await cancel_and_wait(task)
         await subscription.close()
         for each in extra:
             await each.close()
