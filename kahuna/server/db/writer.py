@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, Select, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from kahuna.server.common import logs
@@ -53,9 +53,22 @@ def lock_unfinished(conn: Connection, game_ids: list[str], exclusive: bool = Fal
     waits for this one's action of the same version), and PostgreSQL fails one of them after a
     second (``deadlock_timeout``), a ``server_error`` instead of ``stale_version``."""
     ids = sorted(set(game_ids))
-    query = select(games.c.id).where(games.c.id.in_(ids), games.c.status != "over").with_for_update(read=not exclusive)
-    if len(conn.execute(query).all()) != len(ids):
+    if len(conn.execute(_LOCKS[exclusive], {"ids": ids}).all()) != len(ids):
         raise Conflict()
+
+
+def _lock_query(exclusive: bool) -> Select[tuple[str]]:
+    return (
+        select(games.c.id)
+        .where(games.c.id.in_(bindparam("ids", expanding=True)), games.c.status != "over")
+        .with_for_update(read=not exclusive)
+    )
+
+
+_LOCKS = {exclusive: _lock_query(exclusive) for exclusive in (False, True)}
+"""The two queries of :func:`lock_unfinished`, built once: building one for each group commit cost
+the writer's thread the statement's construction and its cache key, and left a reference cycle
+(its bound parameters) for the event loop's collector to find (docs/scaling.md)."""
 
 
 class Writer:
