@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, case, create_engine, event, func, select, update
 from sqlalchemy.engine.url import make_url
 
 from kahuna.server.db.schema import (
@@ -217,7 +217,12 @@ def _clock_columns(clock: dict[str, Any]) -> dict[str, Any]:
 
 
 def save_clock(conn: Connection, game_id: str, clock: dict[str, Any]) -> None:
-    conn.execute(update(clocks).where(clocks.c.game_id == game_id).values(**_clock_columns(clock)))
+    conn.execute(_SAVE_CLOCK, {"clock_of": game_id, **_clock_columns(clock)})
+
+
+_SAVE_CLOCK = update(clocks).where(clocks.c.game_id == bindparam("clock_of"))
+"""Built once, as it runs with every action that ends a turn of a timed game (in the writer's
+thread): the columns it sets are the parameters' names (:func:`_clock_columns`)."""
 
 
 def end_game(
