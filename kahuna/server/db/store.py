@@ -421,6 +421,7 @@ def due_deadlines(conn: Connection, before: float) -> dict[str, float]:
 def stored_versions(conn: Connection, game_ids: list[str]) -> dict[str, int]:
     """How many actions of each game are stored, in one query (a game with none is left out): a
     clustered instance looks for actions it missed in each game entering memory, and a thousand
-    games enter at once when their players connect (:class:`~kahuna.server.db.batched.BatchedReader`)."""
+    games enter at once when their players reconnect after a restart
+    (:class:`~kahuna.server.db.batched.BatchedReader`)."""
     query = select(actions.c.game_id, func.count()).where(actions.c.game_id.in_(game_ids)).group_by(actions.c.game_id)
     return {game_id: int(count) for game_id, count in conn.execute(query)}

@@ -68,7 +68,7 @@ def _lock_query(exclusive: bool) -> Select[tuple[str]]:
 _LOCKS = {exclusive: _lock_query(exclusive) for exclusive in (False, True)}
 """The two queries of :func:`lock_unfinished`, built once: building one for each group commit cost
 the writer's thread the statement's construction and its cache key, and left a reference cycle
-(its bound parameters) for the event loop's collector to find (docs/scaling.md)."""
+(its bound parameters) for the cyclic collector, whose pauses stop the event loop (docs/scaling.md)."""
 
 
 class Writer:
