@@ -71,6 +71,16 @@ def protocol_class(limits: Limits) -> type[asyncio.Protocol]:
             self._disarm()
             super().connection_lost(exc)
 
+        def handle_websocket_upgrade(self) -> None:
+            super().handle_websocket_upgrade()
+            # The connection now belongs to the WebSocket protocol, and this object is dropped. Its
+            # parser holds its bound methods, a reference cycle that uvicorn breaks only in
+            # connection_lost, which an upgraded connection never calls here: left alone, every
+            # WebSocket leaves this object, its parser and their parts to the cyclic collector
+            # (about 23 objects each; a burst of 600 sockets made a young collection of 22 ms).
+            # Broken here, they go as soon as the upgrade is done.
+            self.parser = None  # type: ignore[assignment]
+
     return GuardedHttp
 
 
