@@ -35,6 +35,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket, Limiter
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community import relations
 from kahuna.server.db.batched import BatchedReader
 from kahuna.server.games import messages
@@ -107,14 +108,15 @@ def _message_id(data: object) -> str | None:
 
 
 async def _send_loop(websocket: WebSocket, client: Client) -> None:
-    """Send what is queued; a client that fell too far behind is closed (it can reconnect)."""
-    while True:
-        text = await client.outbox.get()
-        if text is None:
-            break
-        await websocket.send_text(text)
-        client.sent += 1
+    """Send what is queued; a client that fell too far behind is closed (it can reconnect). A socket
+    gone meanwhile ends the loop quietly: the receiving side sees it too and ends the connection."""
     with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+        while True:
+            text = await client.outbox.get()
+            if text is None:
+                break
+            await websocket.send_text(text)
+            client.sent += 1
         await websocket.close(CLOSE_TOO_SLOW)
 
 
@@ -238,7 +240,7 @@ async def play(
             presence.leave(conn.entry)
         service.leave(game, conn.client)
         conn.client.stop()
-        sender.cancel()
+        await cancel_and_wait(sender)
         logs.event("ws_close", game_id=game.game_id, seat=conn.client.seat)
 
 

@@ -23,6 +23,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.config import MailSettings
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
+from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.writer import Writer
 from kahuna.server.mail import addresses, queue, templates
@@ -77,7 +78,7 @@ class Mailer:
 
     async def stop(self) -> None:
         for task in list(self._resets):
-            task.cancel()
+            await cancel_and_wait(task)
         if self.sender is not None:
             await self.sender.stop()
 
