@@ -9,29 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, event
+from stored_games import stored_game
 
 from kahuna.server.accounts import store as accounts
 from kahuna.server.db import store
 from kahuna.server.db.batched import MAX_BATCH, BatchedReader
-from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Writer
-
-
-def _game(game_id: str) -> StoredGame:
-    return StoredGame(
-        game_id=game_id,
-        created="2026-12-03T00:00:00Z",
-        updated="2026-12-03T00:00:00Z",
-        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
-        deal="",
-        kinds=["human", "human"],
-        names=["A", "B"],
-        invite=None,
-        seat_tokens=["t0-" + game_id, "t1-" + game_id],
-        status="playing",
-        reshuffles=[],
-        actions=[],
-    )
 
 
 def _games(engine: Engine, count: int) -> list[str]:
@@ -43,7 +27,7 @@ def _games(engine: Engine, count: int) -> list[str]:
         bob = accounts.insert_account(conn, "bob", None)
         assert alice is not None and bob is not None
         for i, game_id in enumerate(game_ids):
-            store.insert_game(conn, _game(game_id))
+            store.insert_game(conn, stored_game(game_id, seat_tokens=["t0-" + game_id, "t1-" + game_id]))
             if i % 3 == 0:
                 store.bind_seat_accounts(conn, game_id, [None, alice.id] if i % 2 else [alice.id, bob.id])
             if i % 5 == 0:
@@ -119,7 +103,7 @@ def test_the_actions_stored_of_many_games_at_once(tmp_path: Path) -> None:
     game_ids = [f"g{i}" for i in range(MAX_BATCH + 40)]
     with engine.begin() as conn:
         for i, game_id in enumerate(game_ids):
-            store.insert_game(conn, _game(game_id))
+            store.insert_game(conn, stored_game(game_id, seat_tokens=["t0-" + game_id, "t1-" + game_id]))
             rows = [
                 ActionRow(game_id, seq, seq % 2, "p", (), "playing", None, "2026-12-03T00:00:00Z")
                 for seq in range(i % 4)

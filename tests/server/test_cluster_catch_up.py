@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from scale_harness import redis_url
 from server_harness import eventually
+from stored_games import stored_game
 
 from kahuna.rules import GameState
 from kahuna.server.cluster.redis_broker import RedisBroker
@@ -40,20 +41,7 @@ pytestmark = pytest.mark.redis
 
 
 def _stored_game(deal: str) -> StoredGame:
-    return StoredGame(
-        game_id="race",
-        created="2026-11-30T07:00:00Z",
-        updated="2026-11-30T07:00:00Z",
-        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
-        deal=deal,
-        kinds=["human", "human"],
-        names=["A", "B"],
-        invite=None,
-        seat_tokens=["d0", "d1"],
-        status="playing",
-        reshuffles=[],
-        actions=[],
-    )
+    return stored_game("race", deal, seat_tokens=["d0", "d1"])
 
 
 def _received(client: Client) -> list[dict[str, Any]]:

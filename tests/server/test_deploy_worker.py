@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from deploy_harness import Child, PrivateRedis, kahuna
 from server_harness import Server
+from stored_games import stored_game
 
 from kahuna.rules import GameState
 from kahuna.server.cluster.jobs import GROUP, Job, JobQueue
@@ -44,19 +45,12 @@ def _new_game(db: str, ai_spec: str, seed: int) -> str:
     deal = GameState.new(random.Random(seed)).deal
     assert deal is not None
     game_id = f"w{seed}{os.getpid()}"
-    stored = store.StoredGame(
-        game_id=game_id,
-        created="2026-01-01T00:00:00Z",
-        updated="2026-01-01T00:00:00Z",
-        variant={},
-        deal=deal,
+    stored = stored_game(
+        game_id,
+        deal,
         kinds=[f"ai:{ai_spec}", "human"],
         names=["AI", "Human"],
-        invite=None,
         seat_tokens=[None, digest(f"token{seed}")],
-        status="playing",
-        reshuffles=[],
-        actions=[],
     )
     engine = store.open_engine(db)
     with engine.begin() as conn:

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from scale_harness import pg_url
 from sqlalchemy import Connection, Engine, select, text
+from stored_games import stored_game
 
 from kahuna.rules import Action, GameState
 from kahuna.server.accounts.store import insert_account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db import schema, store
-from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Writer, lock_unfinished
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.ports import AiMoves, SingleInstance
@@ -86,13 +87,8 @@ def _near_the_end(seed: int) -> tuple[GameState, list[ActionRow], Action, Action
 def _store_game(engine: Engine, game_id: str, seed: int) -> LastMove:
     state, rows, ending, other = _near_the_end(seed)
     assert state.deal is not None
-    game = StoredGame(
-        game_id=game_id, created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", variant={},
-        deal=state.deal, kinds=["human", "human"], names=["A", "B"], invite=None, seat_tokens=[None, None],
-        status="playing", reshuffles=[], actions=[],
-    )  # fmt: skip
     with engine.begin() as conn:
-        store.insert_game(conn, game)
+        store.insert_game(conn, stored_game(game_id, state.deal))
         store.insert_actions(conn, [ActionRow(game_id, *_fields(row)) for row in rows])
     return LastMove(game_id, state.to_move, len(rows), ending, other)
 
@@ -222,12 +218,7 @@ def _both_finished_a_turn(seed: int) -> tuple[str, list[ActionRow]]:
 
 def _rated_game(conn: Connection, game_id: str, seat_accounts: tuple[int, int], seed: int) -> None:
     deal, rows = _both_finished_a_turn(seed)
-    game = StoredGame(
-        game_id=game_id, created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", variant={}, deal=deal,
-        kinds=["human", "human"], names=["A", "B"], invite=None, seat_tokens=[None, None], status="playing",
-        reshuffles=[], actions=[],
-    )  # fmt: skip
-    store.insert_game(conn, game)
+    store.insert_game(conn, stored_game(game_id, deal))
     store.insert_actions(conn, [ActionRow(game_id, *_fields(row)) for row in rows])
     store.insert_game_accounts(conn, game_id, seat_accounts, True, "realtime")
 

@@ -10,10 +10,11 @@ import pytest
 from scale_harness import pg_url
 from server_harness import wait_for
 from sqlalchemy import Connection, Engine, func, select, text
+from stored_games import stored_game
 
 from kahuna.server.db import schema, store
 from kahuna.server.db.claims import claim_end
-from kahuna.server.db.store import ActionRow, StoredGame
+from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Conflict, lock_unfinished
 
 __all__ = ["pg_url"]
@@ -24,13 +25,8 @@ DEAL = "ABCDEFGHIJKLABCDEFGHIJKL"
 
 
 def _new_game(engine: Engine, game_id: str) -> None:
-    game = StoredGame(
-        game_id=game_id, created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", variant={}, deal=DEAL,
-        kinds=["human", "human"], names=["A", "B"], invite=None, seat_tokens=[None, None], status="playing",
-        reshuffles=[], actions=[],
-    )  # fmt: skip
     with engine.begin() as conn:
-        store.insert_game(conn, game)
+        store.insert_game(conn, stored_game(game_id, DEAL))
 
 
 def _act(conn: Connection, game_id: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, text
+from stored_games import stored_game
 
 from kahuna.rules import GameState
 from kahuna.server.db import store
@@ -17,20 +18,7 @@ from kahuna.server.games.live import rebuild
 
 
 def _game(game_id: str, deal: str) -> StoredGame:
-    return StoredGame(
-        game_id=game_id,
-        created="2026-11-29T10:00:00Z",
-        updated="2026-11-29T10:00:00Z",
-        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
-        deal=deal,
-        kinds=["human", "human"],
-        names=["A", "B"],
-        invite=None,
-        seat_tokens=["d0-" + game_id, "d1-" + game_id],
-        status="playing",
-        reshuffles=[],
-        actions=[],
-    )
+    return stored_game(game_id, deal, seat_tokens=["d0-" + game_id, "d1-" + game_id])
 
 
 def test_concurrent_writes_are_committed_and_a_bad_one_fails_alone(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from stored_games import stored_game
 
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
@@ -16,21 +17,7 @@ from kahuna.server.db.writer import Conflict, lock_unfinished
 
 def _game(game_id: str, status: str = "playing") -> StoredGame:
     clock = {"control": {"minutes": 5}, "remaining": [300.0, 300.0], "running": None, "since": None, "starts_by": 99.0}
-    return StoredGame(
-        game_id=game_id,
-        created="2026-12-03T00:00:00Z",
-        updated="2026-12-03T00:00:00Z",
-        variant={"no_build_at_enemy_stone": False, "replace_on_remove": False},
-        deal="",
-        kinds=["human", "human"],
-        names=["A", "B"],
-        invite=None,
-        seat_tokens=["t0-" + game_id, "t1-" + game_id],
-        status=status,
-        reshuffles=[],
-        actions=[],
-        clock=clock,
-    )
+    return stored_game(game_id, status=status, clock=clock)
 
 
 def test_a_saved_clock_is_the_games_own_and_the_next_save_replaces_it(tmp_path: Path) -> None:

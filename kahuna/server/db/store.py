@@ -74,8 +74,8 @@ class StoredGame:
     rematch: str | None = None
     rematch_of: str | None = None
     rated: bool = False
-    """Whether it counts for ratings (a lobby game between two accounts)."""
-    """A rated game has no take-backs."""
+    """Whether it counts for ratings (a lobby game between two accounts); a rated game has no
+    take-backs."""
     casual_reason: str | None = None
     """Why a game asked for as rated was started casual (``games/rated_pairs.py``)."""
     tournament: bool = False
