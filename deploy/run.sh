@@ -69,6 +69,13 @@ cd "$ROOT"
 
 say() { echo "deploy/run.sh: $*" >&2; }
 
+# Every socket is a file descriptor, two in nginx per player: take the hard limit of open files
+# (any user may raise the soft one to it), for nginx and the instances alike, and let nginx have
+# connections up to it (less a margin for its logs and listening socket), at most 65,536.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+NOFILE=$(ulimit -n)
+if [ "$NOFILE" = unlimited ] || [ "$NOFILE" -gt 65600 ]; then CONNECTIONS=65536; else CONNECTIONS=$((NOFILE - 64)); fi
+
 # ---------------------------------------------------------------- the database and Redis
 
 if [ -z "$DB" ]; then
@@ -178,6 +185,7 @@ for port in "${INSTANCE_PORTS[@]}"; do
     SERVERS+="        server 127.0.0.1:$port max_fails=1 fail_timeout=5s;"$'\n'
 done
 CONF=$(<"$ROOT/deploy/nginx.conf.in")
+CONF=${CONF//@CONNECTIONS@/$CONNECTIONS}
 CONF=${CONF//@SERVERS@/${SERVERS%$'\n'}}
 CONF=${CONF//@RUN_DIR@/$RUN_DIR}
 CONF=${CONF//@PORT@/$PORT}
