@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import socket
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import uvicorn
 import websockets
 
+from kahuna.bench.server import collector_off
 from kahuna.server.common.config import Limits
 from kahuna.server.http.conns import protocol_class, server
 
@@ -28,17 +27,7 @@ async def _echo_once(scope: dict[str, Any], receive: Any, send: Any) -> None:
         pass
 
 
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def test_an_upgraded_connection_leaves_no_cycle_behind(collector_off: None) -> None:
+def test_an_upgraded_connection_leaves_no_cycle_behind() -> None:
     """Once a connection has become a WebSocket, its HTTP protocol object is freed at once, by
     reference counting: none is left for the cyclic collector, whose young collections would
     otherwise traverse hundreds of them after a burst of connections (and stop the loop meanwhile)."""
@@ -65,6 +54,7 @@ def test_an_upgraded_connection_leaves_no_cycle_behind(collector_off: None) -> N
         await serving
         return while_open, http_protocols()
 
-    while_open, after = asyncio.run(scenario())
+    with collector_off():
+        while_open, after = asyncio.run(scenario())
     assert while_open == 0
     assert after == 0
