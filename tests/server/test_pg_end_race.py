@@ -26,7 +26,7 @@ from kahuna.server.accounts.store import insert_account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db import schema, store
 from kahuna.server.db.store import ActionRow
-from kahuna.server.db.writer import Writer, lock_unfinished
+from kahuna.server.db.writer import Writer, insert_unfinished
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.ports import AiMoves, SingleInstance
 from kahuna.server.games.service import GameService
@@ -137,11 +137,11 @@ async def _until_waiting(watch: Connection, transactions: int = 1) -> None:
 
 
 def test_the_last_action_meeting_another_instance_s_action_is_answered_stale_version(database: Engine) -> None:
-    """Instance B's writer has share-locked the game's row for an action at version v
-    (``lock_unfinished``) when instance A stores the last action at version v; B then inserts its
-    action and commits. The two transactions must not deadlock (PostgreSQL would fail one of them
-    after ``deadlock_timeout``, a ``server_error`` for its player): A's player is told
-    ``stale_version`` and A catches up with B's action."""
+    """Instance B's writer has inserted an action at version v, share-locking the game's row
+    (``insert_unfinished``), when instance A stores the last action at version v; B then commits.
+    The two transactions must not deadlock (PostgreSQL would fail one of them after
+    ``deadlock_timeout``, a ``server_error`` for its player): A's player is told ``stale_version``
+    and A catches up with B's action."""
     move = _store_game(database, "lastrace0001", seed=1)
 
     async def scenario() -> tuple[str, int]:
@@ -151,11 +151,10 @@ def test_the_last_action_meeting_another_instance_s_action_is_answered_stale_ver
             assert game is not None and game.version == move.version
             with database.connect() as b_conn, database.connect() as watch:
                 b_tx = b_conn.begin()
-                lock_unfinished(b_conn, [move.game_id])  # B's batch, first statement
+                other = ActionRow(move.game_id, move.version, move.seat, move.other.token, (), "playing", None, "x")
+                insert_unfinished(b_conn, [other])  # B's batch
                 last = asyncio.create_task(_answer(a, game, move.seat, move.ending, move.version))
                 await _until_waiting(watch)  # A's transaction waits for B's share lock
-                other = ActionRow(move.game_id, move.version, move.seat, move.other.token, (), "playing", None, "x")
-                await asyncio.to_thread(store.insert_actions, b_conn, [other])  # B's batch, second statement
                 await asyncio.to_thread(b_tx.commit)
                 answer = await last
             return answer, game.version

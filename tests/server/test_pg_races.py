@@ -15,7 +15,7 @@ from stored_games import stored_game
 from kahuna.server.db import schema, store
 from kahuna.server.db.claims import claim_end
 from kahuna.server.db.store import ActionRow
-from kahuna.server.db.writer import Conflict, lock_unfinished
+from kahuna.server.db.writer import Conflict, insert_unfinished
 
 __all__ = ["pg_url"]
 
@@ -30,9 +30,7 @@ def _new_game(engine: Engine, game_id: str) -> None:
 
 
 def _act(conn: Connection, game_id: str) -> None:
-    lock_unfinished(conn, [game_id])
-    row = ActionRow(game_id, 0, 0, "dA", (), "playing", None, "2026-01-01T00:00:01Z")
-    store.insert_actions(conn, [row])
+    insert_unfinished(conn, [ActionRow(game_id, 0, 0, "dA", (), "playing", None, "2026-01-01T00:00:01Z")])
 
 
 def _end(conn: Connection, game_id: str) -> None:

@@ -266,19 +266,27 @@ class ActionRow:
 
 
 def insert_actions(conn: Connection, rows: list[ActionRow]) -> None:
-    """Several games' actions in one statement (the rows of a group commit).
+    """Several games' actions in one statement (the rows of a group commit), then what some of them
+    bring along (:func:`insert_action_extras`).
 
     The action rows go to the driver's ``executemany`` as the statement compiled once per dialect
     (:func:`_action_insert`): through Core's ``execute`` a row cost the writer's thread 35-46 µs of
     Python in batches of 4, this way 22-32 µs, and that Python holds the lock the event loop needs
     (docs/scaling.md). It is still SQLAlchemy's connection and transaction, with its errors and its
-    handling of a lost connection."""
+    handling of a lost connection. A database several instances write inserts its rows with their
+    games' locks instead (``writer.insert_unfinished``)."""
     sql, named = _action_insert(conn)
     values = [(r.game_id, r.seq, r.seat, r.token, r.at) for r in rows]
     if named:
         conn.exec_driver_sql(sql, [dict(zip(_ACTION_COLUMNS, value, strict=True)) for value in values])
     else:
         conn.exec_driver_sql(sql, values)
+    insert_action_extras(conn, rows)
+
+
+def insert_action_extras(conn: Connection, rows: list[ActionRow]) -> None:
+    """What stored actions bring along: the reshuffle orders they drew, the end of the game, the
+    clock after a turn."""
     for row in rows:
         for idx, cards in row.new_reshuffles:
             conn.execute(reshuffles.insert().values(game_id=row.game_id, idx=idx, cards=cards))

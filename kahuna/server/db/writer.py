@@ -16,13 +16,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, Select, bindparam, select
+from sqlalchemy import Connection, Engine, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.schema import games
-from kahuna.server.db.store import ActionRow, insert_actions
+from kahuna.server.db.store import ActionRow, insert_action_extras, insert_actions
 
 Write = Callable[[Connection], None] | ActionRow
 
@@ -40,35 +40,66 @@ CHECKPOINT_EVERY = 2.0
 """Seconds between WAL checkpoints (SQLite only)."""
 
 
-def lock_unfinished(conn: Connection, game_ids: list[str], exclusive: bool = False) -> None:
-    """Share-lock the rows of the games whose actions this transaction inserts, and
-    :class:`Conflict` if one of them is over. An end (``claims.claim_end``) updates the same row, so it
-    waits for these actions to commit and then counts them, or these wait for it and see the
-    game over: an action and an end by two instances cannot both be stored (PostgreSQL; SQLite
-    has one writer at a time anyway).
+def insert_unfinished(conn: Connection, rows: list[ActionRow]) -> None:
+    """Insert the action rows of a group commit on a database several instances write
+    (PostgreSQL), share-locking the rows of their games in the same statement, and
+    :class:`Conflict`, with nothing inserted, if one of those games is over or not stored. An end
+    (``claims.claim_end``) updates the same row, so it waits for these actions to commit and then
+    counts them, or these wait for it and see the game over: an action and an end by two instances
+    cannot both be stored.
 
-    ``exclusive``: the action is the game's last, whose transaction updates the row too. It must
-    take the row lock it needs at once, before inserting anything: with a share lock first, two
-    instances deadlock (this one waits to update the row another instance share-locked, that one
-    waits for this one's action of the same version), and PostgreSQL fails one of them after a
-    second (``deadlock_timeout``), a ``server_error`` instead of ``stale_version``."""
+    One statement where a lock, then the insert took two: each statement is a round trip, and
+    the driver's part of one costs the writer's thread about as much Python as the event loop spends
+    on a move's frame (docs/scaling.md)."""
+    params = {
+        "ids": sorted({row.game_id for row in rows}),
+        "game_id": [row.game_id for row in rows],
+        "seq": [row.seq for row in rows],
+        "seat": [row.seat for row in rows],
+        "token": [row.token for row in rows],
+        "at": [row.at for row in rows],
+    }
+    if conn.exec_driver_sql(_INSERT_UNFINISHED, params).scalar_one() != len(rows):
+        raise Conflict()
+    insert_action_extras(conn, rows)
+
+
+_INSERT_UNFINISHED = """\
+WITH locked AS (
+    SELECT id FROM games WHERE id = ANY(%(ids)s::varchar[]) AND status <> 'over' FOR SHARE
+), inserted AS (
+    INSERT INTO actions (game_id, seq, seat, token, at)
+    SELECT * FROM unnest(
+        %(game_id)s::varchar[], %(seq)s::int[], %(seat)s::int[], %(token)s::varchar[], %(at)s::varchar[]
+    )
+    WHERE (SELECT count(*) FROM locked) = cardinality(%(ids)s::varchar[])
+    RETURNING 1
+)
+SELECT count(*) FROM inserted"""
+"""Nothing is inserted unless every game of the batch was locked unfinished; the count of rows
+inserted says which happened."""
+
+
+def lock_unfinished(conn: Connection, game_ids: list[str]) -> None:
+    """Lock the rows of the games whose last action this transaction inserts, and :class:`Conflict`
+    if one of them is over. The transaction updates the row too (the end), so it takes the lock it
+    needs at once, before inserting anything: with a share lock first, two instances deadlock (this
+    one waits to update the row another instance share-locked, that one waits for this one's action
+    of the same version), and PostgreSQL fails one of them after a second (``deadlock_timeout``), a
+    ``server_error`` instead of ``stale_version``."""
     ids = sorted(set(game_ids))
-    if len(conn.execute(_LOCKS[exclusive], {"ids": ids}).all()) != len(ids):
+    if len(conn.execute(_LOCK, {"ids": ids}).all()) != len(ids):
         raise Conflict()
 
 
-def _lock_query(exclusive: bool) -> Select[tuple[str]]:
-    return (
-        select(games.c.id)
-        .where(games.c.id.in_(bindparam("ids", expanding=True)), games.c.status != "over")
-        .with_for_update(read=not exclusive)
-    )
-
-
-_LOCKS = {exclusive: _lock_query(exclusive) for exclusive in (False, True)}
-"""The two queries of :func:`lock_unfinished`, built once: building one for each group commit cost
-the writer's thread the statement's construction and its cache key, and left a reference cycle
-(its bound parameters) for the cyclic collector, whose pauses stop the event loop (docs/scaling.md)."""
+_LOCK = (
+    select(games.c.id)
+    .where(games.c.id.in_(bindparam("ids", expanding=True)), games.c.status != "over")
+    .with_for_update()
+)
+"""The query of :func:`lock_unfinished`, built once: building one for each commit cost the
+writer's thread the statement's construction and its cache key, and left a reference cycle (its
+bound parameters) for the cyclic collector, whose pauses stop the event loop (docs/scaling.md)."""
 
 
 class Writer:
@@ -154,8 +185,9 @@ class Writer:
                 rows = [w for w in batch if isinstance(w, ActionRow)]
                 if rows:
                     if self._shared:
-                        lock_unfinished(conn, [row.game_id for row in rows])
-                    insert_actions(conn, rows)
+                        insert_unfinished(conn, rows)
+                    else:
+                        insert_actions(conn, rows)
                 for fn in batch:
                     if not isinstance(fn, ActionRow):
                         fn(conn)

@@ -148,7 +148,7 @@ class GameEngine:
         """The action that ends the game, with the end's subscribers: the game's row is locked
         first (as an end off the board does), so another instance's action or end of the same
         version either waits for this one and then loses, or wins and this one sees it."""
-        lock_unfinished(conn, [row.game_id], exclusive=True)
+        lock_unfinished(conn, [row.game_id])
         store.insert_actions(conn, [row])
         self.ended.run(conn, ended)
 
