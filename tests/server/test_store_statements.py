@@ -1,6 +1,6 @@
 """The statements of the writer's hot path that are built once (``store.save_clock``, the lock of a
-group commit) write and check what a statement built for each call did: the parameters of one call
-never leak into the next, and each touches only its own game."""
+last action, a group commit's rows on PostgreSQL) write and check what a statement built for each
+call did: the parameters of one call never leak into the next, and each touches only its own games."""
 
 from __future__ import annotations
 
