@@ -25,6 +25,9 @@ reports its statistics within 10 s (PostgreSQL 15's idle flush interval), not at
 class Snapshot:
     cpu: dict[str, float] = field(default_factory=dict)
     """CPU seconds (user + system) of each named process."""
+    main_thread_cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of each named process's main thread alone: a server's event loop, which every
+    connection waits for (its other threads: the database writer, reads, the AI)."""
     rss_mib: dict[str, float] = field(default_factory=dict)
     pg: dict[str, float] = field(default_factory=dict)
     redis: dict[str, float] = field(default_factory=dict)
@@ -50,6 +53,9 @@ def take(pids: dict[str, int], db_url: str | None, broker_url: str | None) -> Sn
         cpus = [cpu for cpu in map(cpu_seconds, tree) if cpu is not None]
         if cpus:
             snapshot.cpu[name] = sum(cpus)
+        main = cpu_seconds(pid, thread=pid)
+        if main is not None:
+            snapshot.main_thread_cpu[name] = main
         rss = [mib for mib in map(rss_mib, tree) if mib is not None]
         if rss:
             snapshot.rss_mib[name] = sum(rss)
@@ -69,6 +75,10 @@ def per_action(before: Snapshot, after: Snapshot, actions: int, games: int) -> d
     if cpu:
         out["cpu_ms_per_action"] = {name: round(1000 * seconds / actions, 3) for name, seconds in cpu.items()}
         out["cpu_s"] = {name: round(seconds, 2) for name, seconds in cpu.items()}
+    threads = [name for name in cpu if name in before.main_thread_cpu and name in after.main_thread_cpu]
+    main = {name: after.main_thread_cpu[name] - before.main_thread_cpu[name] for name in threads}
+    if main:
+        out["main_thread_cpu_ms_per_action"] = {name: round(1000 * s / actions, 3) for name, s in main.items()}
     if after.rss_mib:
         out["rss_mib"] = {name: round(mib, 1) for name, mib in after.rss_mib.items()}
     if before.pg and after.pg:
@@ -100,10 +110,12 @@ def descendants(pid: int) -> list[int]:
     return [grandchild for child in children for grandchild in (child, *descendants(child))]
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process, from /proc (``None`` if it is not there)."""
+def cpu_seconds(pid: int, thread: int | None = None) -> float | None:
+    """User + system CPU time of a process, or of one of its threads, from /proc (``None`` if it is
+    not there)."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        with open(path, encoding="ascii") as fh:
             fields = fh.read().rsplit(")", 1)[1].split()
     except OSError:
         return None

@@ -302,6 +302,9 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
     if "cpu_ms_per_action" in spent:
         each = ", ".join(f"{name} {ms:.3f}" for name, ms in spent["cpu_ms_per_action"].items())
         print(f"CPU ms per action: {each}; in all {sum(spent['cpu_ms_per_action'].values()):.3f}")
+    if "main_thread_cpu_ms_per_action" in spent:
+        each = ", ".join(f"{name} {ms:.3f}" for name, ms in spent["main_thread_cpu_ms_per_action"].items())
+        print(f"  of which each process's main thread (a server's event loop): {each}")
     if "pg_per_action" in spent:
         pg = spent["pg_per_action"]
         print(

@@ -303,6 +303,9 @@ def test_bench_through_the_proxy_reports_the_costs_per_action(deployment: Deploy
     assert figures["actions"] > 0 and figures["errors"] == 0, figures.get("error_codes")
     costs = figures["costs"]
     assert costs["cpu_ms_per_action"]["instance1"] + costs["cpu_ms_per_action"]["instance2"] > 0
+    loops = costs["main_thread_cpu_ms_per_action"]  # the instances' event loops, part of their CPU
+    assert loops["instance1"] + loops["instance2"] > 0
+    assert all(loops[name] <= costs["cpu_ms_per_action"][name] for name in ("instance1", "instance2", "nginx"))
     assert costs["pg_per_action"]["rows_written"] >= 1  # the action's row, at least
     assert costs["redis_per_action"]["publish"] >= 1  # each stored action is announced
 
