@@ -42,7 +42,7 @@ from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages
 from kahuna.server.games.live import HUMAN, Client
 from kahuna.server.http.conns import protocol_class, server
-from kahuna.server.serve import WS_MAX_SIZE, tune_gc
+from kahuna.server.serve import LISTEN_BACKLOG, WS_MAX_SIZE, tune_gc
 
 DEALS = 16
 """Recorded games: floor game ``n`` replays recording ``n % DEALS``."""
@@ -220,6 +220,7 @@ def main() -> None:
         ws_per_message_deflate=False,
         lifespan="on",
         timeout_graceful_shutdown=3,
+        backlog=LISTEN_BACKLOG,
     )
     tune_gc()  # as the server does
     server(config).run()

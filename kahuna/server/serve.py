@@ -166,11 +166,19 @@ def run(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,  # small JSON messages: compressing them costs more CPU than it saves
         lifespan="on",
         timeout_graceful_shutdown=3,
+        backlog=LISTEN_BACKLOG,
     )
     tune_gc()
     server(config).run(sockets=[sock])
     return 0
 
+
+LISTEN_BACKLOG = 65_535
+"""Connections the kernel completes and holds for the server while its event loop is busy (the
+kernel takes at most ``net.core.somaxconn`` of them: 4,096 on the development machine). uvicorn's
+default, 2,048, was too few for a reconnecting crowd: behind nginx, the 4,000 sockets of 2,000
+games opened at once overflowed it, the kernel dropped the connections past it, and nginx answered
+them 504 after its 2 s ``proxy_connect_timeout`` (docs/scaling.md)."""
 
 GC_YOUNG_THRESHOLD = 100_000
 """Allocations between two collections of the youngest generation (CPython's default: 700)."""
