@@ -136,7 +136,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=PID",
-        help="with --url: a server process (an instance, nginx) whose CPU time per action to report (repeatable)",
+        help="with --url: a server process (an instance, nginx) whose CPU time per action to report, with its"
+        " children, and its main thread's alone (an instance's event loop) (repeatable)",
     )
     p.add_argument(
         "--db", metavar="URL", help="with --url: the servers' PostgreSQL, to report commits and rows per action"
