@@ -101,6 +101,11 @@ def test_play_now_pairs_two_players_on_different_instances(pair: tuple[Server, S
                 assert json.loads(await mine.recv())["type"] == "owned"
                 two = (await second.post("/api/pairing", json={"clock": CLOCK, "name": "On B"})).json()
                 accepted = json.loads(await asyncio.wait_for(mine.recv(), 5))
+            if "game_id" not in two:
+                # The periodic matcher (of either instance) paired the two entries between B's
+                # insert and its own pass: B's seat is then on its offer, as its owner polls it.
+                headers = {"X-Seek-Token": two["token"]}
+                two = (await second.get(f"/api/seeks/{two['seek_id']}", headers=headers)).json()
             assert accepted["type"] == "accepted" and accepted["game_id"] == two["game_id"]
             assert {accepted["seat"], two["seat"]} == {0, 1} and accepted["token"] == one["token"]
 
