@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, select, update
 
+from kahuna.server.accounts.store import void_reset_links
 from kahuna.server.db.schema import account_emails, accounts, mail_tokens
 
 MAX_ADDRESS = 254
@@ -135,7 +136,8 @@ def use_token(conn: Connection, token_digest: str, kind: str, now: float) -> Tok
 
 def verify(conn: Connection, use: TokenUse) -> bool:
     """The token's address becomes the account's verified address, if it is still the one asked
-    for (a later ``PUT`` of another address makes the earlier link void)."""
+    for (a later ``PUT`` of another address makes the earlier link void); the reset links mailed to
+    the address it replaces stop working."""
     row = conn.execute(select(account_emails.c.pending).where(account_emails.c.account_id == use.account_id)).first()
     if row is None or row.pending != use.email:
         return False
@@ -144,4 +146,5 @@ def verify(conn: Connection, use: TokenUse) -> bool:
         .where(account_emails.c.account_id == use.account_id)
         .values(email=use.email, email_key=address_key(use.email), pending=None)
     )
+    void_reset_links(conn, use.account_id)
     return True

@@ -1,0 +1,116 @@
+"""Accounts under attack, round three (issue 45), against a real server and a real SMTP server:
+secrets in the request log, reset links that outlive a password change or a new address, the
+mail budgets that strangers could spend, tournament names the name check refuses, and games a
+follower may not see.
+
+Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from mail_harness import MailServer, link_token
+from server_harness import Server, free_port
+from test_accounts import PASSWORD, csrf, signed_in
+
+NEW_PASSWORD = "lagoon-ember-tern"
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[MailServer]:
+    running = MailServer(free_port()).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, smtp: MailServer) -> Iterator[Server]:
+    args = ("--smtp", f"smtp://127.0.0.1:{smtp.port}", "--mail-from", "Kahuna <games@kahuna.test>")
+    limits = ("--limit", "signups_burst=100", "--limit", "logins_burst=200")
+    running = Server(tmp_path_factory.mktemp("round3"), args=(*args, *limits)).start()
+    yield running
+    running.stop()
+
+
+def verified(server: Server, smtp: MailServer, username: str, address: str) -> httpx.Client:
+    """A signed-in client whose account verified ``address`` (through its mailed link)."""
+    browser = signed_in(server, username)
+    answer = browser.put("/api/me/email", json={"email": address}, headers=csrf(browser))
+    assert answer.status_code == 202, answer.text
+    _, token = link_token(smtp.inbox.wait(address)[-1])
+    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    return browser
+
+
+def reset_link(server: Server, smtp: MailServer, address: str) -> str:
+    """The token of a new reset link mailed to ``address``."""
+    before = len(smtp.inbox.to(address))
+    assert httpx.post(f"{server.url}/api/password-reset", json={"email": address}).status_code == 202
+    _, token = link_token(smtp.inbox.wait(address, before + 1)[-1])
+    return token
+
+
+# ----------------------------------------------------------------- 1. secrets in the request log
+
+
+def test_no_token_of_a_path_reaches_the_log(server: Server, smtp: MailServer) -> None:
+    """A reset link answered ``422`` (a weak password), unsubscribe links (page, API, one-click),
+    invite links and a token in a query: none of the secrets is in any log line."""
+    verified(server, smtp, "logged1", "logged1@example.org")
+    reset = reset_link(server, smtp, "logged1@example.org")
+    weak = httpx.post(f"{server.url}/api/password-reset/{reset}", json={"password": "kahuna2026"})
+    assert weak.status_code == 422
+    sent = [reset]
+    for method, path in (
+        ("GET", "/unsubscribe/{}"),
+        ("POST", "/unsubscribe/{}"),
+        ("GET", "/api/unsubscribe/{}"),
+        ("GET", "/join/{}"),
+        ("POST", "/api/join/{}"),
+        ("GET", "/api/games/x?token={}"),
+    ):
+        secret = f"7.turn.{secrets.token_urlsafe(32)}"
+        httpx.request(method, f"{server.url}{path.format(secret)}")
+        sent.append(secret)
+    httpx.get(f"{server.url}/api/games/x")  # a line after them all: every one is written
+    log = server.log()
+    assert '"path":"/api/games/x"' in log
+    leaked = [secret for secret in sent if secret in log]
+    print(f"\nfigure: secrets in the log: {len(leaked)} of {len(sent)}")
+    assert leaked == []
+    assert '"path":"/api/password-reset/{token}"' in log and '"path":"/unsubscribe/{token}"' in log
+    # the token stays usable by its owner after a weak password (the rules are said, nothing changed)
+    assert httpx.post(f"{server.url}/api/password-reset/{reset}", json={"password": NEW_PASSWORD}).status_code == 204
+
+
+def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server: Server, smtp: MailServer) -> None:
+    """Links mailed before the owner changed its password, before a completed reset, or to an
+    address the owner has since replaced, are refused afterwards."""
+    alive = []
+    browser = verified(server, smtp, "stale1", "stale1@example.org")
+    before_change = reset_link(server, smtp, "stale1@example.org")
+    body = {"password": PASSWORD, "new_password": NEW_PASSWORD}
+    assert browser.post("/api/me/password", json=body, headers=csrf(browser)).status_code == 200
+    alive.append(httpx.post(f"{server.url}/api/password-reset/{before_change}", json={"password": "basalt-heron-quay"}))
+
+    browser = verified(server, smtp, "stale2", "old2@example.org")
+    to_old_address = reset_link(server, smtp, "old2@example.org")
+    assert browser.put("/api/me/email", json={"email": "new2@example.org"}, headers=csrf(browser)).status_code == 202
+    _, token = link_token(smtp.inbox.wait("new2@example.org")[-1])
+    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    alive.append(
+        httpx.post(f"{server.url}/api/password-reset/{to_old_address}", json={"password": "basalt-heron-quay"})
+    )
+
+    verified(server, smtp, "stale3", "stale3@example.org")
+    used = reset_link(server, smtp, "stale3@example.org")
+    assert httpx.post(f"{server.url}/api/password-reset/{used}", json={"password": NEW_PASSWORD}).status_code == 204
+    alive.append(httpx.post(f"{server.url}/api/password-reset/{used}", json={"password": "basalt-heron-quay"}))
+
+    working = [answer.status_code for answer in alive if answer.status_code < 400]
+    print(f"\nfigure: stale reset links that still work: {len(working)} of {len(alive)}")
+    assert working == []
+    assert [answer.json()["error"] for answer in alive] == ["token_unknown", "token_unknown", "token_used"]
