@@ -114,3 +114,38 @@ def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server
     print(f"\nfigure: stale reset links that still work: {len(working)} of {len(alive)}")
     assert working == []
     assert [answer.json()["error"] for answer in alive] == ["token_unknown", "token_unknown", "token_used"]
+
+
+# ----------------------------------------------------------------- 9. tournament names
+
+
+def test_a_tournament_name_the_name_check_refuses_is_422_with_the_reason(server: Server) -> None:
+    """Whitespace only, over 40 graphemes, a control and an invisible character: each ``422
+    invalid`` naming why, and the next request on the same connection is answered."""
+    browser = signed_in(server, "organiser1")
+    clock = {"initial": 300, "increment": 0}
+    bad = {
+        "   ": "at least one visible character",
+        "x" * 41: "at most 40 characters",
+        "Cup\u0007": "a control character",
+        "Cup\u200b2": "an invisible formatting character",
+    }
+    answers, lost = {}, 0
+    for name in bad:
+        body = {"kind": "swiss", "name": name, "clock": clock, "rounds": 3}
+        answers[name] = browser.post("/api/tournaments", json=body, headers=csrf(browser))
+        try:  # the next request on the same keep-alive connection
+            browser.get("/api/tournaments")
+        except httpx.TransportError:
+            lost += 1
+    refused = [name for name, answer in answers.items() if answer.status_code == 422]
+    print(f"\nfigure: refused tournament names answered 422: {len(refused)} of {len(bad)}; next request lost: {lost}")
+    assert lost == 0
+    for name, reason in bad.items():
+        assert (answers[name].status_code, answers[name].json()["error"]) == (422, "invalid"), answers[name].text
+        assert reason in answers[name].json()["message"]
+    made = browser.post(
+        "/api/tournaments", json={"kind": "swiss", "name": " Cup ", "clock": clock, "rounds": 3}, headers=csrf(browser)
+    )
+    assert made.status_code == 201
+    assert browser.get(f"/api/tournaments/{made.json()['tournament_id']}").json()["name"] == "Cup"
