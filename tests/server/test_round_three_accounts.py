@@ -7,13 +7,17 @@ Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import secrets
 from collections.abc import Iterator
 
 import httpx
 import pytest
+import websockets
 from mail_harness import MailServer, link_token
-from server_harness import Server, free_port
+from server_harness import Server, eventually, free_port
 from test_accounts import PASSWORD, csrf, signed_in
 
 NEW_PASSWORD = "lagoon-ember-tern"
@@ -149,3 +153,56 @@ def test_a_tournament_name_the_name_check_refuses_is_422_with_the_reason(server:
     )
     assert made.status_code == 201
     assert browser.get(f"/api/tournaments/{made.json()['tournament_id']}").json()["name"] == "Cup"
+
+
+# ----------------------------------------------------------------- 8. games a follower may not see
+
+
+def test_following_shows_only_listed_games(server: Server) -> None:
+    """Followed accounts in an unlisted game against the AI, a hot-seat game and a listed game:
+    the follower sees each online, and ``playing`` (with its watch link) for the listed game only."""
+    follower = signed_in(server, "watcher1")
+    players = {kind: signed_in(server, f"{kind}1") for kind in ("unlisted", "hotseat", "listed")}
+    for name in players:
+        assert follower.post(f"/api/users/{name}1/follow", headers=csrf(follower)).status_code == 204
+    bodies = {
+        "unlisted": {"opponent": "ai", "level": "easy", "seat": "first", "unlisted": True},
+        "hotseat": {"opponent": "hotseat"},
+        "listed": {"opponent": "ai", "level": "easy", "seat": "first"},
+    }
+    games = {}
+    for kind, browser in players.items():
+        made = browser.post("/api/games", json=bodies[kind], headers=csrf(browser))
+        assert made.status_code == 201, made.text
+        games[kind] = made.json()
+
+    async def scenario() -> dict[str, dict[str, object]]:
+        async with contextlib.AsyncExitStack() as stack:
+            for kind in ("unlisted", "hotseat", "listed"):  # the listed one last: seen, the others are too
+                cookie = {"Cookie": f"session={players[kind].cookies['session']}"}
+                ws = await stack.enter_async_context(
+                    websockets.connect(f"{server.ws_url}/ws/{games[kind]['game_id']}", additional_headers=cookie)
+                )
+                await ws.send(json.dumps({"type": "hello", "token": games[kind]["token"]}))
+                while json.loads(await ws.recv())["type"] != "sync":
+                    pass
+
+            def shown() -> dict[str, dict[str, object]]:
+                users = follower.get("/api/me/following").json()["users"]
+                return {str(user["username"])[:-1]: user for user in users}
+
+            await eventually(lambda: _true(shown()["listed"]["playing"] is not None), "the listed game shown")
+            return shown()
+
+    seen = asyncio.run(scenario())
+    assert all(user["online"] for user in seen.values())
+    hidden = [kind for kind in ("unlisted", "hotseat") if seen[kind]["playing"] is None]
+    print(f"\nfigure: unlisted and hot-seat games shown to followers: {2 - len(hidden)} of 2")
+    assert hidden == ["unlisted", "hotseat"]
+    assert seen["hotseat"]["watch_url"] is None and seen["unlisted"]["watch_url"] is None
+    listed = games["listed"]["game_id"]
+    assert (seen["listed"]["playing"], seen["listed"]["watch_url"]) == (listed, f"/watch/{listed}")
+
+
+async def _true(value: bool) -> bool:
+    return value
