@@ -11,7 +11,11 @@ import asyncio
 import contextlib
 import json
 import secrets
+import socket
+import time
 from collections.abc import Iterator
+from http.client import HTTPConnection, IncompleteRead
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,6 +23,11 @@ import websockets
 from mail_harness import MailServer, link_token
 from server_harness import Server, eventually, free_port
 from test_accounts import PASSWORD, csrf, signed_in
+
+from kahuna.server.accounts.passwords import username_key
+from kahuna.server.db import schema
+from kahuna.server.db.migrations import migrate
+from kahuna.server.db.store import open_engine
 
 NEW_PASSWORD = "lagoon-ember-tern"
 
@@ -206,3 +215,80 @@ def test_following_shows_only_listed_games(server: Server) -> None:
 
 async def _true(value: bool) -> bool:
     return value
+
+
+# ----------------------------------------------------------------- 7. exports cut by the body deadline
+
+EXPORTED = 1000
+BODY_TIMEOUT = 1.0
+
+
+def _finished_games(url: str, count: int) -> None:
+    """``count`` finished lobby games of account 1 (``exporter``) against account 2, written
+    straight into a new database (the export reads only the stored rows)."""
+    engine = open_engine(url)
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.execute(
+            schema.accounts.insert(),
+            [
+                {
+                    "id": n,
+                    "username": name,
+                    "username_key": username_key(name),
+                    "created": "2026-01-01T00:00:00Z",
+                    "is_bot": False,
+                }
+                for n, name in ((1, "exporter"), (2, "partner"))
+            ],
+        )
+        stamps = [f"2026-01-01T{g // 3600:02d}:{g // 60 % 60:02d}:{g % 60:02d}Z" for g in range(count)]
+        conn.execute(
+            schema.games.insert(),
+            [
+                {"id": f"g{g:06d}", "created": stamp, "updated": stamp, "variant": "{}", "deal": "A" * 24,
+                 "kind0": "human", "kind1": "human", "name0": "exporter", "name1": "partner", "status": "over",
+                 "result": json.dumps({"winner": g % 2, "reason": "points"})}
+                for g, stamp in enumerate(stamps)
+            ],
+        )  # fmt: skip
+        conn.execute(
+            schema.game_accounts.insert(),
+            [{"game_id": f"g{g:06d}", "account0": 1, "account1": 2, "rated": False} for g in range(count)],
+        )
+    engine.dispose()
+
+
+def test_an_export_read_slower_than_the_body_deadline_is_not_cut(tmp_path: Path) -> None:
+    """A reader that takes longer than the request-body deadline (``body_timeout`` 1 s here, 10 s by
+    default) to download a long history gets every line: the deadline ends with the request body.
+    The reader holds a small receive window and pauses past the deadline after the first line, so
+    the stream is still being written when the deadline passes."""
+    server = Server(tmp_path, args=("--limit", f"body_timeout={BODY_TIMEOUT}"))
+    _finished_games(server.db, EXPORTED)
+    server.start()
+    try:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", server.port))
+        http = HTTPConnection("127.0.0.1", server.port, timeout=30)
+        http.sock = sock
+        http.request("GET", "/api/users/exporter/games.jsonl")
+        answer = http.getresponse()
+        assert answer.status == 200
+        lines = [answer.readline()]
+        time.sleep(2 * BODY_TIMEOUT)  # the slow reader: past the deadline with most of the stream unsent
+        try:
+            while line := answer.readline():
+                lines.append(line)
+        except (IncompleteRead, ConnectionError):
+            pass
+        http.close()
+        whole = [line for line in lines if line.endswith(b"\n")]
+        print(f"\nfigure: export lines received: {len(whole)} of {EXPORTED}")
+        assert len(whole) == EXPORTED
+        assert [json.loads(line)["meta"]["game_id"] for line in whole] == [f"g{g:06d}" for g in range(EXPORTED)]
+        refused = '"error":"BodyRefused"' in server.log() or '"status":408' in server.log()
+        assert not refused
+    finally:
+        server.stop()

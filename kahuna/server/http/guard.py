@@ -82,9 +82,14 @@ class Guard:
         status = 500
         started = False
         size = 0
+        body_done = False
 
         async def counting_receive() -> Message:
-            nonlocal size
+            """The body's next part within the deadline; once the body is in, a wait without one
+            (a streamed answer listens for the client's disconnect for as long as it takes)."""
+            nonlocal size, body_done
+            if body_done:
+                return await receive()
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
@@ -95,6 +100,7 @@ class Guard:
                 size += len(message.get("body", b""))
                 if size > self.max_body:
                     raise self.too_large()
+                body_done = not message.get("more_body", False)
             return message
 
         async def watching_send(message: Message) -> None:
