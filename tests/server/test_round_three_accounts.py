@@ -21,7 +21,7 @@ import httpx
 import pytest
 import websockets
 from mail_harness import MailServer, link_token
-from server_harness import Server, eventually, free_port
+from server_harness import Server, eventually, free_port, wait_for
 from test_accounts import PASSWORD, csrf, signed_in
 
 from kahuna.server.accounts.passwords import username_key
@@ -127,6 +127,84 @@ def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server
     print(f"\nfigure: stale reset links that still work: {len(working)} of {len(alive)}")
     assert working == []
     assert [answer.json()["error"] for answer in alive] == ["token_unknown", "token_unknown", "token_used"]
+
+
+# ----------------------------------------------------------------- 3. mail budgets strangers could spend
+
+
+def from_address(server: Server, address: str, browser: httpx.Client | None = None) -> httpx.Client:
+    """A client on the loopback ``address`` (with ``browser``'s cookies: the same account)."""
+    cookies = None if browser is None else browser.cookies
+    transport = httpx.HTTPTransport(local_address=address)
+    return httpx.Client(base_url=server.url, transport=transport, timeout=30, cookies=cookies)
+
+
+def resets_looked_up(server: Server) -> list[int]:
+    """The ``mails`` of each ``password_reset_asked`` log line so far."""
+    lines = [json.loads(line) for line in server.log().splitlines() if '"event":"password_reset_asked"' in line]
+    return [int(line["mails"]) for line in lines]
+
+
+def ask_reset(server: Server, address: str, client: str) -> int:
+    """Ask for a reset of ``address`` from the loopback ``client``: how many mails it queued."""
+    before = len(resets_looked_up(server))
+    with from_address(server, client) as http:
+        assert http.post("/api/password-reset", json={"email": address}).status_code == 202
+    wait_for(lambda: len(resets_looked_up(server)) > before, "the reset looked up")
+    return resets_looked_up(server)[before]
+
+
+def put_address(browser: httpx.Client, address: str) -> int:
+    return browser.put("/api/me/email", json={"email": address}, headers=csrf(browser)).status_code
+
+
+def test_mails_strangers_trigger_do_not_spend_the_owners_budget(server: Server, smtp: MailServer) -> None:
+    """Three anonymous resets of a victim's address from another client address, then the victim's
+    own reset and re-verification; three strangers putting a newcomer's address, then the newcomer
+    putting it; an attacker's own ``PUT`` of a verified and an unverified address after spending
+    their resets. Each owner is served, and the attacker's two answers are the same."""
+    served = []
+    victim = verified(server, smtp, "owner1", "owner1@example.org")
+    for _ in range(3):
+        ask_reset(server, "owner1@example.org", "127.0.0.21")
+    served.append(ask_reset(server, "owner1@example.org", "127.0.0.22") == 1)  # the owner's reset mailed
+    served.append(put_address(victim, "owner1@example.org") == 202)  # the owner re-verifies
+
+    for n in range(3):
+        stranger = signed_in(server, f"stranger{n}")
+        assert put_address(stranger, "newcomer1@example.org") == 202
+    newcomer = signed_in(server, "newcomer1")
+    served.append(put_address(newcomer, "newcomer1@example.org") == 202)
+
+    verified(server, smtp, "known1", "known1@example.org")
+    attacker = signed_in(server, "prober1")
+    for address in ("known1@example.org", "unknown1@example.org"):
+        for _ in range(3):
+            ask_reset(server, address, "127.0.0.23")
+    with from_address(server, "127.0.0.23", attacker) as probe:
+        told = {put_address(probe, "known1@example.org"), put_address(probe, "unknown1@example.org")}
+    served.append(told == {202})
+    print(f"\nfigure: owners served and probes told nothing: {sum(served)} of {len(served)}")
+    assert served == [True] * 4
+
+
+def test_one_mailbox_is_one_mailbox(server: Server, smtp: MailServer) -> None:
+    """One account puts five spellings of one mailbox (``+tags``, upper case, and dots where Gmail
+    ignores them): the mailbox gets the three mails of one mailbox's budget, not five."""
+    browser = signed_in(server, "tagger1")
+    spellings = [
+        "tag.ger+1@gmail.com",
+        "Tag.Ger+2@Gmail.com",
+        "tagger+3@gmail.com",
+        "t.a.g.g.e.r@googlemail.com",
+        "TAGGER+5@GMAIL.COM",
+    ]
+    answers = [put_address(browser, address) for address in spellings]
+    sent = [address for address, status in zip(spellings, answers, strict=True) if status == 202]
+    for address in sent:
+        smtp.inbox.wait(address)
+    print(f"\nfigure: mails to one mailbox from one account through its spellings: {len(sent)} of {len(spellings)}")
+    assert answers == [202, 202, 202, 429, 429]
 
 
 # ----------------------------------------------------------------- 9. tournament names

@@ -34,6 +34,24 @@ def address_key(address: str) -> str:
     return address.lower()
 
 
+GMAIL_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+"""The domains known to ignore dots in the local part (Google's documented rule), and their name."""
+
+
+def mailbox_key(address: str) -> str:
+    """The mailbox an address reaches, for the mail budgets: one mailbox is one budget however it is
+    spelled. The address lower-cased (:func:`address_key`), a ``+tag`` dropped (sub-addressing:
+    Gmail, Outlook, iCloud, Fastmail, Proton and Postfix's default deliver ``name+tag@`` to
+    ``name@``), and dots dropped only at Gmail, which says so; other hosts may deliver ``a.b@`` and
+    ``ab@`` to two people, so their dots are kept. Only the budgets use it: an account's address
+    is still compared by :func:`address_key`."""
+    local, _, domain = address_key(address).rpartition("@")
+    local = local.split("+", 1)[0]
+    if domain in GMAIL_DOMAINS:
+        local, domain = local.replace(".", ""), GMAIL_DOMAINS[domain]
+    return f"{local}@{domain}"
+
+
 @dataclass(frozen=True)
 class TokenUse:
     """What a valid token of a mailed link was for."""
