@@ -158,6 +158,7 @@ def put_address(browser: httpx.Client, address: str) -> int:
     return browser.put("/api/me/email", json={"email": address}, headers=csrf(browser)).status_code
 
 
+@pytest.mark.slow
 def test_mails_strangers_trigger_do_not_spend_the_owners_budget(server: Server, smtp: MailServer) -> None:
     """Three anonymous resets of a victim's address from another client address, then the victim's
     own reset and re-verification; three strangers putting a newcomer's address, then the newcomer
@@ -337,6 +338,7 @@ def _finished_games(url: str, count: int) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_an_export_read_slower_than_the_body_deadline_is_not_cut(tmp_path: Path) -> None:
     """A reader that takes longer than the request-body deadline (``body_timeout`` 1 s here, 10 s by
     default) to download a long history gets every line: the deadline ends with the request body.
