@@ -241,12 +241,25 @@ def end_sessions(conn: Connection, account_id: int, keep: str | None = None) -> 
 
 def set_password(conn: Connection, account_id: int, password_hash: str, keep_session: str | None) -> dict[str, int]:
     """A new password: every other session ends (every one if ``keep_session`` is ``None``: a reset
-    by mail) and every token is revoked (whoever held the old password may hold them). How many of
-    each."""
+    by mail), every token is revoked (whoever held the old password may hold them) and every reset
+    link not yet used stops working (it may sit in a mailbox the owner no longer trusts). How many
+    of each."""
     conn.execute(update(accounts).where(accounts.c.id == account_id).values(password=password_hash))
+    void_reset_links(conn, account_id)
     ended = end_sessions(conn, account_id, keep=keep_session)
     revoked = conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id)).rowcount
     return {"signed_out": ended, "revoked_tokens": int(revoked)}
+
+
+def void_reset_links(conn: Connection, account_id: int) -> None:
+    """The account's password-reset links not yet used stop working (``token_unknown``)."""
+    conn.execute(
+        delete(schema.mail_tokens).where(
+            schema.mail_tokens.c.account_id == account_id,
+            schema.mail_tokens.c.kind == "reset",
+            schema.mail_tokens.c.used.is_(None),
+        )
+    )
 
 
 # ------------------------------------------------------------------ personal API tokens

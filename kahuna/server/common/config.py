@@ -103,10 +103,12 @@ class Limits:
 
     mails_per_address_per_hour: float = 6
     mails_per_address_burst: int = 3
-    """Mails to one address (verification and reset): more are not sent (docs/accounts.md, *E-mail*)."""
+    """Mails to one mailbox (``mail/addresses.py::mailbox_key``) asked for by one party: verification
+    mails by one account, reset mails by one client address; more are not sent (docs/accounts.md,
+    *E-mail*). Kept per asking party so that nobody spends another's budget or can read it."""
     mails_per_account_per_hour: float = 10
     mails_per_account_burst: int = 5
-    """Mails for one account, whatever the address."""
+    """Verification mails one account asks for, whatever the address."""
     notice_mails_per_address_per_hour: float = 12
     notice_mails_per_address_burst: int = 6
     """Notification mails (turn, deadline, challenge, tournament) to one address: more are dropped,

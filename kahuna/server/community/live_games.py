@@ -109,6 +109,15 @@ def live_games(conn: Connection, limit: int, now: float | None = None) -> list[d
     return listed
 
 
+def listed_of(conn: Connection, game_ids: list[str]) -> set[str]:
+    """Which of ``game_ids`` are listed games (what the following list may name: an unlisted or
+    hot-seat game is shown to nobody who does not hold its link)."""
+    if not game_ids:
+        return set()
+    rows = conn.execute(select(games.c.id).where(games.c.id.in_(game_ids), games.c.unlisted.is_(False)))
+    return {game_id for (game_id,) in rows}
+
+
 def _rating(seat: int) -> Any:
     """The rating of a seat's account in the game's pool, as its profile shows it: an AI level's
     fixed anchor (``ratings.anchor_of``), else its stored rating; ``NULL`` for none (a guest, or

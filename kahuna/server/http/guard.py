@@ -4,8 +4,9 @@ security headers, and one structured log line per request.
 Rate limits are checked here, before FastAPI parses anything, so that a flood of refused requests
 costs a dictionary lookup each (``429 rate_limited`` with ``retry_after`` and ``Retry-After``).
 
-Logged paths never carry a secret: query strings are dropped and the invite code of a join path
-is replaced by ``{invite}``.
+Logged paths never carry a secret: query strings are dropped, the invite code of a join path is
+replaced by ``{invite}`` and the token of a password-reset or unsubscribe link by ``{token}`` (a
+reset link refused for a weak password stays usable, so its path must not be readable in a log).
 
 Every HTTP answer carries a Content-Security-Policy that lets a page run only the project's own
 scripts from this origin: the pages keep seat tokens in ``localStorage``, so no other script (an
@@ -25,7 +26,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kahuna.server.common import logs
 from kahuna.server.common.ratelimit import Quotas
 
-SECRET_PATH_PREFIXES = ("/api/join/", "/join/")
+SECRET_PATHS = {
+    "/api/join/": "{invite}",
+    "/join/": "{invite}",
+    "/api/password-reset/": "{token}",
+    "/api/unsubscribe/": "{token}",
+    "/unsubscribe/": "{token}",
+}
+"""The paths whose rest is a secret (every route with a token in its path), and what is logged instead."""
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -39,9 +47,9 @@ SECURITY_HEADERS = [
 
 
 def loggable_path(path: str) -> str:
-    for prefix in SECRET_PATH_PREFIXES:
+    for prefix, placeholder in SECRET_PATHS.items():
         if path.startswith(prefix):
-            return prefix + "{invite}"
+            return prefix + placeholder
     return path
 
 
@@ -74,9 +82,14 @@ class Guard:
         status = 500
         started = False
         size = 0
+        body_done = False
 
         async def counting_receive() -> Message:
-            nonlocal size
+            """The body's next part within the deadline; once the body is in, a wait without one
+            (a streamed answer listens for the client's disconnect for as long as it takes)."""
+            nonlocal size, body_done
+            if body_done:
+                return await receive()
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
@@ -87,6 +100,7 @@ class Guard:
                 size += len(message.get("body", b""))
                 if size > self.max_body:
                     raise self.too_large()
+                body_done = not message.get("more_body", False)
             return message
 
         async def watching_send(message: Message) -> None:

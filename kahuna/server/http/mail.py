@@ -19,6 +19,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.http.accounts import Password, in_password_pool, refused
 from kahuna.server.http.auth import require_session
+from kahuna.server.http.common import client_ip
 from kahuna.server.mail import templates
 from kahuna.server.mail.addresses import MAX_ADDRESS, TokenRefused
 from kahuna.server.mail.mailer import Mailer
@@ -118,7 +119,7 @@ def router(mailer: Mailer) -> APIRouter:
         """Mail a reset link (single-use, one hour) to the accounts that verified ``email``. The
         answer is ``202`` whatever the address, known or not, valid or not (``404 mail_off``)."""
         lang = templates.language(body.lang, request.headers.get("accept-language"))
-        mailer.ask_reset(body.email.strip(), lang)
+        mailer.ask_reset(body.email.strip(), lang, client_ip(request))
         return Response(status_code=202)
 
     @api.post("/password-reset/{token}", status_code=204)

@@ -24,7 +24,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.presence import Presence
 from kahuna.server.common.config import Limits
 from kahuna.server.common.errors import Rejected
-from kahuna.server.community import relations
+from kahuna.server.community import live_games, relations
 from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.http.common import TheAccount
 
@@ -120,12 +120,20 @@ def router(writer: Writer, presence: Presence, limits: Limits) -> APIRouter:
 
     @api.get("/me/following", response_model=Following)
     async def following(account: TheAccount) -> dict[str, Any]:
-        """The players the signed-in account follows: online or not, and the game each is playing."""
-        found = await writer.read(lambda conn: relations.following_of(conn, account.id, most_follows))
+        """The players the signed-in account follows: online or not, and the listed game each is
+        playing (an unlisted or hot-seat game is not named)."""
         view = presence.view.accounts
+
+        def read(conn: Connection) -> tuple[list[tuple[int, str]], set[str]]:
+            found = relations.following_of(conn, account.id, most_follows)
+            games = [game for account_id, _ in found if (game := view.get(account_id)) is not None]
+            return found, live_games.listed_of(conn, games)
+
+        found, listed = await writer.read(read)
         users = []
         for account_id, username in found:
             playing = view.get(account_id)
+            playing = playing if playing in listed else None
             watch = None if playing is None else f"/watch/{playing}"
             users.append({"username": username, "online": account_id in view, "playing": playing, "watch_url": watch})
         return {"users": users, "limit": most_follows}

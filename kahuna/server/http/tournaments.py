@@ -9,9 +9,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from kahuna.server.common.names import clean_name
 from kahuna.server.community.tournaments import NewEvent, Tournaments
-from kahuna.server.http.common import MaybeAccount, TheAccount
+from kahuna.server.http.common import MaybeAccount, Name, TheAccount
 
 TournamentId = Annotated[str, Path(min_length=1, max_length=32)]
 
@@ -27,7 +26,7 @@ class NewTournament(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["swiss", "arena"]
-    name: str = Field(min_length=1, max_length=64)
+    name: Name = Field(description="the player-name rules (common/names.py): refused with the reason in `422 invalid`")
     clock: TournamentClock
     rounds: StrictInt | None = Field(default=None, description="a Swiss's rounds (1 to 20)")
     minutes: StrictInt | None = Field(default=None, description="an Arena's length (1 to 1440)")
@@ -125,9 +124,7 @@ def router(tournaments: Tournaments) -> APIRouter:
         """Create a Swiss (``rounds``) or an Arena (``minutes``); it starts at ``starts_at`` or when
         its creator starts it."""
         starts_at = None if body.starts_at is None else _epoch(body.starts_at)
-        new = NewEvent(
-            body.kind, clean_name(body.name), body.clock.model_dump(), body.rounds, body.minutes, body.rated, starts_at
-        )
+        new = NewEvent(body.kind, body.name, body.clock.model_dump(), body.rounds, body.minutes, body.rated, starts_at)
         return {"tournament_id": await tournaments.create(new, account)}
 
     @api.get("", response_model=TournamentList)

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, select, update
 
+from kahuna.server.accounts.store import void_reset_links
 from kahuna.server.db.schema import account_emails, accounts, mail_tokens
 
 MAX_ADDRESS = 254
@@ -31,6 +32,24 @@ def valid_address(text: str) -> bool:
 def address_key(address: str) -> str:
     """What two spellings of one address share (domains ignore case; most mailboxes do too)."""
     return address.lower()
+
+
+GMAIL_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+"""The domains known to ignore dots in the local part (Google's documented rule), and their name."""
+
+
+def mailbox_key(address: str) -> str:
+    """The mailbox an address reaches, for the mail budgets: one mailbox is one budget however it is
+    spelled. The address lower-cased (:func:`address_key`), a ``+tag`` dropped (sub-addressing:
+    Gmail, Outlook, iCloud, Fastmail, Proton and Postfix's default deliver ``name+tag@`` to
+    ``name@``), and dots dropped only at Gmail, which says so; other hosts may deliver ``a.b@`` and
+    ``ab@`` to two people, so their dots are kept. Only the budgets use it: an account's address
+    is still compared by :func:`address_key`."""
+    local, _, domain = address_key(address).rpartition("@")
+    local = local.split("+", 1)[0]
+    if domain in GMAIL_DOMAINS:
+        local, domain = local.replace(".", ""), GMAIL_DOMAINS[domain]
+    return f"{local}@{domain}"
 
 
 @dataclass(frozen=True)
@@ -135,7 +154,8 @@ def use_token(conn: Connection, token_digest: str, kind: str, now: float) -> Tok
 
 def verify(conn: Connection, use: TokenUse) -> bool:
     """The token's address becomes the account's verified address, if it is still the one asked
-    for (a later ``PUT`` of another address makes the earlier link void)."""
+    for (a later ``PUT`` of another address makes the earlier link void); the reset links mailed to
+    the address it replaces stop working."""
     row = conn.execute(select(account_emails.c.pending).where(account_emails.c.account_id == use.account_id)).first()
     if row is None or row.pending != use.email:
         return False
@@ -144,4 +164,5 @@ def verify(conn: Connection, use: TokenUse) -> bool:
         .where(account_emails.c.account_id == use.account_id)
         .values(email=use.email, email_key=address_key(use.email), pending=None)
     )
+    void_reset_links(conn, use.account_id)
     return True

@@ -2,9 +2,19 @@
 an address, ask for a password reset, and reset it with the mailed token.
 
 Mail is only queued here, in the transaction that makes its token (``mail/queue.py``); the sender
-sends it. Every mail draws on two budgets, one per recipient address and one per account
-(``--limit mails_per_*``): a verification over budget is refused with ``429``; a reset over budget
-is dropped without a word, like a reset for an unknown address, so that the answer tells nothing.
+sends it. Every mail draws on the budgets of whoever asked for it, never on anybody else's, so
+that nobody can spend another's mail or learn anything from a refusal (``--limit mails_per_*``):
+
+- a verification mail on the asking account's budget for the recipient mailbox and on its budget
+  for all its verification mails; over either it is refused with ``429``, which says something
+  only about what that account itself asked for;
+- a reset on the asking client address's budget for the mailbox (one per request, whatever the
+  number of accounts that verified the address); over it the request is dropped without a word,
+  like a reset for an unknown address, so that the answer tells nothing.
+
+A mailbox is :func:`~kahuna.server.mail.addresses.mailbox_key`: ``name+tag@`` spends ``name@``'s
+budget. What bounds the mail one mailbox can receive is then the number of accounts and client
+addresses that ask (sign-ups and requests are limited per client address, docs/server.md).
 """
 
 from __future__ import annotations
@@ -87,15 +97,21 @@ class Mailer:
             raise Rejected("mail_off", "this server sends no e-mail", 404)
         return self.settings
 
-    async def _within_budget(self, account_id: int, address: str) -> float:
-        """0 if a mail to ``address`` for the account may go out (both budgets taken), else the wait."""
-        wait = await self.budgets.per_address.take(digest(addresses.address_key(address)))
+    async def _verification_budget(self, account_id: int, address: str) -> float:
+        """0 if the account may have a verification mail sent to ``address`` (both of its budgets
+        taken), else the wait."""
+        mailbox = digest(f"account:{account_id}:{addresses.mailbox_key(address)}")
+        wait = await self.budgets.per_address.take(mailbox)
         if wait:
             return wait
         wait = await self.budgets.per_account.take(str(account_id))
         if wait:
-            await self.budgets.per_address.refund(digest(addresses.address_key(address)))
+            await self.budgets.per_address.refund(mailbox)
         return wait
+
+    async def _reset_budget(self, client: str, address: str) -> bool:
+        """Whether the client address may have reset mails sent to ``address``'s mailbox now."""
+        return not await self.budgets.per_address.take(digest(f"client:{client}:{addresses.mailbox_key(address)}"))
 
     def _queue_mail(
         self, conn: Connection, kind: str, account: tuple[int, str], address: str, lang: str, path: str, ttl: int
@@ -126,7 +142,7 @@ class Mailer:
         self._on()
         if not addresses.valid_address(address):
             raise Rejected("invalid_email", "not an e-mail address (ASCII, local@domain.tld)", 422)
-        wait = await self._within_budget(account.id, address)
+        wait = await self._verification_budget(account.id, address)
         if wait:
             raise Rejected("rate_limited", f"enough mails for now: try again in {wait:.0f} s", 429, retry_after=wait)
 
@@ -160,23 +176,24 @@ class Mailer:
 
     # ---------------------------------------------------------------- password reset
 
-    def ask_reset(self, address: str, request_lang: str) -> None:
+    def ask_reset(self, address: str, request_lang: str, client: str) -> None:
         """Queue a reset mail for every active account that verified ``address`` (none if none, or
-        if the budgets are spent). Runs after the answer is sent, so that known and unknown
-        addresses take the same time to answer."""
+        if ``client``'s budget for that mailbox is spent). Runs after the answer is sent, so that
+        known and unknown addresses take the same time to answer."""
         self._on()
         if not addresses.valid_address(address):
             return
-        task = asyncio.get_running_loop().create_task(self._reset_mails(address, request_lang))
+        task = asyncio.get_running_loop().create_task(self._reset_mails(address, request_lang, client))
         self._resets.add(task)
         task.add_done_callback(self._resets.discard)
 
-    async def _reset_mails(self, address: str, request_lang: str) -> None:
+    async def _reset_mails(self, address: str, request_lang: str, client: str) -> None:
+        if not await self._reset_budget(client, address):
+            logs.event("password_reset_asked", mails=0)
+            return
         found = await self.writer.read(lambda conn: addresses.accounts_of_address(conn, address))
         queued = 0
         for account_id, username, verified, stored_lang in found:
-            if await self._within_budget(account_id, verified):
-                continue
             lang = templates.language(stored_lang, request_lang)
 
             def store(
