@@ -132,16 +132,26 @@ free_port() {
 }
 
 wait_http() {  # wait_http URL NAME: until URL answers (any HTTP status), at most 60 s
-    "$PYTHON" - "$1" <<'EOF' || { say "$2 did not start (log: $RUN_DIR/$2.log)"; exit 1; }
+    wait_url "$1" "$2" any
+}
+
+wait_ready() {  # wait_ready URL NAME: until URL (an instance's /readyz) answers 200, at most 60 s
+    wait_url "$1" "$2" 200
+}
+
+wait_url() {
+    "$PYTHON" - "$1" "$3" <<'EOF' || { say "$2 did not start or is not ready (log: $RUN_DIR/$2.log)"; exit 1; }
 import sys, time, urllib.error, urllib.request
 
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
     try:
-        urllib.request.urlopen(sys.argv[1], timeout=1)
+        urllib.request.urlopen(sys.argv[1], timeout=3)
         sys.exit(0)
     except urllib.error.HTTPError:
-        sys.exit(0)
+        if sys.argv[2] == "any":
+            sys.exit(0)
+        time.sleep(0.1)
     except OSError:
         time.sleep(0.1)
 sys.exit(1)
@@ -172,7 +182,8 @@ for ((i = 1; i <= INSTANCES; i++)); do
     COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS $MAIL"
     NAMES+=("instance$i")
     start "instance$i"
-    wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database
+    # one at a time: the first migrates the database; nginx gets the instances once they are ready
+    wait_ready "http://127.0.0.1:$port/readyz" "instance$i"
 done
 for ((i = 1; i <= WORKERS; i++)); do
     COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER $WORKER_MAIL"

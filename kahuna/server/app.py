@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from fastapi import FastAPI
+from sqlalchemy import Connection
 
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
@@ -29,6 +30,7 @@ from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limite
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
+from kahuna.server.db import migrations
 from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
@@ -46,6 +48,7 @@ from kahuna.server.http import (
     game_ratings,
     game_socket,
     games,
+    health,
     hints,
     live_games,
     lobby,
@@ -63,8 +66,13 @@ from kahuna.server.http.guard import Guard
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
+
+
+async def _nothing_to_connect() -> None:
+    return
 
 
 @dataclass(frozen=True)
@@ -87,10 +95,8 @@ class Mode:
     """Whether this process sends the queued mail, or leaves it to ``kahuna worker --smtp``."""
     presence: Share
     """Where the instances' presence snapshots meet (who is online): this process, or Redis."""
-
-
-async def _nothing_to_connect() -> None:
-    return
+    ping: Callable[[], Awaitable[None]] = _nothing_to_connect
+    """Raise unless the broker answers now (``/readyz``); nothing to reach in one process."""
 
 
 def _embedded(writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
@@ -124,17 +130,41 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     limiters: LimiterFactory = redis_limiters(broker.client)  # a client meets the same budgets on every instance
     replication = RedisReplication(broker, writer)
     share = RedisShare(broker.client, broker.instance, settings.db_url)
+
+    async def ping() -> None:
+        await broker.client.ping()
+
     if settings.local_ai:
         ai_turns: AiTurns = LocalAiTurns(ai_pool)
         local = LocalAnalyses(writer, ai_pool, budget)
         # no worker needed: this instance sends mail too
-        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all, True, share)
+        resume_all = GameService.resume_all
+        return Mode(broker, replication, ai_turns, limiters, local, broker.start, resume_all, True, share, ping)
     queue = JobQueue.from_url(settings.broker_url)
     ai_turns = QueuedAiTurns(Submitter(queue))
     queued = QueuedAnalyses(queue, budget)
     resume = GameService.watch_stored_deadlines
     # the workers send the mail
-    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share)
+    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share, ping)
+
+
+def _readiness(writer: Writer, mode: Mode, ai_pool: AiPool) -> Readiness:
+    """What ``/readyz`` checks: the database answers at the newest schema, the broker answers, the
+    AI pool is up."""
+
+    def at_head(conn: Connection) -> None:
+        revision, newest = migrations.current(conn), migrations.heads()
+        if revision not in newest:
+            raise NotReady(f"the database is at revision {revision}, not {' '.join(newest)}")
+
+    async def database() -> None:
+        await writer.read(at_head)
+
+    async def ai() -> None:
+        if not ai_pool.up:
+            raise NotReady("the AI pool is not started")
+
+    return Readiness({"database": database, "broker": mode.ping, "ai_pool": ai})
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -263,6 +293,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     quotas = Quotas(limits, mode.limiters)
     # The sockets first: a route is found by trying each in turn, and a thousand players connecting
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
+    app.include_router(health.router(_readiness(writer, mode, ai_pool)))
     app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account

@@ -222,6 +222,11 @@ class _Lane:
                 self._executor = None
             return await loop.run_in_executor(self.pool, fn, *args)
 
+    @property
+    def up(self) -> bool:
+        """Whether the processes are started and not closed."""
+        return self._executor is not None and not self.closed
+
     def close(self) -> None:
         self.closed = True
         if self._executor is not None:
@@ -260,6 +265,12 @@ class AiPool:
         await loop.run_in_executor(self._lane.pool, os.getpid)
         if long:
             await loop.run_in_executor(self._long.pool, os.getpid)
+
+    @property
+    def up(self) -> bool:
+        """Whether the pool's processes for the levels by count are started (:meth:`warm_up`) and
+        not closed: what ``/readyz`` asks (the long lane starts at its first move)."""
+        return self._lane.up
 
     async def choose(
         self, spec: str, view_json: dict[str, Any], seed: int, owner: str = "", clock: ClockReading | None = None
