@@ -176,20 +176,32 @@ if [ -n "$SMTP" ]; then
     if [ "$WORKERS" -eq 0 ]; then echo "deploy/run.sh: --smtp with --workers 0: no process sends the mail" >&2; fi
 fi
 INSTANCE_PORTS=()
+METRICS_TARGETS=()  # each process's Prometheus metrics, on loopback only (prometheus.yml in the run directory)
 for ((i = 1; i <= INSTANCES; i++)); do
     port=$(free_port)
+    metrics=$(free_port)
     INSTANCE_PORTS+=("$port")
-    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS $MAIL"
+    METRICS_TARGETS+=("instance$i 127.0.0.1:$metrics")
+    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") --metrics-listen 127.0.0.1:$metrics $LIMITS $MAIL"
     NAMES+=("instance$i")
     start "instance$i"
     # one at a time: the first migrates the database; nginx gets the instances once they are ready
     wait_ready "http://127.0.0.1:$port/readyz" "instance$i"
 done
 for ((i = 1; i <= WORKERS; i++)); do
-    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER $WORKER_MAIL"
+    metrics=$(free_port)
+    METRICS_TARGETS+=("worker$i 127.0.0.1:$metrics")
+    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER --metrics-listen 127.0.0.1:$metrics $WORKER_MAIL"
     NAMES+=("worker$i")
     start "worker$i"
 done
+
+TARGETS=""
+for target in "${METRICS_TARGETS[@]}"; do
+    TARGETS+="      - targets: [\"${target#* }\"]"$'\n'"        labels: {process: ${target%% *}}"$'\n'
+done
+PROM=$(<"$ROOT/deploy/prometheus.yml.in")
+printf '%s\n' "${PROM//@TARGETS@/${TARGETS%$'\n'}}" >"$RUN_DIR/prometheus.yml"
 
 SERVERS=""
 for port in "${INSTANCE_PORTS[@]}"; do

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi import FastAPI
 from sqlalchemy import Connection
@@ -26,7 +26,7 @@ from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
 from kahuna.server.common.config import PushSettings, Settings
-from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
+from kahuna.server.common.ratelimit import LimiterFactory, Quotas, counted, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
@@ -63,6 +63,7 @@ from kahuna.server.http import push as push_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
+from kahuna.server.http.measured import Measured
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
@@ -179,6 +180,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode = _embedded(writer, ai_pool, budget)
     else:
         mode = _clustered(settings, writer, ai_pool, budget)
+    mode = replace(mode, limiters=counted(mode.limiters))  # every budget's refusals in the metrics
     # with a broker, ``kahuna worker`` sends the queued pushes (unless this instance plays AI moves itself)
     push = WebPush(
         writer,
@@ -315,4 +317,5 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)
+    app.add_middleware(Measured)  # outermost: the Guard's refusals are counted too
     return app

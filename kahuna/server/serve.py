@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
+from kahuna.server.ops.options import add_metrics_option, start_metrics
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.vapid import KeyFileError
 
@@ -78,6 +79,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="the address players open, which mailed links start with (default: http://HOST:PORT/ of this server)",
     )
     add_push_options(p)
+    add_metrics_option(p)
     p.set_defaults(func=run)
 
 
@@ -153,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if not start_metrics("serve", args.metrics_listen):
         return 1
     broker = "" if args.broker is None else f", broker: {_safe_url(args.broker)}"
     mailing = "" if mail is None else f", mail: {_safe_url(args.smtp)}"

@@ -37,6 +37,7 @@ from kahuna.ai.levels import LEVEL_SPECS
 from kahuna.ai.registry import FACTORIES, make_agent
 from kahuna.clock import TimeControl
 from kahuna.rules import PlayerView
+from kahuna.server.ops import metrics
 
 T = TypeVar("T")
 
@@ -188,7 +189,9 @@ class _Lane:
     """``workers`` processes (spawned, so that no lock held by a server thread is inherited) and
     the fair queue of the moves that wait for them."""
 
-    def __init__(self, workers: int, per_owner: int | None) -> None:
+    def __init__(self, name: str, workers: int, per_owner: int | None) -> None:
+        self.name = name
+        """The lane in the metrics: ``count`` or ``time``."""
         self.workers = max(1, workers)
         self.queue = FairQueue(self.workers, per_owner)
         self._executor: ProcessPoolExecutor | None = None
@@ -204,7 +207,13 @@ class _Lane:
         return self._executor
 
     async def run(self, owner: str, expensive: bool, fn: Callable[..., T], *args: Any) -> T:
-        await self.queue.acquire(owner, expensive)
+        clock, waiting = metrics.Stopwatch(), metrics.AI_QUEUE.labels(self.name)
+        waiting.inc()
+        try:
+            await self.queue.acquire(owner, expensive)
+        finally:
+            waiting.dec()
+        metrics.AI_WAIT_SECONDS.labels(self.name).observe(clock.seconds())
         try:
             return await self._execute(fn, *args)
         finally:
@@ -243,8 +252,8 @@ class AiPool:
     it started, or whose start-up failed, leaves none behind."""
 
     def __init__(self, workers: int, long_workers: int = 1) -> None:
-        self._lane = _Lane(workers, None)
-        self._long = _Lane(long_workers, LONG_PER_OWNER)
+        self._lane = _Lane("count", workers, None)
+        self._long = _Lane("time", long_workers, LONG_PER_OWNER)
         self.workers = self._lane.workers
         self.long_workers = self._long.workers
 
