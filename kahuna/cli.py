@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     only = first if first in COMMANDS or first == "bench" else None
     parser = build_parser(only)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line as given: kahuna serve parses it again over its --config file
     if not hasattr(args, "func"):
         parser.print_help()
         return 0 if not argv else 2

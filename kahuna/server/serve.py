@@ -6,10 +6,12 @@ import argparse
 import gc
 import socket
 import sys
+from pathlib import Path
 
 import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
+from kahuna.server import serve_config
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
 from kahuna.server.ops.options import add_metrics_option, start_metrics
@@ -80,10 +82,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_push_options(p)
     add_metrics_option(p)
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="read the options and limits from this TOML file (keys as the options without dashes, a "
+        "[limits] table; flags given here win; docs/server.md)",
+    )
+    p.add_argument("--print-config", action="store_true", help="print the configuration in effect (TOML) and exit")
+    p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        argv: list[str] = args.argv
+        try:
+            args = serve_config.apply(args.parser, argv[argv.index("serve") + 1 :], args.config)
+        except serve_config.ConfigError as exc:
+            print(f"kahuna serve: --config {exc}", file=sys.stderr)
+            return 2
     if args.ai_workers < 1 or args.ai_long_workers < 1:
         print("kahuna serve: --ai-workers and --ai-long-workers must be at least 1", file=sys.stderr)
         return 2
@@ -98,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"kahuna serve: --limit: {exc}", file=sys.stderr)
         return 2
+    if args.print_config:
+        print(serve_config.render(args, limits), end="")
+        return 0
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
