@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.server import serve_config
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
-from kahuna.server.ops.options import add_metrics_option, start_metrics
+from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.vapid import KeyFileError
 
@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         except serve_config.ConfigError as exc:
             print(f"kahuna serve: --config {exc}", file=sys.stderr)
             return 2
+    if not check_listen("serve", args.metrics_listen):
+        return 2
     if args.ai_workers < 1 or args.ai_long_workers < 1:
         print("kahuna serve: --ai-workers and --ai-long-workers must be at least 1", file=sys.stderr)
         return 2

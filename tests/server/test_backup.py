@@ -49,9 +49,9 @@ def backup_during_play_then_restore(tmp: Path, source_db: str, target_db: str) -
     server = Server(tmp / "live")
     (tmp / "live").mkdir()
     server.db = source_db
-    server.start()
     backup_file = tmp / "kahuna.backup"
     try:
+        server.start()
         games = [server.create(opponent="hotseat", seat="first") for _ in range(GAMES)]
         acked: dict[str, int] = {}
         stop = asyncio.Event()
@@ -82,8 +82,8 @@ def backup_during_play_then_restore(tmp: Path, source_db: str, target_db: str) -
     again = Server(tmp / "restored")
     (tmp / "restored").mkdir()
     again.db = target_db
-    again.start()
     try:
+        again.start()
 
         async def resume() -> None:
             for game in games:
@@ -123,7 +123,11 @@ def test_a_postgresql_backup_taken_during_play_restores_and_resumes(
 
 
 def test_restore_refuses_a_database_in_use_and_a_backup_of_the_other_kind(tmp_path: Path, pg_url: str) -> None:
-    Server(tmp_path).start().stop()  # a real server's database
+    first = Server(tmp_path)  # a real server's database
+    try:
+        first.start()
+    finally:
+        first.stop()
     live = tmp_path / "kahuna.db"
     backup_file = tmp_path / "b.sqlite"
     assert admin("backup", str(backup_file), "--db", f"sqlite:///{live}").returncode == 0

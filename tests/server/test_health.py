@@ -15,9 +15,9 @@ __all__ = ["redis_url"]
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path).start()
+    s = Server(tmp_path)
     try:
-        yield s
+        yield s.start()
     finally:
         s.stop()
 
@@ -44,8 +44,9 @@ def test_readyz_is_503_when_the_database_is_not_at_the_newest_schema(server: Ser
 
 
 def test_readyz_checks_the_broker_of_an_instance(tmp_path: Path, redis_url: str) -> None:
-    s = Server(tmp_path, args=("--broker", redis_url)).start()
+    s = Server(tmp_path, args=("--broker", redis_url))
     try:
+        s.start()
         ready = s.get("/readyz")
         assert ready.status_code == 200, ready.text
         assert ready.json()["checks"] == {"database": "ok", "broker": "ok", "ai_pool": "ok"}

@@ -27,8 +27,9 @@ def test_a_scrape_during_play_sees_the_counters_move(tmp_path: Path) -> None:
     metrics_url = f"http://127.0.0.1:{port}/metrics"
     server = Server(
         tmp_path, args=("--metrics-listen", f"127.0.0.1:{port}", "--limit", "games_burst=2", "--ai-workers", "1")
-    ).start()
+    )
     try:
+        server.start()
         before = scrape(metrics_url)
         assert before[("kahuna_actions_total", ())] == 0
         game = server.create(opponent="hotseat", seat="first")
@@ -75,5 +76,6 @@ def test_a_wrong_metrics_address_is_refused_before_serving(tmp_path: Path) -> No
          "--metrics-listen", "9100"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "kahuna serve: --metrics-listen: '9100' is not HOST:PORT (e.g. 127.0.0.1:9100)" in done.stderr
+    assert not (tmp_path / "k.db").exists()  # refused before the database was opened

@@ -91,8 +91,9 @@ def test_a_server_runs_with_its_configuration_file(tmp_path: Path) -> None:
     metrics = free_port()
     config = tmp_path / "kahuna.toml"
     config.write_text(f'metrics-listen = "127.0.0.1:{metrics}"\n\n[limits]\ngames_burst = 1\n')
-    server = Server(tmp_path, args=("--config", str(config))).start()
+    server = Server(tmp_path, args=("--config", str(config)))
     try:
+        server.start()
         server.create(opponent="hotseat", seat="first")
         assert server.post("/api/games", {"opponent": "hotseat", "seat": "first"}).status_code == 429
         assert "kahuna_actions_total" in httpx.get(f"http://127.0.0.1:{metrics}/metrics", timeout=10).text

@@ -18,15 +18,24 @@ def add_metrics_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def check_listen(command: str, listen: str | None) -> bool:
+    """Whether the address is well formed (else the error is printed): checked before anything starts."""
+    if listen is None:
+        return True
+    try:
+        metrics.parse_listen(listen)
+    except ValueError as exc:
+        print(f"kahuna {command}: --metrics-listen: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def start_metrics(command: str, listen: str | None) -> bool:
-    """Serve the metrics if asked; False (the error printed) if the address is wrong or taken."""
+    """Serve the metrics if asked; False (the error printed) if the address cannot be listened on."""
     if listen is None:
         return True
     try:
         metrics.serve(*metrics.parse_listen(listen))
-    except ValueError as exc:
-        print(f"kahuna {command}: --metrics-listen: {exc}", file=sys.stderr)
-        return False
     except OSError as exc:
         print(f"kahuna {command}: cannot listen on {listen}: {exc.strerror or exc}", file=sys.stderr)
         return False
