@@ -132,16 +132,26 @@ free_port() {
 }
 
 wait_http() {  # wait_http URL NAME: until URL answers (any HTTP status), at most 60 s
-    "$PYTHON" - "$1" <<'EOF' || { say "$2 did not start (log: $RUN_DIR/$2.log)"; exit 1; }
+    wait_url "$1" "$2" any
+}
+
+wait_ready() {  # wait_ready URL NAME: until URL (an instance's /readyz) answers 200, at most 60 s
+    wait_url "$1" "$2" 200
+}
+
+wait_url() {
+    "$PYTHON" - "$1" "$3" <<'EOF' || { say "$2 did not start or is not ready (log: $RUN_DIR/$2.log)"; exit 1; }
 import sys, time, urllib.error, urllib.request
 
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
     try:
-        urllib.request.urlopen(sys.argv[1], timeout=1)
+        urllib.request.urlopen(sys.argv[1], timeout=3)
         sys.exit(0)
     except urllib.error.HTTPError:
-        sys.exit(0)
+        if sys.argv[2] == "any":
+            sys.exit(0)
+        time.sleep(0.1)
     except OSError:
         time.sleep(0.1)
 sys.exit(1)
@@ -166,19 +176,32 @@ if [ -n "$SMTP" ]; then
     if [ "$WORKERS" -eq 0 ]; then echo "deploy/run.sh: --smtp with --workers 0: no process sends the mail" >&2; fi
 fi
 INSTANCE_PORTS=()
+METRICS_TARGETS=()  # each process's Prometheus metrics, on loopback only (prometheus.yml in the run directory)
 for ((i = 1; i <= INSTANCES; i++)); do
     port=$(free_port)
+    metrics=$(free_port)
     INSTANCE_PORTS+=("$port")
-    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") $LIMITS $MAIL"
+    METRICS_TARGETS+=("instance$i 127.0.0.1:$metrics")
+    COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") --metrics-listen 127.0.0.1:$metrics $LIMITS $MAIL"
     NAMES+=("instance$i")
     start "instance$i"
-    wait_http "http://127.0.0.1:$port/api/levels" "instance$i"  # one at a time: the first migrates the database
+    # one at a time: the first migrates the database; nginx gets the instances once they are ready
+    wait_ready "http://127.0.0.1:$port/readyz" "instance$i"
 done
 for ((i = 1; i <= WORKERS; i++)); do
-    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER $WORKER_MAIL"
+    metrics=$(free_port)
+    METRICS_TARGETS+=("worker$i 127.0.0.1:$metrics")
+    COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER --metrics-listen 127.0.0.1:$metrics $WORKER_MAIL"
     NAMES+=("worker$i")
     start "worker$i"
 done
+
+TARGETS=""
+for target in "${METRICS_TARGETS[@]}"; do
+    TARGETS+="      - targets: [\"${target#* }\"]"$'\n'"        labels: {process: ${target%% *}}"$'\n'
+done
+PROM=$(<"$ROOT/deploy/prometheus.yml.in")
+printf '%s\n' "${PROM//@TARGETS@/${TARGETS%$'\n'}}" >"$RUN_DIR/prometheus.yml"
 
 SERVERS=""
 for port in "${INSTANCE_PORTS[@]}"; do

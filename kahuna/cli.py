@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("kahuna.ai.commands.tune", "tune the heuristic's weights by SPSA self-play and measure them"),
     "train": ("kahuna.ai.commands.train", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),
+    "admin": ("kahuna.server.admin.command", "run a server: back up and restore its database, accounts, counts"),
     "bot": ("kahuna.bot.cli", "play on a server as an online bot (a bot account's token, any agent spec)"),
     "worker": (
         "kahuna.server.run_worker",
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     only = first if first in COMMANDS or first == "bench" else None
     parser = build_parser(only)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line as given: kahuna serve parses it again over its --config file
     if not hasattr(args, "func"):
         parser.print_help()
         return 0 if not argv else 2

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi import FastAPI
+from sqlalchemy import Connection
 
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
@@ -25,10 +26,11 @@ from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
 from kahuna.server.common.config import PushSettings, Settings
-from kahuna.server.common.ratelimit import LimiterFactory, Quotas, memory_limiter
+from kahuna.server.common.ratelimit import LimiterFactory, Quotas, counted, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
+from kahuna.server.db import migrations
 from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
@@ -46,6 +48,7 @@ from kahuna.server.http import (
     game_ratings,
     game_socket,
     games,
+    health,
     hints,
     live_games,
     lobby,
@@ -60,11 +63,17 @@ from kahuna.server.http import push as push_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
+from kahuna.server.http.measured import Measured
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
+
+
+async def _nothing_to_connect() -> None:
+    return
 
 
 @dataclass(frozen=True)
@@ -87,10 +96,8 @@ class Mode:
     """Whether this process sends the queued mail, or leaves it to ``kahuna worker --smtp``."""
     presence: Share
     """Where the instances' presence snapshots meet (who is online): this process, or Redis."""
-
-
-async def _nothing_to_connect() -> None:
-    return
+    ping: Callable[[], Awaitable[None]] = _nothing_to_connect
+    """Raise unless the broker answers now (``/readyz``); nothing to reach in one process."""
 
 
 def _embedded(writer: Writer, ai_pool: AiPool, budget: Budget) -> Mode:
@@ -124,17 +131,41 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     limiters: LimiterFactory = redis_limiters(broker.client)  # a client meets the same budgets on every instance
     replication = RedisReplication(broker, writer)
     share = RedisShare(broker.client, broker.instance, settings.db_url)
+
+    async def ping() -> None:
+        await broker.client.ping()
+
     if settings.local_ai:
         ai_turns: AiTurns = LocalAiTurns(ai_pool)
         local = LocalAnalyses(writer, ai_pool, budget)
         # no worker needed: this instance sends mail too
-        return Mode(broker, replication, ai_turns, limiters, local, broker.start, GameService.resume_all, True, share)
+        resume_all = GameService.resume_all
+        return Mode(broker, replication, ai_turns, limiters, local, broker.start, resume_all, True, share, ping)
     queue = JobQueue.from_url(settings.broker_url)
     ai_turns = QueuedAiTurns(Submitter(queue))
     queued = QueuedAnalyses(queue, budget)
     resume = GameService.watch_stored_deadlines
     # the workers send the mail
-    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share)
+    return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share, ping)
+
+
+def _readiness(writer: Writer, mode: Mode, ai_pool: AiPool) -> Readiness:
+    """What ``/readyz`` checks: the database answers at the newest schema, the broker answers, the
+    AI pool is up."""
+
+    def at_head(conn: Connection) -> None:
+        revision, newest = migrations.current(conn), migrations.heads()
+        if revision not in newest:
+            raise NotReady(f"the database is at revision {revision}, not {' '.join(newest)}")
+
+    async def database() -> None:
+        await writer.read(at_head)
+
+    async def ai() -> None:
+        if not ai_pool.up:
+            raise NotReady("the AI pool is not started")
+
+    return Readiness({"database": database, "broker": mode.ping, "ai_pool": ai})
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -149,6 +180,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode = _embedded(writer, ai_pool, budget)
     else:
         mode = _clustered(settings, writer, ai_pool, budget)
+    mode = replace(mode, limiters=counted(mode.limiters))  # every budget's refusals in the metrics
     # with a broker, ``kahuna worker`` sends the queued pushes (unless this instance plays AI moves itself)
     push = WebPush(
         writer,
@@ -263,6 +295,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     quotas = Quotas(limits, mode.limiters)
     # The sockets first: a route is found by trying each in turn, and a thousand players connecting
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
+    app.include_router(health.router(_readiness(writer, mode, ai_pool)))
     app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
@@ -284,4 +317,5 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)
+    app.add_middleware(Measured)  # outermost: the Guard's refusals are counted too
     return app

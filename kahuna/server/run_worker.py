@@ -37,6 +37,7 @@ from kahuna.server.games.engine import GameEngine
 from kahuna.server.mail import smtp_url
 from kahuna.server.mail.sender import WORKER_POLL_SECONDS as MAIL_POLL_SECONDS
 from kahuna.server.mail.sender import MailSender
+from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.sender import WORKER_POLL_SECONDS as PUSH_POLL_SECONDS
 from kahuna.server.push.sender import PushSender
@@ -83,6 +84,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"the first wait before a mail is tried again (doubling; default {Limits.mail_retry_seconds:g})",
     )
     add_push_options(p)
+    add_metrics_option(p)
     p.set_defaults(func=run)
 
 
@@ -101,6 +103,8 @@ class WorkerSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not check_listen("worker", args.metrics_listen):
+        return 2
     if args.jobs < 1:
         print("kahuna worker: --jobs must be at least 1", file=sys.stderr)
         return 2
@@ -127,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(push, str):
         print(f"kahuna worker: {push}", file=sys.stderr)
         return 2
+    if not start_metrics("worker", args.metrics_listen):
+        return 1
     logs.configure()
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     settings = WorkerSettings(

@@ -6,12 +6,15 @@ import argparse
 import gc
 import socket
 import sys
+from pathlib import Path
 
 import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
+from kahuna.server import serve_config
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
+from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.vapid import KeyFileError
 
@@ -78,10 +81,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="the address players open, which mailed links start with (default: http://HOST:PORT/ of this server)",
     )
     add_push_options(p)
-    p.set_defaults(func=run)
+    add_metrics_option(p)
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="read the options and limits from this TOML file (keys as the options without dashes, a "
+        "[limits] table; flags given here win; docs/server.md)",
+    )
+    p.add_argument("--print-config", action="store_true", help="print the configuration in effect (TOML) and exit")
+    p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        argv: list[str] = args.argv
+        try:
+            args = serve_config.apply(args.parser, argv[argv.index("serve") + 1 :], args.config)
+        except serve_config.ConfigError as exc:
+            print(f"kahuna serve: --config {exc}", file=sys.stderr)
+            return 2
+    if not check_listen("serve", args.metrics_listen):
+        return 2
     if args.ai_workers < 1 or args.ai_long_workers < 1:
         print("kahuna serve: --ai-workers and --ai-long-workers must be at least 1", file=sys.stderr)
         return 2
@@ -96,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"kahuna serve: --limit: {exc}", file=sys.stderr)
         return 2
+    if args.print_config:
+        print(serve_config.render(args, limits), end="")
+        return 0
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
@@ -153,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except (SQLAlchemyError, OSError, ValueError) as exc:
         print(f"kahuna serve: cannot open the database: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if not start_metrics("serve", args.metrics_listen):
         return 1
     broker = "" if args.broker is None else f", broker: {_safe_url(args.broker)}"
     mailing = "" if mail is None else f", mail: {_safe_url(args.smtp)}"

@@ -89,6 +89,14 @@ def test_the_game_core_knows_neither_the_community_nor_the_cluster_nor_http() ->
     assert {name: sorted(t for t in GRAPH[name] if t.startswith(above)) for name in games} == {n: [] for n in games}
 
 
+def test_operations_are_a_bottom_room() -> None:
+    """Every room may record a metric or offer a readiness check: ``ops`` imports no other room."""
+    ops = [name for name in MODULES if name.startswith(f"{PACKAGE}.ops")]
+    assert ops and {name: sorted(t for t in GRAPH[name] if not t.startswith(f"{PACKAGE}.ops")) for name in ops} == {
+        n: [] for n in ops
+    }
+
+
 def test_the_check_sees_each_kind_of_import() -> None:
     """The scanner itself: plain, from-package, relative and function-level imports are all seen."""
     replication = GRAPH[f"{PACKAGE}.cluster.replication"]

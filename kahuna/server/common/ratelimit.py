@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from kahuna.server.common.config import Limits
+from kahuna.server.ops import metrics
 
 MAX_KEYS = 100_000
 """Clients remembered per limiter; the least recently seen are forgotten first (memory stays bounded)."""
@@ -86,6 +87,28 @@ class RateLimiter:
         bucket = self._buckets.get(key)
         if bucket is not None:
             bucket.tokens = min(float(bucket.burst), bucket.tokens + 1)
+
+
+class Counted:
+    """A limiter whose refusals are counted in the metrics under its budget's name."""
+
+    def __init__(self, name: str, limiter: Limiter) -> None:
+        self._refused = metrics.RATE_LIMITED.labels(name)
+        self._limiter = limiter
+
+    async def take(self, key: str) -> float:
+        wait = await self._limiter.take(key)
+        if wait:
+            self._refused.inc()
+        return wait
+
+    async def refund(self, key: str) -> None:
+        await self._limiter.refund(key)
+
+
+def counted(make: LimiterFactory) -> LimiterFactory:
+    """``make``, with each limiter's refusals counted by budget (``kahuna_rate_limited_total``)."""
+    return lambda name, rate, burst: Counted(name, make(name, rate, burst))
 
 
 def memory_limiter(_name: str, rate: float, burst: int) -> Limiter:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Row, Table, and_, delete, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Row, Table, and_, delete, func, or_, select, update
 
 MAX_BACKOFF = 3600.0
 
@@ -76,6 +76,11 @@ def next_due(conn: Connection, table: Table) -> float | None:
     if row is None:
         return None
     return float(max(row.due, row.claimed_until or 0.0))
+
+
+def waiting(conn: Connection, table: Table) -> int:
+    """How many rows are queued (due or not, claimed or not): the queue's depth in the metrics."""
+    return int(conn.execute(select(func.count()).select_from(table).where(table.c.status == "queued")).scalar_one())
 
 
 def prune(conn: Connection, table: Table, before: float) -> int:

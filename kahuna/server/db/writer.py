@@ -23,6 +23,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.schema import games
 from kahuna.server.db.store import ActionRow, insert_action_extras, insert_actions
+from kahuna.server.ops import metrics
 
 Write = Callable[[Connection], None] | ActionRow
 
@@ -181,6 +182,7 @@ class Writer:
             if self._conn is None:
                 self._conn = self.engine.connect()
             conn = self._conn
+            clock = metrics.Stopwatch()
             with conn.begin():
                 rows = [w for w in batch if isinstance(w, ActionRow)]
                 if rows:
@@ -191,6 +193,8 @@ class Writer:
                 for fn in batch:
                     if not isinstance(fn, ActionRow):
                         fn(conn)
+            metrics.COMMIT_SECONDS.observe(clock.seconds())
+            metrics.ACTIONS.inc(len(rows))
             return [None] * len(batch)
         except Exception as exc:
             if conn is None or conn.invalidated:

@@ -37,6 +37,7 @@ from kahuna.ai.levels import LEVEL_SPECS
 from kahuna.ai.registry import FACTORIES, make_agent
 from kahuna.clock import TimeControl
 from kahuna.rules import PlayerView
+from kahuna.server.ops import metrics
 
 T = TypeVar("T")
 
@@ -188,7 +189,9 @@ class _Lane:
     """``workers`` processes (spawned, so that no lock held by a server thread is inherited) and
     the fair queue of the moves that wait for them."""
 
-    def __init__(self, workers: int, per_owner: int | None) -> None:
+    def __init__(self, name: str, workers: int, per_owner: int | None) -> None:
+        self.name = name
+        """The lane in the metrics: ``count`` or ``time``."""
         self.workers = max(1, workers)
         self.queue = FairQueue(self.workers, per_owner)
         self._executor: ProcessPoolExecutor | None = None
@@ -204,7 +207,13 @@ class _Lane:
         return self._executor
 
     async def run(self, owner: str, expensive: bool, fn: Callable[..., T], *args: Any) -> T:
-        await self.queue.acquire(owner, expensive)
+        clock, waiting = metrics.Stopwatch(), metrics.AI_QUEUE.labels(self.name)
+        waiting.inc()
+        try:
+            await self.queue.acquire(owner, expensive)
+        finally:
+            waiting.dec()
+        metrics.AI_WAIT_SECONDS.labels(self.name).observe(clock.seconds())
         try:
             return await self._execute(fn, *args)
         finally:
@@ -222,6 +231,11 @@ class _Lane:
                 self._executor = None
             return await loop.run_in_executor(self.pool, fn, *args)
 
+    @property
+    def up(self) -> bool:
+        """Whether the processes are started and not closed."""
+        return self._executor is not None and not self.closed
+
     def close(self) -> None:
         self.closed = True
         if self._executor is not None:
@@ -238,8 +252,8 @@ class AiPool:
     it started, or whose start-up failed, leaves none behind."""
 
     def __init__(self, workers: int, long_workers: int = 1) -> None:
-        self._lane = _Lane(workers, None)
-        self._long = _Lane(long_workers, LONG_PER_OWNER)
+        self._lane = _Lane("count", workers, None)
+        self._long = _Lane("time", long_workers, LONG_PER_OWNER)
         self.workers = self._lane.workers
         self.long_workers = self._long.workers
 
@@ -260,6 +274,12 @@ class AiPool:
         await loop.run_in_executor(self._lane.pool, os.getpid)
         if long:
             await loop.run_in_executor(self._long.pool, os.getpid)
+
+    @property
+    def up(self) -> bool:
+        """Whether the pool's processes for the levels by count are started (:meth:`warm_up`) and
+        not closed: what ``/readyz`` asks (the long lane starts at its first move)."""
+        return self._lane.up
 
     async def choose(
         self, spec: str, view_json: dict[str, Any], seed: int, owner: str = "", clock: ClockReading | None = None

@@ -20,6 +20,7 @@ from kahuna.server.db import store
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import LiveGame, rebuild
+from kahuna.server.ops import metrics
 
 SWEEP_EVERY = 5.0
 """Seconds between two looks for idle games to drop from memory."""
@@ -43,6 +44,7 @@ class GameRegistry:
         """Game id by the digest of its invite (games in memory waiting for their invited player)."""
         self.damaged: set[str] = set()
         """Ids of games whose stored record cannot be loaded (quarantined until restart)."""
+        metrics.track(metrics.GAMES_HELD, lambda: len(self.games))  # a dict's len is safe from the scrape's thread
 
     def add(self, game: LiveGame) -> None:
         """Hold a game that has just been created (``games/factory.py``)."""

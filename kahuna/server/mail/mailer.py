@@ -53,6 +53,21 @@ def message_domain(settings: MailSettings) -> str:
     return settings.mail_from.rstrip(">").rpartition("@")[2] or urlsplit(settings.public_url).hostname or "localhost"
 
 
+def queue_link_mail(
+    conn: Connection, kind: str, account: tuple[int, str], address: str, lang: str, path: str, ttl: int,
+    public_url: str, domain: str,
+) -> None:  # fmt: skip
+    """A new single-use token of ``kind`` for ``account`` (id, username) and the mail that links to
+    it (``public_url`` + ``path``), queued for the sender; ``domain``: the ``Message-ID``'s. The
+    server's mails and ``kahuna admin reset-password`` queue them alike."""
+    token = secrets.token_urlsafe(32)
+    now = time.time()
+    addresses.insert_token(conn, digest(token), kind, account[0], address, now, now + ttl)
+    link = f"{public_url}{path}#{token}"
+    subject, body = templates.render(kind, lang, username=account[1], link=link, hours=ttl // 3600)
+    queue.enqueue(conn, kind, account[0], address, lang, subject, body, domain, now, now + ttl)
+
+
 @dataclass(frozen=True)
 class Budgets:
     per_address: Limiter
@@ -118,12 +133,7 @@ class Mailer:
     ) -> None:
         """A new token of ``kind`` and its mail, in one transaction."""
         settings = self._on()
-        token = secrets.token_urlsafe(32)
-        now = time.time()
-        addresses.insert_token(conn, digest(token), kind, account[0], address, now, now + ttl)
-        link = f"{settings.public_url}{path}#{token}"
-        subject, body = templates.render(kind, lang, username=account[1], link=link, hours=ttl // 3600)
-        queue.enqueue(conn, kind, account[0], address, lang, subject, body, message_domain(settings), now, now + ttl)
+        queue_link_mail(conn, kind, account, address, lang, path, ttl, settings.public_url, message_domain(settings))
 
     def wake(self) -> None:
         """Mail was queued: the sender of this process (if it has one) looks now."""

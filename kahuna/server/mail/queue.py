@@ -121,6 +121,7 @@ def retry_later(conn: Connection, mail: Mail, now: float, first_wait: float, err
     return leases.retry_later(conn, mail_queue, mail.id, mail.attempts, now, first_wait, error=error[:200])
 
 
-def next_due(conn: Connection) -> float | None:
-    """When the next queued mail is due (``None``: nothing queued), leases included."""
-    return leases.next_due(conn, mail_queue)
+def next_due_and_waiting(conn: Connection) -> tuple[float | None, int]:
+    """When the next queued mail is due (``None``: nothing queued), leases included, and how many
+    mails are queued (the metrics' queue depth)."""
+    return leases.next_due(conn, mail_queue), leases.waiting(conn, mail_queue)

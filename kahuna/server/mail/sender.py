@@ -30,6 +30,7 @@ from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.mail import queue
 from kahuna.server.mail.queue import Mail
+from kahuna.server.ops import metrics
 
 POLL_SECONDS = 30.0
 """How often an idle sender looks for mail that another instance queued."""
@@ -123,7 +124,8 @@ class MailSender:
         while not self._stopping:
             try:
                 await self.send_due()
-                due = await self.writer.read(queue.next_due)
+                due, waiting = await self.writer.read(queue.next_due_and_waiting)
+                metrics.MAIL_QUEUE.set(waiting)
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("mail_queue_error", error=type(exc).__name__)
                 due = None
@@ -149,6 +151,7 @@ class MailSender:
             await asyncio.to_thread(deliver, self.settings, message(mail, self.settings))
         except (smtplib.SMTPException, OSError) as exc:
             error = f"{type(exc).__name__}: {exc}"[:200]
+            metrics.MAIL_FAILURES.inc()
             moment = time.time()
             if permanent(exc):
                 await self.writer.write(lambda conn: queue.mark_failed(conn, mail.id, moment, error))

@@ -82,5 +82,7 @@ def retry_later(conn: Connection, push: Push, now: float, first_wait: float) -> 
     return leases.retry_later(conn, push_queue, push.id, push.attempts, now, first_wait)
 
 
-def next_due(conn: Connection) -> float | None:
-    return leases.next_due(conn, push_queue)
+def next_due_and_waiting(conn: Connection) -> tuple[float | None, int]:
+    """When the next queued push is due (``None``: nothing queued) and how many pushes are queued
+    (the metrics' queue depth)."""
+    return leases.next_due(conn, push_queue), leases.waiting(conn, push_queue)

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
+from kahuna.server.ops import metrics
 from kahuna.server.push import queue, subscriptions
 from kahuna.server.push.queue import Push
 from kahuna.server.push.subscriptions import Subscription
@@ -104,7 +105,8 @@ class PushSender:
         while not self._stopping:
             try:
                 await self.send_due()
-                due = await self.writer.read(queue.next_due)
+                due, waiting = await self.writer.read(queue.next_due_and_waiting)
+                metrics.PUSH_QUEUE.set(waiting)
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("push_queue_error", error=type(exc).__name__)
                 due = None
@@ -149,6 +151,7 @@ class PushSender:
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "sent", moment))
             logs.event("push_sent", push_id=push.id, push_kind=kind, attempt=push.attempts)
             return 1
+        metrics.PUSH_FAILURES.inc()
         if status in (404, 410):
             await self.writer.write(lambda conn: subscriptions.remove(conn, device.id))
             logs.event("push_subscription_gone", subscription_id=device.id, status=status)
