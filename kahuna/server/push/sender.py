@@ -9,7 +9,9 @@ a ``TTL`` of what is left of its life. The answer decides:
   is removed and nothing more is sent to it;
 - 429, 5xx or no answer (a timeout, a refused connection): tried again after a backoff that doubles
   (``--limit push_retry_seconds``), until the push expires;
-- any other 4xx (a payload or a key the service refuses): ``failed``, not tried again.
+- any other 4xx (a payload or a key the service refuses): ``failed``, not tried again;
+- an endpoint whose host is not, or does not resolve to, a public address (``push/addresses.py``):
+  ``failed`` without a connection (``push_refused`` in the log), not tried again.
 
 It wakes when a push is queued in this process (``wake``), when the next one is due, and every
 ``poll_seconds`` (pushes queued by another process: :data:`POLL_SECONDS` in a server,
@@ -28,13 +30,14 @@ import time
 from typing import Any
 
 import http_ece
-import httpx
+import httpcore
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.push import queue, subscriptions
+from kahuna.server.push.addresses import PrivateAddress, PublicOnly
 from kahuna.server.push.queue import Push
 from kahuna.server.push.subscriptions import Subscription
 from kahuna.server.push.vapid import VapidKey
@@ -68,20 +71,30 @@ def encrypt(payload: dict[str, Any], device: Subscription) -> bytes:
 class PushSender:
     """Sends the queue's pushes while the process runs."""
 
-    def __init__(self, writer: Writer, key: VapidKey, retry_seconds: float, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        key: VapidKey,
+        retry_seconds: float,
+        poll_seconds: float = POLL_SECONDS,
+        insecure_hosts: tuple[str, ...] = (),
+    ) -> None:
         """``poll_seconds``: how often an idle sender looks for pushes queued by other processes
-        (``kahuna worker`` sends what the instances queue, and looks often)."""
+        (``kahuna worker`` sends what the instances queue, and looks often). ``insecure_hosts``:
+        the hosts connected to whatever their address (``--push-insecure-host``); any other
+        endpoint's host must resolve to a public address (``push/addresses.py``)."""
         self.writer = writer
+        self.insecure_hosts = insecure_hosts
         self.key = key
         self.retry_seconds = retry_seconds
         self.poll_seconds = poll_seconds
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._client: httpx.AsyncClient | None = None
+        self._pool: httpcore.AsyncConnectionPool | None = None
 
     def start(self) -> None:
-        self._client = httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False)
+        self._pool = httpcore.AsyncConnectionPool(network_backend=PublicOnly(self.insecure_hosts))
         self._task = asyncio.create_task(self._run(), name="push-sender")
 
     async def stop(self) -> None:
@@ -93,8 +106,8 @@ class PushSender:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout=TIMEOUT + 5)
             except TimeoutError:
                 await cancel_and_wait(self._task)
-        if self._client is not None:
-            await self._client.aclose()
+        if self._pool is not None:
+            await self._pool.aclose()
 
     def wake(self) -> None:
         """A push was queued: look now."""
@@ -128,23 +141,36 @@ class PushSender:
         if device is None:  # removed since it was queued
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "gone", time.time()))
             return 0
-        assert self._client is not None
-        headers = {
+        assert self._pool is not None
+        headers: dict[str | bytes, str | bytes] = {
             "Content-Encoding": "aes128gcm",
             "Content-Type": "application/octet-stream",
             "TTL": str(max(0, int(push.expires - time.time()))),
             "Urgency": "high",
             "Authorization": self.key.authorization(device.endpoint),
         }
-        try:
-            answer = await self._client.post(device.endpoint, content=encrypt(push.payload, device), headers=headers)
-            status = answer.status_code
-        except httpx.HTTPError as exc:
-            status, error = 0, type(exc).__name__
-        else:
-            error = str(status)
+        timeouts = {"connect": TIMEOUT, "read": TIMEOUT, "write": TIMEOUT, "pool": TIMEOUT}
         moment = time.time()
         kind = push.payload.get("kind")
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                answer = await self._pool.request(
+                    "POST",
+                    device.endpoint,
+                    headers=headers,
+                    content=encrypt(push.payload, device),
+                    extensions={"timeout": timeouts},
+                )
+            status, error = answer.status, str(answer.status)
+        except PrivateAddress:
+            await self.writer.write(lambda conn: queue.mark(conn, push.id, "failed", moment))
+            logs.event("push_refused", push_id=push.id, push_kind=kind, subscription_id=device.id)
+            return 0
+        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, TimeoutError) as exc:
+            status, error = 0, type(exc).__name__
+        except httpcore.UnsupportedProtocol as exc:
+            status, error = 400, type(exc).__name__
+        moment = time.time()
         if 200 <= status < 300:
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "sent", moment))
             logs.event("push_sent", push_id=push.id, push_kind=kind, attempt=push.attempts)
