@@ -16,7 +16,10 @@ a ``TTL`` of what is left of its life. The answer decides:
 It wakes when a push is queued in this process (``wake``), when the next one is due, and every
 ``poll_seconds`` (pushes queued by another process: :data:`POLL_SECONDS` in a server,
 :data:`WORKER_POLL_SECONDS` in ``kahuna worker``, which sends what the instances queue). Pushes go
-out one at a time, each bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
+out in parallel, :data:`CONCURRENCY` at once, at most :data:`PER_HOST` to one push service host and
+:data:`PER_ACCOUNT` to one account's devices (fair: an attacker's devices on a host that never
+answers hold a few places for :data:`TIMEOUT` each, and everyone else's pushes go by them), each
+bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import os
 import time
+from collections import Counter
 from typing import Any
+from urllib.parse import urlsplit
 
 import http_ece
 import httpcore
@@ -45,8 +51,14 @@ from kahuna.server.push.vapid import VapidKey
 POLL_SECONDS = 30.0
 WORKER_POLL_SECONDS = 1.0
 """How often ``kahuna worker`` looks for queued pushes: a push waits at most this long for it."""
-TIMEOUT = 15.0
-"""Seconds one push may take, connection included."""
+TIMEOUT = 5.0
+"""Seconds one push may take, connection included (a push service answers in well under one)."""
+CONCURRENCY = 16
+"""Pushes sent at once by one sender."""
+PER_HOST = 4
+"""Pushes sent at once to one push service host: a host that never answers holds no more places."""
+PER_ACCOUNT = 2
+"""Pushes sent at once to one account's devices: an account's devices hold no more places."""
 
 
 def _b64url(text: str) -> bytes:
@@ -92,13 +104,16 @@ class PushSender:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._pool: httpcore.AsyncConnectionPool | None = None
+        self._sending: set[asyncio.Task[int]] = set()
+        self._busy: Counter[str] = Counter()
+        """Sends under way per endpoint host (``host:NAME``) and per account (``account:ID``)."""
 
     def start(self) -> None:
         self._pool = httpcore.AsyncConnectionPool(network_backend=PublicOnly(self.insecure_hosts))
         self._task = asyncio.create_task(self._run(), name="push-sender")
 
     async def stop(self) -> None:
-        """Stop after the push under way (bounded by its timeout)."""
+        """Stop after the pushes under way (bounded by their timeout)."""
         if self._task is not None:
             self._stopping = True
             self._wake.set()
@@ -106,6 +121,10 @@ class PushSender:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout=TIMEOUT + 5)
             except TimeoutError:
                 await cancel_and_wait(self._task)
+        if self._sending:
+            await asyncio.wait(set(self._sending), timeout=TIMEOUT + 5)
+            for task in list(self._sending):
+                await cancel_and_wait(task)
         if self._pool is not None:
             await self._pool.aclose()
 
@@ -117,7 +136,8 @@ class PushSender:
         while not self._stopping:
             try:
                 await self.send_due()
-                due = await self.writer.read(queue.next_due)
+                # every place taken: the next look is when a send ends (it wakes this loop)
+                due = None if len(self._sending) >= CONCURRENCY else await self.writer.read(queue.next_due)
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("push_queue_error", error=type(exc).__name__)
                 due = None
@@ -126,21 +146,47 @@ class PushSender:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             self._wake.clear()
 
-    async def send_due(self) -> int:
-        """Claim and send every push that is due; how many went out."""
-        sent = 0
+    async def send_due(self) -> None:
+        """Claim the due pushes, as many as there are free places, and start sending each in a
+        task of its own; a push whose host or account has enough sends under way is given back,
+        due again once a send of theirs may have finished."""
         while not self._stopping:
-            batch = await self.writer.transact(lambda conn: queue.claim(conn, time.time(), 1))
+            room = CONCURRENCY - len(self._sending)
+            if room <= 0:
+                return
+            batch = await self.writer.transact(functools.partial(queue.claim, now=time.time(), limit=room))
             if not batch:
-                break
-            sent += await self._send(batch[0])
-        return sent
+                return
+            for push in batch:
+                await self._start(push)
 
-    async def _send(self, push: Push) -> int:
+    async def _start(self, push: Push) -> None:
+        """Send a claimed push in a task of its own, or give it back if its host or account is busy."""
         device = await self.writer.read(lambda conn: subscriptions.get(conn, push.subscription_id))
         if device is None:  # removed since it was queued
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "gone", time.time()))
-            return 0
+            return
+        keys = (f"host:{urlsplit(device.endpoint).hostname}", f"account:{device.account_id}")
+        if self._busy[keys[0]] >= PER_HOST or self._busy[keys[1]] >= PER_ACCOUNT:
+            due = time.time() + TIMEOUT
+            await self.writer.write(lambda conn: queue.release(conn, push, due))
+            return
+        self._busy.update(keys)
+        task = asyncio.create_task(self._send(push, device), name="push-send")
+        self._sending.add(task)
+        task.add_done_callback(functools.partial(self._sent, keys))
+
+    def _sent(self, keys: tuple[str, str], task: asyncio.Task[int]) -> None:
+        self._sending.discard(task)
+        self._busy.subtract(keys)
+        for key in keys:
+            if self._busy[key] <= 0:
+                del self._busy[key]
+        if not task.cancelled() and task.exception() is not None:
+            logs.event("push_queue_error", error=type(task.exception()).__name__)
+        self._wake.set()  # a place is free: claim again
+
+    async def _send(self, push: Push, device: Subscription) -> int:
         assert self._pool is not None
         headers: dict[str | bytes, str | bytes] = {
             "Content-Encoding": "aes128gcm",

@@ -41,6 +41,7 @@ class WebPush:
             None if self.sender is None else self.sender.wake,
             limits.push_clock_low_fraction,
             limits.push_clock_low_min_seconds,
+            limits.pushes_per_account_per_hour,
         )
 
     def start(self) -> None:
