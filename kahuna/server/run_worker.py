@@ -176,7 +176,9 @@ async def main(settings: WorkerSettings) -> None:
         sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=MAIL_POLL_SECONDS)
     key_path = Path(settings.push.key_path) if settings.push.key_path else default_key_path()
     key = VapidKey.load_or_create(key_path, settings.push.subject)
-    pushes = PushSender(writer, key, Limits().push_retry_seconds, PUSH_POLL_SECONDS)
+    pushes = PushSender(
+        writer, key, Limits().push_retry_seconds, PUSH_POLL_SECONDS, insecure_hosts=settings.push.insecure_hosts
+    )
     try:
         pushes.start()  # the instances queue pushes; the workers send them
         await _start_broker(broker, stop)

@@ -30,9 +30,9 @@ def test_a_notice_is_queued_once_per_device_and_claimed_once(pg_url: str) -> Non
                 assert added is not None
         payload = {"kind": "your_turn", "game": "G", "opponent": "Ann", "url": "/play/G#seat:1"}
         with engine.begin() as conn:
-            assert queue.enqueue(conn, account[0], "your_turn:G:3", payload, 100.0, 3600.0) == 2
+            assert queue.enqueue(conn, account[0], "your_turn:G:3", payload, 100.0, 3600.0, 20) == 2
         with engine.begin() as conn:
-            assert queue.enqueue(conn, account[0], "your_turn:G:3", payload, 101.0, 3600.0) == 0
+            assert queue.enqueue(conn, account[0], "your_turn:G:3", payload, 101.0, 3600.0, 20) == 0
             assert conn.execute(select(func.count()).select_from(schema.push_queue)).scalar_one() == 2
         with engine.begin() as conn:
             first = queue.claim(conn, 102.0, 10)

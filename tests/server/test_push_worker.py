@@ -21,9 +21,10 @@ def test_with_a_broker_the_worker_sends_what_the_instance_queues(tmp_path: Path)
     redis = PrivateRedis(tmp_path).start()
     pushes = PushService().start()
     key = str(tmp_path / "vapid.pem")
-    push_args = ("--vapid-key", key, "--vapid-subject", "mailto:ops@kahuna.test")
+    # the worker connects only to public addresses, or to the hosts allowed as the instance does
+    push_args = ("--vapid-key", key, "--vapid-subject", "mailto:ops@kahuna.test", "--push-insecure-host", "127.0.0.1")
     limits = ("--limit", "signups_burst=100", "--limit", "logins_burst=100")
-    server = Server(tmp_path, args=("--broker", redis.url, "--push-insecure-host", "127.0.0.1", *push_args, *limits))
+    server = Server(tmp_path, args=("--broker", redis.url, *push_args, *limits))
     worker: Child | None = None
     try:
         server.start()

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -280,9 +281,9 @@ def test_the_live_list_is_read_once_for_requests_that_come_together(tmp_path: Pa
     class CountingWriter(Writer):
         reads = 0
 
-        async def read(self, fn: Callable[[Connection], T]) -> T:
+        async def read(self, fn: Callable[[Connection], T], threads: Executor | None = None) -> T:
             CountingWriter.reads += 1
-            return await super().read(fn)
+            return await super().read(fn, threads)
 
     writer = CountingWriter(open_engine(f"sqlite:///{tmp_path / 'k.db'}"))
     shared = SharedList(writer)

@@ -148,13 +148,33 @@ def check_password(password: str, username: str) -> str:
     folded = password.casefold()
     if folded in _common():
         raise Refused("this password is among the most common ones; choose another", "password_common")
-    if username_key(username) in username_key(password):
+    if _contains_username(username_key(password), username_key(username)):
         raise Refused("a password may not contain the username", "password_username")
     if estimated_guesses(password, username) < MIN_GUESSES:
         raise Refused(
             "this password is too easy to guess: use a few unrelated words, or a longer one", "password_guessable"
         )
     return password
+
+
+USERNAME_SLACK = 3
+"""Characters a username may be short of at either end and still count as the username in a password."""
+
+
+def _contains_username(password: str, username: str) -> bool:
+    """Whether the password holds the username; for a name of six characters or more, also
+    backwards, and for one of nine or more, all of it but up to :data:`USERNAME_SLACK` characters
+    at its ends (``nreT_dlogira`` for ``Marigold_Tern``): guessing from a username tries those
+    first. (A short name backwards is in too many good passwords: ``ab`` in ``basalt``.)"""
+    if username in password:
+        return True
+    if len(username) < 6:
+        return False
+    run = len(username) - USERNAME_SLACK if len(username) >= 9 else len(username)
+    for name in (username, username[::-1]):
+        if any(name[start : start + run] in password for start in range(len(name) - run + 1)):
+            return True
+    return False
 
 
 def estimated_guesses(password: str, username: str) -> float:

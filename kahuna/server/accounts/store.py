@@ -142,8 +142,8 @@ def account_info(conn: Connection, account_id: int) -> dict[str, Any]:
 
 
 def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
-    """Delete an account: no password, sessions or tokens any more; its names in games become
-    ``DELETED_NAME``. Returns the ``(game id, seat)`` of its seats, to rename games in memory."""
+    """Delete an account: no password, sessions or tokens any more, no place in a tournament; its
+    names in games become ``DELETED_NAME``. Returns the ``(game id, seat)`` of its seats, to rename games in memory."""
     conn.execute(update(accounts).where(accounts.c.id == account_id).values(deleted=_now(), password=None))
     conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
     conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id))
@@ -161,6 +161,19 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     ).all():
         conn.execute(delete(schema.push_queue).where(schema.push_queue.c.subscription_id == device))
     conn.execute(delete(schema.push_subscriptions).where(schema.push_subscriptions.c.account_id == account_id))
+    # it leaves the tournaments it is in (never paired again); their versions move, so a pairing
+    # computed before the deletion is not written
+    players = schema.tournament_players
+    events = [
+        tid
+        for (tid,) in conn.execute(
+            select(players.c.tournament_id).where(players.c.account_id == account_id, players.c.active.is_(True))
+        )
+    ]
+    if events:
+        conn.execute(update(players).where(players.c.account_id == account_id).values(active=False))
+        tournaments = schema.tournaments
+        conn.execute(update(tournaments).where(tournaments.c.id.in_(events)).values(version=tournaments.c.version + 1))
     held = [
         (g, s)
         for g, s in conn.execute(

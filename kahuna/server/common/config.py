@@ -143,6 +143,9 @@ class Limits:
     push_retry_seconds: float = 30
     """The wait before the second attempt at a push the push service did not take; doubled after
     each failure, up to an hour."""
+    pushes_per_account_per_hour: int = 20
+    """Notices pushed to one account in an hour, whatever caused them (a challenge-and-cancel loop
+    included); more are dropped (``push_over_budget`` in the log)."""
 
     follows_per_account: int = 500
     """Accounts one account may follow (``too_many_follows`` beyond): docs/community.md."""

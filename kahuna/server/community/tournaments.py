@@ -217,6 +217,8 @@ class Tournaments:
         players = await self.writer.read(lambda conn: rows.entrants(conn, tournament_id))
         if sum(1 for p in players if p.active) < 2:
             raise Rejected("too_few_players", "a tournament needs at least two players", 409)
+        if not _people(players):
+            raise Rejected("too_few_players", "a tournament needs a person among its players, not only AI levels", 409)
         if not await self._begin(event):
             raise Rejected("started", "this tournament has already started", 409)
 
@@ -300,7 +302,7 @@ class Tournaments:
             return  # the round is still being played
         active = [p.account_id for p in players if p.active]
         pairing = None
-        if event.round < (event.rounds or 0) and len(active) >= 2:
+        if event.round < (event.rounds or 0) and len(active) >= 2 and _people(players):
             played = [b.played for b in boards]
             pairing = await asyncio.to_thread(swiss.pair_round, active, played)
         moment = time.time()
@@ -342,6 +344,8 @@ class Tournaments:
         games = views.arena_games(boards)
         order = [s.player for s in arena.standings([p.account_id for p in players], games)]
         pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order)
+        machines = {p.account_id for p in players if p.ai_level is not None}
+        pairs = [(a, b) for a, b in pairs if not (a in machines and b in machines)]  # no AI against AI
         if not pairs:
             return
         berserk = {p.account_id: p.berserk for p in players}
@@ -390,6 +394,7 @@ class Tournaments:
             game_id=board.game_id,
             tournament=event.tournament_id,
             berserk=board.berserk,
+            owner=f"tournament-creator:{event.creator}",  # its AI seats' moves count against the creator
         )
         moment = time.time()
         game = await self.factory.start(terms, lambda conn, _game_id: rows.claim_board(conn, board.board_id, moment))
@@ -418,6 +423,12 @@ class Tournaments:
         if event is None:
             raise Rejected("not_found", f"no tournament {tournament_id!r}", 404)
         return event
+
+
+def _people(players: list[rows.Entrant]) -> bool:
+    """Whether a person (not an AI level the server plays) is among the active players: an event
+    of AI levels alone would be the server playing itself, for free, for as long as it lasts."""
+    return any(p.active and p.ai_level is None for p in players)
 
 
 def _player(entrant: rows.Entrant) -> Player:

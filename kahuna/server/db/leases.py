@@ -68,6 +68,13 @@ def retry_later(
     return float(due)
 
 
+def release(conn: Connection, table: Table, row_id: int, due: float) -> None:
+    """Give back a claimed row unattempted (the claim's attempt is not counted), due again at ``due``."""
+    conn.execute(
+        update(table).where(table.c.id == row_id).values(due=due, claimed_until=None, attempts=table.c.attempts - 1)
+    )
+
+
 def next_due(conn: Connection, table: Table) -> float | None:
     """When the next queued row is due (``None``: nothing queued), leases included."""
     row = conn.execute(

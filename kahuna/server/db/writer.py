@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TypeVar
 
 from sqlalchemy import Connection, Engine, bindparam, select
@@ -148,14 +148,18 @@ class Writer:
         await self.write(lambda conn: box.append(fn(conn)))
         return box[-1]
 
-    async def read(self, fn: Callable[[Connection], T]) -> T:
-        """Run a read in a worker thread (SQLite in WAL mode reads alongside the writer)."""
+    async def read(self, fn: Callable[[Connection], T], threads: Executor | None = None) -> T:
+        """Run a read in a worker thread (SQLite in WAL mode reads alongside the writer): one of
+        ``threads`` (a pool of its own for long reads a client can ask for, so that they never
+        hold up the games' work in the default pool), or of the event loop's default pool."""
 
         def run() -> T:
             with self.engine.connect() as conn:
                 return fn(conn)
 
-        return await asyncio.to_thread(run)
+        if threads is None:
+            return await asyncio.to_thread(run)
+        return await asyncio.get_running_loop().run_in_executor(threads, run)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

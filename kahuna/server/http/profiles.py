@@ -2,16 +2,23 @@
 player's finished games as JSON lines (``GET /api/users/<name>/games.jsonl``) and the leaderboard
 (``GET /api/leaderboard``); what they show is read by ``accounts.search``,
 ``community.profiles`` and ``community.exports``.
+
+A profile and a games list scan up to ``SCAN_LIMIT`` (10,000) games of the player. Those scans run
+in a pool of their own (:data:`SCAN_THREADS` threads), never in the default pool where the games
+encode their updates, and one address has at most :data:`SCANS_PER_ADDRESS` of them under way at
+once (one more: ``429 rate_limited``): views of a busy player's profile cannot hold up anyone's game.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import Connection
@@ -25,9 +32,41 @@ from kahuna.server.community.exports import After, finished_games_page
 from kahuna.server.community.player_games import PAGE_SIZE, SCAN_LIMIT, page_of, scan
 from kahuna.server.community.profiles import leaderboard, profile
 from kahuna.server.db.writer import Writer
+from kahuna.server.http.common import client_ip
+
+T = TypeVar("T")
 
 MAX_PAGE = SCAN_LIMIT // PAGE_SIZE
 """The last page the games list can have (it is made from the newest ``SCAN_LIMIT`` games)."""
+
+
+SCAN_THREADS = 2
+"""Threads that scan players' games, for every address together."""
+SCANS_PER_ADDRESS = 4
+"""Scans one address may have under way at once."""
+
+
+class Scans:
+    """The pool the scans run in, and how many each address has under way."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.threads = ThreadPoolExecutor(max_workers=SCAN_THREADS, thread_name_prefix="kahuna-scans")
+        self.under_way: Counter[str] = Counter()
+
+    async def read(self, request: Request, fn: Callable[[Connection], T]) -> T:
+        address = client_ip(request)
+        if self.under_way[address] >= SCANS_PER_ADDRESS:
+            raise Rejected(
+                "rate_limited", "a profile is being read for you already: try again in 1 s", 429, retry_after=1
+            )
+        self.under_way[address] += 1
+        try:
+            return await self.writer.read(fn, self.threads)
+        finally:
+            self.under_way[address] -= 1
+            if not self.under_way[address]:
+                del self.under_way[address]
 
 
 class FoundUser(BaseModel):
@@ -48,6 +87,7 @@ class PlayerGames(BaseModel):
 
 def router(writer: Writer, presence: Presence) -> APIRouter:
     api = APIRouter(prefix="/api")
+    scans = Scans(writer)
 
     @api.get("/users", response_model=FoundUsers)
     async def search(
@@ -63,17 +103,18 @@ def router(writer: Writer, presence: Presence) -> APIRouter:
         return {"users": await writer.read(lambda conn: accounts_starting(conn, prefix))}
 
     @api.get("/users/{username}")
-    async def user(username: Annotated[str, Path(min_length=1, max_length=20)]) -> dict[str, Any]:
+    async def user(request: Request, username: Annotated[str, Path(min_length=1, max_length=20)]) -> dict[str, Any]:
         """A player's ratings in both pools, rating history, recent lobby games, statistics, follow
         counts and whether the player is online."""
         online = presence.view.accounts
-        found = await writer.read(lambda conn: profile(conn, username, online))
+        found = await scans.read(request, lambda conn: profile(conn, username, online))
         if found is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return found
 
     @api.get("/users/{username}/games", response_model=PlayerGames)
     async def games_list(
+        request: Request,
         username: Annotated[str, Path(min_length=1, max_length=20)],
         result: Annotated[Literal["win", "loss", "draw"] | None, Query()] = None,
         opponent: Annotated[str | None, Query(min_length=1, max_length=20)] = None,
@@ -94,7 +135,7 @@ def router(writer: Writer, presence: Presence) -> APIRouter:
                 against = found.id
             return page_of(scan(conn, account.id), result, against, page)
 
-        listed = await writer.read(read)
+        listed = await scans.read(request, read)
         if listed is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return listed

@@ -5,6 +5,8 @@ The rooms that see these moments (the game engine, the lobby, the tournaments) c
 each call returns at once and queues the push in a task of its own (``push/queue.py``), so a move
 never waits for the database write of a notice, let alone for a push service. Tasks under way are
 bounded (:data:`MAX_PENDING`): past that a notice is dropped and logged, never queued in memory.
+An account is pushed at most ``budget`` notices an hour, whoever causes them (a stranger's
+challenge-and-cancel loop cannot ring a phone all day): more are dropped (``push_over_budget``).
 
 Before a notice is queued the account's wish is asked: :class:`PushPreferences` ``wants(account_id,
 kind)``, given at construction (:class:`AccountSettings`: the ``push`` channel of the account's
@@ -83,8 +85,11 @@ class PushNotices:
         wake: Callable[[], None] | None = None,
         clock_low_fraction: float = 0.2,
         clock_low_min_seconds: float = 120.0,
+        budget: int = 20,
     ) -> None:
+        """``budget``: notices one account may be pushed in an hour (``pushes_per_account_per_hour``)."""
         self.writer = writer
+        self.budget = budget
         self.preferences = preferences
         self._wake = wake
         self.clock_low_fraction = min(1.0, clock_low_fraction)
@@ -203,11 +208,13 @@ class PushNotices:
         if not await asyncio.to_thread(self.preferences.wants, account_id, kind):
             logs.event("push_not_wanted", push_kind=kind, account_id=account_id)
             return
-        now = time.time()
+        now, budget = time.time(), self.budget
         added = await self.writer.transact(
-            lambda conn: queue.enqueue(conn, account_id, notice, payload, now, TTL[kind])
+            lambda conn: queue.enqueue(conn, account_id, notice, payload, now, TTL[kind], budget)
         )
-        if added:
+        if added is None:
+            logs.event("push_over_budget", push_kind=kind, account_id=account_id)
+        elif added:
             logs.event("push_queued", push_kind=kind, account_id=account_id, devices=added)
             if self._wake is not None:
                 self._wake()

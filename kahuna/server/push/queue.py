@@ -13,14 +13,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from kahuna.server.db import leases
 from kahuna.server.db.schema import push_queue, push_subscriptions
 
 LEASE_SECONDS = 60.0
-"""How long a claim holds: longer than one push may take (its timeout is 15 s)."""
+"""How long a claim holds: longer than one push may take (its timeout is 5 s)."""
 KEEP_DONE_SECONDS = 24 * 3600.0
 """How long a sent push stays in the table, so that an instance that sees the same turn late does
 not queue it again."""
@@ -35,11 +35,30 @@ class Push:
     attempts: int
 
 
-def enqueue(conn: Connection, account_id: int, notice: str, payload: dict[str, Any], now: float, ttl: float) -> int:
+BUDGET_SECONDS = 3600.0
+"""The window of an account's push budget (``enqueue``'s ``budget``)."""
+
+
+def enqueue(
+    conn: Connection, account_id: int, notice: str, payload: dict[str, Any], now: float, ttl: float, budget: int
+) -> int | None:
     """Queue ``payload`` for every device of the account, unless ``notice`` was queued for it
-    already; how many rows are new."""
+    already; how many rows are new. ``None``: the account had ``budget`` notices queued in the last
+    hour already (whoever caused them), so nothing is."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     text = json.dumps(payload, separators=(",", ":"))
+    mine = push_queue.c.subscription_id.in_(
+        select(push_subscriptions.c.id).where(push_subscriptions.c.account_id == account_id)
+    )
+    already = conn.execute(select(push_queue.c.id).where(mine, push_queue.c.notice == notice[:120]).limit(1)).first()
+    if already is None:
+        recent = conn.execute(
+            select(func.count(func.distinct(push_queue.c.notice))).where(
+                mine, push_queue.c.created > now - BUDGET_SECONDS
+            )
+        ).scalar_one()
+        if recent >= budget:
+            return None
     devices = conn.execute(
         select(push_subscriptions.c.id).where(push_subscriptions.c.account_id == account_id)
     ).scalars()
@@ -80,6 +99,12 @@ def mark(conn: Connection, push_id: int, status: str, now: float) -> None:
 
 def retry_later(conn: Connection, push: Push, now: float, first_wait: float) -> float:
     return leases.retry_later(conn, push_queue, push.id, push.attempts, now, first_wait)
+
+
+def release(conn: Connection, push: Push, due: float) -> None:
+    """Give a claimed push back unsent, due again at ``due`` (its host or account had enough sends
+    under way)."""
+    leases.release(conn, push_queue, push.id, due)
 
 
 def next_due_and_waiting(conn: Connection) -> tuple[float | None, int]:

@@ -9,12 +9,17 @@ a ``TTL`` of what is left of its life. The answer decides:
   is removed and nothing more is sent to it;
 - 429, 5xx or no answer (a timeout, a refused connection): tried again after a backoff that doubles
   (``--limit push_retry_seconds``), until the push expires;
-- any other 4xx (a payload or a key the service refuses): ``failed``, not tried again.
+- any other 4xx (a payload or a key the service refuses): ``failed``, not tried again;
+- an endpoint whose host is not, or does not resolve to, a public address (``push/addresses.py``):
+  ``failed`` without a connection (``push_refused`` in the log), not tried again.
 
 It wakes when a push is queued in this process (``wake``), when the next one is due, and every
 ``poll_seconds`` (pushes queued by another process: :data:`POLL_SECONDS` in a server,
 :data:`WORKER_POLL_SECONDS` in ``kahuna worker``, which sends what the instances queue). Pushes go
-out one at a time, each bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
+out in parallel, :data:`CONCURRENCY` at once, at most :data:`PER_HOST` to one push service host and
+:data:`PER_ACCOUNT` to one account's devices (fair: an attacker's devices on a host that never
+answers hold a few places for :data:`TIMEOUT` each, and everyone else's pushes go by them), each
+bounded by :data:`TIMEOUT`; the move that queued a push never waits for it.
 """
 
 from __future__ import annotations
@@ -22,13 +27,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import os
 import time
+from collections import Counter
 from typing import Any
+from urllib.parse import urlsplit
 
 import http_ece
-import httpx
+import httpcore
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from kahuna.server.common import logs
@@ -36,6 +44,7 @@ from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.ops import metrics
 from kahuna.server.push import queue, subscriptions
+from kahuna.server.push.addresses import PrivateAddress, PublicOnly
 from kahuna.server.push.queue import Push
 from kahuna.server.push.subscriptions import Subscription
 from kahuna.server.push.vapid import VapidKey
@@ -43,8 +52,14 @@ from kahuna.server.push.vapid import VapidKey
 POLL_SECONDS = 30.0
 WORKER_POLL_SECONDS = 1.0
 """How often ``kahuna worker`` looks for queued pushes: a push waits at most this long for it."""
-TIMEOUT = 15.0
-"""Seconds one push may take, connection included."""
+TIMEOUT = 5.0
+"""Seconds one push may take, connection included (a push service answers in well under one)."""
+CONCURRENCY = 16
+"""Pushes sent at once by one sender."""
+PER_HOST = 4
+"""Pushes sent at once to one push service host: a host that never answers holds no more places."""
+PER_ACCOUNT = 2
+"""Pushes sent at once to one account's devices: an account's devices hold no more places."""
 
 
 def _b64url(text: str) -> bytes:
@@ -69,24 +84,37 @@ def encrypt(payload: dict[str, Any], device: Subscription) -> bytes:
 class PushSender:
     """Sends the queue's pushes while the process runs."""
 
-    def __init__(self, writer: Writer, key: VapidKey, retry_seconds: float, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        key: VapidKey,
+        retry_seconds: float,
+        poll_seconds: float = POLL_SECONDS,
+        insecure_hosts: tuple[str, ...] = (),
+    ) -> None:
         """``poll_seconds``: how often an idle sender looks for pushes queued by other processes
-        (``kahuna worker`` sends what the instances queue, and looks often)."""
+        (``kahuna worker`` sends what the instances queue, and looks often). ``insecure_hosts``:
+        the hosts connected to whatever their address (``--push-insecure-host``); any other
+        endpoint's host must resolve to a public address (``push/addresses.py``)."""
         self.writer = writer
+        self.insecure_hosts = insecure_hosts
         self.key = key
         self.retry_seconds = retry_seconds
         self.poll_seconds = poll_seconds
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._client: httpx.AsyncClient | None = None
+        self._pool: httpcore.AsyncConnectionPool | None = None
+        self._sending: set[asyncio.Task[int]] = set()
+        self._busy: Counter[str] = Counter()
+        """Sends under way per endpoint host (``host:NAME``) and per account (``account:ID``)."""
 
     def start(self) -> None:
-        self._client = httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False)
+        self._pool = httpcore.AsyncConnectionPool(network_backend=PublicOnly(self.insecure_hosts))
         self._task = asyncio.create_task(self._run(), name="push-sender")
 
     async def stop(self) -> None:
-        """Stop after the push under way (bounded by its timeout)."""
+        """Stop after the pushes under way (bounded by their timeout)."""
         if self._task is not None:
             self._stopping = True
             self._wake.set()
@@ -94,8 +122,12 @@ class PushSender:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout=TIMEOUT + 5)
             except TimeoutError:
                 await cancel_and_wait(self._task)
-        if self._client is not None:
-            await self._client.aclose()
+        if self._sending:
+            await asyncio.wait(set(self._sending), timeout=TIMEOUT + 5)
+            for task in list(self._sending):
+                await cancel_and_wait(task)
+        if self._pool is not None:
+            await self._pool.aclose()
 
     def wake(self) -> None:
         """A push was queued: look now."""
@@ -107,6 +139,8 @@ class PushSender:
                 await self.send_due()
                 due, waiting = await self.writer.read(queue.next_due_and_waiting)
                 metrics.PUSH_QUEUE.set(waiting)
+                if len(self._sending) >= CONCURRENCY:
+                    due = None  # every place taken: the next look is when a send ends (it wakes this loop)
             except Exception as exc:  # the database unreachable for a moment: try again later
                 logs.event("push_queue_error", error=type(exc).__name__)
                 due = None
@@ -115,38 +149,78 @@ class PushSender:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             self._wake.clear()
 
-    async def send_due(self) -> int:
-        """Claim and send every push that is due; how many went out."""
-        sent = 0
+    async def send_due(self) -> None:
+        """Claim the due pushes, as many as there are free places, and start sending each in a
+        task of its own; a push whose host or account has enough sends under way is given back,
+        due again once a send of theirs may have finished."""
         while not self._stopping:
-            batch = await self.writer.transact(lambda conn: queue.claim(conn, time.time(), 1))
+            room = CONCURRENCY - len(self._sending)
+            if room <= 0:
+                return
+            batch = await self.writer.transact(functools.partial(queue.claim, now=time.time(), limit=room))
             if not batch:
-                break
-            sent += await self._send(batch[0])
-        return sent
+                return
+            for push in batch:
+                await self._start(push)
 
-    async def _send(self, push: Push) -> int:
+    async def _start(self, push: Push) -> None:
+        """Send a claimed push in a task of its own, or give it back if its host or account is busy."""
         device = await self.writer.read(lambda conn: subscriptions.get(conn, push.subscription_id))
         if device is None:  # removed since it was queued
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "gone", time.time()))
-            return 0
-        assert self._client is not None
-        headers = {
+            return
+        keys = (f"host:{urlsplit(device.endpoint).hostname}", f"account:{device.account_id}")
+        if self._busy[keys[0]] >= PER_HOST or self._busy[keys[1]] >= PER_ACCOUNT:
+            due = time.time() + TIMEOUT
+            await self.writer.write(lambda conn: queue.release(conn, push, due))
+            return
+        self._busy.update(keys)
+        task = asyncio.create_task(self._send(push, device), name="push-send")
+        self._sending.add(task)
+        task.add_done_callback(functools.partial(self._sent, keys))
+
+    def _sent(self, keys: tuple[str, str], task: asyncio.Task[int]) -> None:
+        self._sending.discard(task)
+        self._busy.subtract(keys)
+        for key in keys:
+            if self._busy[key] <= 0:
+                del self._busy[key]
+        if not task.cancelled() and task.exception() is not None:
+            logs.event("push_queue_error", error=type(task.exception()).__name__)
+        self._wake.set()  # a place is free: claim again
+
+    async def _send(self, push: Push, device: Subscription) -> int:
+        assert self._pool is not None
+        headers: dict[str | bytes, str | bytes] = {
             "Content-Encoding": "aes128gcm",
             "Content-Type": "application/octet-stream",
             "TTL": str(max(0, int(push.expires - time.time()))),
             "Urgency": "high",
             "Authorization": self.key.authorization(device.endpoint),
         }
-        try:
-            answer = await self._client.post(device.endpoint, content=encrypt(push.payload, device), headers=headers)
-            status = answer.status_code
-        except httpx.HTTPError as exc:
-            status, error = 0, type(exc).__name__
-        else:
-            error = str(status)
+        timeouts = {"connect": TIMEOUT, "read": TIMEOUT, "write": TIMEOUT, "pool": TIMEOUT}
         moment = time.time()
         kind = push.payload.get("kind")
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                answer = await self._pool.request(
+                    "POST",
+                    device.endpoint,
+                    headers=headers,
+                    content=encrypt(push.payload, device),
+                    extensions={"timeout": timeouts},
+                )
+            status, error = answer.status, str(answer.status)
+        except PrivateAddress:
+            metrics.PUSH_FAILURES.inc()
+            await self.writer.write(lambda conn: queue.mark(conn, push.id, "failed", moment))
+            logs.event("push_refused", push_id=push.id, push_kind=kind, subscription_id=device.id)
+            return 0
+        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, TimeoutError) as exc:
+            status, error = 0, type(exc).__name__
+        except httpcore.UnsupportedProtocol as exc:
+            status, error = 400, type(exc).__name__
+        moment = time.time()
         if 200 <= status < 300:
             await self.writer.write(lambda conn: queue.mark(conn, push.id, "sent", moment))
             logs.event("push_sent", push_id=push.id, push_kind=kind, attempt=push.attempts)

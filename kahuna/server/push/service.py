@@ -30,13 +30,18 @@ class WebPush:
         self.devices_per_account = limits.push_devices_per_account
         path = Path(settings.key_path) if settings.key_path else default_key_path()
         self.key = VapidKey.load_or_create(path, settings.subject)
-        self.sender = PushSender(writer, self.key, limits.push_retry_seconds) if send else None
+        self.sender = (
+            PushSender(writer, self.key, limits.push_retry_seconds, insecure_hosts=settings.insecure_hosts)
+            if send
+            else None
+        )
         self.notices = PushNotices(
             writer,
             AccountSettings(writer),
             None if self.sender is None else self.sender.wake,
             limits.push_clock_low_fraction,
             limits.push_clock_low_min_seconds,
+            limits.pushes_per_account_per_hour,
         )
 
     def start(self) -> None:

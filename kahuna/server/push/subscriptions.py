@@ -3,9 +3,11 @@
 A subscription is what the browser's ``pushManager.subscribe`` returns: the push service's
 ``endpoint`` URL and the browser's keys (``p256dh``, its P-256 public key, and ``auth``, a 16-byte
 secret), both base64url. The server will POST to the endpoint, so it is checked before it is
-stored: ``https://`` on a host name (no address literal, no ``localhost``, no user or password,
-the default port), or ``http://`` on one of the hosts the operator allowed (tests). The keys must
-decode to a point on the curve and 16 bytes, or nothing could be encrypted for the device.
+stored: ``https://`` on a host name (no address literal in any spelling, no ``localhost``, no
+``.internal`` name, a trailing dot ignored, no user or password, the default port; the sender
+checks the addresses the name resolves to again, ``push/addresses.py``), or ``http://`` on one of
+the hosts the operator allowed (tests). The keys must decode to a point on the curve and 16 bytes,
+or nothing could be encrypted for the device.
 
 An endpoint belongs to one device, so it is stored once: subscribing it again (the same browser,
 maybe signed in to another account now) moves it to the account that posted it.
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ from sqlalchemy import Connection, delete, func, select, update
 
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import push_queue, push_subscriptions
+from kahuna.server.push.addresses import literal
 
 MAX_ENDPOINT = 1024
 
@@ -76,14 +78,13 @@ def check(endpoint: str, p256dh: str, auth: str, insecure_hosts: tuple[str, ...]
 
 
 def _public_name(host: str) -> bool:
-    """A DNS name that is not this machine (an address literal could be anything on the network)."""
+    """A DNS name that is not this machine (an address literal, in whatever spelling, could be
+    anything on the network; the sender checks what a name resolves to again when it sends)."""
+    host = host.removesuffix(".")
     if not host or "." not in host or host.endswith((".localhost", ".local", ".internal")):
         return False
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return True
-    return False
+    top = host.rsplit(".", 1)[1]
+    return literal(host) is None and not top.isdigit() and not top.startswith("0x")
 
 
 def subscribe(
