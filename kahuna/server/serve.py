@@ -10,7 +10,7 @@ import sys
 import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.server.common import logs
+from kahuna.server.common import draws, logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
 from kahuna.server.push.options import add_push_options, push_settings
 from kahuna.server.push.vapid import KeyFileError
@@ -78,6 +78,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="the address players open, which mailed links start with (default: http://HOST:PORT/ of this server)",
     )
     add_push_options(p)
+    # For the test suite only (docs/testing.md), so not in --help: every draw (deals, first seats,
+    # the AI's seeds) from random.Random(N) and passwords hashed cheaply. Never in production.
+    p.add_argument("--test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -126,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"kahuna serve: {push}", file=sys.stderr)
         return 2
     logs.configure()
+    if args.test_seed is not None:
+        draws.seed_for_tests(args.test_seed)
     from kahuna.server.app import create_app
     from kahuna.server.http.conns import protocol_class, server
 

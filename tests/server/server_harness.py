@@ -18,6 +18,9 @@ import httpx
 import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
+TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
+"""Every ``kahuna serve`` started here draws its deals, first seats and AI seeds from this seed
+(``--test-seed``, docs/testing.md): a run is repeatable, and KAHUNA_TEST_SEED runs it with another."""
 
 RUN_WITH_DEALS = """
 import json, sys
@@ -86,7 +89,10 @@ class Server:
         if self.script is not None:
             command = [sys.executable, self.script, str(self.port), self.db]
         elif self.deals is None:
-            command = [sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db, *self.args]
+            command = [
+                *(sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db),
+                *("--test-seed", TEST_SEED, *self.args),
+            ]
         else:
             (self.tmp / "deals.json").write_text(json.dumps(self.deals))
             (self.tmp / "run_with_deals.py").write_text(RUN_WITH_DEALS)

@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
+"""The server's draws (deals, first seats, AI seeds) come from this seed (``--test-seed``,
+docs/testing.md), as tests/server/server_harness.py's do: a run is repeatable."""
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -38,6 +42,7 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
                 *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
                 *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
                 *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+                *("--test-seed", TEST_SEED),
                 *extra,
             ],
             stdout=log,
