@@ -1,4 +1,5 @@
 # The two commands of the project: `make run` and `make test`. Both bootstrap .venv from scratch.
+# `make test-all` runs the long tests `make test` leaves out (marker `long`, docs/testing.md); CI runs both.
 # `make check` is the contributors' inner loop (about 16 s of CPU): lint, type checks, and the rules,
 # AI and compiled-core tests without those marked slow.
 PYTHON ?= python3
@@ -18,7 +19,7 @@ CHECK_TESTS := tests/rules tests/ai tests/fast
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: run test check lint typecheck pytest clean
+.PHONY: run test test-all check lint typecheck pytest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,10 +44,24 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
+# The browser tests (tests/web) run in a pytest process of their own alongside the others: they
+# spend most of their time waiting on Chromium and their server, and Playwright's event loop must
+# not share a process with the tests' asyncio.run. Their report follows the others'; only the
+# other process keeps pytest's cache (--lf), so that the two do not overwrite it.
+WEB_LOG := $(VENV)/pytest-web.log
 pytest: $(VENV)/.dev
-	$(BIN)/pytest -q
+	@$(BIN)/pytest -q -p no:cacheprovider -m "not long" tests/web >$(WEB_LOG) 2>&1 & web=$$!; \
+	trap 'kill $$web 2>/dev/null' INT TERM; \
+	$(BIN)/pytest -q -m "not long" --ignore=tests/web; rest=$$?; \
+	wait $$web; browser=$$?; \
+	echo "--- tests/web, run alongside (log: $(WEB_LOG)):"; cat $(WEB_LOG); \
+	test $$rest -eq 0 -a $$browser -eq 0
 
 test: lint typecheck pytest
+
+# Exactly the tests `make test` leaves out: the two together run the whole suite once.
+test-all: $(VENV)/.dev
+	$(BIN)/pytest -q -m long
 
 check: lint typecheck
 	$(BIN)/pytest -q -m "not slow" $(CHECK_TESTS)
