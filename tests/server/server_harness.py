@@ -114,6 +114,7 @@ class Server:
                 return self
             except httpx.HTTPError:
                 time.sleep(0.05)
+        self.stop()  # no test will: a server left running loads the machine the next tests run on
         raise AssertionError("server did not start: " + self.log())
 
     def kill(self) -> None:
