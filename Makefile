@@ -44,18 +44,8 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
-# The browser tests (tests/web) run in a pytest process of their own alongside the others: they
-# spend most of their time waiting on Chromium and their server, and Playwright's event loop must
-# not share a process with the tests' asyncio.run. Their report follows the others'; only the
-# other process keeps pytest's cache (--lf), so that the two do not overwrite it.
-WEB_LOG := $(VENV)/pytest-web.log
 pytest: $(VENV)/.dev
-	@$(BIN)/pytest -q -p no:cacheprovider -m "not long" tests/web >$(WEB_LOG) 2>&1 & web=$$!; \
-	trap 'kill $$web 2>/dev/null' INT TERM; \
-	$(BIN)/pytest -q -m "not long" --ignore=tests/web; rest=$$?; \
-	wait $$web; browser=$$?; \
-	echo "--- tests/web, run alongside (log: $(WEB_LOG)):"; cat $(WEB_LOG); \
-	test $$rest -eq 0 -a $$browser -eq 0
+	$(BIN)/pytest -q -m "not long"
 
 test: lint typecheck pytest
 
