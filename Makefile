@@ -1,4 +1,5 @@
 # The two commands of the project: `make run` and `make test`. Both bootstrap .venv from scratch.
+# `make test-all` runs the long tests `make test` leaves out (marker `long`, docs/testing.md); CI runs both.
 # `make check` is the contributors' inner loop (about 16 s of CPU): lint, type checks, and the rules,
 # AI and compiled-core tests without those marked slow.
 PYTHON ?= python3
@@ -18,7 +19,7 @@ CHECK_TESTS := tests/rules tests/ai tests/fast
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: run test check lint typecheck pytest clean
+.PHONY: run test test-all check lint typecheck pytest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,9 +45,13 @@ typecheck: $(VENV)/.dev
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
 pytest: $(VENV)/.dev
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not long"
 
 test: lint typecheck pytest
+
+# Exactly the tests `make test` leaves out: the two together run the whole suite once.
+test-all: $(VENV)/.dev
+	$(BIN)/pytest -q -m long
 
 check: lint typecheck
 	$(BIN)/pytest -q -m "not slow" $(CHECK_TESTS)

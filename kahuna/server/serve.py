@@ -12,7 +12,7 @@ import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
 from kahuna.server import serve_config
-from kahuna.server.common import logs
+from kahuna.server.common import draws, logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
 from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
 from kahuna.server.push.options import add_push_options, push_settings
@@ -90,6 +90,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "[limits] table; flags given here win; docs/server.md)",
     )
     p.add_argument("--print-config", action="store_true", help="print the configuration in effect (TOML) and exit")
+    # For the test suite only (docs/testing.md), so not in --help: every draw (deals, first seats,
+    # the AI's seeds) from random.Random(N) and passwords hashed cheaply. Never in production.
+    p.add_argument("--test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
     p.set_defaults(func=run, parser=p)
 
 
@@ -150,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"kahuna serve: {push}", file=sys.stderr)
         return 2
     logs.configure()
+    if args.test_seed is not None:
+        draws.seed_for_tests(args.test_seed)
     from kahuna.server.app import create_app
     from kahuna.server.http.conns import protocol_class, server
 

@@ -35,10 +35,11 @@ NAMES = sorted(p.name.removesuffix(".record.json") for p in EXAMPLES.glob("*.rec
 GOLDEN = Path(__file__).parent.parent / "rules" / "golden_counts.json"
 
 DIFFERENTIAL_GAMES = 5_000
-"""Per variant: every run of ``make test`` plays 20,000 random games through both cores; the long
+"""Per variant: every run of ``make test-all`` plays 20,000 random games through both cores; the long
 run is ``python tools/core_differential.py --games 100000`` (docs/engine.md). With 25,000 per
 variant these four tests took 82–90 s each of the suite's 34 minutes on the 2-core CI machine; they
-are marked slow, and ``make check`` leaves them out."""
+are marked long (``make test`` leaves them out: the worked examples, golden counts and replays below
+check the same core in seconds) and slow (``make check`` leaves them out)."""
 
 
 def test_layout_is_the_c_layout() -> None:
@@ -62,6 +63,7 @@ def _same_heuristic(ref: GameState, fast: FastState) -> None:
     assert win_probability(ref, 0, beliefs) == fast.heuristic()
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize("names", VARIANTS, ids=lambda v: "+".join(v) or "standard")
 def test_differential_random_games(names: tuple[str, ...]) -> None:

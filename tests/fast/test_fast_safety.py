@@ -37,6 +37,7 @@ def _sanitizer_libraries() -> list[str]:
     return libraries
 
 
+@pytest.mark.long  # the sanitizer build: test_fuzz_in_process fuzzes the same core in make test
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux" or shutil.which("gcc") is None, reason="needs gcc on Linux")
 def test_fuzz_under_address_sanitizer(tmp_path: Path) -> None:
@@ -75,6 +76,7 @@ def test_fuzz_under_address_sanitizer(tmp_path: Path) -> None:
     assert "ERROR: AddressSanitizer" not in done.stderr and "runtime error" not in done.stderr
 
 
+@pytest.mark.long  # a memory soak of 100,000 games
 @pytest.mark.slow
 def test_memory_does_not_grow() -> None:
     """100,000 games here; `python tools/core_fuzz.py --memory 1000000` is the million-game run."""

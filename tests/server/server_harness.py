@@ -18,6 +18,14 @@ import httpx
 import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
+TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
+"""Every ``kahuna serve`` started here draws its deals, first seats and AI seeds from this seed
+(``--test-seed``, docs/testing.md): a run is repeatable, and KAHUNA_TEST_SEED runs it with another."""
+
+START_SECONDS = 120
+"""How long a server may take to answer before the test fails: it answers in about a second on a
+quiet machine, and the wait ends as soon as it does (or its process exits); the bound is for a
+machine loaded many times over its cores, where the 30 s it was made tests fail at start-up."""
 
 RUN_WITH_DEALS = """
 import json, sys
@@ -86,7 +94,10 @@ class Server:
         if self.script is not None:
             command = [sys.executable, self.script, str(self.port), self.db]
         elif self.deals is None:
-            command = [sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db, *self.args]
+            command = [
+                *(sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db),
+                *("--test-seed", TEST_SEED, *self.args),
+            ]
         else:
             (self.tmp / "deals.json").write_text(json.dumps(self.deals))
             (self.tmp / "run_with_deals.py").write_text(RUN_WITH_DEALS)
@@ -95,7 +106,7 @@ class Server:
         env = {**os.environ, "KAHUNA_DATA": str(self.tmp / "data")}
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             assert self.process.poll() is None, self.log()
             try:
@@ -103,6 +114,7 @@ class Server:
                 return self
             except httpx.HTTPError:
                 time.sleep(0.05)
+        self.stop()  # no test will: a server left running loads the machine the next tests run on
         raise AssertionError("server did not start: " + self.log())
 
     def kill(self) -> None:

@@ -6,6 +6,7 @@ Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -56,10 +57,13 @@ def test_a_spectator_reconnecting_cannot_fill_the_chat_and_silence_the_players(s
         await player.close()
         return stored, answer
 
+    began = time.monotonic()
     stored, answer = run(scenario())
+    took = time.monotonic() - began
     print(f"figure: a spectator reconnecting {reconnects} times stored {stored} lines; the player's line: {answer}")
     assert answer["type"] == "ack", answer
-    assert stored <= 10  # the burst of 5, and what 10 a minute refill while the test runs
+    # What the chat's limit lets through, however long the run took: the burst of 5, and 10 a minute.
+    assert stored <= 5 + 10 * took / 60
 
 
 def test_spectators_from_many_addresses_fill_their_own_room_never_the_players(server: Server) -> None:

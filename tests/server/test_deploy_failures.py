@@ -37,7 +37,7 @@ from sqlalchemy import create_engine, select
 
 from kahuna.server.db import schema, store
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow, pytest.mark.long]  # the deployment
 
 NGINX = "/usr/sbin/nginx"
 

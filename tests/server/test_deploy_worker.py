@@ -30,7 +30,7 @@ from kahuna.server.common.tokens import digest
 from kahuna.server.db import schema, store
 from kahuna.server.games.live import rebuild
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.long]  # the deployment
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ def events(server: Server, kind: str) -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.long  # a race between instances; test_tournaments.py's swiss survives a restart in make test
 def test_a_swiss_on_two_instances_survives_one_killed(tmp_path: Path, pg_url: str, redis_url: str) -> None:
     servers = []
     for name in ("a", "b"):

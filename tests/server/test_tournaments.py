@@ -212,6 +212,7 @@ async def play_swiss(
     return tid, await tournament(server.url, tid)
 
 
+@pytest.mark.long  # 35 s; the swisses with the AI invited and across a restart play one to the end too
 @pytest.mark.slow
 def test_a_swiss_of_seven_bots_is_played_to_the_end(server: Server) -> None:
     tid, shown = asyncio.run(play_swiss(server, "sw", 100))
@@ -258,6 +259,7 @@ def arena_points(results: list[tuple[str, bool]]) -> int:
     return total
 
 
+@pytest.mark.long  # a real minute and more; test_arena.py scores and pairs, the absent player's arena runs one
 @pytest.mark.slow
 def test_an_arena_of_six_bots_is_played_to_the_end(server: Server) -> None:
     async def scenario() -> tuple[dict[str, Any], float]:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parent.parent.parent
 TOOLS = ROOT / "tools"
 
@@ -18,6 +20,7 @@ def _tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.long  # the soak (the server's defences have their own tests in tests/server)
 def test_the_soak_reports_latency_memory_and_what_the_attackers_met() -> None:
     result = _tool("server_attacks.py", "--games", "4", "--seconds", "6", "--think", "20", "--attackers", "5", "--json")
     assert result.returncode == 0, result.stderr
@@ -29,6 +32,7 @@ def test_the_soak_reports_latency_memory_and_what_the_attackers_met() -> None:
     assert len(figures["rss_mib"]) >= 3 and max(figures["rss_mib"]) < 1024
 
 
+@pytest.mark.long  # 67 s; what these probes try, tests/server's hardening tests check in make test
 def test_the_probes_report_what_the_attacks_achieved() -> None:
     result = _tool("server_probes.py", "--only", "5,8,9")
     assert result.returncode == 0, result.stderr

@@ -71,6 +71,17 @@ def post(server: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
+def create(post: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """create(**body) -> the session server's answer to ``POST /api/games`` (a game a guest makes:
+    ``game_id``, ``token`` or ``tokens``, the links), as in docs/protocol.md."""
+
+    def make(**body: Any) -> dict[str, Any]:
+        return post("/api/games", body)
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -3,8 +3,6 @@ budget allows is told, in the page's language, how long to wait."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -13,19 +11,10 @@ from playwright.sync_api import BrowserContext, Page, expect
 OpenPage = Callable[..., Page]
 
 
-def _create(server: str, **body: Any) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        created: dict[str, Any] = json.loads(response.read())
-        return created
-
-
 def test_a_player_over_the_chat_budget_is_told_how_long_to_wait(
-    server: str, open_page: OpenPage, new_context: Callable[..., BrowserContext]
+    create: Callable[..., dict[str, Any]], open_page: OpenPage, new_context: Callable[..., BrowserContext]
 ) -> None:
-    created = _create(server, opponent="human", seat="first", name="Ana")
+    created = create(opponent="human", seat="first", name="Ana")
     page = open_page(f"/play/{created['game_id']}#{created['token']}", new_context(locale="nl-NL"))
     lines = page.get_by_test_id("chat-lines")
     for n in range(5):  # the burst: five lines at once

@@ -15,19 +15,10 @@ from playwright.sync_api import BrowserContext, Page, expect
 OpenPage = Callable[..., Page]
 
 
-def _create(server: str, **body: Any) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        created: dict[str, Any] = json.loads(response.read())
-        return created
-
-
 def test_a_short_timed_game_runs_out_and_ends_in_a_rematch(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    created = _create(server, opponent="hotseat", seat="first", clock={"initial": 8, "increment": 0})
+    created = create(opponent="hotseat", seat="first", clock={"initial": 8, "increment": 0})
     page = open_page(f"/play/{created['game_id']}#{','.join(created['tokens'])}")
     clocks = page.get_by_test_id("clocks")
     expect(clocks).to_be_visible()
@@ -73,9 +64,12 @@ def test_resign_against_the_ai_on_a_clock_then_a_rematch_with_swapped_seats(
 
 
 def test_a_rematch_takes_both_browsers_to_the_new_game_whose_clock_waits_for_both(
-    server: str, new_context: Callable[..., BrowserContext], open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]],
+    new_context: Callable[..., BrowserContext],
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
 ) -> None:
-    created = _create(server, opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
+    created = create(opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
     old_id = created["game_id"]
     ann = open_page(f"/play/{old_id}#{created['token']}")
     bob = open_page(created["invite_url"], new_context())
@@ -104,9 +98,9 @@ def test_a_rematch_takes_both_browsers_to_the_new_game_whose_clock_waits_for_bot
 
 
 def test_a_clock_waits_for_the_second_player_and_says_so(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]], server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    created = _create(server, opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
+    created = create(opponent="human", seat="first", name="Ann", clock={"initial": 120, "increment": 2})
     request = urllib.request.Request(
         server + created["invite_url"].replace("/join/", "/api/join/"), data=json.dumps({"name": "Late"}).encode(),
         headers={"Content-Type": "application/json"},
@@ -120,9 +114,12 @@ def test_a_clock_waits_for_the_second_player_and_says_so(
 
 
 def test_two_players_chat_and_one_mutes_the_other(
-    server: str, new_context: Callable[..., BrowserContext], open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]],
+    new_context: Callable[..., BrowserContext],
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
 ) -> None:
-    created = _create(server, opponent="human", seat="first", name="Ann")
+    created = create(opponent="human", seat="first", name="Ann")
     ann = open_page(f"/play/{created['game_id']}#{created['token']}")
     bob = open_page(created["invite_url"], new_context())
     bob.locator("#name").fill("Bob")

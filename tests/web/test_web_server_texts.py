@@ -4,9 +4,7 @@ them; here in each of the five languages, with the words taken from that languag
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,15 +15,6 @@ from playwright.sync_api import BrowserContext, Page, expect
 OpenPage = Callable[..., Page]
 
 LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "es": "es-ES", "da": "da-DK"}
-
-
-def _create(server: str, **body: Any) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        created: dict[str, Any] = json.loads(response.read())
-        return created
 
 
 def _table(page: Page, language: str) -> dict[str, str]:
@@ -48,9 +37,12 @@ def _fits(page: Page) -> None:
 
 @pytest.mark.parametrize("language", list(LOCALES))
 def test_hint_reasons_and_the_ai_name_are_in_the_page_language(
-    language: str, server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]],
+    language: str,
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
 ) -> None:
-    game = _create(server, opponent="ai", level="easy", seat="first", name="Learner")
+    game = create(opponent="ai", level="easy", seat="first", name="Learner")
     page = open_page(f"/play/{game['game_id']}#{game['token']}", locale=LOCALES[language], reduced_motion=True)
     expect(page.locator("html")).to_have_attribute("lang", language)
     words = _table(page, language)
@@ -104,16 +96,18 @@ def test_sign_up_says_the_password_rules_and_refusals_in_the_page_language(
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_default_names_read_in_the_page_language(language: str, server: str, open_page: OpenPage) -> None:
+def test_default_names_read_in_the_page_language(
+    create: Callable[..., dict[str, Any]], language: str, open_page: OpenPage
+) -> None:
     """Issue 31, point 13: a German guest's "Gast 4821" reads "Guest 4821" to an English opponent,
     and hot-seat's "Player 2" (the server's name for the second seat) "Spieler 2" in German."""
-    hotseat = _create(server, opponent="hotseat", seat="first", name="Spieler 1")  # as a German browser names it
+    hotseat = create(opponent="hotseat", seat="first", name="Spieler 1")  # as a German browser names it
     page = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", locale=LOCALES[language])
     words = _table(page, language)
     for seat in (0, 1):
         expect(page.locator(f".player.seat{seat} .player-name")).to_have_text(
             words["names.player"].replace("{n}", str(seat + 1))
         )
-    guest = _create(server, opponent="human", seat="first", name="Gast 4821")
+    guest = create(opponent="human", seat="first", name="Gast 4821")
     watcher = open_page(f"/watch/{guest['game_id']}", locale=LOCALES[language])
     expect(watcher.locator(".player.seat0 .player-name")).to_have_text(words["names.guest"].replace("{n}", "4821"))

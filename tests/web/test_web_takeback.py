@@ -4,7 +4,6 @@ in another browser (here in German), declines, then accepts, and the card is bac
 from __future__ import annotations
 
 import json
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,15 +12,6 @@ from playwright.sync_api import BrowserContext, Page, expect
 from websockets.sync.client import connect
 
 OpenPage = Callable[..., Page]
-
-
-def _create(server: str, **body: Any) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        created: dict[str, Any] = json.loads(response.read())
-        return created
 
 
 def _a_legal_build(server: str, game_id: str, token: str) -> str:
@@ -35,9 +25,13 @@ def _a_legal_build(server: str, game_id: str, token: str) -> str:
 
 
 def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
-    server: str, new_context: Callable[..., BrowserContext], open_page: OpenPage, shot: Callable[[Page, str], Path]
+    create: Callable[..., dict[str, Any]],
+    server: str,
+    new_context: Callable[..., BrowserContext],
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
 ) -> None:
-    created = _create(server, opponent="human", seat="first", name="Ann")
+    created = create(opponent="human", seat="first", name="Ann")
     ann = open_page(f"/play/{created['game_id']}#{created['token']}")
     bob = open_page(created["invite_url"], new_context(locale="de-DE"))
     bob.locator("#name").fill("Bob")
@@ -73,9 +67,9 @@ def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
         expect(page.locator(".log-item .log-num")).to_have_text("1.")
 
 
-def test_hot_seat_takes_back_at_once(server: str, open_page: OpenPage) -> None:
+def test_hot_seat_takes_back_at_once(create: Callable[..., dict[str, Any]], server: str, open_page: OpenPage) -> None:
     """Both seats are at this screen: the other one accepts by itself."""
-    created = _create(server, opponent="hotseat", seat="first")
+    created = create(opponent="hotseat", seat="first")
     page = open_page(f"/play/{created['game_id']}#{','.join(created['tokens'])}")
     page.locator(".reveal").click()  # the first turn starts behind the curtain
     cards = page.locator('[data-testid="hand"] button.card')

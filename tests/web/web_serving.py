@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
+"""The server's draws (deals, first seats, AI seeds) come from this seed (``--test-seed``,
+docs/testing.md), as tests/server/server_harness.py's do: a run is repeatable."""
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -38,6 +42,7 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
                 *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
                 *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
                 *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+                *("--test-seed", TEST_SEED),
                 *extra,
             ],
             stdout=log,
@@ -45,7 +50,7 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
             env={**os.environ, "KAHUNA_DATA": str(data)},
         )
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # ends at the first answer; the bound is a loaded machine's
         while True:
             try:
                 with urllib.request.urlopen(base + "/static/board.json", timeout=1):

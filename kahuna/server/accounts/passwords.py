@@ -29,6 +29,8 @@ from importlib import resources
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from kahuna.server.common import draws
+
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 """Characters; the upper bound keeps one hash's cost bounded."""
@@ -44,6 +46,9 @@ USERNAME_CHARS = re.compile(r"[A-Za-z0-9_-]+")
 """What any part of a username is made of (a search's prefix)."""
 
 _HASHER = PasswordHasher()
+_TEST_HASHER = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+"""Argon2id at its cheapest (64 KiB, one pass): the test suite's server (``kahuna serve
+--test-seed``, draws.py) hashes thousands of passwords it will never have to protect."""
 _LOOK_ALIKES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("-", "_"))
 """Applied in this order to the case-folded name (``rn`` before single letters)."""
 
@@ -186,8 +191,10 @@ def estimated_guesses(password: str, username: str) -> float:
 
 
 def hash_password(password: str) -> str:
-    """The Argon2id hash (with its salt and parameters) to store. Slow: call it in a thread."""
-    return _HASHER.hash(password)
+    """The Argon2id hash (with its salt and parameters) to store. Slow: call it in a thread.
+    A test server (``draws.seeded()``) hashes with the cheapest parameters; any hash verifies, as
+    it carries its own."""
+    return _hasher().hash(password)
 
 
 def verify_password(stored: str | None, password: str) -> bool:
@@ -203,4 +210,8 @@ def verify_password(stored: str | None, password: str) -> bool:
 
 @cache
 def _dummy() -> str:
-    return _HASHER.hash("kahuna: no such account")
+    return _hasher().hash("kahuna: no such account")
+
+
+def _hasher() -> PasswordHasher:
+    return _TEST_HASHER if draws.seeded() else _HASHER

@@ -32,8 +32,3 @@ def new_game_id() -> str:
 def digest(secret: str) -> str:
     """What is stored and compared instead of the secret itself."""
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def random_seed() -> int:
-    """Seeds of deals, reshuffles and AI choices: never predictable."""
-    return secrets.randbits(128)

@@ -34,6 +34,7 @@ from kahuna.rules import KahunaError, Variant
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import LOBBY, Broker, user_channel
 from kahuna.server.common import logs
+from kahuna.server.common.draws import first_seat
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
@@ -401,7 +402,7 @@ class Lobby:
         parties' offers in the same transaction (``None`` if one was taken meanwhile). Returns the
         game id, the seats of ``first`` and ``second`` and how the game counts (a rated offer may
         start casual: ``games/rated_pairs.py``)."""
-        seat_of_first = secrets.randbelow(2)
+        seat_of_first = first_seat()
         order = (first, second) if seat_of_first == 0 else (second, first)
         claims = [(party.seek_id, seat) for seat, party in enumerate(order) if party.seek_id is not None]
         moment = time.time()

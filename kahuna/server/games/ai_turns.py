@@ -20,8 +20,8 @@ from kahuna.ai.levels import deep_spec
 from kahuna.ai.registry import make_agent
 from kahuna.rules import Action, PlayerView, parse, view_of
 from kahuna.server.common import logs
+from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tasks import cancel_and_wait
-from kahuna.server.common.tokens import random_seed
 from kahuna.server.games import messages
 from kahuna.server.games.ai_pool import AiPool, ClockReading
 from kahuna.server.games.live import LiveGame

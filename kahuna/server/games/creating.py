@@ -6,12 +6,12 @@ the Watch page) unless its creator chose ``unlisted``; a game at one screen neve
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from kahuna.clock import ClockError, TimeControl
 from kahuna.rules import KahunaError, Variant
+from kahuna.server.common.draws import first_seat
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_secret
 from kahuna.server.games import ai_pool
@@ -48,7 +48,7 @@ async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seco
         raise Rejected("invalid", f"clock: {exc}", 422) from None
     tutorial = spec.opponent == "tutorial"  # hot-seat on the tutorial's deal; the player is Black
     both_here = spec.opponent == "hotseat" or tutorial
-    seat = 0 if tutorial else {"first": 0, "second": 1}.get(spec.seat, secrets.randbelow(2))
+    seat = 0 if tutorial else {"first": 0, "second": 1}.get(spec.seat, first_seat())
     tokens: list[str | None] = [None, None]
     tokens[seat] = new_secret()
     invite = None

@@ -24,8 +24,8 @@ from sqlalchemy import Connection
 
 from kahuna.rules import Action, Event, GameState, IllegalActionError, Reason, Termination
 from kahuna.server.common import logs
+from kahuna.server.common.draws import random_seed
 from kahuna.server.common.errors import Rejected
-from kahuna.server.common.tokens import random_seed
 from kahuna.server.db import store
 from kahuna.server.db.claims import claim_clock_start, claim_end
 from kahuna.server.db.store import ActionRow

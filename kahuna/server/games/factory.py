@@ -26,7 +26,8 @@ from kahuna.rules import GameState, Variant
 from kahuna.server.accounts import store as accounts
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
-from kahuna.server.common.tokens import new_game_id, random_seed
+from kahuna.server.common.draws import random_seed
+from kahuna.server.common.tokens import new_game_id
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.db.writer import Writer

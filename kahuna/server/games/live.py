@@ -23,7 +23,8 @@ from typing import Any
 from kahuna.clock import Clock
 from kahuna.rules import Action, Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
 from kahuna.rules.board import cards_to_str
-from kahuna.server.common.tokens import digest, random_seed
+from kahuna.server.common.draws import random_seed
+from kahuna.server.common.tokens import digest
 from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
 

@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.ai.review.hints import hint
 from kahuna.rules import view_of
+from kahuna.server.common.draws import random_seed
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
-from kahuna.server.common.tokens import random_seed
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.service import GameService
 from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
