@@ -1,15 +1,19 @@
 """Smaller attacks of issue 45 (point 10), against a real server: a password made of the reversed
-username, a deleted account left in its tournaments.
+username, a deleted account left in its tournaments, take-back floods.
 
 Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from server_harness import Server
+from server_harness import Conn, Player, Server, connect, run
 from test_account_attacks import PASSWORD, csrf, from_address, signed_in, unique
+
+from kahuna.server.games.live import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 CLOCK = {"initial": 300, "increment": 3}
 
@@ -59,3 +63,84 @@ def test_a_deleted_account_leaves_its_tournaments_and_is_never_paired(server: Se
     paired = seated.count(names[2])
     print(f"\nfigure: after deletion the account is active: {names[2] in active}, paired on {paired} board(s)")
     assert names[2] not in active and paired == 0
+
+
+async def _answers(conn: Conn, kind: str, count: int) -> list[dict[str, Any]]:
+    """Send ``count`` requests of ``kind`` at once; their ``ack`` or ``error`` answers, in order."""
+    for n in range(count):
+        await conn.send(type=kind, id=f"{kind}-{n}")
+    answers: list[dict[str, Any]] = []
+    while len(answers) < count:
+        answers.append(
+            await conn.until(lambda m: m["type"] in ("ack", "error") and str(m.get("id")).startswith(f"{kind}-"))
+        )
+    return answers
+
+
+def _count(conn: Conn, kind: str) -> int:
+    return sum(1 for text in conn.texts if json.loads(text)["type"] == kind)
+
+
+def _a_build(player: Player) -> str:
+    build: str = next(token for token in player.last["legal"] if ">" in token)
+    return build
+
+
+def test_take_back_requests_reach_the_others_a_bounded_number_of_times(server: Server) -> None:
+    """The seat to move sends 200 take-back requests at once, then asks again after each of five
+    declines: the opponent and a spectator get each request it is let through, nothing more."""
+    host = server.create(opponent="human", seat="first", name="Asker")
+    friend = server.post(f"/api/join/{host['invite_url'].rsplit('/', 1)[1]}", {"name": "Asked"}).json()
+    flood, rounds = 200, 5
+
+    async def scenario() -> tuple[int, int, int, list[str]]:
+        black = await Player.join(server, host["game_id"], host["token"])
+        white = await Player.join(server, host["game_id"], friend["token"])
+        watcher = await connect(server, host["game_id"])
+        await black.play(_a_build(black))
+        await white.reach(black.version)
+        await _answers(black.conn, "takeback", flood)
+        declined = 0
+        refused = []
+        for _ in range(rounds):
+            (answer,) = await _answers(white.conn, "takeback_decline", 1)  # after every request sent before
+            declined += answer["type"] == "ack"
+            (asked,) = await _answers(black.conn, "takeback", 1)
+            if asked["type"] == "error":
+                refused.append(asked["code"])
+        await _answers(white.conn, "takeback_decline", 1)
+        await _answers(watcher, "takeback", 1)  # answered after every message queued before it
+        return _count(white.conn, "takeback_offered"), _count(watcher, "takeback_offered"), declined, refused
+
+    to_opponent, to_watcher, declined, refused = run(scenario())
+    print(
+        f"\nfigure: {flood} requests at once, then {rounds} asked after a decline: the opponent got"
+        f" {to_opponent} take-back requests, the spectator {to_watcher}; declined {declined}; refused {refused}"
+    )
+    assert to_opponent == to_watcher == 1 + MAX_DECLINED_TAKEBACKS - 1
+    assert refused == ["takeback_limit"] * (rounds - MAX_DECLINED_TAKEBACKS + 1)
+
+
+def test_take_backs_against_the_ai_are_bounded_per_game(server: Server) -> None:
+    """A card play and its take-back, 30 times against the AI (which accepts at once): the game
+    stores at most ``MAX_TAKEBACKS`` take-backs, then the request is refused ``takeback_limit``."""
+    created = server.create(opponent="ai", level="easy", seat="first")
+    tries = 30
+
+    async def scenario() -> tuple[int, list[str], int]:
+        me = await Player.join(server, created["game_id"], created["token"])
+        build = _a_build(me)
+        taken, refused = 0, []
+        for _ in range(tries):
+            await me.play(build)
+            (answer,) = await _answers(me.conn, "takeback", 1)
+            if answer["type"] == "error":
+                refused.append(answer["code"])
+                break
+            taken += 1
+            me.last = [m for m in map(json.loads, me.conn.texts) if m["type"] == "sync"][-1]  # sent before the ack
+        return taken, refused, me.version
+
+    taken, refused, version = run(scenario())
+    print(f"\nfigure: {tries} play-and-take-back rounds against the AI: {taken} take-backs stored (log at {version})")
+    assert taken == MAX_TAKEBACKS and refused == ["takeback_limit"]
