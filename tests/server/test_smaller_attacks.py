@@ -144,3 +144,24 @@ def test_take_backs_against_the_ai_are_bounded_per_game(server: Server) -> None:
     taken, refused, version = run(scenario())
     print(f"\nfigure: {tries} play-and-take-back rounds against the AI: {taken} take-backs stored (log at {version})")
     assert taken == MAX_TAKEBACKS and refused == ["takeback_limit"]
+
+
+def test_a_tournament_never_pairs_two_players_one_of_whom_blocks_the_other(server: Server) -> None:
+    """A Swiss and an Arena of two players, one of whom blocks the other: the creator starts each,
+    and no board pairs them (the Swiss has no round to play and ends; the Arena waits)."""
+    blocker, blocked = unique("blocker"), unique("blocked")
+    browsers = [signed_in(server, name) for name in (blocker, blocked)]
+    assert browsers[0].post(f"/api/users/{blocked}/block", headers=csrf(browsers[0])).status_code == 204
+    paired = {}
+    for kind, length in (("swiss", {"rounds": 1}), ("arena", {"minutes": 5})):
+        event = {"kind": kind, "name": f"Apart {kind}", "clock": CLOCK, **length}
+        made = browsers[0].post("/api/tournaments", json=event, headers=csrf(browsers[0]))
+        assert made.status_code == 201, made.text
+        tid = made.json()["tournament_id"]
+        for browser in browsers:
+            assert browser.post(f"/api/tournaments/{tid}/join", headers=csrf(browser)).status_code == 204
+        assert browsers[0].post(f"/api/tournaments/{tid}/start", headers=csrf(browsers[0])).status_code == 204
+        shown = browsers[0].get(f"/api/tournaments/{tid}").json()  # the start paired what it paired
+        paired[kind] = sum(1 for boards in shown["rounds"] for board in boards if None not in board["players"])
+    print(f"\nfigure: boards pairing a blocker with the account it blocks: {paired}")
+    assert paired == {"swiss": 0, "arena": 0}

@@ -7,10 +7,12 @@ is due, racing the other instances through claims so that each step happens once
 
 - an event due at ``starts_at`` starts (``created`` → ``running``, a conditional update);
 - a Swiss round whose games have all ended is followed by the next round's pairing
-  (:func:`swiss.pair_round`), written with a claim on the event's version; after the last round,
-  or when no round can be paired, the event is finished;
-- an Arena pairs its waiting players (:func:`arena.pair_waiting`) until its end time; after it,
-  it pairs nobody and finishes once its last running game has ended (those games count);
+  (:func:`swiss.pair_round`; two players one of whom blocks the other count as having met),
+  written with a claim on the event's version; after the last round, or when no round can be
+  paired, the event is finished;
+- an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair) until its
+  end time; after it, it pairs nobody and finishes once its last running game has ended (those
+  games count);
 - each board paired is started by :meth:`GameFactory.start` with a claim on the board in the
   game's own transaction: a board paired by an instance that died before starting its game is
   started by the next pass of any instance.
@@ -40,7 +42,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import arena, swiss
+from kahuna.server.community import arena, relations, swiss
 from kahuna.server.community import tournament_rows as rows
 from kahuna.server.community import tournament_views as views
 from kahuna.server.community.bots import level_of
@@ -304,7 +306,8 @@ class Tournaments:
         pairing = None
         if event.round < (event.rounds or 0) and len(active) >= 2 and _people(players):
             played = [b.played for b in boards]
-            pairing = await asyncio.to_thread(swiss.pair_round, active, played)
+            apart = await self.writer.read(lambda conn: relations.blocked_pairs(conn, active))
+            pairing = await asyncio.to_thread(swiss.pair_round, active, played, apart)
         moment = time.time()
         if pairing is None:
             if await self._finish(event, moment):
@@ -341,10 +344,11 @@ class Tournaments:
         waiting = [p.account_id for p in players if p.active and p.account_id not in busy]
         if len(waiting) < 2:
             return
+        machines = {p.account_id for p in players if p.ai_level is not None}
+        apart = await self.writer.read(lambda conn: relations.blocked_pairs(conn, waiting))
         games = views.arena_games(boards)
         order = [s.player for s in arena.standings([p.account_id for p in players], games)]
-        pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order)
-        machines = {p.account_id for p in players if p.ai_level is not None}
+        pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order, apart)
         pairs = [(a, b) for a, b in pairs if not (a in machines and b in machines)]  # no AI against AI
         if not pairs:
             return
