@@ -165,3 +165,24 @@ def test_a_tournament_never_pairs_two_players_one_of_whom_blocks_the_other(serve
         paired[kind] = sum(1 for boards in shown["rounds"] for board in boards if None not in board["players"])
     print(f"\nfigure: boards pairing a blocker with the account it blocks: {paired}")
     assert paired == {"swiss": 0, "arena": 0}
+
+
+def test_a_player_in_two_arenas_plays_one_clock_at_a_time(server: Server) -> None:
+    """A player joins two Arenas (each with one opponent); the first starts and pairs it; the
+    second starts while that game runs: the player waits there (its opponent too)."""
+    player, first_opponent, second_opponent = (unique(prefix) for prefix in ("twice", "first", "second"))
+    browsers = {name: signed_in(server, name) for name in (player, first_opponent, second_opponent)}
+    running = 0
+    for creator in (first_opponent, second_opponent):
+        host = browsers[creator]
+        event = {"kind": "arena", "name": f"Arena of {creator}", "clock": CLOCK, "minutes": 5}
+        made = host.post("/api/tournaments", json=event, headers=csrf(host))
+        assert made.status_code == 201, made.text
+        tid = made.json()["tournament_id"]
+        for browser in (browsers[player], host):
+            assert browser.post(f"/api/tournaments/{tid}/join", headers=csrf(browser)).status_code == 204
+        assert host.post(f"/api/tournaments/{tid}/start", headers=csrf(host)).status_code == 204
+        mine = browsers[player].get(f"/api/tournaments/{tid}/me").json()  # the start paired what it paired
+        running += mine["game_id"] is not None
+    print(f"\nfigure: games of one player running at once in two Arenas: {running}")
+    assert running == 1

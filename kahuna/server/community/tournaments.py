@@ -10,9 +10,9 @@ is due, racing the other instances through claims so that each step happens once
   (:func:`swiss.pair_round`; two players one of whom blocks the other count as having met),
   written with a claim on the event's version; after the last round, or when no round can be
   paired, the event is finished;
-- an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair) until its
-  end time; after it, it pairs nobody and finishes once its last running game has ended (those
-  games count);
+- an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair; a person
+  whose game in another event runs waits for its end: one clock at a time) until its end time;
+  after it, it pairs nobody and finishes once its last running game has ended (those games count);
 - each board paired is started by :meth:`GameFactory.start` with a claim on the board in the
   game's own transaction: a board paired by an instance that died before starting its game is
   started by the next pass of any instance.
@@ -345,7 +345,16 @@ class Tournaments:
         if len(waiting) < 2:
             return
         machines = {p.account_id for p in players if p.ai_level is not None}
-        apart = await self.writer.read(lambda conn: relations.blocked_pairs(conn, waiting))
+        people = {a for a in waiting if a not in machines}  # an AI level plays any number of clocks
+
+        def read(conn: Connection) -> tuple[set[int], set[frozenset[int]]]:
+            elsewhere = rows.playing_elsewhere(conn, event.tournament_id, people)
+            return elsewhere, relations.blocked_pairs(conn, waiting)
+
+        elsewhere, apart = await self.writer.read(read)
+        waiting = [a for a in waiting if a not in elsewhere]
+        if len(waiting) < 2:
+            return
         games = views.arena_games(boards)
         order = [s.player for s in arena.standings([p.account_id for p in players], games)]
         pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order, apart)
