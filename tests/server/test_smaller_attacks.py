@@ -1,5 +1,6 @@
 """Smaller attacks of issue 45 (point 10), against a real server: a password made of the reversed
-username, a deleted account left in its tournaments, take-back floods.
+username, a deleted account left in its tournaments, take-back floods, tournaments pairing a blocked
+pair or one player in two Arenas at once, a few addresses filling the listed upcoming events.
 
 Each test prints the figure it measured (``figure: ...``; ``pytest -s`` shows it)."""
 
@@ -13,6 +14,7 @@ import pytest
 from server_harness import Conn, Player, Server, connect, run
 from test_account_attacks import PASSWORD, csrf, from_address, signed_in, unique
 
+from kahuna.server.common.config import Limits
 from kahuna.server.games.live import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 CLOCK = {"initial": 300, "increment": 3}
@@ -186,3 +188,25 @@ def test_a_player_in_two_arenas_plays_one_clock_at_a_time(server: Server) -> Non
         running += mine["game_id"] is not None
     print(f"\nfigure: games of one player running at once in two Arenas: {running}")
     assert running == 1
+
+
+def test_a_few_addresses_cannot_fill_the_listed_upcoming_tournaments(server: Server) -> None:
+    """A real event is announced; then 17 accounts from 4 addresses each create 3 events (the most
+    one account may have): the real event is still on the list of upcoming events."""
+    real_host = signed_in(server, unique("real"), "127.0.45.9")
+    event = {"kind": "swiss", "name": "The real one", "clock": CLOCK, "rounds": 3}
+    real = real_host.post("/api/tournaments", json=event, headers=csrf(real_host)).json()["tournament_id"]
+    created = refused = 0
+    for n in range(17):
+        flooder = signed_in(server, unique("flood"), f"127.0.45.{1 + n % 4}")
+        for _ in range(3):
+            made = flooder.post("/api/tournaments", json={**event, "name": "Spam"}, headers=csrf(flooder))
+            assert made.status_code in (201, 429), made.text
+            created += made.status_code == 201
+            refused += made.status_code == 429
+    upcoming = [e["tournament_id"] for e in real_host.get("/api/tournaments").json()["upcoming"]]
+    print(
+        f"\nfigure: 17 accounts from 4 addresses created {created} events ({refused} refused);"
+        f" the real event listed among {len(upcoming)} upcoming: {real in upcoming}"
+    )
+    assert real in upcoming and created == 4 * Limits().upcoming_tournaments_per_address

@@ -116,7 +116,8 @@ def _board(row: Any) -> Board:
     )
 
 
-def insert(conn: Connection, event: Event) -> None:
+def insert(conn: Connection, event: Event, address: str | None = None) -> None:
+    """Store a new event, created from ``address``."""
     conn.execute(
         tournaments.insert().values(
             id=event.tournament_id,
@@ -136,6 +137,7 @@ def insert(conn: Connection, event: Event) -> None:
             finished=None,
             round=0,
             version=0,
+            creator_address=address,
         )
     )
 
@@ -167,6 +169,12 @@ def open_by(conn: Connection, account_id: int) -> int:
         .where(tournaments.c.creator == account_id, tournaments.c.status != FINISHED)
     )
     return int(conn.execute(query).scalar() or 0)
+
+
+def upcoming_from(conn: Connection, address: str) -> int:
+    """Events created from ``address`` that have not started."""
+    where = (tournaments.c.creator_address == address, tournaments.c.status == CREATED)
+    return int(conn.execute(select(func.count()).select_from(tournaments).where(*where)).scalar() or 0)
 
 
 def to_do(conn: Connection, moment: float) -> list[Event]:

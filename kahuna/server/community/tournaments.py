@@ -62,8 +62,6 @@ MAX_PLAYERS = 200
 1.8 s, 100 players' in 0.05 to 0.5 s (docs/community.md, load average 12); it runs in a thread."""
 MAX_AHEAD_DAYS = 30
 """An event starts at most this far ahead."""
-MAX_OPEN_PER_CREATOR = 3
-"""Events one account may have not yet finished."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +88,19 @@ class Tournaments:
         broker: Broker,
         clock_min_seconds: int,
         notices: PushNotices | None = None,
+        *,
+        per_account: int,
+        upcoming_per_address: int,
     ) -> None:
         self.writer = writer
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
+        self.per_account = per_account
+        """Events one account may have created and not finished (``Limits.tournaments_per_account``)."""
+        self.upcoming_per_address = upcoming_per_address
+        """Events created from one address not yet started (``Limits.upcoming_tournaments_per_address``):
+        without it a few addresses with many accounts filled the listed upcoming events."""
         self.notices = notices
         """Who pushes a starting game to its players' devices (``None``: nobody)."""
         self._loop = Periodic(self.tick, TICK, "tournament_error", first_at_once=True)
@@ -117,8 +123,8 @@ class Tournaments:
 
     # ----------------------------------------------------------------- requests
 
-    async def create(self, new: NewEvent, account: Account) -> str:
-        """Check and store a new event: its id."""
+    async def create(self, new: NewEvent, account: Account, address: str | None = None) -> str:
+        """Check and store a new event, created from ``address``: its id."""
         try:
             control = TimeControl.from_json(new.clock, self.clock_min_seconds)
         except ClockError as exc:
@@ -154,14 +160,18 @@ class Tournaments:
             0,
         )
 
-        def write(conn: Connection) -> bool:
-            if rows.open_by(conn, account.id) >= MAX_OPEN_PER_CREATOR:
-                return False
-            rows.insert(conn, event)
-            return True
+        def write(conn: Connection) -> Rejected | None:
+            if rows.open_by(conn, account.id) >= self.per_account:
+                return Rejected("too_many_tournaments", f"at most {self.per_account} unfinished tournaments each", 429)
+            if address is not None and rows.upcoming_from(conn, address) >= self.upcoming_per_address:
+                reason = f"at most {self.upcoming_per_address} tournaments not yet started from one address"
+                return Rejected("too_many_tournaments", reason, 429)
+            rows.insert(conn, event, address)
+            return None
 
-        if not await self.writer.transact(write):
-            raise Rejected("too_many_tournaments", f"at most {MAX_OPEN_PER_CREATOR} unfinished tournaments each", 429)
+        refused = await self.writer.transact(write)
+        if refused is not None:
+            raise refused
         logs.event("tournament_created", tournament_id=event.tournament_id, format=new.kind, rated=new.rated)
         return event.tournament_id
 
