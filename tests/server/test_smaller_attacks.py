@@ -89,11 +89,11 @@ def _a_build(player: Player) -> str:
 
 
 def test_take_back_requests_reach_the_others_a_bounded_number_of_times(server: Server) -> None:
-    """The seat to move sends 200 take-back requests at once, then asks again after each of five
+    """The seat to move sends 100 take-back requests at once, then asks again after each of five
     declines: the opponent and a spectator get each request it is let through, nothing more."""
     host = server.create(opponent="human", seat="first", name="Asker")
     friend = server.post(f"/api/join/{host['invite_url'].rsplit('/', 1)[1]}", {"name": "Asked"}).json()
-    flood, rounds = 200, 5
+    flood, rounds = 100, 5
 
     async def scenario() -> tuple[int, int, int, list[str]]:
         black = await Player.join(server, host["game_id"], host["token"])

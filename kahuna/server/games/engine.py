@@ -201,6 +201,10 @@ class GameEngine:
         self.replication.takeback_asked(game)
         logs.event("takeback_offered", game_id=game.game_id, seat=seat, version=game.version)
 
+    def void_takeback(self, game: LiveGame) -> None:
+        """The standing request was asked at an older version: it no longer applies."""
+        game.takeback_offer = None
+
     def decline_takeback(self, game: LiveGame, seat: int) -> None:
         """``seat`` declines the other seat's standing request, which counts against the asker."""
         game.takeback_offer = None

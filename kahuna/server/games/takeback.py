@@ -31,7 +31,7 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
         offer = game.takeback_offer
         if offer is not None and offer[0] != seat:  # the other seat asked: accepted
             if offer[1] != game.version:
-                game.takeback_offer = None
+                engine.void_takeback(game)
                 raise Rejected("stale_version", "the game moved on since the take-back was asked for")
             await engine.take_back(game, offer[0])
             return
