@@ -15,7 +15,7 @@ from server_harness import Conn, Player, Server, connect, run
 from test_account_attacks import PASSWORD, csrf, from_address, signed_in, unique
 
 from kahuna.server.common.config import Limits
-from kahuna.server.games.live import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
+from kahuna.server.games.messages import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 CLOCK = {"initial": 300, "increment": 3}
 

@@ -36,15 +36,6 @@ HUMAN = "human"
 AI_PREFIX = "ai:"
 
 
-MAX_TAKEBACKS = 20
-"""Take-backs one game may hold: each is two entries of its log, and against an AI (which accepts
-at once) a play-and-take-back loop stored 60 entries a second, unbounded (issue 45)."""
-
-MAX_DECLINED_TAKEBACKS = 3
-"""Take-back requests of one seat the other may decline before that seat may ask no more in the
-game: with a request refused while the seat's own is pending, a seat's requests reach the others
-at most once per action plus this many times (issue 45: 1,199 in 20 s before)."""
-
 MAX_BACKLOG = 1000
 """Messages queued for a connection that does not read them before it is closed (it may reconnect)."""
 
@@ -205,7 +196,7 @@ class LiveGame:
     """A pending take-back request: the seat that asked and the version it asked at (memory only)."""
     takeback_declines: list[int] = field(default_factory=lambda: [0, 0])
     """Each seat's take-back requests declined so far (memory only, as the request itself): after
-    ``MAX_DECLINED_TAKEBACKS`` a seat asks no more in this game."""
+    ``messages.MAX_DECLINED_TAKEBACKS`` a seat asks no more in this game."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -225,9 +216,9 @@ class LiveGame:
 
     @property
     def allows_takebacks(self) -> bool:
-        """Casual games allow take-backs (with the opponent's consent) up to ``MAX_TAKEBACKS``;
+        """Casual games allow take-backs (with the opponent's consent) up to ``messages.MAX_TAKEBACKS``;
         rated and tournament games never."""
-        return not self.rated and not self.tournament and self.takebacks < MAX_TAKEBACKS
+        return not self.rated and not self.tournament and self.takebacks < messages.MAX_TAKEBACKS
 
     def ai_spec(self, seat: int) -> str | None:
         """The agent spec of an AI seat (the level's name), ``None`` for a human seat."""

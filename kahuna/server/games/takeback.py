@@ -18,7 +18,8 @@ from __future__ import annotations
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games import messages
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.live import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS, Client, LiveGame
+from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.messages import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 
 async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
