@@ -204,7 +204,15 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
     presence = Presence(mode.presence)
-    events = Tournaments(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
+    events = Tournaments(
+        writer,
+        service.factory,
+        mode.broker,
+        limits.clock_min_seconds,
+        push.notices,
+        per_account=limits.tournaments_per_account,
+        upcoming_per_address=limits.upcoming_tournaments_per_address,
+    )
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
     mailer = Mailer(
         writer,

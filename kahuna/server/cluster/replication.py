@@ -234,6 +234,7 @@ class RedisReplication:
                 game.send_takeback_offer()
             elif offer is None and declined_by is not None and game.takeback_offer is not None:
                 game.takeback_offer = None
+                game.takeback_declines[1 - int(declined_by)] += 1  # the bound holds across instances
                 game.send_takeback_declined(int(declined_by))
             return
         if kind == "o":

@@ -151,6 +151,11 @@ class Limits:
     """Accounts one account may follow (``too_many_follows`` beyond): docs/community.md."""
     blocks_per_account: int = 1000
     """Accounts one account may block (``too_many_blocks`` beyond)."""
+    tournaments_per_account: int = 3
+    """Tournaments one account may have created and not yet finished (``too_many_tournaments``)."""
+    upcoming_tournaments_per_address: int = 6
+    """Tournaments created from one IP address that have not started (``too_many_tournaments``):
+    17 accounts from 4 addresses filled the 50 listed upcoming events before (issue 45)."""
 
     @classmethod
     def names(cls) -> list[str]:

@@ -8,12 +8,13 @@ nothing and ends a streak, as a loss does.
 **Pairing.** Whoever has no game running is waiting; the waiting players are paired by a
 maximum-weight matching (networkx, as the Swiss) whose weight falls with the square of the
 difference of their places in the standings, so that close scores meet; two players whose last
-games were against each other are never paired (not the same opponent twice in a row).
+games were against each other are never paired (not the same opponent twice in a row), nor two
+players one of whom blocks the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -77,16 +78,19 @@ def last_opponent(player: int, games: Sequence[ArenaGame]) -> int | None:
     return None
 
 
-def pair_waiting(waiting: Sequence[int], games: Sequence[ArenaGame], order: Sequence[int]) -> list[tuple[int, int]]:
+def pair_waiting(
+    waiting: Sequence[int], games: Sequence[ArenaGame], order: Sequence[int], apart: Collection[frozenset[int]] = ()
+) -> list[tuple[int, int]]:
     """Pairs of waiting players, ``(seat 0, seat 1)``: close places in ``order`` (the standings),
-    never the last opponent again; seat 0 to the one who had it less often."""
+    never the last opponent again nor a pair in ``apart`` (one blocks the other); seat 0 to the one
+    who had it less often."""
     place = {p: i for i, p in enumerate(order)}
     ranked = sorted(waiting, key=lambda p: (place.get(p, len(place)), p))
     last = {p: last_opponent(p, games) for p in ranked}
     graph: nx.Graph[int] = nx.Graph()
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
-            if last[a] == b or last[b] == a:
+            if last[a] == b or last[b] == a or frozenset((a, b)) in apart:
                 continue
             graph.add_edge(a, b, weight=BASE_WEIGHT - (place.get(a, 0) - place.get(b, 0)) ** 2)
     firsts = {p: sum(1 for g in games if g.seats[0] == p) - sum(1 for g in games if g.seats[1] == p) for p in ranked}

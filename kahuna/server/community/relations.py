@@ -5,7 +5,8 @@ Following is public (a profile lists who follows the player and whom the player 
 is private (only the blocker sees it) and outranks following: a blocked account cannot follow its
 blocker, and blocking someone removes their follow of the blocker and the blocker's of them. What a
 block stops elsewhere (challenges and seeks between the two, chat from the blocked account in the
-blocker's games) asks :func:`blocked_either` or :func:`blocked_by_any`.
+blocker's games, a tournament's pairing of the two) asks :func:`blocked_either`,
+:func:`blocked_by_any` or :func:`blocked_pairs`.
 
 Every refusal is a :class:`Rejected` with its own code, returned (so that the writer's
 transaction commits nothing rather than failing) and raised by the caller; each account may follow
@@ -66,6 +67,15 @@ def blocked_by_any(conn: Connection, blockers: Iterable[int], blocked: int) -> b
         return False
     query = select(blocks.c.created).where(blocks.c.blocker.in_(wanted), blocks.c.blocked == blocked)
     return conn.execute(query).first() is not None
+
+
+def blocked_pairs(conn: Connection, ids: Iterable[int]) -> set[frozenset[int]]:
+    """The pairs of ``ids`` of which one blocks the other: a tournament never pairs them."""
+    wanted = sorted(set(ids))
+    if len(wanted) < 2:
+        return set()
+    query = select(blocks.c.blocker, blocks.c.blocked).where(blocks.c.blocker.in_(wanted), blocks.c.blocked.in_(wanted))
+    return {frozenset((row.blocker, row.blocked)) for row in conn.execute(query)}
 
 
 def _count(conn: Connection, table: Any, side: Any, account_id: int, other: Any) -> int:

@@ -28,7 +28,7 @@ Sonneborn–Berger (the scores of the opponents beaten, plus half the scores of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -126,13 +126,16 @@ def _colour_balance(player: int, played: Sequence[Played]) -> tuple[int, int | N
     return balance, last
 
 
-def pair_round(active: Sequence[int], played: Sequence[Played]) -> list[tuple[int, int | None]] | None:
+def pair_round(
+    active: Sequence[int], played: Sequence[Played], apart: Collection[frozenset[int]] = ()
+) -> list[tuple[int, int | None]] | None:
     """The boards of the next round among ``active`` players: ``(seat 0, seat 1)``, and
     ``(player, None)`` for the bye; ``None`` if no round pairs everybody without a rematch and with
-    the bye to one of those who had the fewest. Deterministic for the same input."""
+    the bye to one of those who had the fewest. The pairs in ``apart`` (one blocks the other) are
+    never paired: they count as having met. Deterministic for the same input."""
     total = scores(active, played)
     rank = {p: i for i, p in enumerate(sorted(active, key=lambda p: (-total[p], p)))}
-    met = {frozenset(b.seats) for b in played if b.seats[1] is not None}
+    met = {frozenset(b.seats) for b in played if b.seats[1] is not None} | set(apart)
     byes = {p: sum(1 for b in played if b.seats == (p, None)) for p in active}
     colours = {p: _colour_balance(p, played) for p in active}
     graph: nx.Graph[int] = nx.Graph()

@@ -12,11 +12,12 @@ games' end hook (:func:`record_result`, in the transaction that stores the end).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select, update
+from sqlalchemy import Connection, and_, func, or_, select, update
 
 from kahuna.server.community.swiss import DRAWN, NO_RESULT, Played
 from kahuna.server.db.schema import tournament_games, tournament_players, tournaments
@@ -115,7 +116,8 @@ def _board(row: Any) -> Board:
     )
 
 
-def insert(conn: Connection, event: Event) -> None:
+def insert(conn: Connection, event: Event, address: str | None = None) -> None:
+    """Store a new event, created from ``address``."""
     conn.execute(
         tournaments.insert().values(
             id=event.tournament_id,
@@ -135,6 +137,7 @@ def insert(conn: Connection, event: Event) -> None:
             finished=None,
             round=0,
             version=0,
+            creator_address=address,
         )
     )
 
@@ -168,6 +171,12 @@ def open_by(conn: Connection, account_id: int) -> int:
     return int(conn.execute(query).scalar() or 0)
 
 
+def upcoming_from(conn: Connection, address: str) -> int:
+    """Events created from ``address`` that have not started."""
+    where = (tournaments.c.creator_address == address, tournaments.c.status == CREATED)
+    return int(conn.execute(select(func.count()).select_from(tournaments).where(*where)).scalar() or 0)
+
+
 def to_do(conn: Connection, moment: float) -> list[Event]:
     """The events a pass of the loop looks at: running, or due to start."""
     due = and_(tournaments.c.status == CREATED, tournaments.c.starts_at <= moment)
@@ -185,6 +194,21 @@ def entrants(conn: Connection, tournament_id: str) -> list[Entrant]:
         Entrant(r.account_id, r.username, r.joined, bool(r.active), bool(r.berserk), r.ai_level)
         for r in conn.execute(query)
     ]
+
+
+def playing_elsewhere(conn: Connection, tournament_id: str, account_ids: Collection[int]) -> set[int]:
+    """Those of ``account_ids`` with a board of another event not ended: an Arena does not pair
+    them meanwhile (one clock at a time, issue 45)."""
+    if not account_ids:
+        return set()
+    g = tournament_games
+    query = select(g.c.account0, g.c.account1).where(
+        g.c.tournament_id != tournament_id,
+        g.c.result.is_(None),
+        g.c.game_id.is_not(None),
+        or_(g.c.account0.in_(account_ids), g.c.account1.in_(account_ids)),
+    )
+    return {account for row in conn.execute(query) for account in row if account in account_ids}
 
 
 def count_entrants(conn: Connection, tournament_id: str) -> int:

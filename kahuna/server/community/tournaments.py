@@ -7,10 +7,12 @@ is due, racing the other instances through claims so that each step happens once
 
 - an event due at ``starts_at`` starts (``created`` → ``running``, a conditional update);
 - a Swiss round whose games have all ended is followed by the next round's pairing
-  (:func:`swiss.pair_round`), written with a claim on the event's version; after the last round,
-  or when no round can be paired, the event is finished;
-- an Arena pairs its waiting players (:func:`arena.pair_waiting`) until its end time; after it,
-  it pairs nobody and finishes once its last running game has ended (those games count);
+  (:func:`swiss.pair_round`; two players one of whom blocks the other count as having met),
+  written with a claim on the event's version; after the last round, or when no round can be
+  paired, the event is finished;
+- an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair; a person
+  whose game in another event runs waits for its end: one clock at a time) until its end time;
+  after it, it pairs nobody and finishes once its last running game has ended (those games count);
 - each board paired is started by :meth:`GameFactory.start` with a claim on the board in the
   game's own transaction: a board paired by an instance that died before starting its game is
   started by the next pass of any instance.
@@ -40,7 +42,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import arena, swiss
+from kahuna.server.community import arena, relations, swiss
 from kahuna.server.community import tournament_rows as rows
 from kahuna.server.community import tournament_views as views
 from kahuna.server.community.bots import level_of
@@ -60,8 +62,6 @@ MAX_PLAYERS = 200
 1.8 s, 100 players' in 0.05 to 0.5 s (docs/community.md, load average 12); it runs in a thread."""
 MAX_AHEAD_DAYS = 30
 """An event starts at most this far ahead."""
-MAX_OPEN_PER_CREATOR = 3
-"""Events one account may have not yet finished."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,19 @@ class Tournaments:
         broker: Broker,
         clock_min_seconds: int,
         notices: PushNotices | None = None,
+        *,
+        per_account: int,
+        upcoming_per_address: int,
     ) -> None:
         self.writer = writer
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
+        self.per_account = per_account
+        """Events one account may have created and not finished (``Limits.tournaments_per_account``)."""
+        self.upcoming_per_address = upcoming_per_address
+        """Events created from one address not yet started (``Limits.upcoming_tournaments_per_address``):
+        without it a few addresses with many accounts filled the listed upcoming events."""
         self.notices = notices
         """Who pushes a starting game to its players' devices (``None``: nobody)."""
         self._loop = Periodic(self.tick, TICK, "tournament_error", first_at_once=True)
@@ -115,8 +123,8 @@ class Tournaments:
 
     # ----------------------------------------------------------------- requests
 
-    async def create(self, new: NewEvent, account: Account) -> str:
-        """Check and store a new event: its id."""
+    async def create(self, new: NewEvent, account: Account, address: str | None = None) -> str:
+        """Check and store a new event, created from ``address``: its id."""
         try:
             control = TimeControl.from_json(new.clock, self.clock_min_seconds)
         except ClockError as exc:
@@ -152,14 +160,18 @@ class Tournaments:
             0,
         )
 
-        def write(conn: Connection) -> bool:
-            if rows.open_by(conn, account.id) >= MAX_OPEN_PER_CREATOR:
-                return False
-            rows.insert(conn, event)
-            return True
+        def write(conn: Connection) -> Rejected | None:
+            if rows.open_by(conn, account.id) >= self.per_account:
+                return Rejected("too_many_tournaments", f"at most {self.per_account} unfinished tournaments each", 429)
+            if address is not None and rows.upcoming_from(conn, address) >= self.upcoming_per_address:
+                reason = f"at most {self.upcoming_per_address} tournaments not yet started from one address"
+                return Rejected("too_many_tournaments", reason, 429)
+            rows.insert(conn, event, address)
+            return None
 
-        if not await self.writer.transact(write):
-            raise Rejected("too_many_tournaments", f"at most {MAX_OPEN_PER_CREATOR} unfinished tournaments each", 429)
+        refused = await self.writer.transact(write)
+        if refused is not None:
+            raise refused
         logs.event("tournament_created", tournament_id=event.tournament_id, format=new.kind, rated=new.rated)
         return event.tournament_id
 
@@ -304,7 +316,8 @@ class Tournaments:
         pairing = None
         if event.round < (event.rounds or 0) and len(active) >= 2 and _people(players):
             played = [b.played for b in boards]
-            pairing = await asyncio.to_thread(swiss.pair_round, active, played)
+            apart = await self.writer.read(lambda conn: relations.blocked_pairs(conn, active))
+            pairing = await asyncio.to_thread(swiss.pair_round, active, played, apart)
         moment = time.time()
         if pairing is None:
             if await self._finish(event, moment):
@@ -341,10 +354,20 @@ class Tournaments:
         waiting = [p.account_id for p in players if p.active and p.account_id not in busy]
         if len(waiting) < 2:
             return
+        machines = {p.account_id for p in players if p.ai_level is not None}
+        people = {a for a in waiting if a not in machines}  # an AI level plays any number of clocks
+
+        def read(conn: Connection) -> tuple[set[int], set[frozenset[int]]]:
+            elsewhere = rows.playing_elsewhere(conn, event.tournament_id, people)
+            return elsewhere, relations.blocked_pairs(conn, waiting)
+
+        elsewhere, apart = await self.writer.read(read)
+        waiting = [a for a in waiting if a not in elsewhere]
+        if len(waiting) < 2:
+            return
         games = views.arena_games(boards)
         order = [s.player for s in arena.standings([p.account_id for p in players], games)]
-        pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order)
-        machines = {p.account_id for p in players if p.ai_level is not None}
+        pairs = await asyncio.to_thread(arena.pair_waiting, waiting, games, order, apart)
         pairs = [(a, b) for a, b in pairs if not (a in machines and b in machines)]  # no AI against AI
         if not pairs:
             return

@@ -279,12 +279,14 @@ tournaments = Table(
     Column("finished", Float),
     Column("round", Integer, nullable=False),
     Column("version", Integer, nullable=False),
+    Column("creator_address", String(64)),
 )
 """A Swiss (``rounds``) or Arena (``minutes``) event; ``status`` ``created``, ``running`` or
 ``finished``; times are seconds since the epoch (``ends_at``: an arena's end). ``round`` is the Swiss
 round last paired; ``version`` moves with every change that a pairing depends on (a join, a leave,
 a result, a pairing), and a pairing is written only if it has not moved since it was read: so
-exactly one instance pairs each round, and never from stale standings."""
+exactly one instance pairs each round, and never from stale standings. ``creator_address``: the
+address it was created from (upcoming events are bounded per address; ``NULL`` before r0013)."""
 
 
 tournament_players = Table(

@@ -193,6 +193,25 @@ class GameEngine:
         game.broadcast_sync()
         logs.event("takeback", game_id=game.game_id, seat=seat, version=game.version)
 
+    def ask_takeback(self, game: LiveGame, seat: int) -> None:
+        """``seat`` asks to take back its last action (``games/takeback.py`` checked it may): the
+        request stands at this version (memory only) and goes to every connection and instance."""
+        game.takeback_offer = (seat, game.version)
+        game.send_takeback_offer()
+        self.replication.takeback_asked(game)
+        logs.event("takeback_offered", game_id=game.game_id, seat=seat, version=game.version)
+
+    def void_takeback(self, game: LiveGame) -> None:
+        """The standing request was asked at an older version: it no longer applies."""
+        game.takeback_offer = None
+
+    def decline_takeback(self, game: LiveGame, seat: int) -> None:
+        """``seat`` declines the other seat's standing request, which counts against the asker."""
+        game.takeback_offer = None
+        game.takeback_declines[1 - seat] += 1
+        game.send_takeback_declined(seat)
+        self.replication.takeback_asked(game, declined_by=seat)
+
     # ----------------------------------------------------------------- the end off the board
 
     async def time_out_now(self, game: LiveGame) -> None:

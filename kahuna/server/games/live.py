@@ -194,6 +194,9 @@ class LiveGame:
     so the game's version (its log's length) is the number of actions plus twice this."""
     takeback_offer: tuple[int, int] | None = None
     """A pending take-back request: the seat that asked and the version it asked at (memory only)."""
+    takeback_declines: list[int] = field(default_factory=lambda: [0, 0])
+    """Each seat's take-back requests declined so far (memory only, as the request itself): after
+    ``messages.MAX_DECLINED_TAKEBACKS`` a seat asks no more in this game."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -213,8 +216,9 @@ class LiveGame:
 
     @property
     def allows_takebacks(self) -> bool:
-        """Casual games allow take-backs (with the opponent's consent); rated and tournament games never."""
-        return not self.rated and not self.tournament
+        """Casual games allow take-backs (with the opponent's consent) up to ``messages.MAX_TAKEBACKS``;
+        rated and tournament games never."""
+        return not self.rated and not self.tournament and self.takebacks < messages.MAX_TAKEBACKS
 
     def ai_spec(self, seat: int) -> str | None:
         """The agent spec of an AI seat (the level's name), ``None`` for a human seat."""

@@ -155,6 +155,16 @@ def chat_line(line: dict[str, Any]) -> dict[str, Any]:
     return {"type": "chat", **line}
 
 
+MAX_TAKEBACKS = 20
+"""Take-backs one game may hold: each is two entries of its log, and against an AI (which accepts
+at once) a play-and-take-back loop stored 60 entries a second, unbounded (issue 45)."""
+
+MAX_DECLINED_TAKEBACKS = 3
+"""Take-back requests of one seat the other may decline before that seat may ask no more in the
+game: with a request refused while the seat's own is pending, a seat's requests reach the others
+at most once per action plus this many times (issue 45: 1,199 in 20 s before)."""
+
+
 def takeback_offered(seat: int, version: int) -> dict[str, Any]:
     """``seat`` asks to take back its last action, at ``version`` (an action played since voids it)."""
     return {"type": "takeback_offered", "seat": seat, "version": version}

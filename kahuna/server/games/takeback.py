@@ -2,6 +2,10 @@
 the seat to move asks to take back its last action of this turn, and the other seat accepts or
 declines (an AI accepts at once, as lichess's does).
 
+Bounded (issue 45): a seat whose request is pending may not ask again (``takeback_pending``), a
+seat whose requests were declined ``MAX_DECLINED_TAKEBACKS`` times asks no more in this game, and a
+game holds at most ``MAX_TAKEBACKS`` take-backs (both ``takeback_limit``).
+
 Only within the asker's own turn, before it draws: a turn's card plays draw nothing and reveal no
 card the asker did not hold, so taking one back changes no one's knowledge of hidden cards (the
 card goes back to the hand it came from). Never in a rated game. The take-back is stored as its own
@@ -11,11 +15,11 @@ the replay, the record and the analysis give the game as played after it.
 
 from __future__ import annotations
 
-from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games import messages
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.messages import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 
 async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
@@ -28,10 +32,12 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
         offer = game.takeback_offer
         if offer is not None and offer[0] != seat:  # the other seat asked: accepted
             if offer[1] != game.version:
-                game.takeback_offer = None
+                engine.void_takeback(game)
                 raise Rejected("stale_version", "the game moved on since the take-back was asked for")
             await engine.take_back(game, offer[0])
             return
+        if offer is not None:
+            raise Rejected("takeback_pending", "this seat's take-back request waits for an answer")
         if game.state.to_move != seat:
             raise Rejected("not_your_turn", "a take-back is asked for in one's own turn")
         if not messages.can_take_back(game.state, seat, game.status, True):
@@ -39,10 +45,11 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
         if game.ai_spec(1 - seat) is not None:
             await engine.take_back(game, seat)
             return
-        game.takeback_offer = (seat, game.version)
-        game.send_takeback_offer()
-        engine.replication.takeback_asked(game)
-        logs.event("takeback_offered", game_id=game.game_id, seat=seat, version=game.version)
+        if game.takeback_declines[seat] >= MAX_DECLINED_TAKEBACKS:
+            raise Rejected(
+                "takeback_limit", f"{MAX_DECLINED_TAKEBACKS} take-back requests were declined: no more in this game"
+            )
+        engine.ask_takeback(game, seat)
 
 
 async def decline(engine: GameEngine, game: LiveGame, client: Client) -> None:
@@ -54,9 +61,7 @@ async def decline(engine: GameEngine, game: LiveGame, client: Client) -> None:
         offer = game.takeback_offer
         if offer is None or offer[0] == seat:
             raise Rejected("no_takeback", "the other seat has not asked for a take-back")
-        game.takeback_offer = None
-        game.send_takeback_declined(seat)
-        engine.replication.takeback_asked(game, declined_by=seat)
+        engine.decline_takeback(game, seat)
 
 
 def _check_game(game: LiveGame) -> None:
@@ -66,5 +71,7 @@ def _check_game(game: LiveGame) -> None:
         raise Rejected("not_your_turn", "the game is waiting for its invited opponent")
     if game.tournament:
         raise Rejected("tournament", "a tournament's games allow no take-backs")
+    if game.takebacks >= MAX_TAKEBACKS:
+        raise Rejected("takeback_limit", f"a game allows at most {MAX_TAKEBACKS} take-backs")
     if not game.allows_takebacks:
         raise Rejected("rated", "rated games allow no take-backs")

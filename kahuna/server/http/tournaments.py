@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from kahuna.server.community.tournaments import NewEvent, Tournaments
-from kahuna.server.http.common import MaybeAccount, Name, TheAccount
+from kahuna.server.http.common import MaybeAccount, Name, TheAccount, client_ip
 
 TournamentId = Annotated[str, Path(min_length=1, max_length=32)]
 
@@ -120,12 +120,12 @@ def router(tournaments: Tournaments) -> APIRouter:
     api = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
     @api.post("", status_code=201, response_model=TournamentCreated)
-    async def create(body: NewTournament, account: TheAccount) -> dict[str, Any]:
+    async def create(body: NewTournament, account: TheAccount, request: Request) -> dict[str, Any]:
         """Create a Swiss (``rounds``) or an Arena (``minutes``); it starts at ``starts_at`` or when
         its creator starts it."""
         starts_at = None if body.starts_at is None else _epoch(body.starts_at)
         new = NewEvent(body.kind, body.name, body.clock.model_dump(), body.rounds, body.minutes, body.rated, starts_at)
-        return {"tournament_id": await tournaments.create(new, account)}
+        return {"tournament_id": await tournaments.create(new, account, client_ip(request))}
 
     @api.get("", response_model=TournamentList)
     async def listing() -> dict[str, Any]:

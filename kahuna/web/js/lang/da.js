@@ -605,6 +605,8 @@ export default {
   "error.rated": "I ratede spil kan intet fortrydes.",
   "error.nothing_to_take_back": "Der er intet i denne tur at fortryde.",
   "error.no_takeback": "Der er ingen anmodning om fortrydelse at svare på.",
+  "error.takeback_pending": "Din anmodning om fortrydelse venter stadig på svar.",
+  "error.takeback_limit": "Ikke flere fortrydelser i dette spil.",
   "hint.why.removes": "fjerner {other}s bro {line}",
   "hint.why.builds": "bygger {line}",
   "hint.why.claims": "erobrer {islands}",

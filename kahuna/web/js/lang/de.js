@@ -606,6 +606,8 @@ export default {
   "error.rated": "In gewerteten Partien gibt es keine Rücknahme.",
   "error.nothing_to_take_back": "In diesem Zug gibt es nichts zurückzunehmen.",
   "error.no_takeback": "Es gibt keine Bitte um Rücknahme zu beantworten.",
+  "error.takeback_pending": "Deine Bitte um Rücknahme wartet noch auf eine Antwort.",
+  "error.takeback_limit": "In dieser Partie sind keine Rücknahmen mehr möglich.",
   "hint.why.removes": "entfernt die Brücke {line} von {other}",
   "hint.why.builds": "baut {line}",
   "hint.why.claims": "übernimmt {islands}",

@@ -605,6 +605,8 @@ export default {
   "error.rated": "Rated games allow no take-backs.",
   "error.nothing_to_take_back": "Nothing of this turn to take back.",
   "error.no_takeback": "There is no take-back request to answer.",
+  "error.takeback_pending": "Your take-back request is still waiting for an answer.",
+  "error.takeback_limit": "No more take-backs in this game.",
   "hint.why.removes": "removes {other}'s bridge {line}",
   "hint.why.builds": "builds {line}",
   "hint.why.claims": "claims {islands}",

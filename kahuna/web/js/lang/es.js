@@ -605,6 +605,8 @@ export default {
   "error.rated": "En las partidas puntuables no se puede deshacer.",
   "error.nothing_to_take_back": "No hay nada de este turno que deshacer.",
   "error.no_takeback": "No hay ninguna petición de deshacer que responder.",
+  "error.takeback_pending": "Tu petición de deshacer aún espera respuesta.",
+  "error.takeback_limit": "No se puede deshacer más en esta partida.",
   "hint.why.removes": "quita el puente {line} de {other}",
   "hint.why.builds": "construye {line}",
   "hint.why.claims": "conquista {islands}",

@@ -606,6 +606,8 @@ export default {
   "error.rated": "In partijen met rating kan niets worden teruggenomen.",
   "error.nothing_to_take_back": "Er is in deze beurt niets terug te nemen.",
   "error.no_takeback": "Er is geen verzoek tot terugname om te beantwoorden.",
+  "error.takeback_pending": "Je verzoek tot terugname wacht nog op een antwoord.",
+  "error.takeback_limit": "Geen terugnames meer in dit spel.",
   "hint.why.removes": "verwijdert de brug {line} van {other}",
   "hint.why.builds": "bouwt {line}",
   "hint.why.claims": "verovert {islands}",
