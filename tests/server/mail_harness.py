@@ -11,12 +11,14 @@ import email.policy
 import os
 import re
 import threading
+from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
+import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from server_harness import wait_for
+from server_harness import free_port, wait_for
 
 LINK = re.compile(r"https?://\S+#(\S+)")
 
@@ -80,3 +82,16 @@ class MailServer:
 
     def stop(self) -> None:
         self.controller.stop()
+
+
+def mail_options(mail: MailServer) -> tuple[str, ...]:
+    """The ``kahuna serve`` options that send a test server's mail to ``mail``."""
+    return ("--smtp", f"smtp://127.0.0.1:{mail.port}", "--mail-from", "Kahuna <games@kahuna.test>")
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[MailServer]:
+    """One mail server for a test module's servers (import it into the module as a fixture)."""
+    running = MailServer(free_port()).start()
+    yield running
+    running.stop()

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mail_harness import MailServer, body, link_token
+from mail_harness import MailServer, body, link_token, mail_options, smtp
 from server_harness import Server, free_port, wait_for
 from test_accounts import PASSWORD, client, csrf, signed_in
 
 from kahuna.server.mail import smtp_url, templates
+
+__all__ = ["smtp"]  # the module-scoped mail server fixture, shared from mail_harness
 
 NEW_PASSWORD = "lagoon-ember-tern"
 
@@ -34,15 +36,8 @@ def statuses(server: Server) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def smtp() -> Iterator[MailServer]:
-    running = MailServer(free_port()).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, smtp: MailServer) -> Iterator[Server]:
-    args = ("--smtp", f"smtp://127.0.0.1:{smtp.port}", "--mail-from", "Kahuna <games@kahuna.test>")
+    args = mail_options(smtp)
     limits = ("--limit", "signups_burst=100", "--limit", "logins_burst=200")
     running = Server(tmp_path_factory.mktemp("mail"), args=(*args, *limits)).start()
     yield running

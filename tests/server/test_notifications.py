@@ -18,25 +18,20 @@ from typing import Any
 
 import httpx
 import pytest
-from mail_harness import MailServer, body
-from server_harness import Server, connect, free_port, run, wait_for
+from mail_harness import MailServer, body, mail_options, smtp
+from server_harness import Server, connect, run, wait_for
 from test_accounts import PASSWORD, csrf, token_request
 from test_mail import events, verified
+
+__all__ = ["smtp"]  # the module-scoped mail server fixture, shared from mail_harness
 
 SCAN = ("--limit", "notice_scan_seconds=0.1", "--limit", "your_turn_after_seconds=1")
 BUDGETS = ("--limit", "signups_burst=100", "--limit", "logins_burst=200", "--limit", "mails_per_account_burst=100")
 
 
 def serve(tmp: Any, smtp: MailServer, *more: str) -> Server:
-    args = ("--smtp", f"smtp://127.0.0.1:{smtp.port}", "--mail-from", "Kahuna <games@kahuna.test>")
+    args = mail_options(smtp)
     return Server(tmp, args=(*args, *SCAN, *BUDGETS, *more)).start()
-
-
-@pytest.fixture(scope="module")
-def smtp() -> Iterator[MailServer]:
-    running = MailServer(free_port()).start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from mail_harness import MailServer, link_token
-from server_harness import Server, eventually, free_port, wait_for
+from mail_harness import MailServer, link_token, mail_options, smtp
+from server_harness import Server, eventually, wait_for
 from test_accounts import PASSWORD, csrf, signed_in
 
 from kahuna.server.accounts.passwords import username_key
@@ -29,19 +29,14 @@ from kahuna.server.db import schema
 from kahuna.server.db.migrations import migrate
 from kahuna.server.db.store import open_engine
 
+__all__ = ["smtp"]  # the module-scoped mail server fixture, shared from mail_harness
+
 NEW_PASSWORD = "lagoon-ember-tern"
 
 
 @pytest.fixture(scope="module")
-def smtp() -> Iterator[MailServer]:
-    running = MailServer(free_port()).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, smtp: MailServer) -> Iterator[Server]:
-    args = ("--smtp", f"smtp://127.0.0.1:{smtp.port}", "--mail-from", "Kahuna <games@kahuna.test>")
+    args = mail_options(smtp)
     limits = ("--limit", "signups_burst=100", "--limit", "logins_burst=200")
     running = Server(tmp_path_factory.mktemp("round3"), args=(*args, *limits)).start()
     yield running
