@@ -2,7 +2,7 @@
 
 The server (``app.py``) and ``kahuna worker`` (``run_worker.py``) both store moves that end games,
 so both build their game engine with these subscribers; a room that must learn of ends (ratings,
-tournaments' results; notifications next) is added here, and the game core does not change.
+tournaments' results) is added here, and the game core does not change.
 """
 
 from __future__ import annotations
