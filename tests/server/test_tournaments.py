@@ -348,6 +348,36 @@ def test_the_creator_invites_an_ai_level_whose_games_the_server_plays(server: Se
     assert {row["username"] for row in shown["standings"]} == {"ai-easy", "iv-p1", "iv-p2"}
 
 
+def test_a_swiss_never_pairs_two_ai_levels(server: Server) -> None:
+    """One bot and the invited ``ai-easy`` and ``ai-medium``: each round pairs the person with a
+    level and gives the other level the bye; once the person has met both, no round can be paired
+    without the two levels meeting, so the event ends there (before: the third round was a game of
+    the two levels, the server's compute spent on nobody)."""
+
+    async def scenario() -> dict[str, Any]:
+        organiser, person = await accounts(server.url, ["ai2-org", "ai2-p1"])
+        tid = await create(server.url, organiser, kind="swiss", name="Two levels", clock=CLOCK, rounds=3)
+        async with client(server.url, headers=organiser) as me:
+            for level in ("ai-easy", "ai-medium"):
+                invited = await me.post(f"/api/tournaments/{tid}/invite", json={"username": level})
+                assert invited.status_code == 204, invited.text
+        bot = TournamentBot(server.url, person, "random", tid, 700)
+        running = asyncio.create_task(bot.run())
+        await start(server.url, organiser, tid, 3)
+        async with asyncio.timeout(600):
+            assert await running == 0
+        return await tournament(server.url, tid)
+
+    shown = asyncio.run(scenario())
+    levels = {"ai-easy", "ai-medium"}
+    games_of_levels = [
+        board["players"] for boards in shown["rounds"] for board in boards if set(board["players"]) == levels
+    ]
+    print(f"\nrounds played: {len(shown['rounds'])}; games between the two AI levels: {len(games_of_levels)}")
+    assert shown["status"] == "finished" and games_of_levels == []
+    assert len(shown["rounds"]) == 2
+
+
 @pytest.mark.slow
 def test_creating_and_joining_draw_on_the_address_budgets(tmp_path: Path) -> None:
     """Creating an event is a game to be (``games`` budget), joining one a seat (``joins``)."""

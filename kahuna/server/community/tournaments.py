@@ -7,7 +7,8 @@ is due, racing the other instances through claims so that each step happens once
 
 - an event due at ``starts_at`` starts (``created`` → ``running``, a conditional update);
 - a Swiss round whose games have all ended is followed by the next round's pairing
-  (:func:`swiss.pair_round`; two players one of whom blocks the other count as having met),
+  (:func:`swiss.pair_round`; two players one of whom blocks the other, and two AI levels, count
+  as having met),
   written with a claim on the event's version; after the last round, or when no round can be
   paired, the event is finished;
 - an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair; a person
@@ -27,6 +28,7 @@ no secret travels or is stored.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from dataclasses import dataclass
@@ -316,7 +318,11 @@ class Tournaments:
         pairing = None
         if event.round < (event.rounds or 0) and len(active) >= 2 and _people(players):
             played = [b.played for b in boards]
-            apart = await self.writer.read(lambda conn: relations.blocked_pairs(conn, active))
+            blocked = await self.writer.read(lambda conn: relations.blocked_pairs(conn, active))
+            # Two AI levels never meet (as in an Arena): their game would be the server's compute
+            # spent on nobody; if no round can be paired without it, the event ends there.
+            machines = [p.account_id for p in players if p.active and p.ai_level is not None]
+            apart = blocked | {frozenset(pair) for pair in itertools.combinations(machines, 2)}
             pairing = await asyncio.to_thread(swiss.pair_round, active, played, apart)
         moment = time.time()
         if pairing is None:
