@@ -266,7 +266,6 @@ class Worker:
         except Exception as exc:
             logs.event("game_quarantined", game_id=game_id, error=type(exc).__name__)
             return None
-        game.owner = game_id
         return game
 
 

@@ -48,11 +48,14 @@ games = Table(
     Column("status", String(16), nullable=False, index=True),
     Column("result", Text),
     Column("unlisted", Boolean, nullable=False, server_default=false()),
+    Column("owner", String(80)),
 )
 """One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
 and ``status`` are written when a player joins and when the game ends, not on every action (the
 last action's time is the game's time). ``unlisted``: kept off the live list and the Watch page
-(``community/live_games.py``)."""
+(``community/live_games.py``). ``owner``: whose turn the game's AI moves take in the AI pool
+(``games/ai_pool.py``: the digest of the creating address, a tournament's creator), kept so that a
+game rebuilt after a restart still counts against whoever made it; ``NULL``: the game itself."""
 
 
 seats = Table(
@@ -496,3 +499,16 @@ blocks = Table(
 """``blocker`` blocks ``blocked`` (private: only the blocker lists it): no challenge either way, no
 chat from ``blocked`` in the blocker's games, no follow of the blocker. At most
 ``relations.MAX_BLOCKS`` rows per blocker."""
+
+
+browser_accounts = Table(
+    "browser_accounts",
+    metadata,
+    Column("browser", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("seen", Float, nullable=False),
+)
+"""The accounts that signed in on a browser: ``browser`` is the digest of its ``browser`` cookie,
+``seen`` the last sign-in (seconds since the epoch). A guest taking a seat from that browser is
+refused where one of those accounts would be (a block either way), so that signing out does not
+undo a block (``relations.refuse_blocked``)."""

@@ -82,6 +82,8 @@ class StoredGame:
     """A tournament's board (a ``tournament_games`` row names it): no take-backs, no rematch."""
     unlisted: bool = False
     """Kept off the live list (written at creation; the live game never needs it)."""
+    owner: str | None = None
+    """Whose turn its AI moves take in the AI pool (``Terms.owner``); ``None``: the game itself."""
 
 
 TAKEBACK = "takeback"
@@ -158,6 +160,7 @@ def insert_game(conn: Connection, game: StoredGame) -> None:
             invite=game.invite,
             status=game.status,
             unlisted=game.unlisted,
+            owner=game.owner,
         )
     )
     for seat, token in enumerate(game.seat_tokens):
@@ -363,6 +366,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         rated=counts is not None and counts[0],
         casual_reason=None if counts is None else counts[1],
         tournament=in_tournament(conn, game_id),
+        owner=row["owner"],
     )
 
 

@@ -85,7 +85,8 @@ class Terms:
     rematch_of: str | None = None
     """The finished game this one is the rematch of (the accounts of its seats carry over, swapped)."""
     owner: str = ""
-    """Who asked for it (an address), for the AI pool's fairness; ``""``: the game itself."""
+    """Whose turn its AI moves take in the AI pool (the digest of the creating address, a
+    tournament's creator), stored with the game; ``""``: the game itself."""
     tournament: str | None = None
     """The tournament whose board this game is (``None``: none). Its games are not taken back, and
     a rematch is no part of the event: rooms that offer those ask here or in ``tournament_games``."""
@@ -166,6 +167,7 @@ class GameFactory:
             rated=terms.rated,
             tournament=terms.tournament is not None,
             unlisted=terms.unlisted or terms.together,
+            owner=terms.owner or None,
         )
         seat_accounts = [player.account if player.token is not None else None for player in players]
         counted: list[tuple[bool, str | None]] = []
@@ -194,7 +196,6 @@ class GameFactory:
         if not await self.writer.transact(write):
             return None
         game = rebuild(stored)
-        game.owner = terms.owner or game_id
         if counted:
             game.rated, game.casual_reason = counted[-1]
         self.registry.add(game)

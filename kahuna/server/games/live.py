@@ -167,7 +167,8 @@ class LiveGame:
     clients: set[Client] = field(default_factory=set)
     ai_task: asyncio.Task[None] | None = None
     owner: str = ""
-    """Who created it (an IP address), for AI fairness; a game loaded from the database is its own owner."""
+    """Whose turn its AI moves take in the AI pool (``Terms.owner``, stored with the game: a game
+    rebuilt after a restart keeps it); ``""`` until set: the game itself."""
     pins: int = 0
     """Connections and requests using the game right now: a pinned game is never evicted."""
     used: float = field(default_factory=time.monotonic)
@@ -476,6 +477,7 @@ def rebuild(stored: StoredGame) -> LiveGame:
         casual_reason=stored.casual_reason,
         tournament=stored.tournament,
         takebacks=takebacks,
+        owner=stored.owner or stored.game_id,
     )
 
 

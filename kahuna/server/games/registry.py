@@ -87,7 +87,6 @@ class GameRegistry:
             raise damaged(game_id) from None
         game = self.games.get(game_id)  # loaded by a concurrent request meanwhile
         if game is None:
-            rebuilt.owner = game_id
             self.add(rebuilt)
             game = rebuilt
         return game

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 
 from kahuna.ai.levels import LEVELS
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.tokens import digest
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.live import LiveGame
@@ -126,7 +127,7 @@ def router(service: GameService) -> APIRouter:
 
         A signed-in creator's seats become its account's (its "my games" on any browser)."""
         spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock, body.unlisted)
-        created = await service.create(spec, owner=client_ip(request))
+        created = await service.create(spec, owner=digest(f"address:{client_ip(request)}"))
         if account is not None:
             await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
         return created
