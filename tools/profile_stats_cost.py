@@ -3,8 +3,10 @@ with N finished rated games (issue 29).
 
 Fills a throwaway SQLite file (the schema of the migrations) with one player's ``--games`` finished
 rated lobby games against 50 opponents, each game with both players' rating changes, then times
-``profiles.profile(conn, name)`` ``--runs`` times. The statistics read at most the player's
-``player_games.SCAN_LIMIT`` (10,000) newest games, so beyond that the time stops growing.
+``profiles.profile`` ``--runs`` times with a scan each time (``median_ms``) and ``--runs`` times
+with the scan kept (``kept_median_ms``: the player's games unchanged, ``player_games.PlayedCache``).
+The statistics read at most the player's ``player_games.SCAN_LIMIT`` (10,000) newest games, so
+beyond that the time stops growing.
 
     python tools/profile_stats_cost.py --games 10000 --runs 10
 """
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 from kahuna.server.accounts.passwords import username_key
+from kahuna.server.community.player_games import PlayedCache
 from kahuna.server.community.profiles import profile
 from kahuna.server.db import schema
 from kahuna.server.db.migrations import migrate
@@ -78,12 +81,18 @@ def main() -> None:
         url = f"sqlite:///{Path(tmp) / 'profile.db'}"
         fill(url, args.games, args.seed)
         engine = open_engine(url)
-        times = []
+        times, kept_times = [], []
+        kept = PlayedCache()
         with engine.connect() as conn:
             for _ in range(args.runs):
                 start = time.perf_counter()
-                found = profile(conn, "p0")
+                found = profile(conn, "p0", (), PlayedCache())
                 times.append(time.perf_counter() - start)
+            profile(conn, "p0", (), kept)
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                profile(conn, "p0", (), kept)
+                kept_times.append(time.perf_counter() - start)
         engine.dispose()
     assert found is not None and found["stats"]["scanned"] == min(args.games, 10_000)
     print(
@@ -93,6 +102,7 @@ def main() -> None:
                 "runs": args.runs,
                 "scanned": found["stats"]["scanned"],
                 "median_ms": round(statistics.median(times) * 1000, 1),
+                "kept_median_ms": round(statistics.median(kept_times) * 1000, 1),
                 "max_ms": round(max(times) * 1000, 1),
             }
         )

@@ -294,3 +294,32 @@ def test_each_notice_is_sent_once_across_a_restart_budgets_drop_the_rest_and_old
         assert sorted(status for _, subject, status in rows if subject in games) == ["dropped", "queued", "queued"]
     finally:
         running.stop()
+
+
+def test_the_notice_budget_of_a_mailbox_is_shared_by_its_spellings(
+    tmp_path_factory: pytest.TempPathFactory, smtp: MailServer
+) -> None:
+    """Two accounts whose addresses are two spellings of one mailbox (``mo+a@``, ``mo+b@``), two
+    turns each, a budget of two notices a mailbox: two turn mails reach the mailbox, two notices
+    are dropped (issue 45: the notices counted each spelling apart)."""
+    running = serve(tmp_path_factory.mktemp("mailbox"), smtp, "--limit", "notice_mails_per_address_burst=2")
+    try:
+        spellings = {"mo_a": "mo+a@example.org", "mo_b": "mo+b@example.org"}
+        players = {name: verified(running, smtp, name, address) for name, address in spellings.items()}
+        rival = player(running, smtp, "nat_r")
+        for name, browser in players.items():
+            for _ in range(2):
+                game(browser, rival, name, "nat_r")
+
+        def dropped() -> int:
+            return sum(1 for e in events(running, "notice") if e.get("status") == "dropped")
+
+        def mailed() -> int:
+            return sum(len(of_kind(smtp, address, TURN)) for address in spellings.values())
+
+        wait_for(lambda: dropped() + mailed() == 4, "the four notices decided and the queued ones sent")
+        sent = mailed()
+        print(f"\nfigure: turn mails to one mailbox through two spellings, budget 2: {sent} of 4")
+        assert sent == 2
+    finally:
+        running.stop()

@@ -71,3 +71,20 @@ def test_a_record_that_does_not_replay_is_refused(tmp_path: Path) -> None:
     broken.actions = ["end"]  # not legal as the first action
     with pytest.raises(ValueError):
         rebuild(broken)
+
+
+def test_a_game_rebuilt_from_the_database_keeps_its_ai_pool_owner(tmp_path: Path) -> None:
+    """A tournament's AI board counts against the event's creator in the AI pool, after a restart
+    too (issue 45: a rebuilt game was its own owner); a game stored without one is its own."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    deal = GameState.new(random.Random(13)).deal or ""
+    with engine.begin() as conn:
+        store.insert_game(conn, stored_game("owned", deal, owner="tournament-creator:7"))
+        store.insert_game(conn, stored_game("plain", deal))
+    owners = {}
+    with engine.connect() as conn:
+        for game_id in ("owned", "plain"):
+            stored = store.load_game(conn, game_id)
+            assert stored is not None
+            owners[game_id] = rebuild(stored).owner
+    assert owners == {"owned": "tournament-creator:7", "plain": "plain"}

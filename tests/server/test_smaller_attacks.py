@@ -210,3 +210,26 @@ def test_a_few_addresses_cannot_fill_the_listed_upcoming_tournaments(server: Ser
         f" the real event listed among {len(upcoming)} upcoming: {real in upcoming}"
     )
     assert real in upcoming and created == 4 * Limits().upcoming_tournaments_per_address
+
+
+def test_a_blocked_player_signed_out_cannot_take_the_blockers_seek(server: Server) -> None:
+    """The blocked player signs in on a browser, then signs out, and accepts the blocker's casual
+    seek from it as a guest: refused as the account would be (403 ``blocked``). Another browser's
+    guest takes the seat; the blocked player's own guest seek is never paired with the blocker's."""
+    blocker, blocked = unique("blocker"), unique("blocked")
+    host = signed_in(server, blocker)
+    browser = signed_in(server, blocked)
+    assert host.post(f"/api/users/{blocked}/block", headers=csrf(host)).status_code == 204
+    assert browser.delete("/api/session", headers=csrf(browser)).status_code == 204
+    seek = host.post("/api/seeks", json={"clock": CLOCK, "name": blocker}, headers=csrf(host))
+    assert seek.status_code == 201, seek.text
+    taken = browser.post(f"/api/seeks/{seek.json()['seek_id']}/accept", json={"name": "Nobody"})
+    print(f"\nfigure: the blocked player, signed out, accepting the blocker's seek: {taken.status_code}")
+    assert taken.status_code == 403 and taken.json()["error"] == "blocked", taken.text
+    with from_address(server) as stranger:
+        assert stranger.post(f"/api/seeks/{seek.json()['seek_id']}/accept", json={"name": "Friend"}).status_code == 200
+    pool = {"clock": CLOCK, "name": "Quick"}
+    waiting = host.post("/api/pairing", json=pool, headers=csrf(host))
+    assert waiting.status_code == 201 and "game_id" not in waiting.json(), waiting.text
+    paired = browser.post("/api/pairing", json=pool)
+    assert paired.status_code == 201 and "game_id" not in paired.json(), paired.text

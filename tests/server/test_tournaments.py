@@ -485,3 +485,45 @@ def test_a_tournament_game_allows_no_take_back_and_no_rematch(server: Server) ->
 async def _finished(url: str, tid: str) -> dict[str, Any] | None:
     shown = await tournament(url, tid)
     return shown if shown["status"] == "finished" else None
+
+
+async def _my_board(url: str, headers: dict[str, str], tid: str) -> dict[str, Any] | None:
+    """The player's running game in the event (``/me``), or ``None`` while it has none."""
+    async with client(url, headers=headers) as http:
+        answer = await http.get(f"/api/tournaments/{tid}/me")
+        assert answer.status_code == 200, answer.text
+        mine: dict[str, Any] = answer.json()
+        return mine if mine.get("game_id") else None
+
+
+def test_a_swiss_round_waits_for_a_player_still_in_an_arena_game(server: Server) -> None:
+    """A player's Arena game runs when a Swiss it joined starts: the Swiss pairs no round without
+    it (two players: the round waits), and pairs it once that game has ended; the Arena pairs the
+    player no more meanwhile (it is in a running Swiss). One clock at a time (issue 45)."""
+
+    async def scenario() -> tuple[int, str | None]:
+        player, arena_host, swiss_host = await accounts(server.url, ["sa-player", "sa-arena", "sa-swiss"])
+        arena = await create(server.url, arena_host, kind="arena", name="First", clock=CLOCK, minutes=5, rated=False)
+        swiss = await create(server.url, swiss_host, kind="swiss", name="Second", clock=CLOCK, rounds=1, rated=False)
+        for tid, host in ((arena, arena_host), (swiss, swiss_host)):
+            for headers in (player, host):
+                async with client(server.url, headers=headers) as http:
+                    assert (await http.post(f"/api/tournaments/{tid}/join")).status_code == 204
+        await start(server.url, arena_host, arena, 2)
+        in_arena = await until(lambda: _my_board(server.url, player, arena))
+        await start(server.url, swiss_host, swiss, 2)
+        shown = await tournament(server.url, swiss)  # the start paired what it could
+        at_once = 1 + sum(1 for boards in shown["rounds"] for board in boards if None not in board["players"])
+        async with websockets.connect(
+            f"{ws_url(server.url)}/ws/{in_arena['game_id']}", additional_headers=player
+        ) as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": in_arena["seat"]}))
+            assert json.loads(await ws.recv())["type"] == "sync"
+            assert (await _answer(ws, "resign"))["type"] == "ack"
+        await until(lambda: _my_board(server.url, player, swiss))  # the round is paired once the game is over
+        again = await _my_board(server.url, player, arena)
+        return at_once, None if again is None else again["game_id"]
+
+    at_once, arena_again = asyncio.run(scenario())
+    print(f"\nfigure: games of one player running at once in an Arena and a Swiss: {at_once}")
+    assert at_once == 1 and arena_again is None

@@ -11,10 +11,12 @@ the newest ones (the answer says so: ``"scanned"``).
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, case, func, or_, select
 
 from kahuna.server.community import ratings
 from kahuna.server.db.schema import game_accounts, games, rating_history
@@ -140,6 +142,46 @@ def scan(conn: Connection, account_id: int, limit: int = SCAN_LIMIT) -> list[Pla
             )
         )
     return played
+
+
+def _mark(conn: Connection, account_id: int) -> tuple[int, int]:
+    """What a scan of the player's games depends on: how many lobby games it has, and how many of
+    them are over (a game enters the scan when it starts and changes once, when it ends, with its
+    rating changes in the same transaction). One indexed count, not the scan."""
+    mine = or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id)
+    over = func.count(case((games.c.status == "over", 1)))
+    query = select(func.count(), over).select_from(game_accounts.join(games, games.c.id == game_accounts.c.game_id))
+    total, ended = conn.execute(query.where(mine)).one()
+    return int(total), int(ended)
+
+
+class PlayedCache:
+    """The latest scans, each kept with the :func:`_mark` it was made at: a player's profile and
+    games list are read again without a scan until a game of the player starts or ends. Views of a
+    busy player's profile then cost a count each, not a scan of up to ``SCAN_LIMIT`` games (issue
+    45). Shared by the threads the scans run in; ``size`` players are kept, the least recently
+    read dropped first."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._scans: OrderedDict[int, tuple[tuple[int, int], list[Played]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def played(self, conn: Connection, account_id: int) -> list[Played]:
+        """:func:`scan`'s answer, from the cache while the player's games are as they were."""
+        mark = _mark(conn, account_id)  # before the scan: a game ending meanwhile makes it stale, not lost
+        with self._lock:
+            kept = self._scans.get(account_id)
+            if kept is not None and kept[0] == mark:
+                self._scans.move_to_end(account_id)
+                return kept[1]
+        played = scan(conn, account_id)
+        with self._lock:
+            self._scans[account_id] = (mark, played)
+            self._scans.move_to_end(account_id)
+            while len(self._scans) > self.size:
+                self._scans.popitem(last=False)
+        return played
 
 
 def _tally() -> dict[str, int]:

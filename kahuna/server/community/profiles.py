@@ -29,13 +29,16 @@ HISTORY_POINTS = 500
 LEADERBOARD_SIZE = 100
 
 
-def profile(conn: Connection, username: str, online: Container[int] = ()) -> dict[str, Any] | None:
-    """A player's public profile (``online``: the accounts online now, for its dot)."""
+def profile(
+    conn: Connection, username: str, online: Container[int], scans: player_games.PlayedCache
+) -> dict[str, Any] | None:
+    """A player's public profile (``online``: the accounts online now, for its dot; ``scans``: the
+    player's games, kept while they do not change)."""
     account = db.account_by_name(conn, username)
     if account is None:
         return None
     info = db.account_info(conn, account.id)
-    played = player_games.scan(conn, account.id)
+    played = scans.played(conn, account.id)
     changes = conn.execute(
         select(rating_history).where(rating_history.c.account_id == account.id).order_by(rating_history.c.id)
     ).mappings()

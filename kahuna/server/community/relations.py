@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.db.schema import accounts, blocks, follows
+from kahuna.server.db.schema import accounts, blocks, browser_accounts, follows
 from kahuna.server.db.writer import Writer
 
 MAX_FOLLOWS = 500
@@ -175,17 +178,65 @@ def follow_counts(conn: Connection, account_id: int) -> dict[str, int]:
     }
 
 
-async def refuse_blocked(writer: Writer, account: Account | None, other: int) -> None:
-    """``Rejected`` (403 ``blocked``) when ``account`` and the account ``other`` block each other,
-    either way: no challenge, no seek accepted between them (a guest blocks nobody)."""
-    if account is None:
-        return
-    if await writer.read(lambda conn: blocked_either(conn, account.id, other)):
+BROWSER_ACCOUNTS = 20
+"""Accounts a browser is remembered for (the latest to sign in on it): a shared computer has a few."""
+
+
+def remember_browser(conn: Connection, browser: str, account_id: int, moment: float) -> None:
+    """Note that ``account_id`` signed in on the browser whose cookie has the digest ``browser``."""
+    table = browser_accounts
+    values = {"browser": browser, "account_id": account_id, "seen": moment}
+    upsert = pg_insert(table) if conn.dialect.name == "postgresql" else sqlite_insert(table)
+    conn.execute(
+        upsert.values(**values).on_conflict_do_update(index_elements=["browser", "account_id"], set_={"seen": moment})
+    )
+
+
+def accounts_on_browser(conn: Connection, browser: str | None) -> list[int]:
+    """The accounts latest signed in on the browser of this cookie digest (``None``: no cookie)."""
+    if browser is None:
+        return []
+    query = (
+        select(browser_accounts.c.account_id)
+        .where(browser_accounts.c.browser == browser)
+        .order_by(browser_accounts.c.seen.desc())
+        .limit(BROWSER_ACCOUNTS)
+    )
+    return list(conn.execute(query).scalars())
+
+
+@dataclass(frozen=True)
+class Someone:
+    """Someone about to sit at a game, as blocks see it: an account, or a guest known by the digest
+    of its ``browser`` cookie, which stands for the accounts that signed in on that browser (a
+    player blocked, signed out, is still the blocked player there)."""
+
+    account: int | None
+    browser: str | None = None
+
+    def known(self) -> bool:
+        """Whether it may stand for an account (a guest without a cookie stands for none)."""
+        return self.account is not None or self.browser is not None
+
+    def accounts(self, conn: Connection) -> list[int]:
+        return [self.account] if self.account is not None else accounts_on_browser(conn, self.browser)
+
+
+def parties_blocked(conn: Connection, one: Someone, other: Someone) -> bool:
+    """Whether an account of ``one`` and one of ``other`` block each other, either way."""
+    return any(blocked_either(conn, a, b) for a in one.accounts(conn) for b in other.accounts(conn) if a != b)
+
+
+async def refuse_blocked(writer: Writer, party: Someone, other: int) -> None:
+    """``Rejected`` (403 ``blocked``) when ``party`` and the account ``other`` block each other,
+    either way: no challenge, no seek accepted between them (a guest whose browser no account
+    signed in on blocks nobody)."""
+    if await writer.read(lambda conn: parties_blocked(conn, party, Someone(other))):
         raise Rejected("blocked", "one of you blocks the other: no game between you", 403)
 
 
-async def pair_blocked(writer: Writer, one: int | None, other: int | None) -> bool:
-    """Whether the accounts of two quick-pairing entries block each other (they are not paired)."""
-    if one is None or other is None:
+async def pair_blocked(writer: Writer, one: Someone, other: Someone) -> bool:
+    """Whether the parties of two quick-pairing entries block each other (they are not paired)."""
+    if not (one.known() and other.known()):
         return False
-    return await writer.read(lambda conn: blocked_either(conn, one, other))
+    return await writer.read(lambda conn: parties_blocked(conn, one, other))

@@ -211,6 +211,27 @@ def playing_elsewhere(conn: Connection, tournament_id: str, account_ids: Collect
     return {account for row in conn.execute(query) for account in row if account in account_ids}
 
 
+def in_running_swiss(conn: Connection, tournament_id: str, account_ids: Collection[int]) -> set[int]:
+    """Those of ``account_ids`` active in a running Swiss other than ``tournament_id``: an Arena
+    does not pair them, between the Swiss's rounds either, so that its next round finds them free
+    (one clock at a time, issue 45)."""
+    if not account_ids:
+        return set()
+    p = tournament_players
+    query = (
+        select(p.c.account_id)
+        .join(tournaments, tournaments.c.id == p.c.tournament_id)
+        .where(
+            p.c.tournament_id != tournament_id,
+            p.c.active.is_(True),
+            p.c.account_id.in_(account_ids),
+            tournaments.c.kind == SWISS,
+            tournaments.c.status == RUNNING,
+        )
+    )
+    return set(conn.execute(query).scalars())
+
+
 def count_entrants(conn: Connection, tournament_id: str) -> int:
     table = tournament_players
     query = select(func.count()).select_from(table).where(table.c.tournament_id == tournament_id)

@@ -10,9 +10,12 @@ is due, racing the other instances through claims so that each step happens once
   (:func:`swiss.pair_round`; two players one of whom blocks the other, and two AI levels, count
   as having met),
   written with a claim on the event's version; after the last round, or when no round can be
-  paired, the event is finished;
+  paired, the event is finished. A person whose game in another event still runs (an Arena's
+  begun before the Swiss started) sits the round out, or the round waits if no round can be
+  paired without them: one clock at a time;
 - an Arena pairs its waiting players (:func:`arena.pair_waiting`, never a blocked pair; a person
-  whose game in another event runs waits for its end: one clock at a time) until its end time;
+  whose game in another event runs waits for its end, and a person active in a running Swiss is
+  not paired until the Swiss ends: one clock at a time) until its end time;
   after it, it pairs nobody and finishes once its last running game has ended (those games count);
 - each board paired is started by :meth:`GameFactory.start` with a claim on the board in the
   game's own transaction: a board paired by an instance that died before starting its game is
@@ -316,15 +319,27 @@ class Tournaments:
             return  # the round is still being played
         active = [p.account_id for p in players if p.active]
         pairing = None
+        busy: set[int] = set()
         if event.round < (event.rounds or 0) and len(active) >= 2 and _people(players):
             played = [b.played for b in boards]
-            blocked = await self.writer.read(lambda conn: relations.blocked_pairs(conn, active))
+            people = [p.account_id for p in players if p.active and p.ai_level is None]
+
+            def read(conn: Connection) -> tuple[set[int], set[frozenset[int]]]:
+                return rows.playing_elsewhere(conn, event.tournament_id, people), relations.blocked_pairs(conn, active)
+
+            # A person still playing a game of another event (an Arena's, begun before this Swiss
+            # started) sits this round out rather than play two clocks at once (issue 45).
+            busy, blocked = await self.writer.read(read)
+            if busy:
+                active = [a for a in active if a not in busy]
             # Two AI levels never meet (as in an Arena): their game would be the server's compute
             # spent on nobody; if no round can be paired without it, the event ends there.
             machines = [p.account_id for p in players if p.active and p.ai_level is not None]
             apart = blocked | {frozenset(pair) for pair in itertools.combinations(machines, 2)}
-            pairing = await asyncio.to_thread(swiss.pair_round, active, played, apart)
+            pairing = await asyncio.to_thread(swiss.pair_round, active, played, apart) if len(active) >= 2 else None
         moment = time.time()
+        if pairing is None and busy:
+            return  # no round without those who sit out: wait for their other games to end
         if pairing is None:
             if await self._finish(event, moment):
                 logs.event("tournament_finished", tournament_id=event.tournament_id, rounds=event.round)
@@ -364,7 +379,8 @@ class Tournaments:
         people = {a for a in waiting if a not in machines}  # an AI level plays any number of clocks
 
         def read(conn: Connection) -> tuple[set[int], set[frozenset[int]]]:
-            elsewhere = rows.playing_elsewhere(conn, event.tournament_id, people)
+            tid = event.tournament_id
+            elsewhere = rows.playing_elsewhere(conn, tid, people) | rows.in_running_swiss(conn, tid, people)
             return elsewhere, relations.blocked_pairs(conn, waiting)
 
         elsewhere, apart = await self.writer.read(read)

@@ -36,7 +36,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_name
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.common.tokens import digest
-from kahuna.server.community import ratings
+from kahuna.server.community import ratings, relations
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import (
     CSRF_COOKIE,
@@ -48,6 +48,7 @@ from kahuna.server.http.auth import (
     require_account,
     require_session,
 )
+from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
 
 T = TypeVar("T")
@@ -264,11 +265,13 @@ def router(
         previous = request.cookies.get(SESSION_COOKIE)
         moment = time.time()
         user_agent = request.headers.get("user-agent", "")
+        browser = digest(browser_id(request, response))
 
         def store_session(conn: Connection) -> None:
             if previous:  # whatever session this browser had is over: a fixed id never becomes valid
                 db.delete_session(conn, digest(previous))
             db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
+            relations.remember_browser(conn, browser, account.id, moment)  # a block outlives signing out
 
         await writer.write(store_session)
         _set_session_cookies(response, request, session_id)

@@ -4,20 +4,14 @@ is ``http/lobby_socket.py``.
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.server.community.lobby import Lobby
-from kahuna.server.http.auth import is_https
+from kahuna.server.http.browsers import BROWSER_COOKIE, browser_id
 from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
-
-BROWSER_COOKIE = "browser"
-"""A random id a browser gets with its first offer (HttpOnly, for the API's requests only): so that a
-guest cannot accept its own offer, while two browsers behind one address can play each other."""
-BROWSER_SECONDS = 365 * 24 * 3600
 
 
 class PublicSeek(BaseModel):
@@ -53,7 +47,7 @@ def router(lobby: Lobby) -> APIRouter:
         """Open a seek in the lobby: ``{"seek_id", "token"}``; keep the token, it is your seat.
 
         Guests may seek unrated games; rated ones need an account and a clock."""
-        browser = _browser(request, response)
+        browser = browser_id(request, response)
         return await lobby.create(offer_of("seek", body), account, client_ip(request), browser=browser)
 
     @api.get("/seeks", response_model=SeekPage)
@@ -85,24 +79,7 @@ def router(lobby: Lobby) -> APIRouter:
     async def play_now(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
         """Quick pairing: ``{"seek_id", "token"}`` plus the seat links if an opponent was waiting;
         else wait (``/ws/lobby`` or polling ``GET /api/seeks/<id>``) for the matcher."""
-        browser = _browser(request, response)
+        browser = browser_id(request, response)
         return await lobby.create(offer_of("pool", body), account, client_ip(request), browser=browser)
 
     return api
-
-
-def _browser(request: Request, response: Response) -> str:
-    """The request's ``browser`` cookie, set first if it has none (a new random id)."""
-    browser = request.cookies.get(BROWSER_COOKIE, "")
-    if not 20 <= len(browser) <= 64:
-        browser = secrets.token_urlsafe(24)
-        response.set_cookie(
-            BROWSER_COOKIE,
-            browser,
-            max_age=BROWSER_SECONDS,
-            path="/api/",
-            secure=is_https(request),
-            httponly=True,
-            samesite="lax",
-        )
-    return browser

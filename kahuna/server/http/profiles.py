@@ -7,6 +7,8 @@ A profile and a games list scan up to ``SCAN_LIMIT`` (10,000) games of the playe
 in a pool of their own (:data:`SCAN_THREADS` threads), never in the default pool where the games
 encode their updates, and one address has at most :data:`SCANS_PER_ADDRESS` of them under way at
 once (one more: ``429 rate_limited``): views of a busy player's profile cannot hold up anyone's game.
+A scan is kept until a game of the player starts or ends (``player_games.PlayedCache``): views of an
+unchanged profile cost a count, not a scan.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from kahuna.server.accounts.search import MAX_RESULTS, accounts_starting, check_
 from kahuna.server.cluster.presence import Presence
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community.exports import After, finished_games_page
-from kahuna.server.community.player_games import PAGE_SIZE, SCAN_LIMIT, page_of, scan
+from kahuna.server.community.player_games import PAGE_SIZE, SCAN_LIMIT, PlayedCache, page_of
 from kahuna.server.community.profiles import leaderboard, profile
 from kahuna.server.db.writer import Writer
 from kahuna.server.http.common import client_ip
@@ -51,6 +53,7 @@ class Scans:
 
     def __init__(self, writer: Writer) -> None:
         self.writer = writer
+        self.played = PlayedCache()
         self.threads = ThreadPoolExecutor(max_workers=SCAN_THREADS, thread_name_prefix="kahuna-scans")
         self.under_way: Counter[str] = Counter()
 
@@ -107,7 +110,7 @@ def router(writer: Writer, presence: Presence) -> APIRouter:
         """A player's ratings in both pools, rating history, recent lobby games, statistics, follow
         counts and whether the player is online."""
         online = presence.view.accounts
-        found = await scans.read(request, lambda conn: profile(conn, username, online))
+        found = await scans.read(request, lambda conn: profile(conn, username, online, scans.played))
         if found is None:
             raise Rejected("not_found", f"no player {username!r}", 404)
         return found
@@ -133,7 +136,7 @@ def router(writer: Writer, presence: Presence) -> APIRouter:
                 if found is None:
                     raise Rejected("not_found", f"no player {opponent!r}", 404, reason="opponent")
                 against = found.id
-            return page_of(scan(conn, account.id), result, against, page)
+            return page_of(scans.played.played(conn, account.id), result, against, page)
 
         listed = await scans.read(request, read)
         if listed is None:

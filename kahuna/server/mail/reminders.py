@@ -18,9 +18,10 @@ Only accounts with a verified address that have not turned the kind off (``accou
 are considered. Each notice is decided once: its row in ``notices`` (kind, subject, step, account)
 is inserted in the transaction that queues the mail, so when instances scan at once exactly one
 insert wins and the others' transactions roll back (``Conflict``), and a restart finds it decided.
-A notice over its account's or address's budget (``--limit notice_mails_per_*``) is recorded as
-``dropped`` and not sent. The mail itself goes through the queue (``mail/queue.py``): nothing here
-waits for a mail server, and no move waits for this loop.
+A notice over its account's or mailbox's budget (``--limit notice_mails_per_*``; a mailbox as
+the mail budgets count it, ``name+tag@`` is ``name@``) is recorded as ``dropped`` and not sent.
+The mail itself goes through the queue (``mail/queue.py``): nothing here waits for a mail
+server, and no move waits for this loop.
 """
 
 from __future__ import annotations
@@ -314,6 +315,12 @@ def due(conn: Connection, now: float, timing: Timing) -> list[Notice]:
     return list(unique.values())
 
 
+def _mailbox(notice: Notice) -> str:
+    """The budget key of the mailbox a notice goes to: its spellings share it, as the account mails'
+    do (``mail/mailer.py``), and no other budget's key is the same."""
+    return digest(f"notices:{addresses.mailbox_key(notice.email)}")
+
+
 def mark_seen(conn: Connection, seen: list[tuple[str, int]], now: float) -> None:
     """These seats have a connection now (an update, or an insert for a seat not seen before)."""
     for game_id, seat in seen:
@@ -380,7 +387,7 @@ class Reminders:
         return queued
 
     async def _take(self, notice: Notice) -> bool:
-        address = digest(addresses.address_key(notice.email))
+        address = _mailbox(notice)
         if await self.budgets.per_address.take(address):
             return False
         if await self.budgets.per_account.take(str(notice.account_id)):
@@ -389,7 +396,7 @@ class Reminders:
         return True
 
     async def _refund(self, notice: Notice) -> None:
-        await self.budgets.per_address.refund(digest(addresses.address_key(notice.email)))
+        await self.budgets.per_address.refund(_mailbox(notice))
         await self.budgets.per_account.refund(str(notice.account_id))
 
     async def _queue(self, notice: Notice) -> int:
