@@ -1,6 +1,6 @@
 """Accounts: who a person (or a bot) is across games and browsers, and the secrets that prove it.
 
-Tables (in ``db/schema.py``, created by migration ``0002``):
+Tables (in ``db/schema/``, created by migration ``0002``):
 
 - ``accounts``: the username as chosen, its *key* (``passwords.username_key``: unique, so that
   names differing only in case or ASCII look-alikes are one name), the Argon2id hash of the

@@ -94,11 +94,6 @@ def fair_order(open_seeks: list[Seek]) -> list[Seek]:
     return [seek for *_, seek in sorted(ranked, key=lambda r: r[:3])]
 
 
-def _party(seek: Seek) -> relations.Someone:
-    """The owner of an offer as blocks see it (a guest's: by its browser)."""
-    return relations.Someone(seek.owner_account, seek.owner_browser)
-
-
 def seek_channel(seek_id: str) -> str:
     """What the owner of one offer learns: that it was accepted (game and seat; never the token)."""
     return f"seek:{seek_id}"
@@ -175,9 +170,7 @@ class Lobby:
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
         control = self._terms(offer, account)
         if target is not None:
-            await relations.refuse_blocked(
-                self.writer, relations.Someone(None if account is None else account.id), target.id
-            )
+            await relations.refuse_blocked(self.writer, relations.Someone.of(account), target.id)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
         token = new_secret()
         moment = time.time()
@@ -360,10 +353,7 @@ class Lobby:
         if own_account or own_guest_offer:
             raise Rejected("own_seek", "you cannot accept your own offer", 409)
         if seek.owner_account is not None:
-            taker = relations.Someone(
-                None if account is None else account.id, None if browser is None else digest(browser)
-            )
-            await relations.refuse_blocked(self.writer, taker, seek.owner_account)
+            await relations.refuse_blocked(self.writer, relations.Someone.of(account, browser), seek.owner_account)
         token = new_secret()
         party = Party(
             name if account is None else account.username, None if account is None else account.id, digest(token)
@@ -382,7 +372,7 @@ class Lobby:
         for other in await self._waiting():
             if other.seek_id == newcomer.seek_id or not compatible(other, newcomer, moment):
                 continue
-            if not await relations.pair_blocked(self.writer, _party(other), _party(newcomer)):
+            if not await relations.pair_blocked(self.writer, other.blocker(), newcomer.blocker()):
                 started = await self.start_game(other, self._owner(other), self._owner(newcomer))
                 if started is not None:
                     return started, started.seats[1]
@@ -399,7 +389,7 @@ class Lobby:
                 continue
             for second in waiting[index + 1 :]:
                 if second.seek_id not in taken and compatible(first, second, moment):
-                    if await relations.pair_blocked(self.writer, _party(first), _party(second)):
+                    if await relations.pair_blocked(self.writer, first.blocker(), second.blocker()):
                         continue
                     if await self.start_game(first, self._owner(first), self._owner(second)) is not None:
                         taken.update((first.seek_id, second.seek_id))

@@ -28,6 +28,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.tokens import digest
 from kahuna.server.db.schema import accounts, blocks, browser_accounts, follows
 from kahuna.server.db.writer import Writer
 
@@ -213,6 +214,13 @@ class Someone:
 
     account: int | None
     browser: str | None = None
+
+    @classmethod
+    def of(cls, account: Account | None, browser_cookie: str | None = None) -> Someone:
+        """Who makes a request: its account, or a guest by its ``browser`` cookie (``None``: none)."""
+        if account is not None:
+            return cls(account.id)
+        return cls(None, None if browser_cookie is None else digest(browser_cookie))
 
     def known(self) -> bool:
         """Whether it may stand for an account (a guest without a cookie stands for none)."""

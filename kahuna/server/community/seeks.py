@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, or_, select, update
 
+from kahuna.server.community.relations import Someone
 from kahuna.server.db.schema import accounts, seeks
 
 OPEN, ACCEPTED, CANCELLED, EXPIRED, DECLINED = "open", "accepted", "cancelled", "expired", "declined"
@@ -49,6 +50,10 @@ class Seek:
     alive_until: float
     game_id: str | None
     seat: int | None
+
+    def blocker(self) -> Someone:
+        """Its owner as blocks see it (a guest's: by its browser)."""
+        return Someone(self.owner_account, self.owner_browser)
 
     @property
     def address(self) -> str:

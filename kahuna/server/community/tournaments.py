@@ -327,11 +327,8 @@ class Tournaments:
             def read(conn: Connection) -> tuple[set[int], set[frozenset[int]]]:
                 return rows.playing_elsewhere(conn, event.tournament_id, people), relations.blocked_pairs(conn, active)
 
-            # A person still playing a game of another event (an Arena's, begun before this Swiss
-            # started) sits this round out rather than play two clocks at once (issue 45).
-            busy, blocked = await self.writer.read(read)
-            if busy:
-                active = [a for a in active if a not in busy]
+            busy, blocked = await self.writer.read(read)  # still in another event's game: sits this round out
+            active = [a for a in active if a not in busy]
             # Two AI levels never meet (as in an Arena): their game would be the server's compute
             # spent on nobody; if no round can be paired without it, the event ends there.
             machines = [p.account_id for p in players if p.active and p.ai_level is not None]

@@ -1,5 +1,5 @@
 """The store of game records: each game's record (deal, reshuffle orders, one row per action), its
-seats, clock, chat and rematch, read and written in the tables of ``db/schema.py``.
+seats, clock, chat and rematch, read and written in the tables of ``db/schema/``.
 
 SQLAlchemy Core over any URL; SQLite (the default) runs in WAL mode with ``synchronous=FULL`` so
 that a committed action survives a crash of the process or of the machine. Every function here

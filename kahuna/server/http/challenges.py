@@ -44,7 +44,7 @@ def router(lobby: Lobby) -> APIRouter:
             raise Rejected("invalid", "you cannot challenge yourself", 422)
         level = level_of(opponent)
         offer = offer_of("challenge", body)
-        await relations.refuse_blocked(writer, relations.Someone(None if account is None else account.id), opponent.id)
+        await relations.refuse_blocked(writer, relations.Someone.of(account), opponent.id)
         if level is not None:
             return {"status": "accepted", **await lobby.play_bot_level(offer, account, opponent, level)}
         return {"status": "open", **await lobby.create(offer, account, client_ip(request), target=opponent)}

@@ -1,5 +1,5 @@
 """The lobby: seeks, quick-pairing entries and challenges; the accounts of lobby games; ratings and
-their history (the tables as they are now: kahuna/server/db/schema.py).
+their history (the tables as they are now: kahuna/server/db/schema/).
 
 Revision ID: 0003
 Revises: 0002 (accounts)

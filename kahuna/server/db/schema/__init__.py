@@ -1,0 +1,85 @@
+"""Every table of the server's database: the schema that the migrations create.
+
+SQLAlchemy Core tables on one :data:`metadata`, in a module per room that writes them: the games'
+records (``games``: the store), ``accounts``, the ``community`` (offers, ratings, tournaments,
+follows and blocks) and ``mail`` (mail, notifications, Web Push). A module that reads or writes a
+table imports it from here; the migrations in ``db/migrations/versions`` create and change them
+(``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
+revision plus its edit in the room's module.
+"""
+
+from __future__ import annotations
+
+from kahuna.server.db.schema.accounts import (
+    MAX_USER_AGENT,
+    accounts,
+    api_tokens,
+    browser_accounts,
+    sessions,
+)
+from kahuna.server.db.schema.base import metadata
+from kahuna.server.db.schema.community import (
+    blocks,
+    follows,
+    game_accounts,
+    rating_history,
+    ratings,
+    seeks,
+    tournament_games,
+    tournament_players,
+    tournaments,
+)
+from kahuna.server.db.schema.games import (
+    actions,
+    analyses,
+    chat,
+    clocks,
+    games,
+    rematches,
+    reshuffles,
+    seats,
+)
+from kahuna.server.db.schema.mail import (
+    account_emails,
+    mail_queue,
+    mail_tokens,
+    notices,
+    notification_settings,
+    push_queue,
+    push_subscriptions,
+    seat_seen,
+)
+
+__all__ = [
+    "MAX_USER_AGENT",
+    "account_emails",
+    "accounts",
+    "actions",
+    "analyses",
+    "api_tokens",
+    "blocks",
+    "browser_accounts",
+    "chat",
+    "clocks",
+    "follows",
+    "game_accounts",
+    "games",
+    "mail_queue",
+    "mail_tokens",
+    "metadata",
+    "notices",
+    "notification_settings",
+    "push_queue",
+    "push_subscriptions",
+    "rating_history",
+    "ratings",
+    "rematches",
+    "reshuffles",
+    "seat_seen",
+    "seats",
+    "seeks",
+    "sessions",
+    "tournament_games",
+    "tournament_players",
+    "tournaments",
+]
