@@ -10,13 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from alembic import command
 from finished_games import rows_of, seat_token, write_finished
 from server_harness import ROOT, Server, connect, run
 from sqlalchemy import Engine
 from stored_games import stored_game
 
 from kahuna.server.accounts.store import insert_account
-from kahuna.server.db import archive, store
+from kahuna.server.db import archive, migrations, store
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.writer import Writer
 
@@ -138,4 +139,18 @@ def test_the_servers_pass_leaves_the_games_in_memory_alone(tmp_path: Path) -> No
         assert rows_of(conn, "archived_games", held) == 0
         assert rows_of(conn, "actions", held) > 0
         assert rows_of(conn, "archived_games", [g for g in FINISHED if g not in held]) == 4
+    engine.dispose()
+
+
+def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    with engine.connect() as conn:
+        rows = {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED}
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, FINISHED, store.now()) == len(FINISHED)
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0014")
+    with engine.connect() as conn:
+        assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
     engine.dispose()

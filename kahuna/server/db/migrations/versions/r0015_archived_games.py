@@ -31,4 +31,28 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Write every archived game's rows back into their tables (nothing is lost going back), then
+    drop the table."""
+    from kahuna.server.db.archive_format import unpack
+
+    conn = op.get_bind()
+    actions = sa.table("actions", *(sa.column(c) for c in ("game_id", "seq", "seat", "token", "at")))
+    reshuffles = sa.table("reshuffles", *(sa.column(c) for c in ("game_id", "idx", "cards")))
+    chat = sa.table("chat", *(sa.column(c) for c in ("game_id", "seq", "room", "seat", "text", "at")))
+    clock_columns = ("control", "remaining0", "remaining1", "running", "since", "starts_by")
+    clocks = sa.table("clocks", *(sa.column(c) for c in ("game_id", *clock_columns)))
+    for game_id, record in conn.execute(sa.text("SELECT game_id, record FROM archived_games")).all():
+        rows = unpack(record)
+        played = [
+            {"game_id": game_id, "seq": seq, "seat": seat, "token": token, "at": at}
+            for seq, (seat, token, at) in enumerate(rows.actions)
+        ]
+        if played:
+            conn.execute(actions.insert(), played)
+        for idx, cards in enumerate(rows.reshuffles):
+            conn.execute(reshuffles.insert().values(game_id=game_id, idx=idx, cards=cards))
+        for seq, (room, seat, text, at) in enumerate(rows.chat):
+            conn.execute(chat.insert().values(game_id=game_id, seq=seq, room=room, seat=seat, text=text, at=at))
+        if rows.clock is not None:
+            conn.execute(clocks.insert().values(game_id=game_id, **rows.clock))
     op.drop_table("archived_games")
