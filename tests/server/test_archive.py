@@ -154,3 +154,17 @@ def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> No
     with engine.connect() as conn:
         assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
     engine.dispose()
+
+
+def test_the_ages_are_options_and_config_keys(tmp_path: Path) -> None:
+    config = tmp_path / "kahuna.toml"
+    config.write_text("archive-after = 0\ndelete-guest-games-after = 2.5\n")
+
+    def printed(*args: str) -> str:
+        command = [sys.executable, "-m", "kahuna", "serve", *args, "--print-config"]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+        return done.stdout
+
+    assert "archive-after = 30.0\ndelete-guest-games-after = 7.0\n" in printed()
+    assert "archive-after = 0\ndelete-guest-games-after = 2.5\n" in printed("--config", str(config))
+    assert "archive-after = 12.0\n" in printed("--config", str(config), "--archive-after", "12")

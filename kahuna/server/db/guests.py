@@ -8,7 +8,7 @@ What the code makes of those words:
   ``NULL`` accounts) and no tournament board is played in it. A game a signed-in player made, or
   one against an AI level's bot account, is never a guest's game.
 - **aborted**: over, and its stored result says it ended ``aborted`` (a seat aborted it before
-  its first turn was done: ``games/ending.py``; a clock that never started aborts it too).
+  either player finished a turn: ``games/ending.py``).
 - **abandoned**: not over, untimed (a timed game ends by itself when a clock runs out or never
   starts), and untouched since the cut-off: no join, action or chat line after it. The invite
   that nobody accepted and the game against the AI left after three moves are the usual ones.
