@@ -168,3 +168,37 @@ def test_the_ages_are_options_and_config_keys(tmp_path: Path) -> None:
     assert "archive-after = 30.0\ndelete-guest-games-after = 7.0\n" in printed()
     assert "archive-after = 0\ndelete-guest-games-after = 2.5\n" in printed("--config", str(config))
     assert "archive-after = 12.0\n" in printed("--config", str(config), "--archive-after", "12")
+
+
+def test_a_game_archived_from_outside_while_held_takes_no_more_chat(tmp_path: Path) -> None:
+    server = Server(tmp_path, args=QUIET)
+    engine = store.open_engine(server.db)
+    seed_games(engine)
+    server.start()
+
+    async def talk() -> list[str]:
+        conn = await connect(server, "done2", seat_token("done2", 1))  # in the server's memory from now on
+        await conn.send(type="chat", text="before")
+        first = await conn.until(lambda m: m["type"] in ("error", "chat"))
+        await asyncio.to_thread(admin_archive, server.db, "--older-than", "0")
+        replies = [str(first["type"])]
+        for text in ("after", "again"):
+            await conn.send(type="chat", text=text)
+            reply = await conn.until(lambda m: m["type"] == "error")
+            replies.append(str(reply["code"]))
+        await conn.close()
+        return replies
+
+    try:
+        assert run(talk()) == ["chat", "stale_version", "archived"]
+    finally:
+        server.stop()
+    with engine.connect() as conn:
+        stored = store.load_game(conn, "done2")
+        assert stored is not None and [line["text"] for line in stored.chat] == [
+            "line 0 of done2",
+            "line 1 of done2",
+            "before",
+        ]
+        assert rows_of(conn, "chat", ["done2"]) == 0
+    engine.dispose()
