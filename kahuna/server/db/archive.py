@@ -20,18 +20,24 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import Connection, delete, exists, func, select
+from sqlalchemy import ColumnElement, Connection, delete, exists, func, select
 
 from kahuna.server.db import store
 from kahuna.server.db.archive_format import pack
 from kahuna.server.db.schema import actions, archived_games, chat, clocks, games, reshuffles, seat_seen
 
 BATCH = 100
-"""Games folded per transaction: a few tens of milliseconds of one writer's time."""
+"""Games folded per transaction by ``kahuna admin archive`` (``--batch``)."""
 
 PER_ACTION_TABLES = (actions, reshuffles, clocks, chat, seat_seen)
 """The rows a game's archive replaces (``seat_seen`` is only a correspondence game's reminder
 state, of no use once it is over)."""
+
+
+def _unarchived(ended_before: str | None = None) -> list[ColumnElement[bool]]:
+    """The conditions of a finished game not archived yet (that ended before ``ended_before``)."""
+    finished = [games.c.status == "over", ~exists().where(archived_games.c.game_id == games.c.id)]
+    return finished if ended_before is None else [*finished, games.c.updated < ended_before]
 
 
 def due(conn: Connection, ended_before: str, limit: int = BATCH, skip: Collection[str] = ()) -> list[str]:
@@ -39,11 +45,7 @@ def due(conn: Connection, ended_before: str, limit: int = BATCH, skip: Collectio
     stamp as the database writes them), but those in ``skip``, oldest first."""
     query = (
         select(games.c.id)
-        .where(
-            games.c.status == "over",
-            games.c.updated < ended_before,
-            ~exists().where(archived_games.c.game_id == games.c.id),
-        )
+        .where(*_unarchived(ended_before))
         .order_by(games.c.updated, games.c.id)
         .limit(limit + len(skip))
     )
@@ -53,15 +55,7 @@ def due(conn: Connection, ended_before: str, limit: int = BATCH, skip: Collectio
 
 def count_due(conn: Connection, ended_before: str) -> int:
     """How many finished games ended before ``ended_before`` and are not archived yet."""
-    query = (
-        select(func.count())
-        .select_from(games)
-        .where(
-            games.c.status == "over",
-            games.c.updated < ended_before,
-            ~exists().where(archived_games.c.game_id == games.c.id),
-        )
-    )
+    query = select(func.count()).select_from(games).where(*_unarchived(ended_before))
     return int(conn.execute(query).scalar() or 0)
 
 
@@ -72,13 +66,9 @@ def archive_games(conn: Connection, game_ids: list[str], at: str) -> int:
         return 0
     locked = conn.execute(
         select(games.c.id)
-        .where(
-            games.c.id.in_(game_ids),
-            games.c.status == "over",
-            ~exists().where(archived_games.c.game_id == games.c.id),
-        )
+        .where(games.c.id.in_(game_ids), *_unarchived())
         .order_by(games.c.id)
-        .with_for_update()
+        .with_for_update(of=games)
     ).scalars()
     folding = list(locked)
     for game_id in folding:
