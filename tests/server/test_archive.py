@@ -6,6 +6,8 @@ the server's own pass leaves the games it holds in memory alone."""
 from __future__ import annotations
 
 import asyncio
+import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +204,29 @@ def test_a_game_archived_from_outside_while_held_takes_no_more_chat(tmp_path: Pa
         ]
         assert rows_of(conn, "chat", ["done2"]) == 0
     engine.dispose()
+
+
+def test_the_admin_command_draws_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    engine = store.open_engine(db)
+    seed_games(engine)
+    engine.dispose()
+    command = [sys.executable, "-m", "kahuna", "admin", "archive", "--older-than", "0", "--batch", "2", "--db", db]
+    primary, secondary = pty.openpty()  # standard error a terminal, as when a person runs it
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=secondary, timeout=120, check=False)
+    os.close(secondary)
+    drawn = b""
+    while chunk := _read(primary):
+        drawn += chunk
+    os.close(primary)
+    assert done.returncode == 0
+    assert done.stdout.decode().startswith("kahuna admin archive: archived 7 finished games in ")
+    assert drawn.count(b"\rarchiving [") == 4  # batches of 2, 2, 2 and 1
+    assert drawn.endswith(b"] 7/7\r\n")
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the terminal's other end is closed: all was read
+        return b""

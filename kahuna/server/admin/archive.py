@@ -37,12 +37,13 @@ class Done:
 
 
 class Progress:
-    """A progress bar on a terminal (``\\r`` redrawn in place), nothing elsewhere (a log file)."""
+    """A progress bar on a terminal (``\\r`` redrawn in place) when the run takes more than one
+    batch, nothing elsewhere (a log file)."""
 
-    def __init__(self, total: int, out: TextIO) -> None:
+    def __init__(self, total: int, batch: int, out: TextIO) -> None:
         self.total = total
         self.out = out
-        self.shown = out.isatty() and total > archive.BATCH
+        self.shown = out.isatty() and total > batch
 
     def __call__(self, done: int) -> None:
         if not self.shown:
@@ -59,11 +60,12 @@ def run(
     older_than_days: float,
     guest_games_after_days: float | None,
     batch: int = archive.BATCH,
-    progress: Callable[[int], Callable[[int], None]] | None = None,
+    progress: Callable[[int, int], Callable[[int], None]] | None = None,
 ) -> Done:
     """Delete guests' old aborted and abandoned games (if ``guest_games_after_days`` is given), then
     archive every finished game that ended more than ``older_than_days`` ago, ``batch`` games per
-    transaction; ``progress(total)`` makes the callback told how many are archived after each batch."""
+    transaction; ``progress(total, batch)`` makes the callback told how many are archived after
+    each batch."""
     deleted = 0
     if guest_games_after_days is not None:
         before = cut_off(guest_games_after_days)
@@ -76,7 +78,7 @@ def run(
     ended_before = cut_off(older_than_days)
     with engine.connect() as conn:
         due = archive.count_due(conn, ended_before)
-    tell = progress(due) if progress is not None else None
+    tell = progress(due, batch) if progress is not None else None
     archived = 0
     while True:
         with engine.begin() as conn:
@@ -89,6 +91,6 @@ def run(
     return Done(archived, deleted, due)
 
 
-def terminal_progress(total: int) -> Callable[[int], None]:
+def terminal_progress(total: int, batch: int) -> Callable[[int], None]:
     """The progress bar of ``kahuna admin archive`` on standard error."""
-    return Progress(total, sys.stderr)
+    return Progress(total, batch, sys.stderr)
