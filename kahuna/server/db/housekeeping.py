@@ -43,20 +43,20 @@ class Ages:
     guest_games_after_days: float = 7.0
 
 
-def cut_off(days: float, at: float | None = None) -> str:
-    """The time stamp ``days`` before ``at`` (default: now), as the database writes them."""
-    return iso((time.time() if at is None else at) - days * DAY)
+def cut_off(days: float) -> str:
+    """The time stamp ``days`` ago, as the database writes them."""
+    return iso(time.time() - days * DAY)
 
 
 class Housekeeping:
     """Archives old finished games and deletes guests' old aborted and abandoned games, every
     :data:`EVERY` seconds, leaving out the games ``held`` names (those in this process's memory)."""
 
-    def __init__(self, writer: Writer, ages: Ages, held: Callable[[], Collection[str]], every: float = EVERY) -> None:
+    def __init__(self, writer: Writer, ages: Ages, held: Callable[[], Collection[str]]) -> None:
         self.writer = writer
         self.ages = ages
         self.held = held
-        self._loop = Periodic(self._pass, every, "housekeeping_error")
+        self._loop = Periodic(self._pass, EVERY, "housekeeping_error")
 
     def start(self) -> None:
         if self.ages.archive_after_days > 0 or self.ages.guest_games_after_days > 0:
