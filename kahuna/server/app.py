@@ -32,6 +32,7 @@ from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
 from kahuna.server.db import migrations
 from kahuna.server.db.batched import BatchedReader
+from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import ai_pool as ai_seats
@@ -201,6 +202,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         first_move_grace=limits.first_move_grace,
         notices=push.notices,
     )
+    upkeep = Housekeeping(
+        writer,
+        Ages(settings.archive_after_days, settings.guest_games_after_days),
+        lambda: list(service.registry.games),  # the games in memory are left alone
+    )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, mode.limiters)
     the_lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
     presence = Presence(mode.presence)
@@ -264,9 +270,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
                 reminders.start()
             push.start()
             presence.start()
+            upkeep.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await upkeep.stop()
             await presence.stop()
             await push.stop()
             if reminders is not None:

@@ -82,6 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_push_options(p)
     add_metrics_option(p)
+    add_housekeeping_options(p)
     p.add_argument(
         "--config",
         metavar="FILE",
@@ -94,6 +95,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     # the AI's seeds) from random.Random(N) and passwords hashed cheaply. Never in production.
     p.add_argument("--test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
     p.set_defaults(func=run, parser=p)
+
+
+def add_housekeeping_options(p: argparse.ArgumentParser) -> None:
+    """The options of the server's archiving and guest-game deletion (``db/housekeeping.py``)."""
+    p.add_argument(
+        "--archive-after",
+        type=float,
+        default=30.0,
+        metavar="DAYS",
+        help="fold a finished game's action rows into one compressed archive record DAYS after it ended "
+        "(default 30; 0: never; kahuna admin archive does it by hand)",
+    )
+    p.add_argument(
+        "--delete-guest-games-after",
+        type=float,
+        default=7.0,
+        metavar="DAYS",
+        help="delete guests' aborted games, and their untimed games left unfinished, DAYS after they were "
+        "last touched (default 7; 0: never)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.broker is not None and not args.broker.startswith(("redis://", "rediss://", "unix://")):
         print("kahuna serve: --broker takes a Redis URL: redis://HOST:PORT/N", file=sys.stderr)
+        return 2
+    if args.archive_after < 0 or args.delete_guest_games_after < 0:
+        print(
+            "kahuna serve: --archive-after and --delete-guest-games-after take 0 (never) or more days", file=sys.stderr
+        )
         return 2
     if not 0 <= args.port <= 65535:
         print("kahuna serve: --port must be between 0 and 65535", file=sys.stderr)
@@ -169,6 +195,8 @@ def run(args: argparse.Namespace) -> int:
             limits=limits,
             mail=mail,
             push=push,
+            archive_after_days=args.archive_after,
+            guest_games_after_days=args.delete_guest_games_after,
         )
         app = create_app(settings)
     except ModuleNotFoundError as exc:

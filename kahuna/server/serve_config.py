@@ -36,10 +36,12 @@ OPTIONS: dict[str, type] = {
     "vapid-subject": str,
     "push-insecure-host": list,
     "metrics-listen": str,
+    "archive-after": float,
+    "delete-guest-games-after": float,
 }
 """Each option a file may set (``--limit`` is the ``[limits]`` table), and the TOML type it takes."""
 
-_KINDS = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings"}
+_KINDS = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list of strings"}
 
 
 class ConfigError(Exception):
@@ -82,7 +84,8 @@ def load(path: Path) -> tuple[dict[str, Any], list[str]]:
         kind = OPTIONS.get(key)
         if kind is None:
             raise ConfigError(f"{where}: unknown key {key!r} (keys: {', '.join(OPTIONS)}, [limits])")
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        numeric = int | float if kind is float else kind  # a number of days may be written 30 or 0.5
+        ok = isinstance(value, numeric) and not (kind in (int, float) and isinstance(value, bool))
         if kind is list:
             ok = ok and all(isinstance(item, str) for item in value)
         if not ok:

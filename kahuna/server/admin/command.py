@@ -21,7 +21,8 @@ DB_HELP = "the server's database URL (default: SQLite in the data directory, as 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "admin",
-        help="run a server: back up and restore its database, find and close accounts, reset mails, counts",
+        help="run a server: back up and restore its database, find and close accounts, reset mails, counts, "
+        "archive old games",
         description="Tasks for the person who runs a Kahuna server (docs/deploy.md).",
     )
     tasks = p.add_subparsers(dest="task", metavar="TASK", required=True)
@@ -87,6 +88,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     n.add_argument("--json", action="store_true", help="print one JSON object")
     n.add_argument("--db", metavar="URL", help=DB_HELP)
     n.set_defaults(func=_counts)
+    v = tasks.add_parser(
+        "archive",
+        help="fold old finished games into compressed archive records; delete guests' old aborted games",
+        description="Replace the action, reshuffle, clock and chat rows of every finished game that ended more "
+        "than DAYS ago with one compressed archive record (replay, analysis, records, exports and profiles read "
+        "it as before), in batches of one transaction each, while the server runs; the server does the same by "
+        "itself (kahuna serve --archive-after). With --delete-guest-games-after, guests' aborted games and "
+        "untimed games left unfinished are deleted first (docs/deploy.md).",
+    )
+    v.add_argument(
+        "--older-than", type=float, default=30.0, metavar="DAYS", help="days since the game ended (default 30)"
+    )
+    v.add_argument(
+        "--delete-guest-games-after",
+        type=float,
+        metavar="DAYS",
+        help="also delete guests' aborted and abandoned games untouched for DAYS (default: delete none)",
+    )
+    v.add_argument("--batch", type=int, default=100, metavar="N", help="games per transaction (default 100)")
+    v.add_argument("--db", metavar="URL", help=DB_HELP)
+    v.set_defaults(func=_archive)
 
 
 def _backup(args: argparse.Namespace) -> int:
@@ -181,6 +203,32 @@ def _change(task: str, db: str | None, fn: Callable[[Connection], object], usern
         print(f"kahuna admin close: closed {username!r} (it held {done} game seats)")
     else:
         print(f"kahuna admin reset-password: queued a reset mail for {username!r} to {done}")
+    return 0
+
+
+def _archive(args: argparse.Namespace) -> int:
+    from kahuna.server.admin import accounts
+    from kahuna.server.admin.archive import run, terminal_progress
+
+    guests = args.delete_guest_games_after
+    if args.older_than < 0 or (guests is not None and guests < 0) or args.batch < 1:
+        print("kahuna admin archive: DAYS must be 0 or more and --batch at least 1", file=sys.stderr)
+        return 2
+    try:
+        engine = accounts.open_database(args.db or default_db_url())
+    except accounts.AdminError as exc:
+        print(f"kahuna admin archive: {exc}", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    try:
+        done = run(engine, args.older_than, guests, args.batch, terminal_progress)
+    finally:
+        engine.dispose()
+    deleted = "" if guests is None else f", deleted {done.deleted:,} guests' games"
+    print(
+        f"kahuna admin archive: archived {done.archived:,} finished games{deleted} "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
     return 0
 
 

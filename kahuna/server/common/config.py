@@ -204,6 +204,12 @@ class Settings:
     push: PushSettings | None = None
     """Web Push (``--vapid-key``, ``--vapid-subject``); ``None``: the key in the data directory, made
     on first start."""
+    archive_after_days: float = 30.0
+    """``--archive-after``: a finished game's action rows are folded into its archive record this
+    many days after it ended (``db/archive.py``); 0: never."""
+    guest_games_after_days: float = 7.0
+    """``--delete-guest-games-after``: a guest's aborted or abandoned game is deleted this many days
+    after it was last touched (``db/guests.py``); 0: never."""
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,10 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, case, create_engine, event, func, select, update
 from sqlalchemy.engine.url import make_url
 
+from kahuna.server.db.archive_format import ArchivedRows, unpack
 from kahuna.server.db.schema import (
     actions,
+    archived_games,
     chat,
     clocks,
     game_accounts,
@@ -84,6 +86,8 @@ class StoredGame:
     """Kept off the live list (written at creation; the live game never needs it)."""
     owner: str | None = None
     """Whose turn its AI moves take in the AI pool (``Terms.owner``); ``None``: the game itself."""
+    archived: bool = False
+    """Read from its archive record (``db/archive.py``): a finished game that is never written again."""
 
 
 TAKEBACK = "takeback"
@@ -325,22 +329,16 @@ def _action_insert(conn: Connection) -> tuple[str, bool]:
 
 
 def load_game(conn: Connection, game_id: str) -> StoredGame | None:
+    """The stored game, from its per-action rows or, once archived, from its archive record: the
+    same :class:`StoredGame` either way (``tests/server/test_archive.py``)."""
     row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
     if row is None:
         return None
     tokens: list[str | None] = [None, None]
     for token, seat in conn.execute(select(seats.c.token, seats.c.seat).where(seats.c.game_id == game_id)):
         tokens[seat] = token
-    shuffles = conn.execute(
-        select(reshuffles.c.cards).where(reshuffles.c.game_id == game_id).order_by(reshuffles.c.idx)
-    ).scalars()
-    played = conn.execute(
-        select(actions.c.token, actions.c.at).where(actions.c.game_id == game_id).order_by(actions.c.seq)
-    ).all()
-    timed = conn.execute(select(clocks).where(clocks.c.game_id == game_id)).mappings().first()
-    lines = conn.execute(
-        select(chat.c.room, chat.c.seat, chat.c.text, chat.c.at).where(chat.c.game_id == game_id).order_by(chat.c.seq)
-    ).mappings()
+    folded = archived_rows(conn, game_id)
+    rows = folded if folded is not None else per_action_rows(conn, game_id)
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
     counts = how_it_counts(conn, game_id)
@@ -348,7 +346,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     return StoredGame(
         game_id=row["id"],
         created=row["created"],
-        updated=max(row["updated"], played[-1][1]) if played else row["updated"],
+        updated=max(row["updated"], rows.actions[-1][2]) if rows.actions else row["updated"],
         variant=json.loads(row["variant"]),
         deal=row["deal"],
         kinds=[row["kind0"], row["kind1"]],
@@ -356,18 +354,54 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         invite=row["invite"],
         seat_tokens=tokens,
         status=row["status"],
-        reshuffles=list(shuffles),
-        actions=[token for token, _ in played],
-        clock=None if timed is None else _clock_of_row(timed),
+        reshuffles=rows.reshuffles,
+        actions=[token for _, token, _ in rows.actions],
+        clock=None if rows.clock is None else _clock_of_row(rows.clock),
         termination=None if not isinstance(result, dict) else result.get("termination"),
-        chat=[dict(line) for line in lines],
+        chat=[{"room": room, "seat": seat, "text": text, "at": at} for room, seat, text, at in rows.chat],
         rematch=after,
         rematch_of=before,
         rated=counts is not None and counts[0],
         casual_reason=None if counts is None else counts[1],
         tournament=in_tournament(conn, game_id),
         owner=row["owner"],
+        archived=folded is not None,
     )
+
+
+def per_action_rows(conn: Connection, game_id: str) -> ArchivedRows:
+    """A game's rows in ``reshuffles``, ``actions``, ``clocks`` and ``chat``, as an archive holds them."""
+    shuffles = conn.execute(
+        select(reshuffles.c.cards).where(reshuffles.c.game_id == game_id).order_by(reshuffles.c.idx)
+    ).scalars()
+    played = conn.execute(
+        select(actions.c.seat, actions.c.token, actions.c.at)
+        .where(actions.c.game_id == game_id)
+        .order_by(actions.c.seq)
+    ).all()
+    timed = conn.execute(select(clocks).where(clocks.c.game_id == game_id)).mappings().first()
+    lines = conn.execute(
+        select(chat.c.room, chat.c.seat, chat.c.text, chat.c.at).where(chat.c.game_id == game_id).order_by(chat.c.seq)
+    ).all()
+    clock = None if timed is None else {key: value for key, value in timed.items() if key != "game_id"}
+    return ArchivedRows(
+        list(shuffles), [(s, t, a) for s, t, a in played], clock, [(r, s, t, a) for r, s, t, a in lines]
+    )
+
+
+def archived_rows(conn: Connection, game_id: str) -> ArchivedRows | None:
+    """The rows an archived game's record holds (``None``: the game is not archived)."""
+    value = conn.execute(select(archived_games.c.record).where(archived_games.c.game_id == game_id)).scalar()
+    return None if value is None else unpack(value)
+
+
+def is_archived(conn: Connection, game_id: str) -> bool:
+    """Whether the game is archived, its ``games`` row share-locked until the transaction ends
+    (PostgreSQL): an archiving pass, which locks the row for update, cannot fold the game's rows
+    between this answer and a write that relies on it (a chat line)."""
+    conn.execute(select(games.c.id).where(games.c.id == game_id).with_for_update(read=True))
+    found = conn.execute(select(archived_games.c.game_id).where(archived_games.c.game_id == game_id))
+    return found.first() is not None
 
 
 def how_it_counts(conn: Connection, game_id: str) -> tuple[bool, str | None] | None:

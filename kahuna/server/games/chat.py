@@ -2,12 +2,15 @@
 theirs; every line is stored before it is sent, and numbered, so that instances agree on the order.
 
 Each room keeps its own number of lines (:class:`RoomSizes`): a full spectators' room refuses the
-spectators and never the players. How often one sender may write is the WebSocket's budget
+spectators and never the players. An archived game's chat is closed (``db/archive.py``: an
+archived game is never written again). How often one sender may write is the WebSocket's budget
 (``http/game_socket.py``), per sender and game rather than per connection."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from sqlalchemy import Connection
 
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
@@ -38,14 +41,22 @@ async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, si
         raise Rejected("invalid", str(exc)) from None
     room = messages.chat_room(client.seat)
     async with game.lock:
+        if game.archived:
+            raise Rejected("archived", "this game is archived: its chat is closed")
         if sum(1 for line in game.chat if line["room"] == room) >= sizes.of(room):
             whose = "players'" if room == messages.PLAYERS_ROOM else "spectators'"
             raise Rejected("chat_full", f"the {whose} chat of this game is full ({sizes.of(room)} lines)", room=room)
         line = {"room": room, "seat": client.seat, "text": clean, "at": store.now()}
         seq = len(game.chat)
+
+        def write(conn: Connection) -> None:
+            if store.is_archived(conn, game.game_id):  # archived from outside while in memory
+                raise Conflict()
+            store.insert_chat(conn, game.game_id, seq, line)
+
         try:
-            await engine.writer.write(lambda conn: store.insert_chat(conn, game.game_id, seq, line))
-        except Conflict:  # another instance stored a line with this number: catch up, send again
+            await engine.writer.write(write)
+        except Conflict:  # another instance stored a line with this number (or archived it): catch up
             await engine.refresh(game)
             raise Rejected("stale_version", "another chat line came first; send yours again") from None
         engine.replication.chat_stored(game, seq, line)

@@ -190,6 +190,8 @@ class LiveGame:
     the seats are told in every ``sync``, before the first move."""
     tournament: bool = False
     """A tournament's board: no take-backs (whether rated or not), no rematch."""
+    archived: bool = False
+    """Read from its archive record (``db/archive.py``): never written again, so its chat is closed."""
     takebacks: int = 0
     """Actions taken back so far: each is two entries of the log (the action and the take-back),
     so the game's version (its log's length) is the number of actions plus twice this."""
@@ -251,7 +253,7 @@ class LiveGame:
         self.clock, self.chat = fresh.clock, fresh.chat
         self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
         self.rated, self.casual_reason, self.takebacks = fresh.rated, fresh.casual_reason, fresh.takebacks
-        self.tournament = fresh.tournament
+        self.tournament, self.archived = fresh.tournament, fresh.archived
         if self.takeback_offer is not None and self.takeback_offer[1] != self.version:
             self.takeback_offer = None
         self._syncs.clear()
@@ -476,6 +478,7 @@ def rebuild(stored: StoredGame) -> LiveGame:
         rated=stored.rated,
         casual_reason=stored.casual_reason,
         tournament=stored.tournament,
+        archived=stored.archived,
         takebacks=takebacks,
         owner=stored.owner or stored.game_id,
     )

@@ -32,6 +32,7 @@ from kahuna.server.db.schema.community import (
 from kahuna.server.db.schema.games import (
     actions,
     analyses,
+    archived_games,
     chat,
     clocks,
     games,
@@ -57,6 +58,7 @@ __all__ = [
     "actions",
     "analyses",
     "api_tokens",
+    "archived_games",
     "blocks",
     "browser_accounts",
     "chat",

@@ -8,6 +8,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -120,3 +121,15 @@ analyses = Table(
     Column("at", String(32), nullable=False),
 )
 """The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
+
+
+archived_games = Table(
+    "archived_games",
+    metadata,
+    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("archived", String(32), nullable=False),
+    Column("record", LargeBinary, nullable=False),
+)
+"""A finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``) folded into
+one compressed ``kahuna-archive/1`` record once it is old (``db/archive.py``), written once and
+never again; ``store.load_game`` reads it in their place. ``archived``: when it was folded."""

@@ -1,0 +1,232 @@
+"""Issue 50's archive of finished games on SQLite: a served game gives the same bytes before and
+after ``kahuna admin archive`` (record, replay, summary, profile, games list, JSON-lines export),
+its per-action rows are gone, a running game is left alone, an archived game's chat is closed, and
+the server's own pass leaves the games it holds in memory alone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from alembic import command
+from finished_games import rows_of, seat_token, write_finished
+from server_harness import ROOT, Server, connect, run
+from sqlalchemy import Engine
+from stored_games import stored_game
+
+from kahuna.server.accounts.store import insert_account
+from kahuna.server.db import archive, migrations, store
+from kahuna.server.db.housekeeping import Ages, Housekeeping
+from kahuna.server.db.writer import Writer
+
+FINISHED = [f"done{i}" for i in range(6)]
+PER_ACTION = ("actions", "reshuffles", "clocks", "chat")
+QUIET = ("--archive-after", "0", "--delete-guest-games-after", "0")
+"""The server's own pass off: the test archives by hand."""
+
+
+def seed_games(engine: Engine) -> None:
+    """Six finished lobby games between alice and bob (timed or not, with and without chat), a
+    guest's finished game and a game still being played."""
+    with engine.begin() as conn:
+        alice = insert_account(conn, "alice", None)
+        bob = insert_account(conn, "bob", None)
+        assert alice is not None and bob is not None
+        for i, game_id in enumerate(FINISHED):
+            pair = (alice.id, bob.id) if i % 2 == 0 else (bob.id, alice.id)
+            write_finished(conn, game_id, seed=i, accounts=pair, timed=i % 3 != 0, chat=i % 3, day=2 + i)
+        write_finished(conn, "guest", seed=9, chat=1)
+        store.insert_game(conn, stored_game("running", "ABCDEFGHIJKLABCDEFGHIJKL", status="waiting"))
+
+
+def answers(server: Server) -> dict[str, bytes]:
+    """Every answer that reads a finished game's stored rows, as bytes."""
+    paths = ["/api/users/alice", "/api/users/alice/games", "/api/users/alice/games.jsonl", "/api/users/bob/games.jsonl"]
+    for game_id in [*FINISHED, "guest"]:
+        paths += [f"/api/games/{game_id}", f"/api/games/{game_id}/record", f"/api/games/{game_id}/replay"]
+    found = {}
+    for path in paths:
+        response = server.get(path)
+        assert response.status_code == 200, (path, response.text)
+        found[path] = response.content
+    return found
+
+
+def admin_archive(db: str, *more: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "kahuna", "admin", "archive", "--db", db, *more],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_an_archived_game_answers_byte_for_byte_as_before(tmp_path: Path) -> None:
+    server = Server(tmp_path, args=QUIET)
+    engine = store.open_engine(server.db)
+    seed_games(engine)
+    with engine.connect() as conn:
+        loaded = {game_id: store.load_game(conn, game_id) for game_id in [*FINISHED, "guest", "running"]}
+    server.start()
+    try:
+        before = answers(server)
+    finally:
+        server.stop()
+
+    out = admin_archive(server.db, "--older-than", "0")
+    assert out.startswith("kahuna admin archive: archived 7 finished games in "), out
+    with engine.connect() as conn:
+        for table in PER_ACTION:
+            assert rows_of(conn, table, [*FINISHED, "guest"]) == 0, table
+        assert rows_of(conn, "archived_games", [*FINISHED, "guest"]) == 7
+        assert rows_of(conn, "archived_games", ["running"]) == 0
+        for game_id, stored in loaded.items():
+            again = store.load_game(conn, game_id)
+            assert again is not None and stored is not None
+            assert again.archived == (game_id != "running")
+            again.archived = stored.archived
+            assert again == stored, game_id
+    assert "archived 0 finished games" in admin_archive(server.db, "--older-than", "0")  # each game once
+
+    server = Server(tmp_path, args=QUIET)
+    server.start()
+    try:
+        after = answers(server)
+        refused = run(_chat(server, "done1"))
+    finally:
+        server.stop()
+    assert after == before
+    assert refused["type"] == "error" and refused["code"] == "archived"
+    engine.dispose()
+
+
+async def _chat(server: Server, game_id: str) -> dict[str, object]:
+    conn = await connect(server, game_id, seat_token(game_id, 0))
+    await conn.send(type="chat", text="still there?")
+    reply = await conn.until(lambda m: m["type"] in ("error", "chat"))
+    await conn.close()
+    return reply
+
+
+def test_only_games_ended_before_the_age_are_archived(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    with engine.begin() as conn:  # done0 and guest ended on 2 January, done5 on 7 January
+        assert archive.archive_games(conn, archive.due(conn, "2026-01-05T00:00:00Z"), store.now()) == 4
+        assert archive.due(conn, "2026-01-05T00:00:00Z") == []
+        assert rows_of(conn, "actions", ["done3", "done4", "done5"]) > 0
+        assert rows_of(conn, "actions", ["done0", "done1", "done2"]) == 0
+    engine.dispose()
+
+
+def test_the_servers_pass_leaves_the_games_in_memory_alone(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    held = ["done0", "done3"]
+
+    async def one_pass() -> tuple[int, int]:
+        writer = Writer(engine)
+        writer.start()
+        try:
+            return await Housekeeping(writer, Ages(1.0, 0.0), lambda: held).pass_once()
+        finally:
+            await writer.close()
+
+    assert asyncio.run(one_pass()) == (5, 0)
+    with engine.connect() as conn:
+        assert rows_of(conn, "archived_games", held) == 0
+        assert rows_of(conn, "actions", held) > 0
+        assert rows_of(conn, "archived_games", [g for g in FINISHED if g not in held]) == 4
+    engine.dispose()
+
+
+def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    with engine.connect() as conn:
+        rows = {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED}
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, FINISHED, store.now()) == len(FINISHED)
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0014")
+    with engine.connect() as conn:
+        assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
+    engine.dispose()
+
+
+def test_the_ages_are_options_and_config_keys(tmp_path: Path) -> None:
+    config = tmp_path / "kahuna.toml"
+    config.write_text("archive-after = 0\ndelete-guest-games-after = 2.5\n")
+
+    def printed(*args: str) -> str:
+        command = [sys.executable, "-m", "kahuna", "serve", *args, "--print-config"]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+        return done.stdout
+
+    assert "archive-after = 30.0\ndelete-guest-games-after = 7.0\n" in printed()
+    assert "archive-after = 0\ndelete-guest-games-after = 2.5\n" in printed("--config", str(config))
+    assert "archive-after = 12.0\n" in printed("--config", str(config), "--archive-after", "12")
+
+
+def test_a_game_archived_from_outside_while_held_takes_no_more_chat(tmp_path: Path) -> None:
+    server = Server(tmp_path, args=QUIET)
+    engine = store.open_engine(server.db)
+    seed_games(engine)
+    server.start()
+
+    async def talk() -> list[str]:
+        conn = await connect(server, "done2", seat_token("done2", 1))  # in the server's memory from now on
+        await conn.send(type="chat", text="before")
+        first = await conn.until(lambda m: m["type"] in ("error", "chat"))
+        await asyncio.to_thread(admin_archive, server.db, "--older-than", "0")
+        replies = [str(first["type"])]
+        for text in ("after", "again"):
+            await conn.send(type="chat", text=text)
+            reply = await conn.until(lambda m: m["type"] == "error")
+            replies.append(str(reply["code"]))
+        await conn.close()
+        return replies
+
+    try:
+        assert run(talk()) == ["chat", "stale_version", "archived"]
+    finally:
+        server.stop()
+    with engine.connect() as conn:
+        stored = store.load_game(conn, "done2")
+        assert stored is not None and [line["text"] for line in stored.chat] == [
+            "line 0 of done2",
+            "line 1 of done2",
+            "before",
+        ]
+        assert rows_of(conn, "chat", ["done2"]) == 0
+    engine.dispose()
+
+
+def test_the_admin_command_draws_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    engine = store.open_engine(db)
+    seed_games(engine)
+    engine.dispose()
+    command = [sys.executable, "-m", "kahuna", "admin", "archive", "--older-than", "0", "--batch", "2", "--db", db]
+    primary, secondary = pty.openpty()  # standard error a terminal, as when a person runs it
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=secondary, timeout=120, check=False)
+    os.close(secondary)
+    drawn = b""
+    while chunk := _read(primary):
+        drawn += chunk
+    os.close(primary)
+    assert done.returncode == 0
+    assert done.stdout.decode().startswith("kahuna admin archive: archived 7 finished games in ")
+    assert drawn.count(b"\rarchiving [") == 4  # batches of 2, 2, 2 and 1
+    assert drawn.endswith(b"] 7/7\r\n")
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the terminal's other end is closed: all was read
+        return b""

@@ -1,0 +1,59 @@
+"""Issue 50's archive and guest-game deletion on PostgreSQL: ``kahuna admin archive`` folds the
+finished games, and the stored game, its record, the JSON-lines export and the profile statistics
+read the same before and after; a game being played is left alone."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from finished_games import rows_of
+from scale_harness import pg_url
+from sqlalchemy import Engine
+from test_archive import FINISHED, PER_ACTION, admin_archive, seed_games
+from test_guest_games import check_deletes_only_guests_old_aborted_and_abandoned_games
+
+from kahuna.server.community.exports import finished_games_page, record_of
+from kahuna.server.community.player_games import PlayedCache
+from kahuna.server.community.profiles import profile
+from kahuna.server.db import store
+
+__all__ = ["pg_url"]
+
+pytestmark = pytest.mark.pg
+
+GAMES = [*FINISHED, "guest", "running"]
+
+
+def _answers(engine: Engine) -> dict[str, Any]:
+    with engine.connect() as conn:
+        loaded = {game_id: store.load_game(conn, game_id) for game_id in GAMES}
+        records = {game_id: json.dumps(record_of(stored)) for game_id, stored in loaded.items() if stored is not None}
+        export = [json.dumps(finished_games_page(conn, account, None).records) for account in (1, 2)]
+        profiles = json.dumps([profile(conn, name, (), PlayedCache()) for name in ("alice", "bob")])
+    for stored in loaded.values():
+        assert stored is not None
+        stored.archived = False
+    return {"loaded": loaded, "records": records, "export": export, "profiles": profiles}
+
+
+def test_archiving_on_postgresql_changes_no_answer(pg_url: str) -> None:
+    engine = store.open_engine(pg_url)
+    seed_games(engine)
+    before = _answers(engine)
+    out = admin_archive(pg_url, "--older-than", "0", "--batch", "3")
+    assert out.startswith("kahuna admin archive: archived 7 finished games in "), out
+    with engine.connect() as conn:
+        for table in PER_ACTION:
+            assert rows_of(conn, table, [*FINISHED, "guest"]) == 0, table
+        assert rows_of(conn, "archived_games", GAMES) == 7
+        assert store.load_game(conn, "running") is not None
+    assert _answers(engine) == before
+    engine.dispose()
+
+
+def test_guest_games_are_deleted_on_postgresql(pg_url: str) -> None:
+    engine = store.open_engine(pg_url)
+    check_deletes_only_guests_old_aborted_and_abandoned_games(engine)
+    engine.dispose()
