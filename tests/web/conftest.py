@@ -81,8 +81,11 @@ def create(post: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..
     return make
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium, for one module: Playwright's sync API runs an event loop in this thread while it is
+    open, so it must be closed before a module that calls ``asyncio.run`` runs in the same process
+    (with ``pytest -n``, a worker runs other folders' modules after a browser module)."""
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
