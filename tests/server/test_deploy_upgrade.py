@@ -10,12 +10,14 @@ saw; an action whose socket closed before its answer came is taken as unanswered
 Checked: every action acknowledged to a client is in the database at its version; every socket
 closed by the switch was closed with 1001 *going away* and its client had the game's state again
 (a ``sync``, or the updates it missed) within 5 s; no error frame at all; every client ends at the
-server's version; and every game is played on after the switch (the AI games by the new workers).
+server's version; every game is played on after the switch (the AI games by the new workers), and
+actions were acknowledged while each instance was out of nginx being replaced.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import statistics
@@ -39,13 +41,13 @@ RESYNC_SECONDS = 5.0
 """The longest a client may be without its game's state after its socket closes."""
 STUCK_SECONDS = 30.0
 """A game whose next state does not come within this long is stuck."""
-PACE = 0.25
-"""Seconds between a game's actions: a random game lasts 124 actions at least, and the switch
-must not end them."""
-MOST_DURING_SWITCH = {"hotseat": 40, "ai": 12}
-"""Actions a game plays at most while the switch goes on; then it only listens. A random game
-lasts 124 actions at least; a random player loses to the easy AI after 28 of its own at the
-earliest (15 games played locally: 28 to 70)."""
+PACE = {"hotseat": 0.25, "ai": 0.5}
+"""Seconds between a game's first actions during the switch; the wait grows as its budget of
+actions is spent (``_play``), so that the games play until the switch ends, however long it takes."""
+MOST_DURING_SWITCH = {"hotseat": 60, "ai": 14}
+"""Actions a game plays at most while the switch goes on. A random game lasts 124 actions at
+least; a random player loses to the easy AI after 28 of its own at the earliest (15 games played
+locally: 28 to 70)."""
 RULES_ENDS = ("points", "final-scoring", "bridges", "draw", "no-bridges")
 """A game over by the rules (not by a time-out, resignation or abort)."""
 AFTER_SWITCH = 6
@@ -66,6 +68,7 @@ class Player:
     result: dict[str, Any] | None = None
     acked: dict[int, str] = field(default_factory=dict)
     """Version reached → the action this client sent and the server acknowledged."""
+    ack_times: list[float] = field(default_factory=list)
     sent: dict[str, str] = field(default_factory=dict)
     errors: list[dict[str, Any]] = field(default_factory=list)
     close_codes: list[int | None] = field(default_factory=list)
@@ -138,6 +141,7 @@ class Player:
             self.errors.append(message)
         if kind == "ack":
             self.acked[message["version"]] = self.sent[message["id"]]
+            self.ack_times.append(time.monotonic())
         if kind in ("ack", "error") and message.get("id") in self.answers:
             answer = self.answers.pop(message["id"])
             if not answer.done():
@@ -208,12 +212,15 @@ class Game:
 
 
 async def _play(game: Game, switched: asyncio.Event) -> None:
-    """Play at ``PACE`` while the switch goes on (at most ``MOST_DURING_SWITCH`` actions), then
-    ``AFTER_SWITCH`` actions once it is done."""
+    """Play while the switch goes on (at most ``MOST_DURING_SWITCH`` actions, the later ones
+    further apart: ``PACE`` × budget / budget left), then ``AFTER_SWITCH`` actions once it is done."""
+    budget = MOST_DURING_SWITCH[game.kind]
     while not switched.is_set():
-        if game.acked_during < MOST_DURING_SWITCH[game.kind] and await game.step() is not None:
+        if game.acked_during < budget and await game.step() is not None:
             game.acked_during += 1
-        await asyncio.sleep(PACE)
+        pause = PACE[game.kind] * budget / max(1, budget - game.acked_during)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(switched.wait(), pause)
     while game.acked_after < AFTER_SWITCH and not game.players[0].over:
         if await game.step() is not None:
             game.acked_after += 1
@@ -225,6 +232,20 @@ async def _ai_game(deployment: Deployment, name: str, seed: int) -> Game:
     player = Player(f"{deployment.ws_url}/ws/{created['game_id']}", created["token"], asyncio.Event())
     await player.start()
     return Game(created["game_id"], "ai", [player], random.Random(seed))
+
+
+async def _watch_nginx(deployment: Deployment, out: dict[str, list[float]]) -> None:
+    """Note, for each instance, when nginx.conf marks it ``down`` (taken out to be replaced) and
+    when no longer (back in, replaced), until cancelled."""
+    while True:
+        conf = (deployment.run_dir / "nginx.conf").read_text()
+        if "location /ws/" in conf:  # written whole (the script rewrites it in place)
+            for n, port in enumerate(deployment.instance_ports, start=1):
+                moments = out.setdefault(f"instance{n}", [])
+                down = f"server 127.0.0.1:{port} down;" in conf
+                if (not moments and down) or (len(moments) == 1 and not down):
+                    moments.append(time.monotonic())
+        await asyncio.sleep(0.02)
 
 
 @pytest.fixture(scope="module")
@@ -240,6 +261,8 @@ def test_instances_and_workers_replaced_one_at_a_time_while_games_are_played(dep
     split: list[str] = []
     """The instance each game's sockets were on before the switch."""
     upgrade: dict[str, Any] = {}
+    out_of_nginx: dict[str, list[float]] = {}
+    """When each instance was taken out of nginx to be replaced, and when put back."""
 
     async def scenario() -> None:
         for n in range(3):  # two people at one game each, both seats through nginx
@@ -257,13 +280,15 @@ def test_instances_and_workers_replaced_one_at_a_time_while_games_are_played(dep
         switched = asyncio.Event()
         playing = [asyncio.create_task(_play(game, switched)) for game in games]
         command = ["bash", str(ROOT / "deploy" / "run.sh"), "upgrade", "--run-dir", str(deployment.run_dir)]
-        started = time.monotonic()
+        upgrade["started"] = time.monotonic()
+        watching = asyncio.create_task(_watch_nginx(deployment, out_of_nginx))
         process = await asyncio.create_subprocess_exec(
             *command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )
         out, _ = await asyncio.wait_for(process.communicate(), 180)
-        upgrade.update(rc=process.returncode, out=out.decode(), seconds=time.monotonic() - started)
+        upgrade.update(rc=process.returncode, out=out.decode(), seconds=time.monotonic() - upgrade["started"])
         switched.set()
+        watching.cancel()
         await asyncio.gather(*playing)
         fresh = await _ai_game(deployment, "After", 20)  # new instances and workers from the start
         games.append(fresh)
@@ -303,6 +328,10 @@ def test_instances_and_workers_replaced_one_at_a_time_while_games_are_played(dep
         assert len(player.resync_seconds) == len(player.close_codes)
     times = [seconds for player in players for seconds in player.resync_seconds]
     during = sum(game.acked_during for game in games)
+    acks = sorted(moment for player in players for moment in player.ack_times)
+    windows = [out_of_nginx["instance1"], out_of_nginx["instance2"]]  # taken out, drained, replaced, back
+    assert all(len(window) == 2 for window in windows), windows
+    per_window = [sum(start <= moment < end for moment in acks) for start, end in windows]
     print(f"\nfigure: upgrade of 2 instances and 2 workers took {upgrade['seconds']:.1f} s; {upgrade['out']}")
     ended = [game.game_id for game in games if game.players[0].over]
     print(f"figure: actions acknowledged during the switch: {during} in {len(split)} games (on {split} before)")
@@ -312,5 +341,10 @@ def test_instances_and_workers_replaced_one_at_a_time_while_games_are_played(dep
         f"max {max(times):.2f} s, median {statistics.median(times):.2f} s "
         f"({sum(p.syncs for p in players)} syncs received in all)"
     )
-    assert during > 0
+    print(
+        f"figure: actions acknowledged while instance1 was replaced: {per_window[0]} "
+        f"({windows[0][1] - windows[0][0]:.1f} s), while instance2 was: {per_window[1]} "
+        f"({windows[1][1] - windows[1][0]:.1f} s)"
+    )
+    assert all(count > 0 for count in per_window), per_window  # play went on during each replacement
     assert max(times) < RESYNC_SECONDS, times
