@@ -309,9 +309,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     quotas = Quotas(limits, mode.limiters)
     # The sockets first: a route is found by trying each in turn, and a thousand players connecting
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
-    drain = app.state.drain = Drain()  # the game sockets, closed one by one when told to stop (serve.py)
+    drain = app.state.drain = Drain()  # the WebSockets, closed going away when told to stop (serve.py)
     app.include_router(health.router(_readiness(writer, mode, ai_pool, drain)))
-    app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
+    app.include_router(lobby_socket.router(the_lobby, presence, drain))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
     app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain))

@@ -55,3 +55,51 @@ def test_sigterm_answers_the_action_in_hand_then_closes_going_away(tmp_path: Pat
     finally:
         restarted.stop()
     assert version == len(acked) == len(updates), (version, received)
+
+
+def test_sigterm_closes_the_lobby_going_away_and_leaves_its_offers_to_be_owned_again(tmp_path: Path) -> None:
+    """An owner's lobby socket closed by an instance going away does not cancel the owner's offer:
+    the owner owns it again on the instance it reconnects to (here: the same one, restarted)."""
+    server = Server(tmp_path).start()
+    made = server.post("/api/seeks", {"name": "Stayer"})
+    assert made.status_code == 201, made.text
+    seek = made.json()
+    own = json.dumps({"type": "own", "seek_id": seek["seek_id"], "token": seek["token"]})
+    codes: list[int | None] = []
+
+    async def leave() -> None:
+        async with websockets.connect(f"{server.ws_url}/ws/lobby") as owner:
+            assert json.loads(await owner.recv())["type"] == "seeks"
+            await owner.send(own)
+            assert json.loads(await owner.recv())["type"] == "owned"
+            assert server.process is not None
+            server.process.terminate()
+            try:
+                while True:
+                    await owner.recv()
+            except websockets.ConnectionClosed as closed:
+                codes.append(closed.rcvd.code if closed.rcvd is not None else None)
+
+    async def come_back(again: Server) -> tuple[dict[str, object], str]:
+        """The answer to ``own`` and the offer's status then (closing this socket cancels it)."""
+        async with websockets.connect(f"{again.ws_url}/ws/lobby") as owner:
+            await owner.recv()
+            await owner.send(own)
+            answer: dict[str, object] = json.loads(await owner.recv())
+            return answer, again.get(f"/api/seeks/{seek['seek_id']}").json()["status"]
+
+    try:
+        run(leave())
+        assert server.process is not None
+        server.process.wait(15)
+    finally:
+        server.stop()
+    assert codes == [1001], codes
+    assert '"event":"lobby_close","owned":1,"going_away":true' in server.log()
+    restarted = Server(tmp_path).start()
+    try:
+        answer, status = run(come_back(restarted))
+        assert answer == {"type": "owned", "seek_id": seek["seek_id"], "alive_seconds": 30.0}
+        assert status == "open"
+    finally:
+        restarted.stop()

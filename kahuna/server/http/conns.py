@@ -145,8 +145,8 @@ def _count_of(connections: set[Any], address: str) -> int:
 
 class DrainingServer(uvicorn.Server):
     """uvicorn's server, which on SIGTERM first stops listening (a reconnecting client is sent to
-    another instance by the proxy, whose connection here is refused), then lets the game sockets
-    close one by one (``draining.Drain``), and only then runs uvicorn's own shutdown: it cuts what
+    another instance by the proxy, whose connection here is refused), then lets the game and lobby
+    sockets close going away (``draining.Drain``), and only then runs uvicorn's own shutdown: it cuts what
     is left, waits for the HTTP requests in progress, and runs the app's, which commits what the
     writer holds."""
 
@@ -166,7 +166,7 @@ class DrainingServer(uvicorn.Server):
 
 def server(config: uvicorn.Config, drain: Drain | None = None) -> uvicorn.Server:
     """A uvicorn server whose open connections are counted per address (for :func:`protocol_class`)
-    and, given ``drain`` (the app's game sockets), that closes them with 1001 before stopping."""
+    and, given ``drain`` (the app's WebSockets), that closes them with 1001 before stopping."""
     built = DrainingServer(config, drain)
     built.server_state.connections = ConnectionsByAddress()
     return built

@@ -1,4 +1,4 @@
-"""Leaving without dropping anyone: what an instance does with its game sockets when told to stop.
+"""Leaving without dropping anyone: what an instance does with its WebSockets when told to stop.
 
 uvicorn, on SIGTERM, stops listening and then cuts every WebSocket at once (close code 1012, the
 transport closed in the same step): a player whose action was being committed at that moment had
@@ -7,8 +7,9 @@ action) was thrown away. For an upgrade, where instances are replaced one at a t
 are played (docs/deploy.md, *Upgrading without stopping play*), each socket is instead let finish
 the frame it is answering, sent what is queued for it, and closed with 1001 *going away*: the
 client reconnects (through the proxy, to another instance) with the last version it saw and is
-caught up there. Only then does uvicorn's own shutdown run (``conns.server``), then the app's,
-which commits whatever the writer still holds.
+caught up there. The lobby's sockets are closed the same way, leaving their owners' offers open
+(``lobby_socket.py``). Only then does uvicorn's own shutdown run (``conns.server``), then the
+app's, which commits whatever the writer still holds.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ An action's commit takes milliseconds; this bounds a database that hangs."""
 
 
 class Drain:
-    """The open game sockets of this instance, and whether it is going away.
+    """The open game and lobby sockets of this instance, and whether it is going away.
 
     Each socket registers a callback that asks it to close (after the frame in hand, if any) and
     unregisters when it has ended; :meth:`run` asks them all and waits for them.
