@@ -1,6 +1,7 @@
-"""The browser across an instance going away: an action sent just as its server closes the socket
-with 1001 *going away* (docs/deploy.md, *Upgrading without stopping play*) is never answered; the
-page reconnects, is caught up by a ``sync`` at the same version, and the player plays on.
+"""The browser across an instance going away (docs/deploy.md, *Upgrading without stopping play*):
+an action sent just as its server closes the socket with 1001 *going away* is never answered; the
+page reconnects, is caught up by a ``sync`` at the same version, and the player plays on. And the
+tournament page opens its lobby socket again.
 
 Before, the page kept waiting for the answer to that action for ever: the sync did not clear it,
 so the board stayed busy ("sending") and refused every click until the page was reloaded.
@@ -9,11 +10,12 @@ so the board stayed busy ("sending") and refused every click until the page was 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import BrowserContext, Page, WebSocketRoute, expect
 
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
@@ -31,6 +33,15 @@ def _create(server: str, **body: object) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=10) as answer:
         game: dict[str, Any] = json.loads(answer.read())
         return game
+
+
+def _until(page: Page, condition: Callable[[], bool], seconds: float = 10) -> None:
+    """Let the page run until ``condition()`` (checked every 50 ms), at most ``seconds``."""
+    for _ in range(int(seconds * 20)):
+        if condition():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("timed out")
 
 
 def _build(page: Page) -> str:
@@ -77,12 +88,37 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(server
     page.wait_for_function(MY_TURN)
     _build(page)
     expect(page.locator(".game")).to_have_attribute("data-version", "0")
-    for _ in range(200):  # the page opens a new socket 0.5 s after the close
-        if len(sockets) >= 2:
-            break
-        page.wait_for_timeout(50)
-    assert len(dropped) == 1 and len(sockets) >= 2
+    _until(page, lambda: len(sockets) >= 2)  # the page opens a new socket 0.5 s after the close
+    assert len(dropped) == 1
     expect(page.locator('[data-testid="message"]')).to_be_empty()  # no longer "reconnecting"
     page.wait_for_function(MY_TURN)  # caught up, and free to act again
     line = _build(page)
     expect(page.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
+
+
+def test_the_tournament_page_connects_its_lobby_socket_again_after_a_going_away_close(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    """The tournament page learns of its player's new game from ``/ws/lobby``: closed going away,
+    that socket is opened again (before, the page fell back on its refresh every 3 s for good)."""
+    sockets: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        ws.connect_to_server()  # everything passes through
+        sockets.append(ws)
+
+    page = open_page("/signup", new_context())
+    page.locator("#username").fill("Rua_reconnect")
+    page.locator("#password").fill("reef-lagoon-coral-7")
+    page.locator("#signup-submit").click()
+    page.wait_for_url(re.compile(r"/account$"))
+    page.goto(page.url.replace("/account", "/tournaments"))
+    page.locator("#tour-name").fill("Across an upgrade")
+    page.locator("#tour-rounds").fill("1")
+    page.route_web_socket("**/ws/lobby", route)
+    page.locator("#tour-name").press("Enter")
+    page.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
+    expect(page.locator("h1")).to_have_text("Across an upgrade")
+    _until(page, lambda: len(sockets) >= 1)
+    sockets[-1].close(code=1001, reason="going away")
+    _until(page, lambda: len(sockets) >= 2)  # 2 s later
