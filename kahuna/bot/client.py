@@ -75,9 +75,12 @@ async def play_seat(
                     if legal:
                         action = await asyncio.to_thread(choose, message["view"], legal)
                         await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
-        except (OSError, websockets.ConnectionClosed, websockets.InvalidMessage):
+        except (OSError, websockets.ConnectionClosed, websockets.InvalidMessage, websockets.InvalidStatus) as exc:
             # the server is down or restarting (a connection it closed before answering the
-            # handshake is an InvalidMessage): try again
+            # handshake is an InvalidMessage; a proxy with no instance to hand the handshake to
+            # answers it 502 or 503, as nginx may while the instances are replaced): try again
+            if isinstance(exc, websockets.InvalidStatus) and exc.response.status_code < 500:
+                raise
             await asyncio.sleep(RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)])
             attempt += 1
 

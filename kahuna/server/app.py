@@ -62,6 +62,7 @@ from kahuna.server.http import (
 from kahuna.server.http import mail as mail_api
 from kahuna.server.http import push as push_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
+from kahuna.server.http.draining import Drain
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.measured import Measured
@@ -150,9 +151,10 @@ def _clustered(settings: Settings, writer: Writer, ai_pool: AiPool, budget: Budg
     return Mode(broker, replication, ai_turns, limiters, queued, broker.start, resume, False, share, ping)
 
 
-def _readiness(writer: Writer, mode: Mode, ai_pool: AiPool) -> Readiness:
+def _readiness(writer: Writer, mode: Mode, ai_pool: AiPool, drain: Drain) -> Readiness:
     """What ``/readyz`` checks: the database answers at the newest schema, the broker answers, the
-    AI pool is up."""
+    AI pool is up, and the instance is not going away (a balancer that probes it stops sending
+    players to an instance being replaced)."""
 
     def at_head(conn: Connection) -> None:
         revision, newest = migrations.current(conn), migrations.heads()
@@ -166,7 +168,11 @@ def _readiness(writer: Writer, mode: Mode, ai_pool: AiPool) -> Readiness:
         if not ai_pool.up:
             raise NotReady("the AI pool is not started")
 
-    return Readiness({"database": database, "broker": mode.ping, "ai_pool": ai})
+    async def staying() -> None:
+        if drain.draining:
+            raise NotReady("the instance is going away")
+
+    return Readiness({"database": database, "broker": mode.ping, "ai_pool": ai, "serving": staying})
 
 
 def create_app(settings: Settings, deal_provider: DealProvider | None = None) -> FastAPI:
@@ -311,11 +317,12 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     quotas = Quotas(limits, mode.limiters)
     # The sockets first: a route is found by trying each in turn, and a thousand players connecting
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
-    app.include_router(health.router(_readiness(writer, mode, ai_pool)))
-    app.include_router(lobby_socket.router(the_lobby, presence))  # /ws/lobby before /ws/{game_id}
+    drain = app.state.drain = Drain()  # the WebSockets, closed going away when told to stop (serve.py)
+    app.include_router(health.router(_readiness(writer, mode, ai_pool, drain)))
+    app.include_router(lobby_socket.router(the_lobby, presence, drain))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
-    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players))
+    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain))
     app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
     app.include_router(games.router(service))
     app.include_router(game_ratings.router(writer))

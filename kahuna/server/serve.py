@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
         backlog=LISTEN_BACKLOG,
     )
     tune_gc()
-    server(config).run(sockets=[sock])
+    server(config, app.state.drain).run(sockets=[sock])
     return 0
 
 

@@ -9,18 +9,29 @@ removes them afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from server_harness import ROOT, free_port
+from sqlalchemy import create_engine, select
+
+from kahuna.server.db import schema, store
+
+NGINX = "/usr/sbin/nginx"
 
 
 def _skip_or_fail(message: str) -> None:
@@ -166,3 +177,115 @@ def _wait_for(check: object, what: str, timeout: float = 20) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"{what} did not come up")
+
+
+@dataclass
+class Deployment:
+    """A ``deploy/run.sh`` running (``run_deployment``): its URLs, run directory and services."""
+
+    url: str
+    ws_url: str
+    run_dir: Path
+    db: str
+    redis: PrivateRedis
+    postgres: PrivatePostgres
+    script: subprocess.Popen[bytes]
+    instance_ports: list[int]
+
+    def pid(self, name: str) -> int:
+        return int((self.run_dir / f"{name}.pid").read_text())
+
+    def log(self, name: str) -> str:
+        return (self.run_dir / f"{name}.log").read_text(errors="replace")
+
+    def instance_of(self, game_id: str) -> str:
+        """The instance whose log shows WebSockets of ``game_id`` (nginx routes them by game)."""
+        names = [name for name in ("instance1", "instance2") if f'"ws_open","game_id":"{game_id}"' in self.log(name)]
+        assert len(names) == 1, names
+        return names[0]
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        response = httpx.post(f"{self.url}/api/games", json=body, timeout=10)
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        return created
+
+    def stored_actions(self, game_id: str) -> list[str]:
+        engine = create_engine(store.database_url(self.db))
+        try:
+            with engine.connect() as conn:
+                query = select(schema.actions.c.token).where(schema.actions.c.game_id == game_id)
+                return list(conn.execute(query.order_by(schema.actions.c.seq)).scalars())
+        finally:
+            engine.dispose()
+
+
+@contextlib.contextmanager
+def run_deployment(tmp: Path) -> Iterator[Deployment]:
+    """``deploy/run.sh`` on a private PostgreSQL cluster and Redis server (files in ``tmp``), until
+    the block ends; then stopped as by Ctrl-C, and checked to have left nothing running."""
+    if not os.path.exists(NGINX):
+        _skip_or_fail("nginx is not installed")
+    postgres = PrivatePostgres().start()
+    redis = PrivateRedis(tmp).start()
+    run_dir = tmp / "run"
+    port = free_port()
+    out_path = tmp / "run.out"
+    command = ["bash", str(ROOT / "deploy" / "run.sh"), "--port", str(port), "--db", postgres.url]
+    command += ["--broker", redis.url, "--run-dir", str(run_dir), "--claim-after", "3"]
+    with open(out_path, "wb") as out:
+        # SIGINT back to its default: the script is stopped with it below, and a suite started in
+        # the background by a shell without job control would hand it down ignored.
+        script = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            env={**os.environ, "KAHUNA_DATA": str(tmp / "data")},  # the VAPID key every process shares
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while "Kahuna deployment: open" not in out_path.read_text():
+            assert script.poll() is None and time.monotonic() < deadline, out_path.read_text()
+            time.sleep(0.1)
+        ports = re.search(r"instances on ports (\d+) (\d+)", out_path.read_text())
+        assert ports is not None
+        url = f"http://127.0.0.1:{port}"
+        yield Deployment(
+            url,
+            f"ws://127.0.0.1:{port}",
+            run_dir,
+            postgres.url,
+            redis,
+            postgres,
+            script,
+            [int(p) for p in ports.groups()],
+        )
+    finally:
+        script.send_signal(signal.SIGINT)  # as Ctrl-C: the script stops everything it started
+        try:
+            script.wait(30)
+        except subprocess.TimeoutExpired:  # the script is stuck: leave nothing running (the test fails below)
+            script.kill()
+            script.wait()
+            for pid_file in run_dir.glob("*.pid"):
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        redis.stop()
+        postgres.destroy()
+    assert "deploy/run.sh: stopped" in out_path.read_text()
+    for name in ("instance1", "instance2", "worker1", "worker2", "nginx"):  # nothing left behind
+        pid = int((run_dir / f"{name}.pid").read_text())
+        assert not alive(pid), f"{name} still runs"
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"

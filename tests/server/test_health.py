@@ -27,7 +27,8 @@ def test_healthz_answers_and_readyz_checks_each_part(server: Server) -> None:
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
     ready = server.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"ready": True, "checks": {"database": "ok", "broker": "ok", "ai_pool": "ok"}}
+    checks = {"database": "ok", "broker": "ok", "ai_pool": "ok", "serving": "ok"}
+    assert ready.json() == {"ready": True, "checks": checks}
 
 
 def test_readyz_is_503_when_the_database_is_not_at_the_newest_schema(server: Server) -> None:
@@ -49,6 +50,6 @@ def test_readyz_checks_the_broker_of_an_instance(tmp_path: Path, redis_url: str)
         s.start()
         ready = s.get("/readyz")
         assert ready.status_code == 200, ready.text
-        assert ready.json()["checks"] == {"database": "ok", "broker": "ok", "ai_pool": "ok"}
+        assert ready.json()["checks"] == {"database": "ok", "broker": "ok", "ai_pool": "ok", "serving": "ok"}
     finally:
         s.stop()

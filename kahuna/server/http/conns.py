@@ -15,6 +15,7 @@ every open connection: :class:`ConnectionsByAddress` keeps it as uvicorn's proto
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections import Counter
 from typing import Any
 
@@ -23,6 +24,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
+from kahuna.server.http.draining import Drain
 
 
 def protocol_class(limits: Limits) -> type[asyncio.Protocol]:
@@ -141,8 +143,30 @@ def _count_of(connections: set[Any], address: str) -> int:
     raise TypeError("the server was not built by kahuna.server.http.conns.server(): no per-address count")
 
 
-def server(config: uvicorn.Config) -> uvicorn.Server:
-    """A uvicorn server whose open connections are counted per address (for :func:`protocol_class`)."""
-    built = uvicorn.Server(config)
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, which on SIGTERM first stops listening (a reconnecting client is sent to
+    another instance by the proxy, whose connection here is refused), then lets the game and lobby
+    sockets close going away (``draining.Drain``), and only then runs uvicorn's own shutdown: it cuts what
+    is left, waits for the HTTP requests in progress, and runs the app's, which commits what the
+    writer holds."""
+
+    def __init__(self, config: uvicorn.Config, drain: Drain | None) -> None:
+        super().__init__(config)
+        self.drain = drain
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for listening in self.servers:
+            listening.close()
+        if self.drain is not None and not self.force_exit:
+            logs.event("draining", sockets=self.drain.open)
+            left = await self.drain.run()
+            logs.event("drained", left=left)
+        await super().shutdown(sockets)
+
+
+def server(config: uvicorn.Config, drain: Drain | None = None) -> uvicorn.Server:
+    """A uvicorn server whose open connections are counted per address (for :func:`protocol_class`)
+    and, given ``drain`` (the app's WebSockets), that closes them with 1001 before stopping."""
+    built = DrainingServer(config, drain)
     built.server_state.connections = ConnectionsByAddress()
     return built

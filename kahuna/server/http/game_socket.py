@@ -42,6 +42,7 @@ from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import websocket_account
+from kahuna.server.http.draining import CLOSE_GOING_AWAY, Drain
 
 MsgId = Annotated[str, StringConstraints(max_length=64)]
 
@@ -107,9 +108,11 @@ def _message_id(data: object) -> str | None:
     return None
 
 
-async def _send_loop(websocket: WebSocket, client: Client) -> None:
-    """Send what is queued; a client that fell too far behind is closed (it can reconnect). A socket
-    gone meanwhile ends the loop quietly: the receiving side sees it too and ends the connection."""
+async def _send_loop(conn: Connection) -> None:
+    """Send what is queued; once told to stop, close the socket with the connection's close code (a
+    client that fell too far behind, or a server going away: it can reconnect). A socket gone
+    meanwhile ends the loop quietly: the receiving side sees it too and ends the connection."""
+    websocket, client = conn.websocket, conn.client
     with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
         while True:
             text = await client.outbox.get()
@@ -117,7 +120,7 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
                 break
             await websocket.send_text(text)
             client.sent += 1
-        await websocket.close(CLOSE_TOO_SLOW)
+        await websocket.close(conn.close_code)
 
 
 class Connection:
@@ -148,6 +151,21 @@ class Connection:
         """Whether a ``hello`` was answered (the seat is fixed from then on)."""
         self.account: Account | None = None
         """The account of the handshake (session cookie or Bearer), if any: it may claim its seats."""
+        self.close_code = CLOSE_TOO_SLOW
+        """The code the sender closes the socket with once the client is stopped."""
+        self.handling = False
+        """Whether a frame is being answered (an action may be waiting for its commit)."""
+        self.leaving = False
+        """Whether the server is going away: no further frame is answered, and the socket is closed
+        with 1001 once the frame in hand (if any) is answered and its answer sent."""
+
+    def go_away(self) -> None:
+        """Close with :data:`CLOSE_GOING_AWAY` after the frame in hand and what is queued: the
+        client reconnects elsewhere and is caught up from its version (``draining.Drain``)."""
+        self.leaving = True
+        self.close_code = CLOSE_GOING_AWAY
+        if not self.handling:
+            self.client.stop()
 
 
 def chat_sender(conn: Connection) -> str:
@@ -169,15 +187,17 @@ def router(
     chat_budget: Limiter,
     presence: Presence,
     players: BatchedReader[dict[int, int]],
+    drain: Drain,
 ) -> APIRouter:
     """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
     ``presence``: who is online (each connection is counted from its first ``hello``);
-    ``players``: the accounts seated in a game, read in batches (``hello`` asks for them)."""
+    ``players``: the accounts seated in a game, read in batches (``hello`` asks for them);
+    ``drain``: the open sockets, closed with 1001 when the instance goes away."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players, drain)
 
     return sockets
 
@@ -191,8 +211,10 @@ async def play(
     chat_budget: Limiter,
     presence: Presence,
     players: BatchedReader[dict[int, int]],
+    drain: Drain,
 ) -> None:
-    """Serve one connection until the client leaves, falls silent, or falls too far behind."""
+    """Serve one connection until the client leaves, falls silent, falls too far behind, or the
+    instance goes away (``drain``)."""
     await websocket.accept()
     try:
         game = await service.get(game_id)
@@ -209,7 +231,8 @@ async def play(
         await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
         return
     game.pins += 1
-    sender = asyncio.create_task(_send_loop(websocket, conn.client))
+    sender = asyncio.create_task(_send_loop(conn))
+    drain.register(conn, conn.go_away)
     logs.event("ws_open", game_id=game.game_id)
     try:
         while True:
@@ -225,12 +248,19 @@ async def play(
                 return
             if frame["type"] == "websocket.disconnect":
                 break
+            if conn.leaving:  # going away: the client sends it again where it reconnects
+                continue
+            conn.handling = True
             try:
                 if not await _handle(conn, frame.get("text"), max_frame):
                     break
             except Exception as exc:  # a bug must cost one message, not the connection
                 logs.event("ws_error", game_id=game.game_id, error=type(exc).__name__)
                 conn.client.send(messages.error("server_error", "the server failed on this message; nothing changed"))
+            finally:
+                conn.handling = False
+            if conn.leaving:  # asked to go while answering: the answer is queued, now close
+                conn.client.stop()
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
@@ -241,6 +271,7 @@ async def play(
         service.leave(game, conn.client)
         conn.client.stop()
         await cancel_and_wait(sender)
+        drain.unregister(conn)
         logs.event("ws_close", game_id=game.game_id, seat=conn.client.seat)
 
 

@@ -6,6 +6,10 @@ also gets its account's challenges. A client that owns an offer says so
 (``{"type": "own", "seek_id", "token"}``): its pings keep the offer alive, the offer is cancelled
 when the connection closes, and when it is accepted the connection sends ``accepted`` with the
 owner's seat links (the token comes from the client; the broker never carries it).
+
+An instance going away (``draining.Drain``) closes its lobby sockets with 1001 and leaves their
+offers open: the owner reconnects to another instance and owns them again there (the browser does,
+2 s later); an owner that does not lets them expire after :data:`SEEK_TTL` without pings.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
 from kahuna.server.games.seats import seat_links
 from kahuna.server.http.auth import websocket_account
+from kahuna.server.http.draining import CLOSE_GOING_AWAY, Drain
 
 LOBBY_FRAME = 512
 """Bytes a lobby message may have (``own`` is the longest)."""
@@ -37,19 +42,20 @@ MAX_BACKLOG = 1000
 CLOSE_TOO_SLOW = 1013
 
 
-def router(lobby: Lobby, presence: Presence) -> APIRouter:
-    """``presence``: a signed-in lobby connection counts its account as online while it is open."""
+def router(lobby: Lobby, presence: Presence, drain: Drain) -> APIRouter:
+    """``presence``: a signed-in lobby connection counts its account as online while it is open;
+    ``drain``: the open sockets, closed with 1001 when the instance goes away."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/lobby")
     async def lobby_ws(websocket: WebSocket) -> None:
-        await lobby_socket(websocket, lobby, presence)
+        await lobby_socket(websocket, lobby, presence, drain)
 
     return sockets
 
 
-async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -> None:
-    """Serve one ``/ws/lobby`` connection until it closes or falls silent."""
+async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, drain: Drain) -> None:
+    """Serve one ``/ws/lobby`` connection until it closes, falls silent or the instance goes away."""
     await websocket.accept()
     try:
         account = await websocket_account(websocket)
@@ -63,6 +69,8 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -
     extra: list[Any] = []
     outbox: asyncio.Queue[str | None] = asyncio.Queue()
     behind = False
+    going_away = False
+    """Whether the instance is going away: the socket closes with 1001, its offers stay open."""
 
     def send(message: dict[str, Any]) -> None:
         """Queue a message; a client :data:`MAX_BACKLOG` behind is closed (it reconnects and gets
@@ -88,11 +96,17 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -
             else:
                 send(event)
 
+    def go_away() -> None:
+        nonlocal going_away
+        if not going_away:
+            going_away = True
+            outbox.put_nowait(None)
+
     async def sender() -> None:
         while (text := await outbox.get()) is not None:
             await websocket.send_text(text)
         with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-            await websocket.close(CLOSE_TOO_SLOW)
+            await websocket.close(CLOSE_GOING_AWAY if going_away else CLOSE_TOO_SLOW)
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
     send({"type": "seeks", **await lobby.open_seeks()})
@@ -100,6 +114,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -
         send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
     bucket = Bucket(5.0, 20)
     entry = None if account is None else presence.enter(account.id)
+    drain.register(websocket, go_away)
     try:
         while True:
             try:
@@ -156,12 +171,15 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence) -
         await subscription.close()
         for each in extra:
             await each.close()
-        for seek_id, token in list(owned.items()):  # the owner left: its offers go with it
+        # The owner left: its offers go with it; unless the instance is going away, and the owner
+        # owns them again from another instance.
+        for seek_id, token in () if going_away else list(owned.items()):
             with contextlib.suppress(Rejected):
                 await lobby.cancel(seek_id, token)
         with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
             await websocket.close()
-        logs.event("lobby_close", owned=len(owned))
+        drain.unregister(websocket)
+        logs.event("lobby_close", owned=len(owned), going_away=going_away)
 
 
 async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions: list[Any]) -> None:

@@ -111,7 +111,7 @@ export class GamePage {
         gameId,
         token,
         (msg) => this.receive(i, msg),
-        (state) => this.connState(state),
+        (state) => this.connState(i, state),
       );
       return entry;
     });
@@ -378,7 +378,14 @@ export class GamePage {
     this.render();
   }
 
-  connState(state) {
+  connState(index, state) {
+    // No answer comes on a closed socket: an action sent on it was played or not, and the state
+    // the reconnected socket is caught up with (updates, or a sync) tells which. Kept pending, it
+    // would hold the board busy for good after a sync at the same version.
+    if (state === "closed" && this.pending !== null && this.pending.index === index) {
+      this.pending = null;
+      this.render();
+    }
     if (state === "gone") this.showMessage(t("game.not_found"), true);
     else if (state === "forbidden") this.showMessage(t("game.bad_link"), true);
     else if (state === "closed") this.showMessage(t("game.reconnecting"), true);

@@ -311,11 +311,26 @@ export async function mountTournament(root, tid) {
   }, 1000);
   if (account) {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
-    socket.onmessage = (event) => {
-      const message = JSON.parse(event.data);
-      if (message.type === "tournament_game" && message.tournament_id === tid) goToGame(message);
+    let socket = null;
+    const connect = () => {
+      if (!document.body.contains(body)) return; // the page was left
+      socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
+      socket.onmessage = (event) => {
+        const message = JSON.parse(event.data);
+        if (message.type === "tournament_game" && message.tournament_id === tid) goToGame(message);
+      };
+      // Closed by an instance going away (an upgrade) or a network drop: connect again, so that a
+      // new game is learnt at once rather than at the next refresh.
+      socket.onclose = () => setTimeout(connect, 2000);
     };
-    setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"type":"ping"}'), 10000);
+    connect();
+    const pinger = setInterval(() => {
+      if (!document.body.contains(body)) {
+        clearInterval(pinger);
+        socket?.close();
+        return;
+      }
+      if (socket?.readyState === WebSocket.OPEN) socket.send('{"type":"ping"}');
+    }, 10000);
   }
 }
