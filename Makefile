@@ -44,8 +44,12 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
+# make test's tests run in two processes, a test file each at a time (its module's server stays
+# with it); `make test PARALLEL=` runs them in one (docs/testing.md).
+PARALLEL ?= -n 2 --dist loadfile
+
 pytest: $(VENV)/.dev
-	$(BIN)/pytest -q -m "not long"
+	$(BIN)/pytest -q -m "not long" $(PARALLEL)
 
 test: lint typecheck pytest
 
