@@ -17,6 +17,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
 
+from sqlalchemy import Connection
+
 from kahuna.server.common import logs
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.db import archive, guests
@@ -80,27 +82,25 @@ class Housekeeping:
         return archived, deleted
 
     async def _archive(self, before: str) -> int:
-        done = 0
-        while True:
-            skip = set(self.held())
-            batch = await self.writer.read(partial(archive.due, ended_before=before, limit=BATCH, skip=skip))
-            if not batch:
-                return done
-            folded = await self.writer.transact(partial(archive.archive_games, game_ids=batch, at=now()))
-            if not folded:  # another pass folded them meanwhile: the next pass looks again
-                return done
-            done += folded
-            await asyncio.sleep(0)  # the event loop's other work between two batches
+        due = partial(archive.due, ended_before=before, limit=BATCH)
+        return await self._in_batches(due, lambda batch: partial(archive.archive_games, game_ids=batch, at=now()))
 
     async def _guests(self, before: str) -> int:
+        due = partial(guests.due, before=before, limit=BATCH)
+        return await self._in_batches(due, lambda batch: partial(guests.delete_games, game_ids=batch, before=before))
+
+    async def _in_batches(
+        self, due: Callable[..., list[str]], act: Callable[[list[str]], Callable[[Connection], int]]
+    ) -> int:
+        """Read the next batch of due games (those held in memory left out) and act on it in one
+        transaction, until none is due; how many games were acted on."""
         done = 0
         while True:
-            skip = set(self.held())
-            batch = await self.writer.read(partial(guests.due, before=before, limit=BATCH, skip=skip))
+            batch = await self.writer.read(partial(due, skip=set(self.held())))
             if not batch:
                 return done
-            gone = await self.writer.transact(partial(guests.delete_games, game_ids=batch, before=before))
-            if not gone:
+            acted = await self.writer.transact(act(batch))
+            if not acted:  # another pass took them meanwhile: the next pass looks again
                 return done
-            done += gone
-            await asyncio.sleep(0)
+            done += acted
+            await asyncio.sleep(0)  # the event loop's other work between two batches
