@@ -390,6 +390,7 @@ export class GamePage {
     else if (state === "forbidden") this.showMessage(t("game.bad_link"), true);
     else if (state === "closed") this.showMessage(t("game.reconnecting"), true);
     else if (this.message === t("game.reconnecting")) this.showMessage("");
+    if (state === "open" && index === this.shown) this.chat.flush();
   }
 
   // ------------------------------------------------------------------ messages

@@ -279,6 +279,9 @@ export class ChatPanel {
     this.gameId = gameId;
     this.send = send;
     this.lines = [];
+    // Lines typed while the socket is not open (the page just loaded, or it is reconnecting):
+    // shown as not sent yet and sent, in order, once it opens, rather than silently kept back.
+    this.unsent = [];
     this.seat = null;
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "data-testid": "chat-lines" });
     this.input = h("input", { type: "text", maxlength: "300", autocomplete: "off", id: "chat-input" });
@@ -304,7 +307,10 @@ export class ChatPanel {
           onsubmit: (e) => {
             e.preventDefault();
             const text = this.input.value.trim();
-            if (text && this.send({ type: "chat", text })) this.input.value = "";
+            if (!text) return;
+            this.input.value = "";
+            this.unsent.push(text);
+            this.flush();
           },
         },
         [h("label", { for: "chat-input", class: "visually-hidden", id: "chat-input-label" }), this.input, this.sendButton],
@@ -339,6 +345,12 @@ export class ChatPanel {
     this.draw();
   }
 
+  /** Send the lines not sent yet, oldest first, while the connection takes them. */
+  flush() {
+    while (this.unsent.length && this.send({ type: "chat", text: this.unsent[0] })) this.unsent.shift();
+    this.draw();
+  }
+
   draw() {
     const hideOpponent = this.seat !== null && this.seat !== undefined && this.muted();
     const shown = this.lines.filter((l) => !(hideOpponent && l.room === "players" && l.seat === 1 - this.seat));
@@ -350,6 +362,13 @@ export class ChatPanel {
           h("span", { class: "who", text: `${line.seat === null ? t("chat.spectator") : colourName(line.seat)}: ` }),
           h("span", { class: "chat-text", text: line.text }),
         ]),
+      ).concat(
+        this.unsent.map((text) =>
+          h("li", { class: "chat-line unsent", "data-testid": "chat-unsent" }, [
+            h("span", { class: "chat-text", text }),
+            h("span", { class: "chat-note", text: ` (${t("chat.unsent")})` }),
+          ]),
+        ),
       ),
     );
     this.list.scrollTop = this.list.scrollHeight;

@@ -355,6 +355,7 @@ export default {
   "chat.placeholder": "Besked (ren tekst, 300 tegn)",
   "chat.mute": "Gør modstanderen tavs",
   "chat.spectator": "Tilskuer",
+  "chat.unsent": "ikke sendt endnu: venter på forbindelsen",
   "notify.button": "Giv mig besked, når det er min tur",
   "notify.your_move": "Din tur i Kahuna",
   "lobby.clock": "Betænkningstid",

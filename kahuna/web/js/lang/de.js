@@ -356,6 +356,7 @@ export default {
   "chat.placeholder": "Nachricht (nur Text, 300 Zeichen)",
   "chat.mute": "Gegner stummschalten",
   "chat.spectator": "Zuschauer",
+  "chat.unsent": "noch nicht gesendet: warte auf die Verbindung",
   "notify.button": "Benachrichtige mich, wenn ich am Zug bin",
   "notify.your_move": "Du bist am Zug in Kahuna",
   "lobby.clock": "Bedenkzeit",

@@ -355,6 +355,7 @@ export default {
   "chat.placeholder": "Message (plain text, 300 characters)",
   "chat.mute": "Mute my opponent",
   "chat.spectator": "Spectator",
+  "chat.unsent": "not sent yet: waiting for the connection",
   "notify.button": "Notify me when it is my move",
   "notify.your_move": "Your move in Kahuna",
   "lobby.clock": "Clock",

@@ -355,6 +355,7 @@ export default {
   "chat.placeholder": "Mensaje (texto, 300 caracteres)",
   "chat.mute": "Silenciar al rival",
   "chat.spectator": "Espectador",
+  "chat.unsent": "aún no enviado: esperando la conexión",
   "notify.button": "Avísame cuando me toque",
   "notify.your_move": "Te toca en Kahuna",
   "lobby.clock": "Reloj",

@@ -356,6 +356,7 @@ export default {
   "chat.placeholder": "Bericht (gewone tekst, 300 tekens)",
   "chat.mute": "Tegenstander dempen",
   "chat.spectator": "Toeschouwer",
+  "chat.unsent": "nog niet verzonden: wacht op de verbinding",
   "notify.button": "Laat het me weten als ik aan zet ben",
   "notify.your_move": "Je bent aan zet in Kahuna",
   "lobby.clock": "Bedenktijd",
