@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from kahuna.server.community.swiss import DRAWN, SEAT0, SEAT1
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 WIN, DRAW = 2, 1
 BERSERK_BONUS = 1
@@ -84,6 +86,9 @@ def pair_waiting(
     """Pairs of waiting players, ``(seat 0, seat 1)``: close places in ``order`` (the standings),
     never the last opponent again nor a pair in ``apart`` (one blocks the other); seat 0 to the one
     who had it less often."""
+    # networkx is imported here, not at the top: importing it takes 0.6 s of every server's start
+    import networkx as nx
+
     place = {p: i for i, p in enumerate(order)}
     ranked = sorted(waiting, key=lambda p: (place.get(p, len(place)), p))
     last = {p: last_opponent(p, games) for p in ranked}

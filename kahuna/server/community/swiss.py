@@ -30,8 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 WIN, DRAW = 2, 1
 """Half-points of a win and of a draw (a bye counts as a win)."""
@@ -133,6 +135,9 @@ def pair_round(
     ``(player, None)`` for the bye; ``None`` if no round pairs everybody without a rematch and with
     the bye to one of those who had the fewest. The pairs in ``apart`` (one blocks the other) are
     never paired: they count as having met. Deterministic for the same input."""
+    # networkx is imported here, not at the top: importing it takes 0.6 s of every server's start
+    import networkx as nx
+
     total = scores(active, played)
     rank = {p: i for i, p in enumerate(sorted(active, key=lambda p: (-total[p], p)))}
     met = {frozenset(b.seats) for b in played if b.seats[1] is not None} | set(apart)
