@@ -50,7 +50,7 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
-from kahuna.server.db.schema.moderation import account_roles, moderation_log
+from kahuna.server.db.schema.moderation import account_roles, moderation_log, reports
 
 __all__ = [
     "MAX_USER_AGENT",
@@ -79,6 +79,7 @@ __all__ = [
     "rating_history",
     "ratings",
     "rematches",
+    "reports",
     "reshuffles",
     "seat_seen",
     "seats",

@@ -1,4 +1,5 @@
-"""Moderation (docs/moderation.md): the accounts' roles and the append-only moderation log."""
+"""Moderation (docs/moderation.md): the accounts' roles, players' reports and the append-only
+moderation log."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 from kahuna.server.db.schema.base import metadata
@@ -42,3 +44,35 @@ moderation_log = Table(
 """Every moderation action, appended and never changed: who (``actor``; ``None``: the command line,
 ``kahuna admin``) did what (``action``) to whom (``target``), when (``at``, seconds since the
 epoch), why (``reason``), and its particulars as a JSON object (``detail``)."""
+
+
+reports = Table(
+    "reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("target", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("reason", String(24), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("game_id", String(32)),
+    Column("line_id", Integer),
+    Column("context", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created", Float, nullable=False),
+    Index(
+        "ux_reports_open",
+        "reporter",
+        "target",
+        unique=True,
+        sqlite_where=text("status = 'open'"),
+        postgresql_where=text("status = 'open'"),
+    ),
+    Index("ix_reports_status", "status", "created"),
+    Index("ix_reports_target", "target"),
+)
+"""A player's report of another (``moderation.reports``): ``reason`` one of ``reports.Reason``,
+``note`` at most 500 characters, about a game (``game_id``) or one of its chat lines (``line_id``),
+with what a moderator needs to judge it copied in ``context`` (JSON: the line and the lines around
+it), since a game's rows may be archived or deleted later. ``status``: ``open``, ``acted_on`` (a
+sanction named it), ``closed``. One open report per reporter and target (``ux_reports_open``);
+``game_id`` is no foreign key: a guest's game may be deleted, the report stays."""
