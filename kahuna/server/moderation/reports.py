@@ -13,12 +13,14 @@ import json
 import time
 from typing import Any, Literal
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, select, update
+from sqlalchemy.orm import aliased
 
 from kahuna.server.accounts.store import Account, account_by_name, game_players
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db import store
 from kahuna.server.db.schema import accounts, reports
+from kahuna.server.moderation import log
 
 Reason = Literal["cheating", "rating_manipulation", "abuse", "offensive_name", "spam", "other"]
 MAX_NOTE = 500
@@ -123,3 +125,45 @@ def reports_by(conn: Connection, reporter: int) -> list[dict[str, Any]]:
         {"report_id": r.id, "username": r.username, "reason": r.reason, "status": r.status, "created": r.created}
         for r in rows
     ]
+
+
+def open_reports(conn: Connection, limit: int = LISTED) -> list[dict[str, Any]]:
+    """The queue: open reports, the most reported players first, then the oldest report first."""
+    reporter, target = aliased(accounts), aliased(accounts)
+    found = conn.execute(
+        select(reports, reporter.c.username.label("reporter_name"), target.c.username.label("target_name"))
+        .join(reporter, reporter.c.id == reports.c.reporter)
+        .join(target, target.c.id == reports.c.target)
+        .where(reports.c.status == OPEN)
+        .order_by(reports.c.id)
+        .limit(limit)
+    ).all()
+    rows = list(found)
+    per_target: dict[int, int] = {}
+    for row in rows:
+        per_target[row.target] = per_target.get(row.target, 0) + 1
+    rows.sort(key=lambda row: (-per_target[row.target], row.id))
+    return [
+        {
+            "report_id": row.id,
+            "username": row.target_name,
+            "reason": row.reason,
+            "reporter": row.reporter_name,
+            "note": row.note,
+            "created": row.created,
+            "context": json.loads(row.context),
+        }
+        for row in rows
+    ]
+
+
+def close_report(conn: Connection, moderator: int, report_id: int, reason: str) -> Rejected | None:
+    """Close an open report with no sanction (logged); why not if it is unknown or not open."""
+    row = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
+    if row is None:
+        return Rejected("no_such_report", f"no report {report_id}", 404)
+    if row.status != OPEN:
+        return Rejected("report_not_open", f"the report {report_id} is {row.status} already", 409)
+    conn.execute(update(reports).where(reports.c.id == report_id).values(status=CLOSED))
+    log.append(conn, moderator, "close_report", row.target, reason, report_id=report_id)
+    return None

@@ -50,7 +50,7 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
-from kahuna.server.db.schema.moderation import account_roles, moderation_log, reports
+from kahuna.server.db.schema.moderation import account_roles, moderation_log, reports, sanctions
 
 __all__ = [
     "MAX_USER_AGENT",
@@ -81,6 +81,7 @@ __all__ = [
     "rematches",
     "reports",
     "reshuffles",
+    "sanctions",
     "seat_seen",
     "seats",
     "seeks",

@@ -1,5 +1,5 @@
-"""Moderation (docs/moderation.md): the accounts' roles, players' reports and the append-only
-moderation log."""
+"""Moderation (docs/moderation.md): the accounts' roles, players' reports, moderators' sanctions
+and the append-only moderation log."""
 
 from __future__ import annotations
 
@@ -76,3 +76,23 @@ with what a moderator needs to judge it copied in ``context`` (JSON: the line an
 it), since a game's rows may be archived or deleted later. ``status``: ``open``, ``acted_on`` (a
 sanction named it), ``closed``. One open report per reporter and target (``ux_reports_open``);
 ``game_id`` is no foreign key: a guest's game may be deleted, the report stays."""
+
+
+sanctions = Table(
+    "sanctions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("target", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("kind", String(24), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("moderator", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("report_id", Integer, ForeignKey("reports.id")),
+    Column("created", Float, nullable=False),
+    Column("expires", Float),
+    Column("undone", Float),
+    Column("undone_by", Integer, ForeignKey("accounts.id")),
+    Index("ix_sanctions_target", "target", "kind"),
+)
+"""A moderator's sanction of an account (``moderation.sanctions``): ``kind`` ``warn`` or
+``chat_mute`` (until ``expires``, seconds since the epoch), why, who, on which report if any;
+``undone``/``undone_by`` once undone (a sanction is never deleted: the log tells its story)."""
