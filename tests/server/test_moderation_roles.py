@@ -108,14 +108,17 @@ def test_a_database_that_is_not_there_is_refused(tmp_path: Path, capsys: pytest.
     assert (code, out) == (1, "") and err.startswith("kahuna admin grant: no database at ")
 
 
-def test_going_back_to_migration_0015_drops_the_roles_and_the_log(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_going_back_to_migration_0015_drops_the_tables_of_moderation(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert admin(capsys, "grant", "alice", "admin", "--db", db)[0] == 0
     engine = open_engine(db)
     with engine.begin() as conn:
         command.downgrade(migrations.config(conn), "0015")
     with engine.connect() as conn:
         assert migrations.current(conn) == "0015"
-        assert not {"account_roles", "moderation_log"} & set(inspect(conn).get_table_names())
+        tables = set(inspect(conn).get_table_names())
+        assert not {"account_roles", "moderation_log", "reports", "sanctions"} & tables
     engine.dispose()
     open_engine(db).dispose()  # upgraded again to the newest revision
     assert held(db) == []
