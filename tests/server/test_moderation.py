@@ -148,6 +148,9 @@ def test_sanctions_refused_with_their_reasons_change_nothing(server: Server) -> 
         "report_id"
     ]
     other = gus.post("/api/reports", json={"username": "hal", "reason": "spam"}, headers=csrf(gus)).json()["report_id"]
+    second = fay.post("/api/reports", json={"username": "gus", "reason": "abuse"}, headers=f).json()["report_id"]
+    queue = [(r["username"], r["reporter"]) for r in eve.get("/api/mod/reports").json()["reports"]]
+    assert queue == [("gus", "hal"), ("gus", "fay"), ("hal", "gus")]  # the most reported player first
     before = eve.get("/api/mod/log").json()
 
     def sanction(by: httpx.Client, headers: dict[str, str], **body: Any) -> httpx.Response:
@@ -177,7 +180,14 @@ def test_sanctions_refused_with_their_reasons_change_nothing(server: Server) -> 
     refused(eve.post(f"/api/mod/reports/{other}/close", json={"reason": "again"}, headers=e), 409, "report_not_open")
     refused(eve.post("/api/mod/reports/999999/close", json={"reason": "x"}, headers=e), 404, "no_such_report")
     assert [r["status"] for r in gus.get("/api/me/reports").json()["reports"]] == ["closed"]
-    actions = [(x["actor"], x["action"], x["target"]) for x in eve.get("/api/mod/log").json()["entries"][:3]]
-    assert actions == [("eve", "close_report", "hal"), ("eve", "sanction", "gus"), ("fay", "sanction", "eve")]
+    assert [r["report_id"] for r in eve.get("/api/mod/reports").json()["reports"]] == [second]
+    assert eve.post(f"/api/mod/reports/{second}/close", json={"reason": "same"}, headers=e).status_code == 204
+    actions = [(x["actor"], x["action"], x["target"]) for x in eve.get("/api/mod/log").json()["entries"][:4]]
+    assert actions == [
+        ("eve", "close_report", "gus"),
+        ("eve", "close_report", "hal"),
+        ("eve", "sanction", "gus"),
+        ("fay", "sanction", "eve"),
+    ]
     for browser in (eve, fay, gus, hal):
         browser.close()

@@ -2,7 +2,7 @@
 minutes; each with a reason, on a report or not, undone once at most, every step in the log.
 
 The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
-a sanction on a report must be about the report's target, and marks an open report ``acted_on``.
+a sanction on a report must be about the report's target, and marks the report ``acted_on``.
 A muted account's chat lines are refused (``muted``) until the mute ends or is undone: the game
 socket asks :func:`chat_mute_left` for each line, so a mute holds at once on every instance.
 """
@@ -18,7 +18,7 @@ from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import reports, sanctions
 from kahuna.server.moderation import log, roles
-from kahuna.server.moderation.reports import ACTED_ON, OPEN
+from kahuna.server.moderation.reports import ACTED_ON
 
 Kind = Literal["warn", "chat_mute"]
 MAX_MINUTES = 60 * 24 * 365
@@ -51,7 +51,7 @@ def sanction(
             return Rejected("no_such_report", f"no report {report_id}", 404)
         if report.target != target.id:
             return Rejected("not_that_report", f"the report {report_id} is not about {target.username}", 422)
-        if report.status == OPEN:
+        if report.status != ACTED_ON:  # open, or closed and acted on after all
             conn.execute(update(reports).where(reports.c.id == report_id).values(status=ACTED_ON))
     now = time.time()
     expires = None if minutes is None else now + 60 * minutes
