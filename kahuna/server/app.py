@@ -54,6 +54,7 @@ from kahuna.server.http import (
     live_games,
     lobby,
     lobby_socket,
+    moderation,
     notifications,
     profiles,
     relations,
@@ -69,6 +70,7 @@ from kahuna.server.http.measured import Measured
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.moderation.service import Moderation, ReportBudgets
 from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
@@ -322,7 +324,14 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(lobby_socket.router(the_lobby, presence, drain))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
-    app.include_router(game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain))
+    report_budgets = ReportBudgets(
+        mode.limiters("reports_account", limits.reports_per_account_per_hour / 3600, limits.reports_per_account_burst),
+        mode.limiters("reports_address", limits.reports_per_address_per_hour / 3600, limits.reports_per_address_burst),
+    )
+    moderators = Moderation(writer, report_budgets)
+    app.include_router(
+        game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain, moderators)
+    )
     app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
     app.include_router(games.router(service))
     app.include_router(game_ratings.router(writer))
@@ -336,6 +345,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(tournaments.router(events))
     app.include_router(profiles.router(writer, presence))
     app.include_router(relations.router(writer, presence, limits))
+    app.include_router(moderation.router(moderators))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     add_error_handlers(app)
     add_pages(app)

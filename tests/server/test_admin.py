@@ -14,7 +14,7 @@ from kahuna.server.accounts import store as accounts_store
 from kahuna.server.db import schema, store
 from kahuna.server.db.store import open_engine
 
-TASKS = ("backup", "restore", "accounts", "close", "reset-password", "counts")
+TASKS = ("backup", "restore", "accounts", "close", "reset-password", "counts", "grant", "revoke")
 
 
 @pytest.fixture

@@ -283,9 +283,10 @@ def test_chat_rooms_limits_and_history(quick: Server) -> None:
         assert (await _request(black.conn, "chat", text="  good luck <b>!</b> ")).get("type") == "ack"
         line = await _next(white.conn, "chat", 0)
         assert line["room"] == "players" and line["seat"] == 0 and line["text"] == "good luck <b>!</b>"
+        assert line["line_id"] == 0
         assert (await _request(watcher, "chat", text="nice bridge")).get("type") == "ack"
         heard = await _next(other_watcher, "chat", 0)
-        assert heard["room"] == "spectators" and heard["seat"] is None
+        assert heard["room"] == "spectators" and heard["seat"] is None and heard["line_id"] == 1
         for bad, words in (("x" * 301, "at most 300"), ("a\u202eb", "invisible formatting"), ("   ", "visible")):
             refused = await _request(black.conn, "chat", text=bad)
             assert refused["code"] == "invalid" and words in refused["message"]
@@ -293,9 +294,10 @@ def test_chat_rooms_limits_and_history(quick: Server) -> None:
         assert "rate_limited" in codes
         again = await Player.join(quick, game_id, tokens[0])
         assert [c["text"] for c in again.last["chat"]][:1] == ["good luck <b>!</b>"]
+        assert again.last["chat"][0]["line_id"] == 0  # sync's lines carry their ids too
         assert all(c["room"] == "players" for c in again.last["chat"])  # not the spectators' room
         spectator = await Player.join(quick, game_id)
-        assert [c["text"] for c in spectator.last["chat"]] == ["nice bridge"]
+        assert [(c["line_id"], c["text"]) for c in spectator.last["chat"]] == [(1, "nice bridge")]
         await asyncio.sleep(0)
         # Players never receive the spectators' room during the game.
         assert not any('"spectators"' in text for text in black.conn.texts)

@@ -1,5 +1,5 @@
 """What ``kahuna admin`` reads and changes in the database directly: accounts, closing one, a
-password-reset mail, counts.
+password-reset mail, counts, the roles of an account.
 
 It opens the server's database beside a running server (SQLite in WAL mode with a busy timeout,
 PostgreSQL as any client) and changes it only through the same store functions as the server: a
@@ -26,6 +26,7 @@ from kahuna.server.db.schema import account_emails, accounts, games
 from kahuna.server.db.store import database_url
 from kahuna.server.mail import addresses, templates
 from kahuna.server.mail.mailer import RESET_PATH, RESET_SECONDS, queue_link_mail
+from kahuna.server.moderation import roles
 
 
 class AdminError(Exception):
@@ -80,6 +81,18 @@ def close_account(conn: Connection, username: str) -> int:
     """Close (delete) an account as its owner would; the number of game seats it held."""
     account_id, _name = _account(conn, username)
     return len(delete_account(conn, account_id))
+
+
+def change_role(conn: Connection, username: str, role: str, task: str) -> str:
+    """``grant`` or ``revoke`` (``task``) the ``role`` of an account; what was done."""
+    account_id, name = _account(conn, username)
+    if task == "grant":
+        if not roles.grant(conn, account_id, role):
+            raise AdminError(f"{name!r} is {role} already")
+        return f"{name!r} is {role} now"
+    if not roles.revoke(conn, account_id, role):
+        raise AdminError(f"{name!r} is not {role}")
+    return f"{name!r} is no longer {role}"
 
 
 def queue_reset(conn: Connection, username: str, public_url: str, mail_from: str | None) -> str:

@@ -15,6 +15,9 @@ from kahuna.server.common.config import default_db_url
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
+ROLE_NAMES = ("moderator", "admin")
+"""``moderation.roles.ROLES`` (tests/server/test_moderation_roles.py checks they agree), named here so
+that building the parser does not load the database's schema."""
 DB_HELP = "the server's database URL (default: SQLite in the data directory, as kahuna serve)"
 
 
@@ -22,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser(
         "admin",
         help="run a server: back up and restore its database, find and close accounts, reset mails, counts, "
-        "archive old games",
+        "archive old games, grant and revoke roles",
         description="Tasks for the person who runs a Kahuna server (docs/deploy.md).",
     )
     tasks = p.add_subparsers(dest="task", metavar="TASK", required=True)
@@ -88,6 +91,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     n.add_argument("--json", action="store_true", help="print one JSON object")
     n.add_argument("--db", metavar="URL", help=DB_HELP)
     n.set_defaults(func=_counts)
+    for task, what in (("grant", "give an account the role ROLE"), ("revoke", "take the role ROLE from an account")):
+        g = tasks.add_parser(
+            task,
+            help=f"{what}: moderator or admin",
+            description=f"{what[0].upper()}{what[1:]} (docs/moderation.md): a "
+            "moderator sees the reports and sanctions players, an admin may do the same and no moderator may "
+            "sanction it. It holds at once on every instance; the moderation log records it.",
+        )
+        g.add_argument("username", metavar="USERNAME")
+        g.add_argument("role", metavar="ROLE", choices=ROLE_NAMES, help="moderator or admin")
+        g.add_argument("--db", metavar="URL", help=DB_HELP)
+        g.set_defaults(func=_grant)
     v = tasks.add_parser(
         "archive",
         help="fold old finished games into compressed archive records; delete guests' old aborted games",
@@ -168,22 +183,32 @@ def _close(args: argparse.Namespace) -> int:
     if not args.yes:
         print("kahuna admin close: closing an account cannot be undone: add --yes", file=sys.stderr)
         return 2
-    return _change("close", args.db, lambda conn: accounts.close_account(conn, args.username), args.username)
+
+    def close(conn: Connection) -> str:
+        seats = accounts.close_account(conn, args.username)
+        return f"closed {args.username!r} (it held {seats} game seats)"
+
+    return _change("close", args.db, close)
 
 
 def _reset(args: argparse.Namespace) -> int:
     from kahuna.server.admin import accounts
 
-    return _change(
-        "reset-password",
-        args.db,
-        lambda conn: accounts.queue_reset(conn, args.username, args.public_url, args.mail_from),
-        args.username,
-    )
+    def reset(conn: Connection) -> str:
+        address = accounts.queue_reset(conn, args.username, args.public_url, args.mail_from)
+        return f"queued a reset mail for {args.username!r} to {address}"
+
+    return _change("reset-password", args.db, reset)
 
 
-def _change(task: str, db: str | None, fn: Callable[[Connection], object], username: str) -> int:
-    """Run ``fn`` in one transaction; say what it did (or why nothing changed)."""
+def _grant(args: argparse.Namespace) -> int:
+    from kahuna.server.admin import accounts
+
+    return _change(args.task, args.db, lambda conn: accounts.change_role(conn, args.username, args.role, args.task))
+
+
+def _change(task: str, db: str | None, fn: Callable[[Connection], str]) -> int:
+    """Run ``fn`` in one transaction; say what it did (its answer), or why nothing changed."""
     from kahuna.server.admin import accounts
 
     try:
@@ -199,10 +224,7 @@ def _change(task: str, db: str | None, fn: Callable[[Connection], object], usern
         return 1
     finally:
         engine.dispose()
-    if task == "close":
-        print(f"kahuna admin close: closed {username!r} (it held {done} game seats)")
-    else:
-        print(f"kahuna admin reset-password: queued a reset mail for {username!r} to {done}")
+    print(f"kahuna admin {task}: {done}")
     return 0
 
 

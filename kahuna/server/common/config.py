@@ -151,6 +151,12 @@ class Limits:
     """Accounts one account may follow (``too_many_follows`` beyond): docs/community.md."""
     blocks_per_account: int = 1000
     """Accounts one account may block (``too_many_blocks`` beyond)."""
+    reports_per_account_per_hour: float = 10
+    reports_per_account_burst: int = 5
+    """Reports one account may make (``429 rate_limited`` beyond): docs/moderation.md."""
+    reports_per_address_per_hour: float = 20
+    reports_per_address_burst: int = 10
+    """Reports made from one IP address, whatever the accounts."""
     tournaments_per_account: int = 3
     """Tournaments one account may have created and not yet finished (``too_many_tournaments``)."""
     upcoming_tournaments_per_address: int = 6

@@ -245,7 +245,9 @@ def end_game(
 
 
 def insert_chat(conn: Connection, game_id: str, seq: int, line: dict[str, Any]) -> None:
-    conn.execute(chat.insert().values(game_id=game_id, seq=seq, **line))
+    """Store the line numbered ``seq`` (its ``line_id``) of ``game_id``."""
+    values = {key: line[key] for key in ("room", "seat", "text", "at")}
+    conn.execute(chat.insert().values(game_id=game_id, seq=seq, **values))
 
 
 def insert_seat(conn: Connection, game_id: str, seat: int, token: str, name: str, when: str) -> None:
@@ -358,7 +360,10 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         actions=[token for _, token, _ in rows.actions],
         clock=None if rows.clock is None else _clock_of_row(rows.clock),
         termination=None if not isinstance(result, dict) else result.get("termination"),
-        chat=[{"room": room, "seat": seat, "text": text, "at": at} for room, seat, text, at in rows.chat],
+        chat=[
+            {"line_id": seq, "room": room, "seat": seat, "text": text, "at": at}
+            for seq, (room, seat, text, at) in enumerate(rows.chat)
+        ],
         rematch=after,
         rematch_of=before,
         rated=counts is not None and counts[0],

@@ -1,5 +1,6 @@
 """A chat line (the WebSocket's ``chat`` message): seats talk in the players' room, spectators in
-theirs; every line is stored before it is sent, and numbered, so that instances agree on the order.
+theirs; every line is stored before it is sent, and numbered, so that instances agree on the order
+(the number is the line's ``line_id``: a report names a line by it, ``moderation/reports.py``).
 
 Each room keeps its own number of lines (:class:`RoomSizes`): a full spectators' room refuses the
 spectators and never the players. An archived game's chat is closed (``db/archive.py``: an
@@ -46,8 +47,8 @@ async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, si
         if sum(1 for line in game.chat if line["room"] == room) >= sizes.of(room):
             whose = "players'" if room == messages.PLAYERS_ROOM else "spectators'"
             raise Rejected("chat_full", f"the {whose} chat of this game is full ({sizes.of(room)} lines)", room=room)
-        line = {"room": room, "seat": client.seat, "text": clean, "at": store.now()}
         seq = len(game.chat)
+        line = {"line_id": seq, "room": room, "seat": client.seat, "text": clean, "at": store.now()}
 
         def write(conn: Connection) -> None:
             if store.is_archived(conn, game.game_id):  # archived from outside while in memory

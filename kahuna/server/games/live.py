@@ -176,7 +176,7 @@ class LiveGame:
     clock: Clock | None = None
     """The game's clock (timed games); ``None`` for an untimed game."""
     chat: list[dict[str, Any]] = field(default_factory=list)
-    """Every chat line of the game: ``{"room", "seat", "text", "at"}``."""
+    """Every chat line of the game: ``{"line_id", "room", "seat", "text", "at"}``, ``line_id`` its index."""
     rematch: str | None = None
     """The id of the rematch the players agreed on, once they have."""
     rematch_of: str | None = None

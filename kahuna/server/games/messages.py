@@ -151,7 +151,7 @@ def chat_room(seat: int | None) -> str:
 
 
 def chat_line(line: dict[str, Any]) -> dict[str, Any]:
-    """A new chat line: ``{"type": "chat", "room", "seat", "text", "at"}`` (text is plain text)."""
+    """A new chat line: ``{"type": "chat", "line_id", "room", "seat", "text", "at"}`` (text is plain text)."""
     return {"type": "chat", **line}
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from typing import Annotated, Any, Literal
 
@@ -43,6 +44,7 @@ from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import websocket_account
 from kahuna.server.http.draining import CLOSE_GOING_AWAY, Drain
+from kahuna.server.moderation.service import Moderation
 
 MsgId = Annotated[str, StringConstraints(max_length=64)]
 
@@ -136,8 +138,10 @@ class Connection:
         chat_budget: Limiter,
         presence: Presence,
         players: BatchedReader[dict[int, int]],
+        moderation: Moderation,
     ) -> None:
         self.websocket = websocket
+        self.moderation = moderation
         self.presence = presence
         self.players = players
         self.entry: Entry | None = None
@@ -188,16 +192,18 @@ def router(
     presence: Presence,
     players: BatchedReader[dict[int, int]],
     drain: Drain,
+    moderation: Moderation,
 ) -> APIRouter:
     """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
     ``presence``: who is online (each connection is counted from its first ``hello``);
     ``players``: the accounts seated in a game, read in batches (``hello`` asks for them);
-    ``drain``: the open sockets, closed with 1001 when the instance goes away."""
+    ``drain``: the open sockets, closed with 1001 when the instance goes away; ``moderation``:
+    whether a line's account is muted (asked for each line, so that a mute holds at once)."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players, drain)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players, drain, moderation)
 
     return sockets
 
@@ -212,6 +218,7 @@ async def play(
     presence: Presence,
     players: BatchedReader[dict[int, int]],
     drain: Drain,
+    moderation: Moderation,
 ) -> None:
     """Serve one connection until the client leaves, falls silent, falls too far behind, or the
     instance goes away (``drain``)."""
@@ -224,7 +231,7 @@ async def play(
     if game is None:
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
-    conn = Connection(websocket, service, game, limits, chat_budget, presence, players)
+    conn = Connection(websocket, service, game, limits, chat_budget, presence, players, moderation)
     try:
         conn.account = await websocket_account(websocket)
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
@@ -370,6 +377,7 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
                 raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
             if await _chat_blocked(conn):
                 raise Rejected("blocked", "a player of this game blocks you: your lines are not sent")
+            await _refuse_muted(conn)
             await service.chat(game, client, message.text)
         elif message.type == "resign":
             await service.resign(game, client.seat)
@@ -447,6 +455,15 @@ async def _chat_blocked(conn: Connection) -> bool:
         return relations.blocked_by_any(db, players, sender)
 
     return await conn.service.writer.read(read)
+
+
+async def _refuse_muted(conn: Connection) -> None:
+    """``Rejected`` (``muted``, with the seconds left) when a moderator muted the line's account."""
+    sender = await _seat_account(conn)
+    left = None if sender is None else await conn.moderation.chat_muted(sender)
+    if left is not None:
+        words = f"a moderator muted you in chat for {math.ceil(left / 60)} more minutes"
+        raise Rejected("muted", words, seconds_left=math.ceil(left))
 
 
 async def _act(service: GameService, game: LiveGame, client: Client, message: ActionMessage) -> None:

@@ -2,10 +2,10 @@
 
 SQLAlchemy Core tables on one :data:`metadata`, in a module per room that writes them: the games'
 records (``games``: the store), ``accounts``, the ``community`` (offers, ratings, tournaments,
-follows and blocks) and ``mail`` (mail, notifications, Web Push). A module that reads or writes a
-table imports it from here; the migrations in ``db/migrations/versions`` create and change them
-(``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
-revision plus its edit in the room's module.
+follows and blocks), ``mail`` (mail, notifications, Web Push) and ``moderation`` (roles, reports,
+sanctions, the log). A module that reads or writes a table imports it from here; the migrations in
+``db/migrations/versions`` create and change them (``tests/server/test_migrations.py`` checks that
+the two agree), so a schema change is a new revision plus its edit in the room's module.
 """
 
 from __future__ import annotations
@@ -50,10 +50,12 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
+from kahuna.server.db.schema.moderation import account_roles, moderation_log, reports, sanctions
 
 __all__ = [
     "MAX_USER_AGENT",
     "account_emails",
+    "account_roles",
     "accounts",
     "actions",
     "analyses",
@@ -69,6 +71,7 @@ __all__ = [
     "mail_queue",
     "mail_tokens",
     "metadata",
+    "moderation_log",
     "notices",
     "notification_settings",
     "push_queue",
@@ -76,7 +79,9 @@ __all__ = [
     "rating_history",
     "ratings",
     "rematches",
+    "reports",
     "reshuffles",
+    "sanctions",
     "seat_seen",
     "seats",
     "seeks",

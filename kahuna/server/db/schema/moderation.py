@@ -1,0 +1,98 @@
+"""Moderation (docs/moderation.md): the accounts' roles, players' reports, moderators' sanctions
+and the append-only moderation log."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    text,
+)
+
+from kahuna.server.db.schema.base import metadata
+
+account_roles = Table(
+    "account_roles",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("role", String(16), primary_key=True),
+    Column("granted", Float, nullable=False),
+)
+"""An account's roles (``moderation.roles.ROLES``: ``moderator``, ``admin``), read on every request
+that needs one, so that a revoke holds at once on every instance; ``granted`` in seconds since the
+epoch. Only ``kahuna admin grant`` writes them."""
+
+
+moderation_log = Table(
+    "moderation_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("actor", Integer, ForeignKey("accounts.id")),
+    Column("action", String(32), nullable=False),
+    Column("target", Integer, ForeignKey("accounts.id")),
+    Column("reason", Text, nullable=False),
+    Column("detail", Text, nullable=False),
+    Index("ix_moderation_log_target", "target"),
+)
+"""Every moderation action, appended and never changed: who (``actor``; ``None``: the command line,
+``kahuna admin``) did what (``action``) to whom (``target``), when (``at``, seconds since the
+epoch), why (``reason``), and its particulars as a JSON object (``detail``)."""
+
+
+reports = Table(
+    "reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("target", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("reason", String(24), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("game_id", String(32)),
+    Column("line_id", Integer),
+    Column("context", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created", Float, nullable=False),
+    Index(
+        "ux_reports_open",
+        "reporter",
+        "target",
+        unique=True,
+        sqlite_where=text("status = 'open'"),
+        postgresql_where=text("status = 'open'"),
+    ),
+    Index("ix_reports_status", "status", "created"),
+    Index("ix_reports_target", "target"),
+)
+"""A player's report of another (``moderation.reports``): ``reason`` one of ``reports.Reason``,
+``note`` at most 500 characters, about a game (``game_id``) or one of its chat lines (``line_id``),
+with what a moderator needs to judge it copied in ``context`` (JSON: the line and the lines around
+it), since a game's rows may be archived or deleted later. ``status``: ``open``, ``acted_on`` (a
+sanction named it), ``closed``. One open report per reporter and target (``ux_reports_open``);
+``game_id`` is no foreign key: a guest's game may be deleted, the report stays."""
+
+
+sanctions = Table(
+    "sanctions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("target", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("kind", String(24), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("moderator", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("report_id", Integer, ForeignKey("reports.id")),
+    Column("created", Float, nullable=False),
+    Column("expires", Float),
+    Column("undone", Float),
+    Column("undone_by", Integer, ForeignKey("accounts.id")),
+    Index("ix_sanctions_target", "target", "kind"),
+)
+"""A moderator's sanction of an account (``moderation.sanctions``): ``kind`` ``warn`` or
+``chat_mute`` (until ``expires``, seconds since the epoch), why, who, on which report if any;
+``undone``/``undone_by`` once undone (a sanction is never deleted: the log tells its story)."""

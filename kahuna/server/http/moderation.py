@@ -1,0 +1,185 @@
+"""Reports and the moderators' API (issue 48; docs/moderation.md).
+
+``POST /api/reports`` (a signed-in account: session with CSRF, or a Bearer token with the ``play``
+scope) reports a player, from a profile, a game or a chat line; ``GET /api/me/reports`` lists the
+account's reports with their status, never what was done. The rules are ``moderation.reports``.
+
+``/api/mod/...`` answers a moderator or an admin only, its role read from the database on each
+request; anyone else gets the ``404 not_found`` of a path that does not exist, and the paths are
+left out of ``/openapi.json``: the queue of open reports, sanctions and their undo
+(``moderation.sanctions``), closing a report with no sanction, and the moderation log.
+"""
+
+# No ``from __future__ import annotations``: the moderators' endpoints declare a dependency built
+# inside ``router`` (from the service it is given), which FastAPI can only see in an annotation
+# evaluated where it is written.
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
+
+from kahuna.server.accounts.store import Account
+from kahuna.server.common.errors import Rejected
+from kahuna.server.http.auth import optional_account
+from kahuna.server.http.common import TheAccount, client_ip
+from kahuna.server.moderation import reports, roles, sanctions
+from kahuna.server.moderation.service import Moderation
+
+Reason = Annotated[str, Field(min_length=1, max_length=reports.MAX_NOTE)]
+RowId = Annotated[int, Path(ge=1, le=2**62)]
+
+
+class NewReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = Field(min_length=1, max_length=20)
+    reason: reports.Reason
+    note: str = Field(default="", max_length=4 * reports.MAX_NOTE, description="at most 500 characters")
+    game_id: str | None = Field(default=None, min_length=1, max_length=32, description="the game it is about")
+    line_id: int | None = Field(default=None, ge=0, description="the chat line of that game it is about")
+
+
+class MadeReport(BaseModel):
+    report_id: int
+
+
+class MyReport(BaseModel):
+    report_id: int
+    username: str
+    reason: str
+    status: Annotated[str, Field(description="open, acted_on or closed")]
+    created: float = Field(description="seconds since the epoch")
+
+
+class MyReports(BaseModel):
+    reports: list[MyReport]
+
+
+class QueuedReport(BaseModel):
+    report_id: int
+    username: str = Field(description="the player reported")
+    reason: str
+    reporter: str
+    note: str
+    created: float
+    context: dict[str, Any] = Field(description="the game (game_id, seats) or the chat line (line_id, lines around it)")
+
+
+class Queue(BaseModel):
+    reports: list[QueuedReport] = Field(description="open reports, the most reported players first, at most 200")
+
+
+class Closing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Reason
+
+
+class NewSanction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = Field(min_length=1, max_length=20)
+    kind: sanctions.Kind
+    reason: Reason
+    minutes: int | None = Field(default=None, ge=1, le=sanctions.MAX_MINUTES, description="a chat_mute's length")
+    report_id: int | None = Field(default=None, ge=1, le=2**62, description="the report acted on")
+
+
+class MadeSanction(BaseModel):
+    sanction_id: int
+
+
+class LogEntry(BaseModel):
+    entry_id: int
+    at: float
+    actor: str | None = Field(description="the moderator (null: kahuna admin, on the command line)")
+    action: str = Field(description="grant, revoke, sanction, undo, close_report")
+    target: str | None
+    reason: str
+    detail: dict[str, Any]
+
+
+class Log(BaseModel):
+    entries: list[LogEntry] = Field(description="the newest 200, the newest first")
+
+
+@dataclass(frozen=True)
+class Moderator:
+    """The account making a moderator's request, with its roles as read for this request."""
+
+    account: Account
+    roles: frozenset[str]
+
+
+def router(moderation: Moderation) -> APIRouter:
+    api = APIRouter(prefix="/api", tags=["moderation"])
+
+    @api.post("/reports", status_code=201, response_model=MadeReport)
+    async def report(body: NewReport, account: TheAccount, request: Request) -> dict[str, Any]:
+        """Report a player. 404 ``not_found``, 422 ``own_account``, 403 ``bot_account`` (a bot
+        account does not report), 422 ``note_too_long``, 422 ``not_in_game`` (the player did not
+        play ``game_id``), 404 ``no_such_line``, 422 ``not_their_line``, 409 ``already_reported``
+        (your report of the player is still open), 429 ``rate_limited``."""
+        made = await moderation.report(
+            account, client_ip(request), body.username, body.reason, body.note, body.game_id, body.line_id
+        )
+        return {"report_id": made}
+
+    @api.get("/me/reports", response_model=MyReports)
+    async def my_reports(account: TheAccount) -> dict[str, Any]:
+        """The signed-in account's reports, the newest first (at most 200), with their status."""
+        return {"reports": await moderation.reports_by(account)}
+
+    async def moderator(request: Request) -> Moderator:
+        """The moderator or admin making the request; for anyone else the 404 of a path that does
+        not exist (a guest, a bad token or a missing CSRF header included)."""
+        try:
+            account = await optional_account(request)
+        except Rejected:
+            account = None
+        if account is not None:
+            held = await moderation.roles_of(account)
+            if roles.moderates(held):
+                return Moderator(account, held)
+        raise HTTPException(404)
+
+    TheModerator = Annotated[Moderator, Depends(moderator)]
+    mod = APIRouter(prefix="/mod", include_in_schema=False)
+
+    @mod.get("/reports", response_model=Queue)
+    async def queue(_moderator: TheModerator) -> dict[str, Any]:
+        """The open reports with their context."""
+        return {"reports": await moderation.queue()}
+
+    @mod.post("/reports/{report_id}/close", status_code=204)
+    async def close_report(report_id: RowId, body: Closing, moderator: TheModerator) -> None:
+        """Close a report with no sanction (logged). 404 ``no_such_report``, 409 ``report_not_open``."""
+        await moderation.close_report(moderator.account, report_id, body.reason)
+
+    @mod.post("/sanctions", status_code=201, response_model=MadeSanction)
+    async def sanction(body: NewSanction, moderator: TheModerator) -> dict[str, Any]:
+        """Warn or mute a player in chat (``minutes``), on a report or not (logged; an open report
+        becomes ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
+        422 ``invalid`` (a chat_mute without minutes, a warning with them), 404 ``no_such_report``,
+        422 ``not_that_report`` (a report about someone else)."""
+        made = await moderation.sanction(
+            moderator.account, moderator.roles, body.username, body.kind, body.reason, body.minutes, body.report_id
+        )
+        return {"sanction_id": made}
+
+    @mod.delete("/sanctions/{sanction_id}", status_code=204)
+    async def undo(sanction_id: RowId, moderator: TheModerator) -> None:
+        """Undo a sanction (logged). 404 ``no_such_sanction``, 409 ``already_undone``,
+        403 ``target_is_admin``."""
+        await moderation.undo(moderator.account, moderator.roles, sanction_id)
+
+    @mod.get("/log", response_model=Log)
+    async def moderation_log(_moderator: TheModerator) -> dict[str, Any]:
+        """The moderation log, the newest first: read only (no request changes it)."""
+        return {"entries": await moderation.log()}
+
+    api.include_router(mod)
+    return api

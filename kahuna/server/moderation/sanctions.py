@@ -1,0 +1,106 @@
+"""Moderators' sanctions (docs/moderation.md, *Sanctions*): a warning, a chat mute for some
+minutes; each with a reason, on a report or not, undone once at most, every step in the log.
+
+The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
+a sanction on a report must be about the report's target, and marks the report ``acted_on``.
+A muted account's chat lines are refused (``muted``) until the mute ends or is undone: the game
+socket asks :func:`chat_mute_left` for each line, so a mute holds at once on every instance.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from sqlalchemy import Connection, func, select, update
+
+from kahuna.server.accounts.store import Account, account_by_name
+from kahuna.server.common.errors import Rejected
+from kahuna.server.db.schema import reports, sanctions
+from kahuna.server.moderation import log, roles
+from kahuna.server.moderation.reports import ACTED_ON
+
+Kind = Literal["warn", "chat_mute"]
+MAX_MINUTES = 60 * 24 * 365
+"""The longest mute: a year."""
+
+
+def sanction(
+    conn: Connection,
+    moderator: Account,
+    moderator_roles: frozenset[str],
+    username: str,
+    kind: Kind,
+    reason: str,
+    minutes: int | None = None,
+    report_id: int | None = None,
+) -> int | Rejected:
+    """Sanction ``username``: the sanction's id, or why not (nothing changed)."""
+    if (minutes is None) != (kind != "chat_mute"):
+        return Rejected("invalid", "a chat_mute needs minutes, and only a chat_mute has them", 422)
+    target = account_by_name(conn, username)
+    if target is None:
+        return Rejected("not_found", f"no player {username!r}", 404)
+    if target.id == moderator.id:
+        return Rejected("own_account", "you cannot sanction yourself", 422)
+    if roles.ADMIN in roles.roles_of(conn, target.id) and roles.ADMIN not in moderator_roles:
+        return Rejected("target_is_admin", f"{target.username} is an admin: only an admin may sanction one", 403)
+    if report_id is not None:
+        report = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
+        if report is None:
+            return Rejected("no_such_report", f"no report {report_id}", 404)
+        if report.target != target.id:
+            return Rejected("not_that_report", f"the report {report_id} is not about {target.username}", 422)
+        if report.status != ACTED_ON:  # open, or closed and acted on after all
+            conn.execute(update(reports).where(reports.c.id == report_id).values(status=ACTED_ON))
+    now = time.time()
+    expires = None if minutes is None else now + 60 * minutes
+    made = conn.execute(
+        sanctions.insert()
+        .values(
+            target=target.id,
+            kind=kind,
+            reason=reason,
+            moderator=moderator.id,
+            report_id=report_id,
+            created=now,
+            expires=expires,
+        )
+        .returning(sanctions.c.id)
+    )
+    sanction_id = int(made.scalar_one())
+    detail = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    log.append(conn, moderator.id, "sanction", target.id, reason, **detail)
+    return sanction_id
+
+
+def undo(conn: Connection, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> Rejected | None:
+    """Undo a sanction (logged); why not if it cannot be (unknown, undone already, an admin's)."""
+    row = conn.execute(select(sanctions).where(sanctions.c.id == sanction_id)).first()
+    if row is None:
+        return Rejected("no_such_sanction", f"no sanction {sanction_id}", 404)
+    if row.undone is not None:
+        return Rejected("already_undone", f"the sanction {sanction_id} is undone already", 409)
+    if row.target == moderator.id:
+        return Rejected("own_account", "you cannot undo a sanction of yours", 422)
+    if roles.ADMIN in roles.roles_of(conn, row.target) and roles.ADMIN not in moderator_roles:
+        return Rejected("target_is_admin", "only an admin may undo a sanction of an admin", 403)
+    conn.execute(
+        update(sanctions).where(sanctions.c.id == sanction_id).values(undone=time.time(), undone_by=moderator.id)
+    )
+    log.append(conn, moderator.id, "undo", row.target, "", sanction_id=sanction_id, kind=row.kind)
+    return None
+
+
+def chat_mute_left(conn: Connection, account_id: int) -> float | None:
+    """Seconds until the account may chat again (``None``: it is not muted)."""
+    now = time.time()
+    until = conn.execute(
+        select(func.max(sanctions.c.expires)).where(
+            sanctions.c.target == account_id,
+            sanctions.c.kind == "chat_mute",
+            sanctions.c.undone.is_(None),
+            sanctions.c.expires > now,
+        )
+    ).scalar()
+    return None if until is None else float(until) - now

@@ -1,0 +1,101 @@
+"""What the HTTP API and the game socket ask of moderation (``http/moderation.py``,
+``http/game_socket.py``), built once by ``app.py``: reports with their budgets, the roles read on
+every request that needs one, sanctions, the queue and the log, and whether an account is muted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kahuna.server.accounts.store import Account
+from kahuna.server.common.errors import Rejected
+from kahuna.server.common.ratelimit import Limiter
+from kahuna.server.db.writer import Conflict, Writer
+from kahuna.server.moderation import log, reports, roles, sanctions
+
+
+@dataclass(frozen=True)
+class ReportBudgets:
+    """Reports per account and per address (``Limits.reports_per_account_*``,
+    ``Limits.reports_per_address_*``): a flood is refused ``429 rate_limited`` and stores nothing."""
+
+    account: Limiter
+    address: Limiter
+
+
+class Moderation:
+    def __init__(self, writer: Writer, budgets: ReportBudgets) -> None:
+        self.writer = writer
+        self.budgets = budgets
+
+    async def report(
+        self,
+        reporter: Account,
+        address: str,
+        username: str,
+        reason: str,
+        note: str,
+        game_id: str | None,
+        line_id: int | None,
+    ) -> int:
+        """File a report (``reports.file_report``); its id. A report beyond the reporter's or the
+        address's budget is ``429 rate_limited``, whatever it says."""
+        for limiter, key in ((self.budgets.account, f"account:{reporter.id}"), (self.budgets.address, address)):
+            wait = await limiter.take(key)
+            if wait:
+                raise Rejected("rate_limited", f"too many reports: try again in {wait:.0f} s", 429, retry_after=wait)
+        try:
+            made = await self.writer.transact(
+                lambda conn: reports.file_report(conn, reporter, username, reason, note, game_id, line_id)
+            )
+        except Conflict:  # the same report made at the same moment through another instance
+            raise Rejected("already_reported", f"your report of {username} is still open", 409) from None
+        if isinstance(made, Rejected):
+            raise made
+        return made
+
+    async def reports_by(self, reporter: Account) -> list[dict[str, Any]]:
+        return await self.writer.read(lambda conn: reports.reports_by(conn, reporter.id))
+
+    async def roles_of(self, account: Account) -> frozenset[str]:
+        """The account's roles as the database holds them now (a revoke holds on the next request)."""
+        return await self.writer.read(lambda conn: roles.roles_of(conn, account.id))
+
+    async def queue(self) -> list[dict[str, Any]]:
+        return await self.writer.read(reports.open_reports)
+
+    async def close_report(self, moderator: Account, report_id: int, reason: str) -> None:
+        refusal = await self.writer.transact(lambda conn: reports.close_report(conn, moderator.id, report_id, reason))
+        if refusal is not None:
+            raise refusal
+
+    async def sanction(
+        self,
+        moderator: Account,
+        moderator_roles: frozenset[str],
+        username: str,
+        kind: sanctions.Kind,
+        reason: str,
+        minutes: int | None,
+        report_id: int | None,
+    ) -> int:
+        made = await self.writer.transact(
+            lambda conn: sanctions.sanction(
+                conn, moderator, moderator_roles, username, kind, reason, minutes, report_id
+            )
+        )
+        if isinstance(made, Rejected):
+            raise made
+        return made
+
+    async def undo(self, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> None:
+        refusal = await self.writer.transact(lambda conn: sanctions.undo(conn, moderator, moderator_roles, sanction_id))
+        if refusal is not None:
+            raise refusal
+
+    async def log(self) -> list[dict[str, Any]]:
+        return await self.writer.read(log.entries)
+
+    async def chat_muted(self, account_id: int) -> float | None:
+        """Seconds the account is still muted in chat for (``None``: not muted)."""
+        return await self.writer.read(lambda conn: sanctions.chat_mute_left(conn, account_id))

@@ -1,0 +1,176 @@
+"""Reports (issue 48) through a real server on SQLite: a report of a chat line stores the line and
+the lines around it, a report of a game or a profile; every refusal with its code, nothing stored
+by one; the reporter's list with the status; the budgets per account and per address."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from server_harness import Server
+from test_accounts import csrf, signed_in
+
+from kahuna.bench.lobby import CLOCK
+
+
+def limited(tmp: Path, *limits: str) -> Server:
+    every = ("signups_burst=100", "logins_burst=100", *limits)
+    return Server(tmp, args=tuple(part for limit in every for part in ("--limit", limit))).start()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = limited(
+        tmp_path_factory.mktemp("reports"), "reports_per_account_burst=100", "reports_per_address_burst=100"
+    )
+    yield running
+    running.stop()
+
+
+def refused(answer: httpx.Response, status: int, code: str) -> None:
+    assert answer.status_code == status, answer.text
+    assert answer.json()["error"] == code, answer.text
+
+
+def cookie(browser: httpx.Client) -> dict[str, str]:
+    return {"Cookie": f"session={browser.cookies['session']}"}
+
+
+def lobby_game(first: httpx.Client, second: httpx.Client) -> tuple[str, str, str]:
+    """A casual lobby game between two signed-in browsers: its id and the seat tokens of both."""
+    seek = first.post("/api/seeks", json={"clock": CLOCK}, headers=csrf(first)).json()
+    taken = second.post(f"/api/seeks/{seek['seek_id']}/accept", json={}, headers=csrf(second)).json()
+    own = first.get(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]}).json()
+    return str(taken["game_id"]), str(own["token"]), str(taken["token"])
+
+
+async def until(ws: Any, kind: str) -> dict[str, Any]:
+    while True:
+        message = json.loads(await ws.recv())
+        if message["type"] == kind:
+            return dict(message)
+
+
+async def say(ws: Any, text: str) -> dict[str, Any]:
+    """Send a chat line; the answer to it: its own ``chat`` frame (then its ``ack``), or an ``error``."""
+    await ws.send(json.dumps({"type": "chat", "text": text, "id": text}))
+    while True:
+        message = json.loads(await ws.recv())
+        if message["type"] == "error" or (message["type"] == "chat" and message["text"] == text):
+            return dict(message)
+
+
+def talk(
+    server: Server, game_id: str, seats: list[tuple[httpx.Client, str]], lines: list[tuple[int, str]]
+) -> list[int]:
+    """Both players connect to the game; each ``(seat, text)`` is said in turn; the lines' ids."""
+
+    async def scenario() -> list[int]:
+        url = f"{server.ws_url}/ws/{game_id}"
+        async with (
+            websockets.connect(url, additional_headers=cookie(seats[0][0])) as one,
+            websockets.connect(url, additional_headers=cookie(seats[1][0])) as two,
+        ):
+            sockets = [one, two]
+            for ws, (_, token) in zip(sockets, seats, strict=True):
+                await ws.send(json.dumps({"type": "hello", "token": token}))
+                await until(ws, "sync")
+            ids = []
+            for seat, text in lines:
+                line = await say(sockets[seat], text)
+                assert line["type"] == "chat", line
+                ids.append(int(line["line_id"]))
+            return ids
+
+    return asyncio.run(scenario())
+
+
+def test_a_chat_line_reported_keeps_the_lines_around_it(server: Server) -> None:
+    ada, bea = signed_in(server, "ada"), signed_in(server, "bea")
+    game_id, black, white = lobby_game(ada, bea)
+    said = [(1, "hi"), (0, "hello"), (1, "you are a fool"), (0, "pardon?"), (1, "bye")]
+    ids = talk(server, game_id, [(ada, black), (bea, white)], said)
+    assert ids == [0, 1, 2, 3, 4]
+    body = {"username": "bea", "reason": "abuse", "note": "insults", "game_id": game_id, "line_id": 2}
+    made = ada.post("/api/reports", json=body, headers=csrf(ada))
+    assert made.status_code == 201, made.text
+    assert set(made.json()) == {"report_id"}
+    mine = ada.get("/api/me/reports").json()["reports"]
+    assert [(r["report_id"], r["username"], r["reason"], r["status"]) for r in mine] == [
+        (made.json()["report_id"], "bea", "abuse", "open")
+    ]
+    assert set(mine[0]) == {"report_id", "username", "reason", "status", "created"}
+    assert bea.get("/api/me/reports").json() == {"reports": []}  # a report is its reporter's to see
+    again = {**body, "line_id": 4}
+    refused(ada.post("/api/reports", json=again, headers=csrf(ada)), 409, "already_reported")
+    for browser in (ada, bea):
+        browser.close()
+
+
+def test_bad_reports_are_refused_and_store_nothing(server: Server) -> None:
+    cid, dee, eli = signed_in(server, "cid"), signed_in(server, "dee"), signed_in(server, "eli")
+    game_id, black, white = lobby_game(cid, dee)
+    talk(server, game_id, [(cid, black), (dee, white)], [(0, "gl"), (1, "hf")])  # lines 0 (cid), 1 (dee)
+    h = csrf(cid)
+
+    def report(**body: Any) -> httpx.Response:
+        return cid.post("/api/reports", json={"username": "dee", "reason": "abuse", **body}, headers=h)
+
+    refused(server.post("/api/reports", {"username": "dee", "reason": "spam"}), 401, "unauthorized")
+    refused(cid.post("/api/reports", json={"username": "dee", "reason": "spam"}), 403, "csrf")
+    refused(report(username="cid"), 422, "own_account")
+    refused(report(username="nobody"), 404, "not_found")
+    refused(report(reason="ugly"), 422, "invalid")
+    refused(report(note="x" * 501), 422, "note_too_long")
+    refused(report(username="eli", game_id=game_id), 422, "not_in_game")  # eli did not play it
+    refused(report(game_id="nosuchgame"), 422, "not_in_game")
+    refused(report(line_id=1), 422, "invalid")  # a line needs its game
+    refused(report(game_id=game_id, line_id=0), 422, "not_their_line")  # cid's own line
+    refused(report(game_id=game_id, line_id=7), 404, "no_such_line")
+    assert cid.get("/api/me/reports").json() == {"reports": []}
+    assert report(note="x" * 500, reason="spam").status_code == 201  # 500 characters are allowed
+    made = report(username="eli", reason="offensive_name")  # from a profile: no game
+    assert made.status_code == 201, made.text
+    listed = [(r["username"], r["reason"]) for r in cid.get("/api/me/reports").json()["reports"]]
+    assert listed == [("eli", "offensive_name"), ("dee", "spam")]  # the newest first
+    for browser in (cid, dee, eli):
+        browser.close()
+
+
+def test_a_bot_account_does_not_report(server: Server) -> None:
+    fox = signed_in(server, "fox")
+    signed_in(server, "gil").close()
+    assert fox.post("/api/me/bot", headers=csrf(fox)).status_code == 200
+    refused(fox.post("/api/reports", json={"username": "gil", "reason": "spam"}, headers=csrf(fox)), 403, "bot_account")
+    refused(fox.post("/api/reports", json={"username": "fox", "reason": "spam"}, headers=csrf(fox)), 403, "bot_account")
+    fox.close()
+
+
+def test_a_flood_of_reports_is_refused_per_account_and_per_address(tmp_path: Path) -> None:
+    small = limited(tmp_path, "reports_per_account_burst=2", "reports_per_address_burst=3")
+    try:
+        hal, ian = signed_in(small, "hal"), signed_in(small, "ian")
+        for name in ("jo", "kai", "lou"):
+            signed_in(small, name).close()
+
+        def report(browser: httpx.Client, name: str) -> httpx.Response:
+            return browser.post("/api/reports", json={"username": name, "reason": "spam"}, headers=csrf(browser))
+
+        assert [report(hal, name).status_code for name in ("jo", "kai")] == [201, 201]
+        flood = report(hal, "lou")
+        refused(flood, 429, "rate_limited")  # hal's own budget of 2
+        assert flood.json()["retry_after"] > 0
+        assert report(ian, "jo").status_code == 201  # the address's third
+        refused(report(ian, "kai"), 429, "rate_limited")  # the address's budget of 3
+        assert [r["username"] for r in hal.get("/api/me/reports").json()["reports"]] == ["kai", "jo"]
+        assert [r["username"] for r in ian.get("/api/me/reports").json()["reports"]] == ["jo"]
+        hal.close()
+        ian.close()
+    finally:
+        small.stop()
