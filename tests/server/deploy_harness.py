@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import loopback
 import pytest
 from server_harness import ROOT, free_port
 from sqlalchemy import create_engine, select
@@ -205,7 +205,7 @@ class Deployment:
         return names[0]
 
     def create(self, **body: Any) -> dict[str, Any]:
-        response = httpx.post(f"{self.url}/api/games", json=body, timeout=10)
+        response = loopback.post(f"{self.url}/api/games", json=body, timeout=10)
         assert response.status_code == 201, response.text
         created: dict[str, Any] = response.json()
         return created

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import loopback
 import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +111,7 @@ class Server:
         while time.monotonic() < deadline:
             assert self.process.poll() is None, self.log()
             try:
-                httpx.get(f"{self.url}/api/games/x", timeout=1)
+                loopback.get(f"{self.url}/api/games/x", timeout=1)
                 return self
             except httpx.HTTPError:
                 time.sleep(0.05)
@@ -136,10 +137,10 @@ class Server:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def post(self, path: str, body: Any) -> httpx.Response:
-        return httpx.post(self.url + path, json=body, timeout=10)
+        return loopback.post(self.url + path, json=body, timeout=10)
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=10)
+        return loopback.get(self.url + path, timeout=10)
 
     def create(self, **body: Any) -> dict[str, Any]:
         response = self.post("/api/games", body)

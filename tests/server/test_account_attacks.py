@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import Conn, Server, run
@@ -26,8 +27,8 @@ def sign_up(server: Server, username: str, password: str = PASSWORD, address: st
 
 
 def from_address(server: Server, address: str | None = None, **kwargs: Any) -> httpx.Client:
-    transport = httpx.HTTPTransport(local_address=address) if address else None
-    return httpx.Client(base_url=server.url, transport=transport, timeout=30, **kwargs)
+    transport = httpx.HTTPTransport(verify=loopback.NO_CA, local_address=address) if address else None
+    return httpx.Client(verify=loopback.NO_CA, base_url=server.url, transport=transport, timeout=30, **kwargs)
 
 
 def signed_in(server: Server, username: str, address: str | None = None) -> httpx.Client:
@@ -50,7 +51,12 @@ def unique(prefix: str) -> str:
 async def burst(url: str, addresses: list[str], per_address: int, request: Any) -> list[int]:
     """``per_address`` requests sent at once from each address; their status codes."""
     clients = [
-        httpx.AsyncClient(base_url=url, transport=httpx.AsyncHTTPTransport(local_address=a), timeout=120)
+        httpx.AsyncClient(
+            verify=loopback.NO_CA,
+            base_url=url,
+            transport=httpx.AsyncHTTPTransport(verify=loopback.NO_CA, local_address=a),
+            timeout=120,
+        )
         for a in addresses
     ]
     try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import Conn, Server, run
@@ -17,7 +18,7 @@ PASSWORD = "tide-pool-basalt"
 
 
 def client(server: Server, **kwargs: Any) -> httpx.Client:
-    return httpx.Client(base_url=server.url, timeout=10, **kwargs)
+    return httpx.Client(verify=loopback.NO_CA, base_url=server.url, timeout=10, **kwargs)
 
 
 def sign_up(server: Server, username: str, password: str = PASSWORD) -> httpx.Response:
@@ -131,7 +132,7 @@ def test_sign_in_sets_a_session_and_csrf_cookie_and_me_answers(server: Server) -
 
 def test_cookies_are_secure_behind_a_tls_proxy_on_loopback(server: Server) -> None:
     sign_up(server, "Keoni")
-    answer = httpx.post(
+    answer = loopback.post(
         server.url + "/api/session",
         json={"username": "Keoni", "password": PASSWORD},
         headers={"X-Forwarded-Proto": "https"},
@@ -193,7 +194,7 @@ def test_another_sites_form_cannot_sign_a_browser_in(server: Server) -> None:
     sign_up(server, "Mallory_1")
     body = json.dumps({"username": "Mallory_1", "password": PASSWORD})
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
-        answer = httpx.post(
+        answer = loopback.post(
             server.url + "/api/session", content=body, headers={"Content-Type": content_type}, timeout=10
         )
         assert answer.status_code == 422 and "session" not in answer.cookies, content_type
@@ -417,18 +418,33 @@ def test_repeated_failures_on_one_account_are_refused_with_retry_after(strict: S
     assert flooded.status_code == 429 and flooded.json()["error"] == "rate_limited"
     assert int(flooded.headers["Retry-After"]) >= 1
     # another address is refused too: the budget is the account's
-    other = httpx.Client(base_url=strict.url, transport=httpx.HTTPTransport(local_address="127.0.0.9"), timeout=10)
+    other = httpx.Client(
+        verify=loopback.NO_CA,
+        base_url=strict.url,
+        transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address="127.0.0.9"),
+        timeout=10,
+    )
     assert other.post("/api/session", json={"username": "Victim", "password": PASSWORD}).status_code == 429
 
 
 def test_repeated_failures_from_one_client_are_refused_whatever_the_username(strict: Server) -> None:
     sign_up(strict, "Bystander")
-    flooder = httpx.Client(base_url=strict.url, transport=httpx.HTTPTransport(local_address="127.0.0.5"), timeout=10)
+    flooder = httpx.Client(
+        verify=loopback.NO_CA,
+        base_url=strict.url,
+        transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address="127.0.0.5"),
+        timeout=10,
+    )
     for n in range(6):
         assert flooder.post("/api/session", json={"username": f"user{n}", "password": "guess-guess"}).status_code == 401
     refused = flooder.post("/api/session", json={"username": "Bystander", "password": PASSWORD})
     assert refused.status_code == 429 and "Retry-After" in refused.headers
-    elsewhere = httpx.Client(base_url=strict.url, transport=httpx.HTTPTransport(local_address="127.0.0.6"), timeout=10)
+    elsewhere = httpx.Client(
+        verify=loopback.NO_CA,
+        base_url=strict.url,
+        transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address="127.0.0.6"),
+        timeout=10,
+    )
     assert elsewhere.post("/api/session", json={"username": "Bystander", "password": PASSWORD}).status_code == 200
 
 

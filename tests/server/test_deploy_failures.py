@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from deploy_harness import Deployment, run_deployment
@@ -293,7 +294,7 @@ def test_postgresql_stopped_actions_refused_nothing_lost_and_play_resumes(deploy
             token = rng.choice(mover.legal)
             refused = await mover.act(token)
             assert refused["type"] == "error" and refused["code"] == "server_error", refused
-            response = httpx.post(f"{deployment.url}/api/games", json={"opponent": "hotseat"}, timeout=10)
+            response = loopback.post(f"{deployment.url}/api/games", json={"opponent": "hotseat"}, timeout=10)
             assert response.status_code >= 500 and response.json()["error"] == "server_error"
         finally:
             deployment.postgres.start()
@@ -319,7 +320,7 @@ def _wait_http(url: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            httpx.get(url, timeout=1)
+            loopback.get(url, timeout=1)
             return
         except httpx.HTTPError:
             time.sleep(0.1)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import loopback
 import pytest
 import websockets
 from deploy_harness import Deployment, alive, run_deployment
@@ -296,7 +296,7 @@ def test_instances_and_workers_replaced_one_at_a_time_while_games_are_played(dep
             assert await fresh.step() is not None
             fresh.acked_after += 1
         for game in games:  # every client at the server's version
-            version = httpx.get(f"{deployment.url}/api/games/{game.game_id}", timeout=10).json()["version"]
+            version = loopback.get(f"{deployment.url}/api/games/{game.game_id}", timeout=10).json()["version"]
             for player in game.players:
                 await player.reach(version)
                 assert player.version == version, (game.game_id, player.version, version)

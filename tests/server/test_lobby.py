@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import Server, wait_for
@@ -417,8 +418,8 @@ def test_a_rated_game_lost_on_time_is_rated_and_an_aborted_one_is_not(tmp_path: 
             for task in tasks:
                 task.cancel()
             summary_url = f"{fast.url}/api/games/{timed[0]['game_id']}"
-            wait_for(lambda: httpx.get(summary_url).json()["status"] == "over", "the server to end the game on time")
-            assert httpx.get(summary_url).json()["result"]["reason"] == "timeout"
+            wait_for(lambda: loopback.get(summary_url).json()["status"] == "over", "the server to end the game on time")
+            assert loopback.get(summary_url).json()["result"]["reason"] == "timeout"
 
         asyncio.run(scenario())
         for name in ("quick-1", "quick-2"):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import Server
@@ -32,7 +33,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def seek_from(server: Server, address: str, name: str = "Guest") -> dict[str, Any]:
-    with httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address=address), timeout=10) as http:
+    with httpx.Client(
+        verify=loopback.NO_CA,
+        base_url=server.url,
+        transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address=address),
+        timeout=10,
+    ) as http:
         answer = http.post("/api/seeks", json={"clock": CLOCK, "name": name})
         assert answer.status_code == 201, answer.text
         created: dict[str, Any] = answer.json()
@@ -73,13 +79,15 @@ def test_a_damaged_seek_row_is_quarantined_and_the_lobby_stays_up(server: Server
 
 
 def test_a_guest_cannot_accept_its_own_guest_seek_from_the_same_browser(server: Server) -> None:
-    with httpx.Client(base_url=server.url, timeout=10) as browser:
+    with httpx.Client(verify=loopback.NO_CA, base_url=server.url, timeout=10) as browser:
         mine = browser.post("/api/seeks", json={"clock": CLOCK, "name": "Alone"})
         assert mine.status_code == 201 and "httponly" in mine.headers["set-cookie"].lower()
         again = browser.post(f"/api/seeks/{mine.json()['seek_id']}/accept", json={"name": "Alone again"})
     print(f"figure: a guest accepting its own guest seek from the same browser answered {again.status_code}")
     assert again.status_code == 409 and again.json()["error"] == "own_seek", again.text
-    with httpx.Client(base_url=server.url, timeout=10) as other:  # another browser at the same address
+    with httpx.Client(
+        verify=loopback.NO_CA, base_url=server.url, timeout=10
+    ) as other:  # another browser at the same address
         assert other.post(f"/api/seeks/{mine.json()['seek_id']}/accept", json={"name": "Friend"}).status_code == 200
 
 

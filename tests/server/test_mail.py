@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 from mail_harness import MailServer, body, link_token, mail_options, smtp
 from server_harness import Server, free_port, wait_for
@@ -50,7 +51,7 @@ def verified(server: Server, smtp: MailServer, username: str, address: str, lang
     answer = browser.put("/api/me/email", json={"email": address, "lang": lang}, headers=csrf(browser))
     assert answer.status_code == 202, answer.text
     _, token = link_token(smtp.inbox.wait(address)[-1])
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
     return browser
 
 
@@ -72,12 +73,12 @@ def test_the_address_counts_once_its_mailed_link_is_opened(server: Server, smtp:
     assert "mailer1" in body(mail)
     link, token = link_token(mail)
     assert link.startswith(f"{server.url}/email/verify#")
-    assert httpx.get(link).status_code == 200  # the page that posts the token
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    assert loopback.get(link).status_code == 200  # the page that posts the token
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
     assert browser.get("/api/me/email").json() == {"enabled": True, "email": "Ana@Example.org", "pending": None}
-    again = httpx.post(f"{server.url}/api/email/verify", json={"token": token})
+    again = loopback.post(f"{server.url}/api/email/verify", json={"token": token})
     assert (again.status_code, again.json()["error"]) == (410, "token_used")
-    unknown = httpx.post(f"{server.url}/api/email/verify", json={"token": "x" * 43})
+    unknown = loopback.post(f"{server.url}/api/email/verify", json={"token": "x" * 43})
     assert (unknown.status_code, unknown.json()["error"]) == (404, "token_unknown")
     with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:
         stored = [row[0] for row in conn.execute("SELECT digest FROM mail_tokens")]
@@ -94,8 +95,8 @@ def test_a_new_address_waits_for_its_own_link_and_voids_the_older_one(server: Se
     _, new = link_token(smtp.inbox.wait("third@example.org")[-1])
     # the verified address stays until the new one is verified
     assert browser.get("/api/me/email").json()["email"] == "first@example.org"
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": old}).json()["error"] == "token_unknown"
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": new}).status_code == 204
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": old}).json()["error"] == "token_unknown"
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": new}).status_code == 204
     assert browser.get("/api/me/email").json()["email"] == "third@example.org"
     assert browser.delete("/api/me/email", headers=csrf(browser)).status_code == 204
     assert browser.get("/api/me/email").json() == {"enabled": True, "email": None, "pending": None}
@@ -114,7 +115,7 @@ def test_what_is_not_an_address_is_refused(server: Server, address: str) -> None
 def test_setting_the_address_needs_a_session_and_its_csrf_header(server: Server) -> None:
     browser = signed_in(server, "mailer4")
     assert browser.put("/api/me/email", json={"email": "x@example.org"}).json()["error"] == "csrf"
-    assert httpx.get(f"{server.url}/api/me/email").status_code == 401
+    assert loopback.get(f"{server.url}/api/me/email").status_code == 401
 
 
 def test_mails_to_one_address_are_limited(server: Server, smtp: MailServer) -> None:
@@ -150,21 +151,21 @@ def test_a_password_reset_by_mail_signs_out_everywhere(server: Server, smtp: Mai
         "/api/tokens", json={"name": "bot", "password": PASSWORD, "scopes": ["read"]}, headers=csrf(browser)
     )
     api_token = token_answer.json()["token"]
-    assert httpx.post(f"{server.url}/api/password-reset", json={"email": "RESET1@example.org"}).status_code == 202
+    assert loopback.post(f"{server.url}/api/password-reset", json={"email": "RESET1@example.org"}).status_code == 202
     mail = smtp.inbox.wait("reset1@example.org", 2)[-1]
     assert mail["Subject"] == "Kahuna: Wähle ein neues Passwort"  # the account's language
     link, token = link_token(mail)
     assert link.startswith(f"{server.url}/password-reset#")
-    assert httpx.get(link).status_code == 200
-    weak = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": "kahuna2026"})
+    assert loopback.get(link).status_code == 200
+    weak = loopback.post(f"{server.url}/api/password-reset/{token}", json={"password": "kahuna2026"})
     assert (weak.status_code, weak.json()["error"]) == (422, "invalid")  # the password rules apply
     assert weak.json()["reason"]["code"] == "password_guessable"
-    done = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
+    done = loopback.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
     assert done.status_code == 204
     assert browser.get("/api/me").status_code == 401  # the session is over
-    bearer = httpx.get(f"{server.url}/api/me", headers={"Authorization": f"Bearer {api_token}"})
+    bearer = loopback.get(f"{server.url}/api/me", headers={"Authorization": f"Bearer {api_token}"})
     assert bearer.status_code == 401  # the token is revoked
-    again = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD + "x"})
+    again = loopback.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD + "x"})
     assert (again.status_code, again.json()["error"]) == (410, "token_used")
     old = client(server).post("/api/session", json={"username": "resetter1", "password": PASSWORD})
     assert old.status_code == 401
@@ -175,7 +176,7 @@ def test_a_password_reset_by_mail_signs_out_everywhere(server: Server, smtp: Mai
 def test_the_reset_answer_is_the_same_for_a_known_and_an_unknown_address(server: Server, smtp: MailServer) -> None:
     verified(server, smtp, "resetter2", "known@example.org")
     answers = [
-        httpx.post(f"{server.url}/api/password-reset", json={"email": address})
+        loopback.post(f"{server.url}/api/password-reset", json={"email": address})
         for address in ("known@example.org", "unknown@example.org", "not an address")
     ]
     assert {(a.status_code, a.content, a.headers.get("content-type")) for a in answers} == {(202, b"", None)}
@@ -191,7 +192,7 @@ def test_a_pending_address_resets_nothing(server: Server, smtp: MailServer) -> N
     browser.put("/api/me/email", json={"email": "pending@example.org"}, headers=csrf(browser))
     smtp.inbox.wait("pending@example.org")
     before = len(events(server, "password_reset_asked"))
-    httpx.post(f"{server.url}/api/password-reset", json={"email": "pending@example.org"})
+    loopback.post(f"{server.url}/api/password-reset", json={"email": "pending@example.org"})
     wait_for(lambda: len(events(server, "password_reset_asked")) > before, "the reset looked up")
     assert events(server, "password_reset_asked")[-1]["mails"] == 0
     assert len(smtp.inbox.to("pending@example.org")) == 1
@@ -199,24 +200,24 @@ def test_a_pending_address_resets_nothing(server: Server, smtp: MailServer) -> N
 
 def test_an_expired_reset_link_is_refused(server: Server, smtp: MailServer) -> None:
     verified(server, smtp, "resetter4", "late@example.org")
-    httpx.post(f"{server.url}/api/password-reset", json={"email": "late@example.org"})
+    loopback.post(f"{server.url}/api/password-reset", json={"email": "late@example.org"})
     _, token = link_token(smtp.inbox.wait("late@example.org", 2)[-1])
     with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:  # an hour goes by
         conn.execute("UPDATE mail_tokens SET expires = expires - 3601 WHERE kind = 'reset' AND used IS NULL")
-    late = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
+    late = loopback.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
     assert (late.status_code, late.json()["error"]) == (410, "token_expired")
-    nothing = httpx.post(f"{server.url}/api/password-reset/{'y' * 43}", json={"password": NEW_PASSWORD})
+    nothing = loopback.post(f"{server.url}/api/password-reset/{'y' * 43}", json={"password": NEW_PASSWORD})
     assert (nothing.status_code, nothing.json()["error"]) == (404, "token_unknown")
     signed_in(server, "resetter4")  # the password is unchanged
 
 
 def test_a_deleted_account_forgets_its_address_and_its_links(server: Server, smtp: MailServer) -> None:
     browser = verified(server, smtp, "leaver1", "leaver@example.org")
-    httpx.post(f"{server.url}/api/password-reset", json={"email": "leaver@example.org"})
+    loopback.post(f"{server.url}/api/password-reset", json={"email": "leaver@example.org"})
     _, token = link_token(smtp.inbox.wait("leaver@example.org", 2)[-1])
     gone = browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf(browser))
     assert gone.status_code == 204
-    late = httpx.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
+    late = loopback.post(f"{server.url}/api/password-reset/{token}", json={"password": NEW_PASSWORD})
     assert (late.status_code, late.json()["error"]) == (404, "token_unknown")
     with sqlite3.connect(server.db.removeprefix("sqlite:///")) as conn:
         kept = conn.execute(
@@ -271,7 +272,7 @@ def test_mail_waiting_in_the_queue_survives_a_restart(tmp_path: Path) -> None:
         wait_for(lambda: statuses(server) == ["sent"] * 3, "every mail sent after the restart")
         assert sorted(mail["To"] for mail in mail_server.inbox.mails) == addresses
         _, token = link_token(mail_server.inbox.to(addresses[0])[0])
-        assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+        assert loopback.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
     finally:
         server.stop()
         mail_server.stop()

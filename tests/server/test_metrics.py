@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import httpx
+import loopback
 from prometheus_client.parser import text_string_to_metric_families
 from server_harness import Player, Server, free_port, play_random, run, wait_for
 
 
 def scrape(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """Every sample of the scrape, by name and labels."""
-    response = httpx.get(url, timeout=10)
+    response = loopback.get(url, timeout=10)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     return {

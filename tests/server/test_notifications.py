@@ -17,6 +17,7 @@ from email.message import EmailMessage
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 from mail_harness import MailServer, body, mail_options, smtp
 from server_harness import Server, connect, run, wait_for
@@ -125,10 +126,10 @@ def test_tokens_read_the_settings_and_only_the_session_changes_them(server: Serv
     made = browser.post("/api/tokens", json=token_request("reader", PASSWORD, ("read",)), headers=csrf(browser))
     assert made.status_code == 201, made.text
     bearer = {"Authorization": f"Bearer {made.json()['token']}"}
-    assert httpx.get(f"{server.url}/api/me/notifications", headers=bearer).status_code == 200
-    refused = httpx.put(f"{server.url}/api/me/notifications", json={"kinds": {}}, headers=bearer)
+    assert loopback.get(f"{server.url}/api/me/notifications", headers=bearer).status_code == 200
+    refused = loopback.put(f"{server.url}/api/me/notifications", json={"kinds": {}}, headers=bearer)
     assert refused.status_code == 403
-    assert httpx.get(f"{server.url}/api/me/notifications").status_code == 401
+    assert loopback.get(f"{server.url}/api/me/notifications").status_code == 401
 
 
 # ----------------------------------------------------------------- reminders
@@ -145,19 +146,19 @@ def test_a_turn_reminder_arrives_and_its_link_turns_the_kind_off(server: Server,
     assert link.startswith(f"{server.url}/unsubscribe/") and link in body(mail)
 
     # a browser that opens the link gets the page, which changes nothing
-    assert httpx.get(link).status_code == 200
+    assert loopback.get(link).status_code == 200
     token = link.rsplit("/", 1)[1]
-    assert httpx.get(f"{server.url}/api/unsubscribe/{token}").json() == {"kind": "your_turn", "mail": True}
+    assert loopback.get(f"{server.url}/api/unsubscribe/{token}").json() == {"kind": "your_turn", "mail": True}
     # forged links change nothing
     flipped = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
     for forged in (flipped, token.replace(".your_turn.", ".deadline."), "1.your_turn.x", "..%2Fapi"):
-        answer = httpx.post(f"{server.url}/unsubscribe/{forged}", data={"List-Unsubscribe": "One-Click"})
+        answer = loopback.post(f"{server.url}/unsubscribe/{forged}", data={"List-Unsubscribe": "One-Click"})
         assert answer.status_code == 404, forged
         assert answer.json()["error"] in ("token_invalid", "not_found")
     assert ana.get("/api/me/notifications").json()["kinds"]["your_turn"]["mail"] is True
 
     # the mail client's one click (RFC 8058)
-    clicked = httpx.post(link, data={"List-Unsubscribe": "One-Click"})
+    clicked = loopback.post(link, data={"List-Unsubscribe": "One-Click"})
     assert clicked.status_code == 200, clicked.text
     assert clicked.json() == {"kind": "your_turn", "mail": False}
     assert ana.get("/api/me/notifications").json()["kinds"]["your_turn"] == {"mail": False, "push": True}

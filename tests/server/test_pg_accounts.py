@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 from scale_harness import pg_url
 from server_harness import Server
@@ -25,7 +26,7 @@ def test_accounts_on_postgresql(tmp_path: Path, pg_url: str) -> None:
         game = server.create(opponent="human", name="Guest")
         assert server.post("/api/accounts", {"username": "Kalani", "password": PASSWORD}).status_code == 201
         assert server.post("/api/accounts", {"username": "KaIani", "password": PASSWORD}).status_code == 409
-        browser = httpx.Client(base_url=server.url, timeout=10)
+        browser = httpx.Client(verify=loopback.NO_CA, base_url=server.url, timeout=10)
         signed = browser.post(
             "/api/session", json={"username": "kalani", "password": PASSWORD, "tokens": [game["token"]]}
         )
@@ -34,7 +35,9 @@ def test_accounts_on_postgresql(tmp_path: Path, pg_url: str) -> None:
         made = browser.post(
             "/api/tokens", json={"name": "bot", "password": PASSWORD, "scopes": ["play"]}, headers=csrf
         ).json()
-        program = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {made['token']}"}, timeout=10)
+        program = httpx.Client(
+            verify=loopback.NO_CA, base_url=server.url, headers={"Authorization": f"Bearer {made['token']}"}, timeout=10
+        )
         assert program.get("/api/me").json()["username"] == "Kalani"
         assert [g["game_id"] for g in program.get("/api/me/games").json()] == [game["game_id"]]
         assert browser.request("DELETE", "/api/me", json={"password": PASSWORD}, headers=csrf).status_code == 204

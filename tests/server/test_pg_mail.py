@@ -7,6 +7,7 @@ import secrets
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 import sqlalchemy
 from mail_harness import MailServer
@@ -51,8 +52,8 @@ def test_two_instances_send_each_mail_once(tmp_path: Path, pg_url: str, redis_ur
         for n in range(8):
             server = servers[n % 2]
             username = f"pgmail{n}"
-            transport = httpx.HTTPTransport(local_address=client_address)
-            with httpx.Client(base_url=server.url, timeout=10, transport=transport) as http:
+            transport = httpx.HTTPTransport(verify=loopback.NO_CA, local_address=client_address)
+            with httpx.Client(verify=loopback.NO_CA, base_url=server.url, timeout=10, transport=transport) as http:
                 assert http.post("/api/accounts", json={"username": username, "password": PASSWORD}).status_code == 201
                 assert http.post("/api/session", json={"username": username, "password": PASSWORD}).status_code == 200
                 address = f"{run}-{n}@example.org"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+import loopback
 import pytest
 from scale_harness import create_database, drop_database, redis_url, require_service
 from sqlalchemy import create_engine, func, select
@@ -65,7 +66,7 @@ class Instance:
         while True:  # the socket listens once the instance has started: until then, refused
             assert self.process.poll() is None, f"the instance exited: {self.log()}"
             try:
-                answer = httpx.get(f"{self.url}/api/levels", timeout=30)
+                answer = loopback.get(f"{self.url}/api/levels", timeout=30)
                 break
             except httpx.ConnectError:
                 assert time.monotonic() < deadline, f"not serving after 120 s: {self.log()}"
@@ -151,7 +152,7 @@ def _make_games(url: str) -> list[str]:
         {"opponent": "ai", "level": "easy", "seat": "first"},
         {"opponent": "human", "seat": "first"},
     ):
-        answer = httpx.post(f"{url}/api/games", json=body, timeout=30)
+        answer = loopback.post(f"{url}/api/games", json=body, timeout=30)
         assert answer.status_code == 201, answer.text
         made.append(answer.json()["game_id"])
     return made
@@ -172,7 +173,7 @@ def test_instances_started_together_on_one_database_all_serve(tmp_path: Path, re
             held = _start_together(tmp_path / f"r{round_}-old", db_url, redis_url)
             try:
                 for instance, game_id in zip(held, game_ids, strict=True):  # each serves a stored game
-                    summary = httpx.get(f"{instance.url}/api/games/{game_id}", timeout=30)
+                    summary = loopback.get(f"{instance.url}/api/games/{game_id}", timeout=30)
                     assert summary.status_code == 200 and summary.json()["game_id"] == game_id
             finally:
                 _stop_and_check_logs(held)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 from push_harness import Device, PushService
 from server_harness import Player, Server, run, wait_for
@@ -103,7 +104,7 @@ def test_the_key_file_is_made_once_for_its_owner_only_and_a_bad_one_is_refused(t
 
 def test_the_key_is_a_p256_point_and_stays_the_same_across_a_restart(server: Server) -> None:
     key = server.get("/api/push/key").json()["key"]
-    assert len(httpx.Client().get(f"{server.url}/api/push/key").json()["key"]) == 87  # 65 bytes, base64url
+    assert len(loopback.get(f"{server.url}/api/push/key").json()["key"]) == 87  # 65 bytes, base64url
     server.stop()
     server.start()
     assert server.get("/api/push/key").json()["key"] == key
@@ -130,7 +131,7 @@ def test_bad_subscriptions_are_refused_with_the_reason_and_nothing_is_stored(
         assert answer.status_code == 422, (subscription, answer.text)
         assert answer.json()["error"] == code, (subscription, answer.text)
     assert good["endpoint"] not in devices(server)
-    guest = httpx.post(f"{server.url}/api/me/push", json={"subscription": good})
+    guest = loopback.post(f"{server.url}/api/me/push", json={"subscription": good})
     assert guest.status_code == 401
 
 

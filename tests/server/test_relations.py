@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import Server, eventually, wait_for
@@ -90,7 +91,7 @@ def test_a_token_follows_and_a_read_only_token_does_not(server: Server) -> None:
     body = {"name": "r", "password": BENCH_PASSWORD, "scopes": ["read"]}
     made = fay.post("/api/tokens", json=body, headers=csrf(fay))
     reader = {"Authorization": f"Bearer {made.json()['token']}"}
-    refused(httpx.post(f"{server.url}/api/users/gus/follow", headers=reader), 403, "insufficient_scope")
+    refused(loopback.post(f"{server.url}/api/users/gus/follow", headers=reader), 403, "insufficient_scope")
     assert counts(server, "gus")["followers"] == 1
     fay.close()
 

@@ -18,6 +18,7 @@ from http.client import HTTPConnection, IncompleteRead
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 import websockets
 from mail_harness import MailServer, link_token, mail_options, smtp
@@ -49,14 +50,14 @@ def verified(server: Server, smtp: MailServer, username: str, address: str) -> h
     answer = browser.put("/api/me/email", json={"email": address}, headers=csrf(browser))
     assert answer.status_code == 202, answer.text
     _, token = link_token(smtp.inbox.wait(address)[-1])
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
     return browser
 
 
 def reset_link(server: Server, smtp: MailServer, address: str) -> str:
     """The token of a new reset link mailed to ``address``."""
     before = len(smtp.inbox.to(address))
-    assert httpx.post(f"{server.url}/api/password-reset", json={"email": address}).status_code == 202
+    assert loopback.post(f"{server.url}/api/password-reset", json={"email": address}).status_code == 202
     _, token = link_token(smtp.inbox.wait(address, before + 1)[-1])
     return token
 
@@ -69,7 +70,7 @@ def test_no_token_of_a_path_reaches_the_log(server: Server, smtp: MailServer) ->
     invite links and a token in a query: none of the secrets is in any log line."""
     verified(server, smtp, "logged1", "logged1@example.org")
     reset = reset_link(server, smtp, "logged1@example.org")
-    weak = httpx.post(f"{server.url}/api/password-reset/{reset}", json={"password": "kahuna2026"})
+    weak = loopback.post(f"{server.url}/api/password-reset/{reset}", json={"password": "kahuna2026"})
     assert weak.status_code == 422
     sent = [reset]
     for method, path in (
@@ -81,9 +82,9 @@ def test_no_token_of_a_path_reaches_the_log(server: Server, smtp: MailServer) ->
         ("GET", "/api/games/x?token={}"),
     ):
         secret = f"7.turn.{secrets.token_urlsafe(32)}"
-        httpx.request(method, f"{server.url}{path.format(secret)}")
+        loopback.request(method, f"{server.url}{path.format(secret)}")
         sent.append(secret)
-    httpx.get(f"{server.url}/api/games/x")  # a line after them all: every one is written
+    loopback.get(f"{server.url}/api/games/x")  # a line after them all: every one is written
     log = server.log()
     assert '"path":"/api/games/x"' in log
     leaked = [secret for secret in sent if secret in log]
@@ -91,7 +92,7 @@ def test_no_token_of_a_path_reaches_the_log(server: Server, smtp: MailServer) ->
     assert leaked == []
     assert '"path":"/api/password-reset/{token}"' in log and '"path":"/unsubscribe/{token}"' in log
     # the token stays usable by its owner after a weak password (the rules are said, nothing changed)
-    assert httpx.post(f"{server.url}/api/password-reset/{reset}", json={"password": NEW_PASSWORD}).status_code == 204
+    assert loopback.post(f"{server.url}/api/password-reset/{reset}", json={"password": NEW_PASSWORD}).status_code == 204
 
 
 def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server: Server, smtp: MailServer) -> None:
@@ -102,21 +103,23 @@ def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server
     before_change = reset_link(server, smtp, "stale1@example.org")
     body = {"password": PASSWORD, "new_password": NEW_PASSWORD}
     assert browser.post("/api/me/password", json=body, headers=csrf(browser)).status_code == 200
-    alive.append(httpx.post(f"{server.url}/api/password-reset/{before_change}", json={"password": "basalt-heron-quay"}))
+    alive.append(
+        loopback.post(f"{server.url}/api/password-reset/{before_change}", json={"password": "basalt-heron-quay"})
+    )
 
     browser = verified(server, smtp, "stale2", "old2@example.org")
     to_old_address = reset_link(server, smtp, "old2@example.org")
     assert browser.put("/api/me/email", json={"email": "new2@example.org"}, headers=csrf(browser)).status_code == 202
     _, token = link_token(smtp.inbox.wait("new2@example.org")[-1])
-    assert httpx.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
+    assert loopback.post(f"{server.url}/api/email/verify", json={"token": token}).status_code == 204
     alive.append(
-        httpx.post(f"{server.url}/api/password-reset/{to_old_address}", json={"password": "basalt-heron-quay"})
+        loopback.post(f"{server.url}/api/password-reset/{to_old_address}", json={"password": "basalt-heron-quay"})
     )
 
     verified(server, smtp, "stale3", "stale3@example.org")
     used = reset_link(server, smtp, "stale3@example.org")
-    assert httpx.post(f"{server.url}/api/password-reset/{used}", json={"password": NEW_PASSWORD}).status_code == 204
-    alive.append(httpx.post(f"{server.url}/api/password-reset/{used}", json={"password": "basalt-heron-quay"}))
+    assert loopback.post(f"{server.url}/api/password-reset/{used}", json={"password": NEW_PASSWORD}).status_code == 204
+    alive.append(loopback.post(f"{server.url}/api/password-reset/{used}", json={"password": "basalt-heron-quay"}))
 
     working = [answer.status_code for answer in alive if answer.status_code < 400]
     print(f"\nfigure: stale reset links that still work: {len(working)} of {len(alive)}")
@@ -130,8 +133,8 @@ def test_a_password_change_a_reset_and_a_new_address_void_the_reset_links(server
 def from_address(server: Server, address: str, browser: httpx.Client | None = None) -> httpx.Client:
     """A client on the loopback ``address`` (with ``browser``'s cookies: the same account)."""
     cookies = None if browser is None else browser.cookies
-    transport = httpx.HTTPTransport(local_address=address)
-    return httpx.Client(base_url=server.url, transport=transport, timeout=30, cookies=cookies)
+    transport = httpx.HTTPTransport(verify=loopback.NO_CA, local_address=address)
+    return httpx.Client(verify=loopback.NO_CA, base_url=server.url, transport=transport, timeout=30, cookies=cookies)
 
 
 def resets_looked_up(server: Server) -> list[int]:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
+import loopback
 import pytest
 from server_harness import ROOT, Server, free_port
 
@@ -96,6 +96,6 @@ def test_a_server_runs_with_its_configuration_file(tmp_path: Path) -> None:
         server.start()
         server.create(opponent="hotseat", seat="first")
         assert server.post("/api/games", {"opponent": "hotseat", "seat": "first"}).status_code == 429
-        assert "kahuna_actions_total" in httpx.get(f"http://127.0.0.1:{metrics}/metrics", timeout=10).text
+        assert "kahuna_actions_total" in loopback.get(f"http://127.0.0.1:{metrics}/metrics", timeout=10).text
     finally:
         server.stop()

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 from server_harness import ROOT, free_port
 
@@ -36,7 +37,7 @@ def test_serve_creates_the_default_database_and_prints_the_url(tmp_path: Path) -
         deadline = time.monotonic() + 30
         while created is None and time.monotonic() < deadline:
             try:
-                created = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"opponent": "hotseat"}, timeout=2)
+                created = loopback.post(f"http://127.0.0.1:{port}/api/games", json={"opponent": "hotseat"}, timeout=2)
             except httpx.HTTPError:
                 time.sleep(0.05)
         assert created is not None and created.status_code == 201

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import loopback
 import pytest
 import websockets
 from server_harness import ROOT, Server, connect, free_port, run, wait_for
@@ -135,7 +136,11 @@ def test_connections_are_capped_per_address(strict: Server) -> None:
     held = [socket.create_connection(("127.0.0.1", strict.port), source_address=("127.0.0.2", 0)) for _ in range(10)]
     wait_for(lambda: since_start(refused) + since_start(timed_out) >= 10, "the ten connections to be closed")
     assert (since_start(refused), since_start(timed_out)) == (4, 6)
-    other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=5)
+    other = httpx.Client(
+        verify=loopback.NO_CA,
+        transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address="127.0.0.3"),
+        timeout=5,
+    )
     assert other.get(f"{strict.url}/api/games/nope").status_code == 404  # another address is served
     other.close()
     for sock in held:

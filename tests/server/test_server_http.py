@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import loopback
 from server_harness import Server
 
 from kahuna.ai.levels import LEVELS
@@ -66,9 +66,11 @@ def test_bad_requests_get_json_errors(server: Server) -> None:
     assert bad_variant.status_code == 422
     long_name = server.post("/api/games", {"opponent": "ai", "name": "x" * 41})
     assert long_name.status_code == 422
-    not_json = httpx.post(server.url + "/api/games", content=b"{oops", headers={"content-type": "application/json"})
+    not_json = loopback.post(server.url + "/api/games", content=b"{oops", headers={"content-type": "application/json"})
     assert not_json.status_code == 400 and not_json.json()["error"] == "bad_request"
-    huge = httpx.post(server.url + "/api/my-games", content=b" " * 70_000, headers={"content-type": "application/json"})
+    huge = loopback.post(
+        server.url + "/api/my-games", content=b" " * 70_000, headers={"content-type": "application/json"}
+    )
     assert huge.status_code == 413 and huge.json()["error"] == "too_large"
     missing = server.get("/api/games/nope")
     assert missing.status_code == 404 and missing.json() == {"error": "not_found", "message": "no game 'nope'"}

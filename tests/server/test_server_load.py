@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator
 
 import httpx
+import loopback
 import pytest
 from server_harness import Player, Server, connect, play_random, run, wait_for
 
@@ -31,7 +32,9 @@ def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def http_from(address: str) -> httpx.Client:
-    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
+    return httpx.Client(
+        verify=loopback.NO_CA, transport=httpx.HTTPTransport(verify=loopback.NO_CA, local_address=address), timeout=10
+    )
 
 
 async def _finished_game(server: Server, seed: int) -> str:
