@@ -11,6 +11,7 @@ import { refusal } from "./refusal.js";
 import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
+import { myReportsPanel } from "./report.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -356,6 +357,7 @@ export async function mountAccount(root) {
         status,
       ]),
       emailPanel(),
+      myReportsPanel(),
       notificationPanel(),
       pushPanel(),
       tokens,

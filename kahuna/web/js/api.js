@@ -87,6 +87,9 @@ export const api = {
   block: (name) => call("POST", `/api/users/${encodeURIComponent(name)}/block`),
   unblock: (name) => call("DELETE", `/api/users/${encodeURIComponent(name)}/block`),
   userGames: (name, query) => call("GET", `/api/users/${encodeURIComponent(name)}/games?${new URLSearchParams(query)}`),
+  // moderation (docs/moderation.md)
+  report: (body) => call("POST", "/api/reports", body),
+  myReports: () => call("GET", "/api/me/reports"),
   // mail
   email: () => call("GET", "/api/me/email"),
   setEmail: (email, lang) => call("PUT", "/api/me/email", { email, lang }),
