@@ -47,6 +47,15 @@ export function accountLink() {
   return box;
 }
 
+/** The header's link to /mod, for a moderator or an admin only (`moderates` of GET /api/me). */
+export function modLink() {
+  const box = h("span", { class: "mod-link" });
+  currentAccount().then((me) => {
+    if (me?.moderates) fill(box, [h("a", { href: "/mod", class: "wide-only", "data-testid": "mod-link", text: t("mod.nav") })]);
+  });
+  return box;
+}
+
 /** A small person outline: on a phone the guest's link shows only this (its text stays for screen readers). */
 function personIcon() {
   return s("svg", { class: "person-icon", viewBox: "0 0 16 16", width: 16, height: 16, "aria-hidden": "true" }, [

@@ -90,6 +90,11 @@ export const api = {
   // moderation (docs/moderation.md)
   report: (body) => call("POST", "/api/reports", body),
   myReports: () => call("GET", "/api/me/reports"),
+  modReports: () => call("GET", "/api/mod/reports"),
+  closeReport: (id, reason) => call("POST", `/api/mod/reports/${encodeURIComponent(id)}/close`, { reason }),
+  sanction: (body) => call("POST", "/api/mod/sanctions", body),
+  undoSanction: (id) => call("DELETE", `/api/mod/sanctions/${encodeURIComponent(id)}`),
+  modLog: () => call("GET", "/api/mod/log"),
   // mail
   email: () => call("GET", "/api/me/email"),
   setEmail: (email, lang) => call("PUT", "/api/me/email", { email, lang }),
