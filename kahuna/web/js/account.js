@@ -47,13 +47,13 @@ export function accountLink() {
   return box;
 }
 
-/** The header's link to /mod, for a moderator or an admin only (`moderates` of GET /api/me). */
+/** The header's link to /mod, shown to a moderator or an admin only (`moderates` of GET /api/me). */
 export function modLink() {
-  const box = h("span", { class: "mod-link" });
+  const link = h("a", { href: "/mod", class: "wide-only", "data-testid": "mod-link", hidden: true, text: t("mod.nav") });
   currentAccount().then((me) => {
-    if (me?.moderates) fill(box, [h("a", { href: "/mod", class: "wide-only", "data-testid": "mod-link", text: t("mod.nav") })]);
+    link.hidden = !me?.moderates;
   });
-  return box;
+  return link;
 }
 
 /** A small person outline: on a phone the guest's link shows only this (its text stays for screen readers). */
