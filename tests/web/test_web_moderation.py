@@ -4,7 +4,8 @@ report dialog (Escape closes it; a second report while the first is open is refu
 sees it under "My reports" as open; a moderator opens /mod from the header's link, sees the report
 with the line, mutes the player in chat; the muted player's next line is refused in words with
 the minutes left, the reporter's report is "acted on"; the moderator undoes the mute from the log
-and the player is heard again. A player and a guest opening /mod see "Page not found"."""
+and the player is heard again; a report from a profile reaches the queue, seen on a phone. A
+player and a guest opening /mod see "Page not found"."""
 
 from __future__ import annotations
 
@@ -120,7 +121,11 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(dialog.get_by_test_id("report-status")).to_have_text(
         "You reported this player already; your report is still open."
     )
+    say(bob, "still there?")  # the chat drawn again under the dialog: its button is a new one
+    expect(ann.get_by_test_id("chat-lines")).to_contain_text("still there?")
     ann.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(ann.locator("#chat-input")).to_be_focused()
 
     account = watched(ann.context, errors)
     account.goto(base + "/account")
@@ -161,7 +166,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
 
     say(bob, "sorry, really")
     expect(ann.get_by_test_id("chat-lines")).to_contain_text("sorry, really")
-    expect(ann.get_by_test_id("chat-lines").locator("li")).to_have_count(3)  # "sorry" was never heard
+    expect(ann.get_by_test_id("chat-lines").locator("li")).to_have_count(4)  # "sorry" was never heard
 
     # From the profile, the player alone (no game): allowed again, the first report being acted on.
     ann.goto(base + "/users/Bob_mod")
@@ -172,6 +177,18 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")
     account.reload()
     expect(account.get_by_test_id("my-reports").locator("li").first).to_contain_text("Bob_mod · Offensive name · open")
+
+    # The profile's report in the queue, on a phone: no chat lines, no game, the page no wider.
+    mia.set_viewport_size({"width": 390, "height": 844})
+    mia.get_by_role("tab", name="Open reports").click()
+    report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
+    expect(report_item).to_contain_text("Offensive name")
+    expect(report_item.locator(".mod-lines")).to_have_count(0)
+    expect(report_item.get_by_role("link", name="The game's replay")).to_have_count(0)
+    assert mia.evaluate("document.documentElement.scrollWidth") <= 390
+    mia.get_by_role("tab", name="Log").click()
+    expect(mia.get_by_test_id("mod-log")).to_be_visible()
+    assert mia.evaluate("document.documentElement.scrollWidth") <= 390
 
     bob.goto(base + "/mod")  # a player: the page of a page that does not exist
     expect(bob.get_by_test_id("mod-not-found")).to_have_text("Page not found.")

@@ -290,13 +290,15 @@ export class GamePage {
       this.chat.setReport(null);
       return;
     }
-    currentAccount().then((me) =>
-      this.chat.setReport(
-        me && !me.is_bot
-          ? (line) => openReportDialog({ username: opponent, gameId: this.gameId, lineId: line.line_id, lineText: line.text })
-          : null,
-      ),
-    );
+    const report = (line) =>
+      openReportDialog({
+        username: opponent,
+        gameId: this.gameId,
+        lineId: line.line_id,
+        lineText: line.text,
+        fallback: this.chat.input,
+      });
+    currentAccount().then((me) => this.chat.setReport(me && !me.is_bot ? report : null));
   }
 
   /** Send a request (resign, abort, rematch, chat) on the connection on screen (or entry's). */

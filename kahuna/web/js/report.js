@@ -32,10 +32,11 @@ export function reportRefusal(err) {
 
 /**
  * The report dialog (a modal <dialog>: Escape or Cancel closes it, focus returns to the button that
- * opened it): the reason, a note of at most 500 characters with its counter, Send. `gameId` and
- * `lineId` name the game and the chat line reported, where there are; `lineText` is shown.
+ * opened it, else to `fallback` if that button is gone, as a chat line's is when the chat is
+ * drawn again): the reason, a note of at most 500 characters with its counter, Send. `gameId`
+ * and `lineId` name the game and the chat line reported, where there are; `lineText` is shown.
  */
-export function openReportDialog({ username, gameId = null, lineId = null, lineText = null }) {
+export function openReportDialog({ username, gameId = null, lineId = null, lineText = null, fallback = null }) {
   const opener = document.activeElement;
   const reason = h("select", { id: "report-reason", required: true }, [
     h("option", { value: "", text: t("report.choose") }),
@@ -84,7 +85,8 @@ export function openReportDialog({ username, gameId = null, lineId = null, lineT
   cancel.addEventListener("click", () => dialog.close());
   dialog.addEventListener("close", () => {
     dialog.remove();
-    if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    const back = opener instanceof HTMLElement && opener.isConnected ? opener : fallback;
+    if (back) back.focus();
   });
   document.body.append(dialog);
   dialog.showModal();
