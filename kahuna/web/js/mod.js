@@ -13,6 +13,12 @@ import { when } from "./report.js";
 
 const REFUSALS = ["not_found", "own_account", "target_is_admin", "invalid", "no_such_report", "not_that_report", "report_not_open", "no_such_sanction", "already_undone"];
 
+/** Say on the page's status line what came of an action: done (`ok`), or refused in words. */
+function say(status, text, ok) {
+  status.textContent = text;
+  status.classList.toggle("ok", ok);
+}
+
 function modRefusal(err) {
   if (!(err instanceof ApiError) || err.code === "offline") return t("lobby.offline");
   return REFUSALS.includes(err.code) ? t(`mod.err_${err.code}`) : err.message;
@@ -43,10 +49,10 @@ function reportItem(report, reload, status) {
     if (!why.reportValidity()) return;
     try {
       await call();
-      status.textContent = t("mod.done");
+      say(status, t("mod.done"), true);
       reload();
     } catch (err) {
-      status.textContent = modRefusal(err);
+      say(status, modRefusal(err), false);
     }
   };
   const sanction = (kind, extra = {}) => () =>
@@ -117,10 +123,10 @@ function logPanel(entries, reload, status) {
     status.textContent = "";
     try {
       await api.undoSanction(sanctionId);
-      status.textContent = t("mod.done");
+      say(status, t("mod.done"), true);
       reload();
     } catch (err) {
-      status.textContent = modRefusal(err);
+      say(status, modRefusal(err), false);
     }
   };
   const row = (entry) => {
@@ -182,17 +188,18 @@ export async function mountMod(root) {
       ({ reports } = await api.modReports());
       fill(panels.queue, queuePanel(reports, loadQueue, status));
     } catch (err) {
-      status.textContent = modRefusal(err);
+      say(status, modRefusal(err), false);
     }
   };
   const loadLog = async () => {
     try {
       fill(panels.log, logPanel((await api.modLog()).entries, loadLog, status));
     } catch (err) {
-      status.textContent = modRefusal(err);
+      say(status, modRefusal(err), false);
     }
   };
   const show = (name) => {
+    say(status, "", false);
     for (const tab of tabs) tab.setAttribute("aria-selected", String(tab.id === `mod-tab-${name}`));
     for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
     if (name === "log") loadLog();

@@ -64,6 +64,7 @@ export function openReportDialog({ username, gameId = null, lineId = null, lineT
         try {
           await api.report(body);
           status.textContent = t("report.sent");
+          status.classList.add("ok");
           send.hidden = true;
           cancel.textContent = t("report.close");
         } catch (err) {
