@@ -132,12 +132,16 @@ def test_everyone_but_a_moderator_gets_the_404_of_a_path_that_does_not_exist(ser
 def test_a_revoked_moderator_loses_access_on_the_next_request(server: Server) -> None:
     dot = moderator(server, "dot")
     assert dot.get("/api/mod/log").status_code == 200
+    assert dot.get("/api/me").json()["moderates"] is True  # the page's header links /mod
     grant(server, "revoke", "dot", "moderator")
     assert dot.get("/api/mod/log").status_code == 404
+    assert dot.get("/api/me").json()["moderates"] is False
     grant(server, "grant", "dot", "admin")  # an admin may do what a moderator may
     assert dot.get("/api/mod/reports").status_code == 200
+    assert dot.get("/api/me").json()["moderates"] is True
     grant(server, "revoke", "dot", "admin")
     assert dot.get("/api/mod/reports").status_code == 404
+    assert dot.get("/api/me").json()["moderates"] is False
     dot.close()
 
 

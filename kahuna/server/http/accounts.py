@@ -50,6 +50,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
+from kahuna.server.moderation import roles
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
@@ -116,6 +117,7 @@ class Me(BaseModel):
     username: str
     created: str
     is_bot: bool
+    moderates: bool = Field(description="a moderator or an admin (its role read on this request): the page links /mod")
     ratings: dict[str, dict[str, Any]]
 
 
@@ -336,7 +338,9 @@ def router(
         """The signed-in account and its ratings (401 for a guest)."""
 
         def read(conn: Connection) -> dict[str, Any]:
-            return {**db.account_info(conn, account.id), "ratings": ratings.ratings_of(conn, account.id)}
+            info = db.account_info(conn, account.id)
+            moderates = roles.moderates(roles.roles_of(conn, account.id))
+            return {**info, "moderates": moderates, "ratings": ratings.ratings_of(conn, account.id)}
 
         return await writer.read(read)
 

@@ -38,6 +38,7 @@ PAGE_ROUTES = (
     "/signup",
     "/signin",
     "/account",
+    "/mod",
     "/email/verify",
     "/password-reset",
     "/unsubscribe/{token}",

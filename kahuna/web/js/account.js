@@ -11,6 +11,7 @@ import { refusal } from "./refusal.js";
 import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
+import { myReportsPanel } from "./report.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -44,6 +45,15 @@ export function accountLink() {
     ]);
   });
   return box;
+}
+
+/** The header's link to /mod, shown to a moderator or an admin only (`moderates` of GET /api/me). */
+export function modLink() {
+  const link = h("a", { href: "/mod", class: "wide-only", "data-testid": "mod-link", hidden: true, text: t("mod.nav") });
+  currentAccount().then((me) => {
+    link.hidden = !me?.moderates;
+  });
+  return link;
 }
 
 /** A small person outline: on a phone the guest's link shows only this (its text stays for screen readers). */
@@ -356,6 +366,7 @@ export async function mountAccount(root) {
         status,
       ]),
       emailPanel(),
+      myReportsPanel(),
       notificationPanel(),
       pushPanel(),
       tokens,

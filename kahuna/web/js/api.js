@@ -87,6 +87,14 @@ export const api = {
   block: (name) => call("POST", `/api/users/${encodeURIComponent(name)}/block`),
   unblock: (name) => call("DELETE", `/api/users/${encodeURIComponent(name)}/block`),
   userGames: (name, query) => call("GET", `/api/users/${encodeURIComponent(name)}/games?${new URLSearchParams(query)}`),
+  // moderation (docs/moderation.md)
+  report: (body) => call("POST", "/api/reports", body),
+  myReports: () => call("GET", "/api/me/reports"),
+  modReports: () => call("GET", "/api/mod/reports"),
+  closeReport: (id, reason) => call("POST", `/api/mod/reports/${encodeURIComponent(id)}/close`, { reason }),
+  sanction: (body) => call("POST", "/api/mod/sanctions", body),
+  undoSanction: (id) => call("DELETE", `/api/mod/sanctions/${encodeURIComponent(id)}`),
+  modLog: () => call("GET", "/api/mod/log"),
   // mail
   email: () => call("GET", "/api/me/email"),
   setEmail: (email, lang) => call("PUT", "/api/me/email", { email, lang }),

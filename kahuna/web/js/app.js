@@ -9,7 +9,8 @@ import { GamePage } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
 import { seatsOf } from "./store.js";
-import { accountLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
+import { accountLink, modLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
+import { mountMod } from "./mod.js";
 import { mountVerifyEmail, mountPasswordReset } from "./mail.js";
 import { mountUnsubscribe } from "./notify.js";
 import { mountSeeks } from "./seeks.js";
@@ -54,6 +55,7 @@ function header(main) {
       watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
+      modLink(),
     ]),
     userSearch(),
     accountLink(),
@@ -96,6 +98,7 @@ async function start() {
     else if (page === "signup") mountSignUp(main);
     else if (page === "signin") mountSignIn(main);
     else if (page === "account") mountAccount(main);
+    else if (page === "mod") mountMod(main);
     else if (page === "email" && arg === "verify") mountVerifyEmail(main);
     else if (page === "password-reset") mountPasswordReset(main);
     else if (page === "unsubscribe") mountUnsubscribe(main, arg);

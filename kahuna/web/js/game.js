@@ -16,7 +16,8 @@ import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
-import { playerNames } from "./account.js";
+import { playerNames, currentAccount } from "./account.js";
+import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 import { GameRatings } from "./gameratings.js";
@@ -277,6 +278,29 @@ export class GamePage {
     if (this.tutorial) this.life.element.hidden = this.chat.element.hidden = true;
   }
 
+  /**
+   * "Report" on the opponent's chat lines, for a signed-in player (not a bot account) seated
+   * against a person: the dialog names the opponent, the game and the line (docs/moderation.md).
+   */
+  offerReports(entry) {
+    const seat = entry.seat;
+    const seated = seat !== null && seat !== undefined && !this.hotseat && !this.tutorial;
+    const opponent = seated && entry.kinds?.[1 - seat] === "human" ? entry.players?.[1 - seat] : null;
+    if (!opponent) {
+      this.chat.setReport(null);
+      return;
+    }
+    const report = (line) =>
+      openReportDialog({
+        username: opponent,
+        gameId: this.gameId,
+        lineId: line.line_id,
+        lineText: line.text,
+        fallback: this.chat.input,
+      });
+    currentAccount().then((me) => this.chat.setReport(me && !me.is_bot ? report : null));
+  }
+
   /** Send a request (resign, abort, rematch, chat) on the connection on screen (or entry's). */
   sendRequest(msg, entry = this.current) {
     const conn = entry.conn;
@@ -437,6 +461,7 @@ export class GamePage {
         if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
         entry.kinds = msg.kinds;
+        if (index === 0) this.offerReports(entry);
         this.adopt(entry);
         this.chooseShown();
         if (index === this.shown) {
@@ -700,6 +725,7 @@ export class GamePage {
     if (known !== `error.${msg.code}`) return known; // a refusal the browser has words for
     if (msg.code === "malformed" && this.lastToken) return t("why.not_notation", { token: this.lastToken });
     if (msg.code === "chat_full") return t("game.chat_full");
+    if (msg.code === "muted") return t("chat.muted", { n: Math.max(1, Math.ceil((msg.seconds_left || 0) / 60)) });
     if (msg.code === "rate_limited" && msg.retry_after) return t("game.too_fast", { s: Math.ceil(msg.retry_after) });
     return msg.message || msg.code;
   }

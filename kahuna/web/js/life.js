@@ -283,6 +283,7 @@ export class ChatPanel {
     // shown as not sent yet and sent, in order, once it opens, rather than silently kept back.
     this.unsent = [];
     this.seat = null;
+    this.report = null; // opens the report dialog for an opponent's line (null: no "Report" button)
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "data-testid": "chat-lines" });
     this.input = h("input", { type: "text", maxlength: "300", autocomplete: "off", id: "chat-input" });
     this.muteBox = h("input", {
@@ -340,6 +341,12 @@ export class ChatPanel {
     this.draw();
   }
 
+  /** Offer "Report" on the opponent's lines of the players' room: `report(line)`, or null for none. */
+  setReport(report) {
+    this.report = report;
+    this.draw();
+  }
+
   add(line) {
     this.lines.push(line);
     this.draw();
@@ -349,6 +356,12 @@ export class ChatPanel {
   flush() {
     while (this.unsent.length && this.send({ type: "chat", text: this.unsent[0] })) this.unsent.shift();
     this.draw();
+  }
+
+  /** Whether a line gets a "Report" button: the opponent's, in the players' room, with its id. */
+  reportable(line) {
+    const seated = this.seat !== null && this.seat !== undefined;
+    return Boolean(this.report) && seated && line.room === "players" && line.seat === 1 - this.seat && line.line_id !== undefined;
   }
 
   draw() {
@@ -361,6 +374,16 @@ export class ChatPanel {
           line.seat === null ? null : seatMark(line.seat),
           h("span", { class: "who", text: `${line.seat === null ? t("chat.spectator") : colourName(line.seat)}: ` }),
           h("span", { class: "chat-text", text: line.text }),
+          this.reportable(line)
+            ? h("button", {
+                type: "button",
+                class: "btn chat-report",
+                "data-testid": "chat-report",
+                "aria-label": t("report.line", { text: line.text }),
+                onclick: () => this.report(line),
+                text: t("report.button"),
+              })
+            : null,
         ]),
       ).concat(
         this.unsent.map((text) =>

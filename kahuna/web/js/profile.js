@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { currentAccount } from "./account.js";
 import { onlineDot, nameWithDot, refusalText } from "./social.js";
+import { openReportDialog } from "./report.js";
 
 const POOLS = ["realtime", "correspondence"];
 const W = 320;
@@ -208,6 +209,17 @@ export async function mountProfile(root, username) {
       h("h1", { "data-testid": "profile-name" }, [onlineDot(profile.online), profile.username, profile.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null]),
       me && !other ? h("p", {}, [h("a", { href: "/following", id: "following-link", text: t("social.following_title") })]) : null,
       relations,
+      other && !me.is_bot
+        ? h("p", {}, [
+            h("button", {
+              type: "button",
+              class: "btn",
+              id: "report-player",
+              onclick: () => openReportDialog({ username: profile.username }),
+              text: t("report.player"),
+            }),
+          ])
+        : null,
       challenge,
       h("div", { class: "pools" }, POOLS.map((pool) =>
         h("div", { class: "pool card-panel" }, [

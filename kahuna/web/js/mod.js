@@ -1,0 +1,218 @@
+// The moderators' page /mod (issue 48, docs/moderation.md): the queue of open reports, grouped by
+// the player reported (the most reported first, as the server orders them), each with its context
+// (the chat lines around a reported line, the game's replay) and its actions (warn, mute in chat
+// for some minutes, close with no sanction); and the moderation log, where a sanction is undone.
+// Everything comes from /api/mod/*, which answers a moderator only: anyone else gets its 404, and
+// this page then says "not found" as for a page that does not exist. Names and texts go on the
+// page as text only.
+
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+import { api, ApiError } from "./api.js";
+import { when } from "./report.js";
+
+const REFUSALS = ["not_found", "own_account", "target_is_admin", "invalid", "no_such_report", "not_that_report", "report_not_open", "no_such_sanction", "already_undone"];
+
+/** Say on the page's status line what came of an action: done (`ok`), or refused in words. */
+function say(status, text, ok) {
+  status.textContent = text;
+  status.classList.toggle("ok", ok);
+}
+
+function modRefusal(err) {
+  if (!(err instanceof ApiError) || err.code === "offline") return t("lobby.offline");
+  return REFUSALS.includes(err.code) ? t(`mod.err_${err.code}`) : err.message;
+}
+
+/** The chat lines around a reported line (that line marked), each with its account's name. */
+function contextLines(context) {
+  if (!context.lines) return null;
+  return h(
+    "ol",
+    { class: "mod-lines", "data-testid": "mod-lines" },
+    context.lines.map((line) =>
+      h("li", { class: line.line_id === context.line_id ? "reported" : null, "aria-current": line.line_id === context.line_id ? "true" : null }, [
+        h("span", { class: "who", text: `${line.username ?? t("chat.spectator")}: ` }),
+        h("span", { class: "chat-text", text: line.text }),
+      ]),
+    ),
+  );
+}
+
+/** One report: who reported why, its context, and the moderator's three actions on it. */
+function reportItem(report, reload, status) {
+  const id = report.report_id;
+  const why = h("input", { id: `why-${id}`, type: "text", maxlength: 500, required: true, class: "mod-why" });
+  const minutes = h("input", { id: `minutes-${id}`, type: "number", min: 1, max: 525600, value: 60, required: true, class: "mod-minutes" });
+  const act = (call) => async () => {
+    status.textContent = "";
+    if (!why.reportValidity()) return;
+    try {
+      await call();
+      say(status, t("mod.done"), true);
+      reload();
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  const sanction = (kind, extra = {}) => () =>
+    api.sanction({ username: report.username, kind, reason: why.value.trim(), report_id: id, ...extra });
+  const context = report.context || {};
+  return h("li", { class: "mod-report card-panel", dataset: { report: String(id) } }, [
+    h("p", {}, [
+      h("strong", { text: t(`report.reason_${report.reason}`) }),
+      " · ",
+      t("mod.by", { name: report.reporter }),
+      ` · ${when(report.created)}`,
+    ]),
+    report.note ? h("blockquote", { class: "mod-note", text: report.note }) : null,
+    contextLines(context),
+    context.game_id
+      ? h("p", {}, [h("a", { href: `/replay/${encodeURIComponent(context.game_id)}`, class: "mod-replay", text: t("mod.replay") })])
+      : null,
+    h("form", { class: "mod-actions", onsubmit: (e) => e.preventDefault() }, [
+      h("div", { class: "field" }, [h("label", { for: `why-${id}`, text: t("mod.why") }), why]),
+      h("button", { type: "button", class: "btn", "data-action": "warn", onclick: act(sanction("warn")), text: t("mod.warn") }),
+      h("div", { class: "field" }, [h("label", { for: `minutes-${id}`, text: t("mod.minutes") }), minutes]),
+      h("button", {
+        type: "button",
+        class: "btn",
+        "data-action": "chat_mute",
+        onclick: (e) => minutes.reportValidity() && act(sanction("chat_mute", { minutes: Number(minutes.value) }))(e),
+        text: t("mod.mute"),
+      }),
+      h("button", { type: "button", class: "btn", "data-action": "close", onclick: act(() => api.closeReport(id, why.value.trim())), text: t("mod.close") }),
+    ]),
+  ]);
+}
+
+/** The open reports, one group per player reported, in the server's order (the most reported first). */
+function queuePanel(reports, reload, status) {
+  if (!reports.length) return [h("p", { class: "hint", "data-testid": "mod-empty", text: t("mod.empty") })];
+  const groups = new Map();
+  for (const report of reports) {
+    if (!groups.has(report.username)) groups.set(report.username, []);
+    groups.get(report.username).push(report);
+  }
+  return [...groups].map(([username, list]) =>
+    h("section", { class: "mod-target", dataset: { target: username } }, [
+      h("h2", {}, [
+        h("a", { href: `/users/${encodeURIComponent(username)}`, text: username }),
+        ` · ${t("mod.reports", { n: list.length })}`,
+      ]),
+      h("ul", { class: "mod-reports" }, list.map((report) => reportItem(report, reload, status))),
+    ]),
+  );
+}
+
+/** What a log entry's particulars say: the role, the sanction's kind and minutes, the report. */
+function detailText(entry) {
+  const d = entry.detail || {};
+  const parts = [];
+  if (d.role) parts.push(d.role);
+  if (d.kind) parts.push(t(`mod.kind_${d.kind}`));
+  if (d.minutes) parts.push(t("mod.for_minutes", { n: d.minutes }));
+  if (d.report_id) parts.push(t("mod.report_n", { n: d.report_id }));
+  return parts.join(" · ");
+}
+
+/** The log, the newest first; a sanction not undone yet has its "Undo". */
+function logPanel(entries, reload, status) {
+  const undone = new Set(entries.filter((e) => e.action === "undo").map((e) => e.detail?.sanction_id));
+  const undo = (sanctionId) => async () => {
+    status.textContent = "";
+    try {
+      await api.undoSanction(sanctionId);
+      say(status, t("mod.done"), true);
+      reload();
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  const row = (entry) => {
+    const sanctionId = entry.action === "sanction" ? entry.detail?.sanction_id : undefined;
+    return h("tr", { dataset: { entry: String(entry.entry_id) } }, [
+      h("td", { text: when(entry.at) }),
+      h("td", { text: entry.actor ?? t("mod.command_line") }),
+      h("td", { text: t(`mod.action_${entry.action}`) }),
+      h("td", { text: entry.target ?? "" }),
+      h("td", { text: entry.reason }),
+      h("td", { text: detailText(entry) }),
+      h("td", {}, [
+        sanctionId !== undefined && !undone.has(sanctionId)
+          ? h("button", { type: "button", class: "btn", "data-action": "undo", onclick: undo(sanctionId), text: t("mod.undo") })
+          : null,
+      ]),
+    ]);
+  };
+  const heads = ["mod.at", "mod.actor", "mod.action", "mod.target", "mod.why", "mod.detail", ""];
+  return [
+    h("div", { class: "table-scroll" }, [
+      h("table", { class: "games-table mod-log", "data-testid": "mod-log" }, [
+        h("thead", {}, [h("tr", {}, heads.map((k) => h("th", { scope: "col", text: k ? t(k) : "" })))]),
+        h("tbody", {}, entries.map(row)),
+      ]),
+    ]),
+  ];
+}
+
+export async function mountMod(root) {
+  document.title = `${t("mod.title")} — Kahuna`;
+  let reports;
+  try {
+    ({ reports } = await api.modReports());
+  } catch (err) {
+    const text = err instanceof ApiError && err.status === 404 ? t("mod.not_found") : t("lobby.offline");
+    fill(root, [h("p", { class: "message", "data-testid": "mod-not-found", text })]);
+    return;
+  }
+  const status = h("p", { class: "message", role: "status", "data-testid": "mod-status" });
+  const panels = {
+    queue: h("div", { id: "mod-panel-queue", role: "tabpanel", "aria-labelledby": "mod-tab-queue", "data-testid": "mod-queue" }),
+    log: h("div", { id: "mod-panel-log", role: "tabpanel", "aria-labelledby": "mod-tab-log", hidden: true }),
+  };
+  const tabs = Object.keys(panels).map((name) =>
+    h("button", {
+      type: "button",
+      role: "tab",
+      id: `mod-tab-${name}`,
+      class: "btn",
+      "aria-controls": `mod-panel-${name}`,
+      "aria-selected": String(name === "queue"),
+      onclick: () => show(name),
+      text: t(`mod.tab_${name}`),
+    }),
+  );
+  const loadQueue = async () => {
+    try {
+      ({ reports } = await api.modReports());
+      fill(panels.queue, queuePanel(reports, loadQueue, status));
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  const loadLog = async () => {
+    try {
+      fill(panels.log, logPanel((await api.modLog()).entries, loadLog, status));
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  const show = (name) => {
+    say(status, "", false);
+    for (const tab of tabs) tab.setAttribute("aria-selected", String(tab.id === `mod-tab-${name}`));
+    for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
+    if (name === "log") loadLog();
+    else loadQueue();
+  };
+  fill(panels.queue, queuePanel(reports, loadQueue, status));
+  fill(root, [
+    h("section", { class: "mod-page" }, [
+      h("h1", { text: t("mod.title") }),
+      h("div", { role: "tablist", class: "mod-tabs", "aria-label": t("mod.title") }, tabs),
+      status,
+      panels.queue,
+      panels.log,
+    ]),
+  ]);
+}

@@ -1,0 +1,205 @@
+"""Moderation in Chromium (issue 48, docs/moderation.md), on a server of its own (its database is
+where ``kahuna admin grant`` makes a moderator): a player reports the opponent's chat line from the
+report dialog (Escape closes it; a second report while the first is open is refused in words) and
+sees it under "My reports" as open; a moderator opens /mod from the header's link, sees the report
+with the line, mutes the player in chat; the muted player's next line is refused in words with
+the minutes left, the reporter's report is "acted on"; the moderator undoes the mute from the log
+and the player is heard again; a report from a profile reaches the queue, seen on a phone. A
+player and a guest opening /mod see "Page not found"."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from kahuna.cli import main
+
+sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
+serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
+
+CLOCK = {"initial": 300, "increment": 3}
+# The answers the page expects and words (a second report: 409; /mod for a player or a guest:
+# 404), which Chromium logs as console errors: the test counts them, and any other error fails it.
+CONFLICT = "Failed to load resource: the server responded with a status of 409 (Conflict)"
+NOT_FOUND = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+
+CALL = """async ([method, path, body, headers]) => {
+  const found = document.cookie.split("; ").find((c) => c.startsWith("csrf="));
+  const csrf = found ? decodeURIComponent(found.slice(5)) : "";
+  const answer = await fetch(path, {
+    method,
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, ...headers },
+    body: body === null ? undefined : JSON.stringify(body),
+  });
+  return { status: answer.status, body: await answer.json().catch(() => null) };
+}"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The base URL of a server of this module's own, and its database URL."""
+    data = tmp_path_factory.mktemp("kahuna-web-moderation")
+    with serving(data) as base:
+        yield base, f"sqlite:///{data / 'k.db'}"
+
+
+def call(page: Page, method: str, path: str, body: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
+    """The page's own request to the API (its session cookie and CSRF header): status and body."""
+    answer: dict[str, Any] = page.evaluate(CALL, [method, path, body, headers])
+    assert answer["status"] < 400, answer
+    return answer
+
+
+def watched(context: BrowserContext, errors: list[str]) -> Page:
+    """A page of ``context`` whose console errors and uncaught exceptions go to ``errors``."""
+    page = context.new_page()
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    return page
+
+
+def say(page: Page, text: str) -> None:
+    page.locator("#chat-input").fill(text)
+    page.locator("#chat-input").press("Enter")
+
+
+def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext], shot: Callable[[Page, str], Path]
+) -> None:
+    base, db = site
+    errors: list[str] = []
+    ann, bob, mia = (watched(new_context(), errors) for _ in range(3))
+    for page, name in ((ann, "Ann_mod"), (bob, "Bob_mod"), (mia, "Mia_mod")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    assert main(["admin", "grant", "Mia_mod", "moderator", "--db", db]) == 0
+
+    # A casual lobby game between the two (the seats are drawn: either may be Black).
+    seek = call(ann, "POST", "/api/seeks", {"clock": CLOCK})["body"]
+    taken = call(bob, "POST", f"/api/seeks/{seek['seek_id']}/accept", {})["body"]
+    own = call(ann, "GET", f"/api/seeks/{seek['seek_id']}", None, **{"X-Seek-Token": seek["token"]})["body"]
+    ann.goto(base + own["seat_url"])
+    bob.goto(base + taken["seat_url"])
+    say(bob, "good luck")
+    say(bob, "you will lose, idiot")
+    line = ann.get_by_test_id("chat-lines").locator("li", has_text="you will lose, idiot")
+    expect(line).to_be_visible()
+    # Only the opponent's lines can be reported: Bob's own page offers no "Report".
+    expect(bob.get_by_test_id("chat-lines").locator("li", has_text="idiot")).to_be_visible()
+    expect(bob.get_by_test_id("chat-report")).to_have_count(0)
+
+    report = line.get_by_test_id("chat-report")
+    report.click()
+    dialog = ann.get_by_role("dialog", name="Report Bob_mod")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_test_id("report-line")).to_have_text("you will lose, idiot")
+    expect(ann.locator("#report-reason")).to_be_focused()
+    ann.keyboard.press("Escape")  # closes it, the focus back on the button
+    expect(dialog).to_have_count(0)
+    expect(report).to_be_focused()
+
+    report.press("Enter")  # by keyboard this time
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Reason").select_option("abuse")
+    dialog.get_by_label("Note for the moderators (optional)").fill("insult")
+    expect(dialog.locator("#report-count")).to_have_text("6 of 500 characters")
+    shot(ann, "moderation-report-dialog")
+    dialog.get_by_role("button", name="Send report").click()
+    expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_have_count(0)
+
+    report.click()  # again, while the first is open: refused in words, in the dialog
+    dialog.get_by_label("Reason").select_option("spam")
+    dialog.get_by_role("button", name="Send report").click()
+    expect(dialog.get_by_test_id("report-status")).to_have_text(
+        "You reported this player already; your report is still open."
+    )
+    say(bob, "still there?")  # the chat drawn again under the dialog: its button is a new one
+    expect(ann.get_by_test_id("chat-lines")).to_contain_text("still there?")
+    ann.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(ann.locator("#chat-input")).to_be_focused()
+
+    account = watched(ann.context, errors)
+    account.goto(base + "/account")
+    mine = account.get_by_test_id("my-reports").locator("li")
+    expect(mine).to_have_count(1)
+    expect(mine).to_contain_text("Bob_mod · Abuse or insults · open")
+
+    mia.goto(base + "/")
+    mia.get_by_test_id("mod-link").click()
+    mia.wait_for_url(base + "/mod")
+    group = mia.locator(".mod-target", has_text="Bob_mod")
+    expect(group).to_contain_text("reports: 1")
+    expect(group).to_contain_text("reported by Ann_mod")
+    expect(group.locator(".mod-note")).to_have_text("insult")
+    expect(group.locator(".mod-lines li.reported")).to_have_text("Bob_mod: you will lose, idiot")
+    expect(group.locator(".mod-lines li")).to_have_count(2)
+    expect(group.get_by_role("link", name="The game's replay")).to_have_attribute("href", f"/replay/{taken['game_id']}")
+    group.get_by_label("Reason").fill("insults in chat")
+    group.get_by_label("Minutes").fill("10")
+    shot(mia, "moderation-queue")
+    group.get_by_role("button", name="Mute in chat").click()
+    expect(mia.get_by_test_id("mod-status")).to_have_text("Done.")
+    expect(mia.get_by_test_id("mod-empty")).to_have_text("No open reports.")
+
+    say(bob, "sorry")
+    expect(bob.get_by_test_id("message")).to_have_text("A moderator muted you in chat: 10 more minutes.")
+    account.reload()
+    expect(account.get_by_test_id("my-reports")).to_contain_text("Bob_mod · Abuse or insults · acted on")
+
+    mia.get_by_role("tab", name="Log").click()
+    entry = mia.get_by_test_id("mod-log").locator("tr", has_text="insults in chat")
+    expect(entry).to_contain_text("Mia_mod")
+    expect(entry).to_contain_text("chat mute · 10 min")
+    shot(mia, "moderation-log")
+    entry.get_by_role("button", name="Undo").click()
+    expect(mia.get_by_test_id("mod-log").locator("tr", has_text="sanction undone")).to_have_count(1)
+    expect(entry.get_by_role("button", name="Undo")).to_have_count(0)
+
+    say(bob, "sorry, really")
+    expect(ann.get_by_test_id("chat-lines")).to_contain_text("sorry, really")
+    expect(ann.get_by_test_id("chat-lines").locator("li")).to_have_count(4)  # "sorry" was never heard
+
+    # From the profile, the player alone (no game): allowed again, the first report being acted on.
+    ann.goto(base + "/users/Bob_mod")
+    ann.locator("#report-player").click()
+    dialog.get_by_label("Reason").select_option("offensive_name")
+    expect(dialog.get_by_test_id("report-line")).to_have_count(0)
+    dialog.get_by_role("button", name="Send report").click()
+    expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")
+    account.reload()
+    expect(account.get_by_test_id("my-reports").locator("li").first).to_contain_text("Bob_mod · Offensive name · open")
+
+    # The profile's report in the queue, on a phone: no chat lines, no game, the page no wider.
+    mia.set_viewport_size({"width": 390, "height": 844})
+    mia.get_by_role("tab", name="Open reports").click()
+    report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
+    expect(report_item).to_contain_text("Offensive name")
+    expect(report_item.locator(".mod-lines")).to_have_count(0)
+    expect(report_item.get_by_role("link", name="The game's replay")).to_have_count(0)
+    assert mia.evaluate("document.documentElement.scrollWidth") <= 390
+    mia.get_by_role("tab", name="Log").click()
+    expect(mia.get_by_test_id("mod-log")).to_be_visible()
+    assert mia.evaluate("document.documentElement.scrollWidth") <= 390
+
+    bob.goto(base + "/mod")  # a player: the page of a page that does not exist
+    expect(bob.get_by_test_id("mod-not-found")).to_have_text("Page not found.")
+    expect(bob.get_by_test_id("mod-link")).to_be_hidden()
+    assert errors == [CONFLICT, NOT_FOUND]
+
+
+def test_a_guest_opening_mod_sees_not_found(site: tuple[str, str], new_context: Callable[..., BrowserContext]) -> None:
+    base, _ = site
+    errors: list[str] = []
+    page = watched(new_context(locale="de-DE"), errors)
+    page.goto(base + "/mod")
+    expect(page.get_by_test_id("mod-not-found")).to_have_text("Seite nicht gefunden.")
+    assert errors == [NOT_FOUND]
