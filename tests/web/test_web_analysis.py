@@ -20,14 +20,13 @@ OpenPage = Callable[..., Page]
 # The replay tests' helpers, beside this file (pytest puts this folder on sys.path; mypy checks the
 # test folders as packages, where a plain-name import of a sibling test module would not resolve).
 _replay = importlib.import_module("test_web_replay")
-create_hotseat_game = cast(Callable[[str], dict[str, Any]], _replay.create_hotseat_game)
 finish_game = cast(Callable[[str, dict[str, Any], random.Random], int], _replay.finish_game)
 
 
 def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    game = create_hotseat_game(server)
+    game = create(opponent="hotseat", name="Replayer")
     last = finish_game(server, game, random.Random(5))
     replay = f"/replay/{game['game_id']}"
 
@@ -104,19 +103,10 @@ def test_a_player_asks_for_the_analysis_and_jumps_from_the_graph(
     shot(page, "replay-mistakes-1280x800")
 
 
-def create_game(server: str, **body: object) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        game: dict[str, Any] = json.loads(answer.read())
-        return game
-
-
 def test_the_hint_button_proposes_the_ai_move_only_when_learning(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    game = create_game(server, opponent="ai", level="easy", seat="first", name="Learner")
+    game = create(opponent="ai", level="easy", seat="first", name="Learner")
     page = open_page(f"/play/{game['game_id']}#{game['token']}", reduced_motion=True)
     expect(page.locator(".game")).to_have_attribute("data-turn", "mine")
     page.locator("#hint").click()
@@ -143,13 +133,13 @@ def test_the_hint_button_proposes_the_ai_move_only_when_learning(
     record = json.loads(urllib.request.urlopen(f"{server}/api/games/{game['game_id']}/record", timeout=10).read())
     assert record["actions"][0] == token or record["actions"][0] == "-?"
 
-    hotseat = create_game(server, opponent="hotseat", seat="first")
+    hotseat = create(opponent="hotseat", seat="first")
     both = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}", reduced_motion=True)
     expect(both.locator(".game")).to_have_attribute("data-turn", "mine")
     both.locator(".reveal").click()  # hot-seat: the seat to move asks for its hand first
     expect(both.locator("#hint")).to_have_count(1)
 
-    person = create_game(server, opponent="human", seat="first", name="Alice")
+    person = create(opponent="human", seat="first", name="Alice")
     invite = person["invite_url"].removeprefix("/join/")
     join = urllib.request.Request(
         f"{server}/api/join/{invite}", json.dumps({"name": "Bob"}).encode(), {"Content-Type": "application/json"}

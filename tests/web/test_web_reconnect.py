@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -24,15 +23,6 @@ MY_TURN = """() => {
   const g = document.querySelector('.game');
   return g && g.dataset.turn === 'mine' && g.dataset.busy === 'false';
 }"""
-
-
-def _create(server: str, **body: object) -> dict[str, Any]:
-    request = urllib.request.Request(
-        server + "/api/games", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        game: dict[str, Any] = json.loads(answer.read())
-        return game
 
 
 def _until(page: Page, condition: Callable[[], bool], seconds: float = 10) -> None:
@@ -60,8 +50,10 @@ def _build(page: Page) -> str:
     raise AssertionError("no card could build")
 
 
-def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(server: str, open_page: OpenPage) -> None:
-    game = _create(server, opponent="ai", level="easy", seat="first", name="Mover")
+def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
+    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage
+) -> None:
+    game = create(opponent="ai", level="easy", seat="first", name="Mover")
     sockets: list[WebSocketRoute] = []
     dropped: list[str] = []
 

@@ -20,14 +20,6 @@ OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 
 
-def create_hotseat_game(server: str) -> dict[str, Any]:
-    body = json.dumps({"opponent": "hotseat", "name": "Replayer"}).encode()
-    request = urllib.request.Request(server + "/api/games", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        game: dict[str, Any] = json.loads(answer.read())
-        return game
-
-
 def finish_game(server: str, game: dict[str, Any], rng: random.Random) -> int:
     """Play both seats until the game is over: a build when possible, else the first turn end. Returns the version."""
     ws_url = server.replace("http://", "ws://") + f"/ws/{game['game_id']}"
@@ -58,9 +50,9 @@ def finish_game(server: str, game: dict[str, Any], rng: random.Random) -> int:
 
 
 def test_replay_viewer_steps_jumps_and_plays(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path]
+    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    game = create_hotseat_game(server)
+    game = create(opponent="hotseat", name="Replayer")
     last = finish_game(server, game, random.Random(11))
     assert last > 20
 
@@ -99,8 +91,10 @@ def test_replay_viewer_steps_jumps_and_plays(
     expect(page.locator("#replay-play")).to_have_attribute("aria-label", "Play")
 
 
-def test_a_running_game_has_no_replay_and_refuses_a_wrong_seat_link(server: str, open_page: OpenPage) -> None:
-    game = create_hotseat_game(server)
+def test_a_running_game_has_no_replay_and_refuses_a_wrong_seat_link(
+    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage
+) -> None:
+    game = create(opponent="hotseat", name="Replayer")
     page = open_page(f"/replay/{game['game_id']}")
     expect(page.locator(".message")).to_have_text("This game is not over yet: replays open when it ends.")
     expect(page.locator("a", has_text="Watch it live")).to_have_attribute("href", f"/watch/{game['game_id']}")

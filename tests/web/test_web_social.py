@@ -18,14 +18,17 @@ from kahuna.rules.record import GameRecord
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 _replay = importlib.import_module("test_web_replay")  # (tests/web is no package mypy follows)
-create_hotseat_game = cast(Callable[[str], dict[str, Any]], _replay.create_hotseat_game)
 finish_game = cast(Callable[[str, dict[str, Any], random.Random], int], _replay.finish_game)
 
 
 def test_a_finished_games_page_and_its_replay_download_its_record(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path], tmp_path: Path
+    server: str,
+    create: Callable[..., dict[str, Any]],
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
+    tmp_path: Path,
 ) -> None:
-    game = create_hotseat_game(server)
+    game = create(opponent="hotseat", name="Replayer")
     finish_game(server, game, random.Random(29))
 
     page = open_page(f"/watch/{game['game_id']}")
