@@ -16,10 +16,13 @@ from alembic import command
 from finished_games import rows_of, seat_token, write_finished
 from server_harness import ROOT, Server, connect, run
 from sqlalchemy import Engine
+from sqlalchemy import text as sql
 from stored_games import stored_game
 
 from kahuna.server.accounts.store import insert_account
+from kahuna.server.common.tokens import digest
 from kahuna.server.db import archive, migrations, store
+from kahuna.server.db.archive_format import MARK2, unpack
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.writer import Writer
 
@@ -155,6 +158,45 @@ def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> No
         command.downgrade(migrations.config(conn), "0014")
     with engine.connect() as conn:
         assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
+    engine.dispose()
+
+
+def test_going_back_to_migration_0015_puts_the_game_columns_and_the_digests_back(tmp_path: Path) -> None:
+    """0016 keeps the seats' digests as bytes and an archived game's variant and deal in its
+    ``kahuna-archive/2`` record; going back to 0015 gives the text digests, the ``games`` columns
+    and ``/1`` records that 0015's code reads."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    columns = sql("SELECT id, variant, deal FROM games ORDER BY id")
+    tokens = sql("SELECT token FROM seats ORDER BY game_id, seat")
+    with engine.connect() as conn:
+        before = conn.execute(columns).all()
+        digests = sorted(digest(seat_token(game_id, seat)) for game_id in [*FINISHED, "guest"] for seat in (0, 1))
+        assert sorted(bytes(token).hex() for (token,) in conn.execute(tokens)) == digests
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, FINISHED, store.now()) == len(FINISHED)
+    with engine.connect() as conn:
+        emptied = {game_id for game_id, variant, deal in conn.execute(columns) if variant == deal == ""}
+        assert emptied == set(FINISHED)
+        records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
+        assert {bytes(record[:1]) for record in records} == {MARK2}
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0015")
+    with engine.connect() as conn:
+        assert conn.execute(columns).all() == before
+        assert sorted(token for (token,) in conn.execute(tokens)) == digests
+        for record in conn.execute(sql("SELECT record FROM archived_games")).scalars():
+            assert bytes(record[:1]) != MARK2 and unpack(bytes(record)).variant is None
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "head")
+    with engine.connect() as conn:
+        for game_id in FINISHED:
+            stored = store.load_game(conn, game_id)
+            assert (
+                stored is not None
+                and stored.archived
+                and stored.seat_tokens == [digest(seat_token(game_id, seat)) for seat in (0, 1)]
+            )
     engine.dispose()
 
 

@@ -11,7 +11,16 @@ import pytest
 
 from kahuna.rules import GameState
 from kahuna.rules.actions import ALL_ACTIONS
-from kahuna.server.db.archive_format import MARK2, TOKENS, ArchivedRows, ArchiveError, pack, pack_v1, unpack
+from kahuna.server.db.archive_format import (
+    MARK2,
+    TOKENS,
+    ArchivedRows,
+    ArchiveError,
+    holds_game_columns,
+    pack,
+    pack_v1,
+    unpack,
+)
 
 CLOCK = {
     "control": '{"initial": 300, "increment": 3}',
@@ -87,3 +96,13 @@ def test_a_damaged_record_is_refused() -> None:
     for damaged in (value[:-1], value[:20], value[:40] + bytes([value[40] ^ 1]) + value[41:], MARK2, b""):
         with pytest.raises(ArchiveError):
             unpack(damaged)
+
+
+def test_format_2_holds_the_variant_and_the_deal() -> None:
+    rows = rows_of(5, clock=CLOCK)
+    rows.variant, rows.deal = '{"no_build_at_enemy_stone": false, "replace_on_remove": true}', "ABCDEFGHIJKL" * 2
+    value = pack(rows)
+    assert holds_game_columns(value) and unpack(value) == rows
+    rows.actions[0] = (0, "x??", rows.actions[0][2])
+    value = pack(rows)  # /1: the games row keeps them
+    assert not holds_game_columns(value) and unpack(value).variant is None and unpack(value).deal is None

@@ -10,7 +10,8 @@ A game is folded at most once: the pass skips archived games, and a batch checks
 lock, so two passes at once (two instances, or the server and ``kahuna admin archive``) fold each
 game once.
 
-What stays: the ``games`` row, the seats (``my-games`` finds a seat by its token, an account by its
+What stays: the ``games`` row (its ``variant`` and ``deal`` emptied once a ``kahuna-archive/2``
+record holds them), the seats (``my-games`` finds a seat by its token, an account by its
 seats), and the rows other rooms read (``game_accounts``, ``rating_history``,
 ``tournament_games``, ``rematches``, ``analyses``), unchanged. ``store.load_game`` reads an archived
 game from its record, so replay, analysis, the record and the exports give the same answers.
@@ -20,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import ColumnElement, Connection, delete, exists, func, select
+from sqlalchemy import ColumnElement, Connection, delete, exists, func, select, update
 
 from kahuna.server.db import store
-from kahuna.server.db.archive_format import pack
+from kahuna.server.db.archive_format import holds_game_columns, pack
 from kahuna.server.db.schema import actions, archived_games, chat, clocks, games, reshuffles, seat_seen
 
 BATCH = 100
@@ -65,15 +66,19 @@ def archive_games(conn: Connection, game_ids: list[str], at: str) -> int:
     if not game_ids:
         return 0
     locked = conn.execute(
-        select(games.c.id)
+        select(games.c.id, games.c.variant, games.c.deal)
         .where(games.c.id.in_(game_ids), *_unarchived())
         .order_by(games.c.id)
         .with_for_update(of=games)
-    ).scalars()
-    folding = list(locked)
-    for game_id in folding:
-        record = pack(store.per_action_rows(conn, game_id))
+    ).all()
+    folding = [game_id for game_id, _, _ in locked]
+    for game_id, variant, deal in locked:
+        rows = store.per_action_rows(conn, game_id)
+        rows.variant, rows.deal = variant, deal
+        record = pack(rows)
         conn.execute(archived_games.insert().values(game_id=game_id, archived=at, record=record))
+        if holds_game_columns(record):
+            conn.execute(update(games).where(games.c.id == game_id).values(variant="", deal=""))
     if folding:
         for table in PER_ACTION_TABLES:
             conn.execute(delete(table).where(table.c.game_id.in_(folding)))

@@ -4,7 +4,8 @@
 What it holds is exactly what the rows ``actions``, ``reshuffles``, ``clocks`` and ``chat`` of the
 game held, column by column, so that ``store.load_game`` gives the same :class:`StoredGame` for an
 archived game as before archiving, and so that the rows can be written back exactly (migration
-0015's downgrade does). The ``games`` row, the seats and every row other rooms read
+0015's downgrade does). The ``games`` row (but its ``variant`` and ``deal`` in ``/2``), the seats
+and every row other rooms read
 (``game_accounts``, ``rating_history``, ``tournament_games``, ``rematches``, ``analyses``) stay
 where they are: the game's ``kahuna-record/1`` is this plus its ``games`` row, as
 ``community/exports.record_of`` builds it.
@@ -15,7 +16,9 @@ the first one and the seconds between each and the next, a few digits where a ti
 20 characters: the record of a 120-action game takes about 400 bytes where the three columns took
 880 (docs/scaling.md, "Storage"). Times that do not read back exactly that way are kept as written.
 
-``kahuna-archive/2`` (migration 0016) writes the three columns as bytes rather than JSON lists:
+``kahuna-archive/2`` (migration 0016) also holds the ``games`` row's ``variant`` and ``deal``,
+which archiving empties (a few bytes compressed, 90 in the row), and writes the three columns as
+bytes rather than JSON lists:
 each token as its index in :data:`TOKENS` (one byte), each seat as whether it differs from the
 seat the previous action leaves to move, each gap as a variable-length integer; a raw deflate
 stream and its CRC-32 instead of zlib's header and check. About 300 bytes where ``/1`` took 455
@@ -80,7 +83,8 @@ _CODE = {token: code for code, token in enumerate(TOKENS)}
 _TURN_ENDS = frozenset(code for code, token in enumerate(TOKENS) if token.startswith("d") or token in ("pass", "end"))
 """The tokens after which the other seat is expected to move (a draw, declining one, ``end``)."""
 DICTIONARY2 = (
-    b'{"n":118,"reshuffles":["","'
+    b'{"n":118,"variant":"{\\"no_build_at_enemy_stone\\": false, \\"replace_on_remove\\": false}",'
+    b'"deal":"","reshuffles":["","'
     b'"],"t0":1767225600,"clock":{"control":"{\\"initial\\": 300, \\"increment\\": 3}","remaining0":,'
     b'"remaining1":,"running":null,"since":null,"starts_by":null},"chat":[["players",0,"gg","2026-01-01T00:00:00Z"],'
     b'["players",1,"'
@@ -106,6 +110,12 @@ class ArchivedRows:
     an untimed game."""
     chat: list[tuple[str, int | None, str, str]] = field(default_factory=list)
     """``(room, seat, text, at)`` of each ``chat`` row in ``seq`` order."""
+    variant: str | None = None
+    """The ``games`` row's ``variant`` (its JSON text), which a ``/2`` record holds in its place
+    once archived (``db/archive.py`` empties it); ``None``: it is in the ``games`` row (a game not
+    archived, a ``/1`` record)."""
+    deal: str | None = None
+    """The ``games`` row's ``deal``, held like :attr:`variant`."""
 
 
 def pack(rows: ArchivedRows) -> bytes:
@@ -121,6 +131,8 @@ def pack(rows: ArchivedRows) -> bytes:
         expected = seat ^ (code in _TURN_ENDS)
     meta = {
         "n": len(codes),
+        "variant": rows.variant,
+        "deal": rows.deal,
         "reshuffles": rows.reshuffles,
         "t0": times["t0"],
         "clock": rows.clock,
@@ -135,7 +147,8 @@ def pack(rows: ArchivedRows) -> bytes:
 def pack_v1(rows: ArchivedRows) -> bytes:
     """The rows as one ``kahuna-archive/1`` value (compact JSON, zlib at its highest level with
     :data:`DICTIONARY`): what :func:`pack` falls back to, and what migration 0016's downgrade
-    writes back."""
+    writes back. It has no place for :attr:`~ArchivedRows.variant` and ``deal``: they stay in the
+    ``games`` row (:func:`holds_game_columns`)."""
     data = {
         "format": FORMAT,
         "reshuffles": rows.reshuffles,
@@ -147,6 +160,12 @@ def pack_v1(rows: ArchivedRows) -> bytes:
     }
     squeeze = zlib.compressobj(9, zdict=DICTIONARY)
     return squeeze.compress(json.dumps(data, separators=(",", ":")).encode()) + squeeze.flush()
+
+
+def holds_game_columns(value: bytes) -> bool:
+    """Whether a record made by :func:`pack` holds its game's ``variant`` and ``deal`` (a ``/2``
+    record), so that the ``games`` row need not."""
+    return value[:1] == MARK2
 
 
 def unpack(value: bytes) -> ArchivedRows:
@@ -191,7 +210,7 @@ def _unpack2(value: bytes) -> ArchivedRows:
         stamps = [_stamp(second) for second in accumulate(gaps, initial=meta["t0"])] if count else []
         actions = list(zip(seats, [TOKENS[code] for code in codes], stamps, strict=True))
         chat = [(room, seat, text, at) for room, seat, text, at in meta["chat"]]
-        return ArchivedRows(list(meta["reshuffles"]), actions, meta["clock"], chat)
+        return ArchivedRows(list(meta["reshuffles"]), actions, meta["clock"], chat, meta["variant"], meta["deal"])
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ArchiveError(f"a damaged {FORMAT2} record: {exc}") from None
 

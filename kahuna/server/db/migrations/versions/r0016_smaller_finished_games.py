@@ -2,7 +2,8 @@
 64 hex digits (``schema.games.Digest``: half the bytes in the row and in the primary key's index),
 ``ix_games_invite`` without the games that have no invite and, on PostgreSQL, ``ix_games_status``
 without the finished games. The archive records written from now on are ``kahuna-archive/2``
-(``db/archive_format.py``), which going back writes as ``/1`` again.
+(``db/archive_format.py``), which also hold the ``variant`` and ``deal`` that archiving empties in
+the ``games`` row; going back puts those back and writes the records as ``/1`` again.
 
 Unlike 0015, this rewrites every row of ``seats`` (one statement on PostgreSQL, which holds the
 table's lock meanwhile: about a second per 100,000 seats on the development machine).
@@ -52,17 +53,24 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """The digests as text and the full indexes again, and every ``kahuna-archive/2`` record
-    written as ``/1``, which 0015's code reads."""
+    written as ``/1``, which 0015's code reads, its variant and deal back in the ``games`` row."""
     from kahuna.server.db.archive_format import MARK2, pack_v1, unpack
 
     conn = op.get_bind()
     found = conn.execute(sa.text("SELECT game_id, record FROM archived_games")).all()
     for game_id, record in found:
-        if bytes(record[:1]) == MARK2:
+        if bytes(record[:1]) != MARK2:
+            continue
+        rows = unpack(bytes(record))
+        if rows.variant is not None and rows.deal is not None:
             conn.execute(
-                sa.text("UPDATE archived_games SET record = :record WHERE game_id = :game_id"),
-                {"record": pack_v1(unpack(bytes(record))), "game_id": game_id},
+                sa.text("UPDATE games SET variant = :variant, deal = :deal WHERE id = :game_id"),
+                {"variant": rows.variant, "deal": rows.deal, "game_id": game_id},
             )
+        conn.execute(
+            sa.text("UPDATE archived_games SET record = :record WHERE game_id = :game_id"),
+            {"record": pack_v1(rows), "game_id": game_id},
+        )
     for name, column in (("ix_games_status", "status"), ("ix_games_invite", "invite")):
         op.drop_index(name, table_name="games")
         op.create_index(name, "games", [column])
