@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from finished_games import rows_of
+from finished_games import archived_of, rows_of
 from scale_harness import pg_url
 from sqlalchemy import Engine
 from test_archive import FINISHED, PER_ACTION, admin_archive, seed_games
@@ -47,7 +47,7 @@ def test_archiving_on_postgresql_changes_no_answer(pg_url: str) -> None:
     with engine.connect() as conn:
         for table in PER_ACTION:
             assert rows_of(conn, table, [*FINISHED, "guest"]) == 0, table
-        assert rows_of(conn, "archived_games", GAMES) == 7
+        assert archived_of(conn, GAMES) == 7
         assert store.load_game(conn, "running") is not None
     assert _answers(engine) == before
     engine.dispose()

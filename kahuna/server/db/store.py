@@ -22,7 +22,6 @@ from sqlalchemy.engine.url import make_url
 from kahuna.server.db.archive_format import ArchivedRows, unpack
 from kahuna.server.db.schema import (
     actions,
-    archived_games,
     chat,
     clocks,
     game_accounts,
@@ -337,7 +336,7 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     tokens: list[str | None] = [None, None]
     for token, seat in conn.execute(select(seats.c.token, seats.c.seat).where(seats.c.game_id == game_id)):
         tokens[seat] = token
-    folded = archived_rows(conn, game_id)
+    folded = None if row["archive"] is None else unpack(row["archive"])
     rows = folded if folded is not None else per_action_rows(conn, game_id)
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
@@ -391,7 +390,7 @@ def per_action_rows(conn: Connection, game_id: str) -> ArchivedRows:
 
 def archived_rows(conn: Connection, game_id: str) -> ArchivedRows | None:
     """The rows an archived game's record holds (``None``: the game is not archived)."""
-    value = conn.execute(select(archived_games.c.record).where(archived_games.c.game_id == game_id)).scalar()
+    value = conn.execute(select(games.c.archive).where(games.c.id == game_id)).scalar()
     return None if value is None else unpack(value)
 
 
@@ -399,9 +398,10 @@ def is_archived(conn: Connection, game_id: str) -> bool:
     """Whether the game is archived, its ``games`` row share-locked until the transaction ends
     (PostgreSQL): an archiving pass, which locks the row for update, cannot fold the game's rows
     between this answer and a write that relies on it (a chat line)."""
-    conn.execute(select(games.c.id).where(games.c.id == game_id).with_for_update(read=True))
-    found = conn.execute(select(archived_games.c.game_id).where(archived_games.c.game_id == game_id))
-    return found.first() is not None
+    found = conn.execute(
+        select(games.c.archive.is_not(None)).where(games.c.id == game_id).with_for_update(read=True)
+    ).scalar()
+    return bool(found)
 
 
 def how_it_counts(conn: Connection, game_id: str) -> tuple[bool, str | None] | None:

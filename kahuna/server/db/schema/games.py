@@ -74,6 +74,7 @@ games = Table(
     Column("result", Text),
     Column("unlisted", Boolean, nullable=False, server_default=false()),
     Column("owner", String(80)),
+    Column("archive", LargeBinary),
 )
 """One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
 and ``status`` are written when a player joins and when the game ends, not on every action (the
@@ -81,6 +82,11 @@ last action's time is the game's time). ``unlisted``: kept off the live list and
 (``community/live_games.py``). ``owner``: whose turn the game's AI moves take in the AI pool
 (``games/ai_pool.py``: the digest of the creating address, a tournament's creator), kept so that a
 game rebuilt after a restart still counts against whoever made it; ``NULL``: the game itself.
+``archive``: a finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``)
+folded into one compressed record once it is old (``db/archive.py``, ``db/archive_format.py``),
+written once and never again; ``store.load_game`` reads it in their place. ``NULL``: not archived.
+(0015 kept it in a table of its own, ``archived_games``, with when it was folded; 0016 moved it
+here, where it costs no row, key or index of its own: about 100 bytes a game less.)
 The indexes leave out rows no query looks for there (r0016): ``ix_games_invite`` the games with no
 invite (a look-up names one) and, on PostgreSQL, ``ix_games_status`` the finished games (the
 queries by status look for games not over, which the planner proves ``status = 'playing'`` is; a
@@ -179,15 +185,3 @@ analyses = Table(
     Column("at", String(32), nullable=False),
 )
 """The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
-
-
-archived_games = Table(
-    "archived_games",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("archived", String(32), nullable=False),
-    Column("record", LargeBinary, nullable=False),
-)
-"""A finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``) folded into
-one compressed ``kahuna-archive/1`` record once it is old (``db/archive.py``), written once and
-never again; ``store.load_game`` reads it in their place. ``archived``: when it was folded."""

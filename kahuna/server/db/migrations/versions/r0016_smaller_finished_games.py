@@ -1,12 +1,15 @@
-"""Fewer bytes a finished game (issue 50): the seats' token digests as their 32 bytes rather than
-64 hex digits (``schema.games.Digest``: half the bytes in the row and in the primary key's index),
-``ix_games_invite`` without the games that have no invite and, on PostgreSQL, ``ix_games_status``
-without the finished games. The archive records written from now on are ``kahuna-archive/2``
-(``db/archive_format.py``), which also hold the ``variant`` and ``deal`` that archiving empties in
-the ``games`` row; going back puts those back and writes the records as ``/1`` again.
+"""Fewer bytes a finished game (issue 50): an archived game's record moves from a row of
+``archived_games`` into its ``games`` row (``games.archive``: no row, key or index of its own; when
+it was folded, which nothing read, is no longer kept); the seats' token digests are kept as their
+32 bytes rather than 64 hex digits (``schema.games.Digest``: half the bytes in the row and in the
+primary key's index); ``ix_games_invite`` leaves out the games that have no invite and, on
+PostgreSQL, ``ix_games_status`` the finished games. The records written from now on are
+``kahuna-archive/2`` (``db/archive_format.py``), which also hold the ``variant`` and ``deal`` that
+archiving empties in the ``games`` row; going back puts those back, writes the records as ``/1``
+again and moves them back to ``archived_games`` (stamped with the time of the downgrade).
 
-Unlike 0015, this rewrites every row of ``seats`` (one statement on PostgreSQL, which holds the
-table's lock meanwhile: about a second per 100,000 seats on the development machine).
+Unlike 0015, this rewrites every row of ``seats``, and of ``games`` for the archived games (a
+statement each on PostgreSQL, which holds the table's lock meanwhile).
 
 Revision ID: 0016
 Revises: 0015 (archived_games)
@@ -37,6 +40,12 @@ CASE WHEN length(token) = 32 THEN encode(token, 'hex')
 
 
 def upgrade() -> None:
+    op.add_column("games", sa.Column("archive", sa.LargeBinary))
+    op.execute(
+        "UPDATE games SET archive = (SELECT record FROM archived_games WHERE archived_games.game_id = games.id) "
+        "WHERE id IN (SELECT game_id FROM archived_games)"
+    )
+    op.drop_table("archived_games")
     _tokens(to_bytes=True)
     op.drop_index("ix_games_invite", table_name="games")
     op.create_index(
@@ -55,26 +64,35 @@ def downgrade() -> None:
     """The digests as text and the full indexes again, and every ``kahuna-archive/2`` record
     written as ``/1``, which 0015's code reads, its variant and deal back in the ``games`` row."""
     from kahuna.server.db.archive_format import MARK2, pack_v1, unpack
+    from kahuna.server.db.store import now
 
     conn = op.get_bind()
-    found = conn.execute(sa.text("SELECT game_id, record FROM archived_games")).all()
+    archived_games = op.create_table(
+        "archived_games",
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),
+        sa.Column("archived", sa.String(32), nullable=False),
+        sa.Column("record", sa.LargeBinary, nullable=False),
+    )
+    assert archived_games is not None
+    at = now()
+    found = conn.execute(sa.text("SELECT id, archive FROM games WHERE archive IS NOT NULL")).all()
     for game_id, record in found:
-        if bytes(record[:1]) != MARK2:
-            continue
-        rows = unpack(bytes(record))
-        if rows.variant is not None and rows.deal is not None:
-            conn.execute(
-                sa.text("UPDATE games SET variant = :variant, deal = :deal WHERE id = :game_id"),
-                {"variant": rows.variant, "deal": rows.deal, "game_id": game_id},
-            )
-        conn.execute(
-            sa.text("UPDATE archived_games SET record = :record WHERE game_id = :game_id"),
-            {"record": pack_v1(rows), "game_id": game_id},
-        )
+        record = bytes(record)
+        if record[:1] == MARK2:
+            rows = unpack(record)
+            record = pack_v1(rows)
+            if rows.variant is not None and rows.deal is not None:
+                conn.execute(
+                    sa.text("UPDATE games SET variant = :variant, deal = :deal WHERE id = :game_id"),
+                    {"variant": rows.variant, "deal": rows.deal, "game_id": game_id},
+                )
+        conn.execute(archived_games.insert().values(game_id=game_id, archived=at, record=record))
     for name, column in (("ix_games_status", "status"), ("ix_games_invite", "invite")):
         op.drop_index(name, table_name="games")
         op.create_index(name, "games", [column])
     _tokens(to_bytes=False)
+    # Not a batch copy of ``games``: SQLite would refuse to drop the table the seats refer to.
+    op.execute("ALTER TABLE games DROP COLUMN archive")  # SQLite 3.35 or later
 
 
 def _tokens(to_bytes: bool) -> None:
