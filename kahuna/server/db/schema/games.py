@@ -86,7 +86,7 @@ game rebuilt after a restart still counts against whoever made it; ``NULL``: the
 folded into one compressed record once it is old (``db/archive.py``, ``db/archive_format.py``),
 written once and never again; ``store.load_game`` reads it in their place. ``NULL``: not archived.
 (0015 kept it in a table of its own, ``archived_games``, with when it was folded; 0016 moved it
-here, where it costs no row, key or index of its own: about 100 bytes a game less.)
+here, where it costs no row, key or index of its own: docs/scaling.md, "Storage".)
 The indexes leave out rows no query looks for there (r0016): ``ix_games_invite`` the games with no
 invite (a look-up names one) and, on PostgreSQL, ``ix_games_status`` the finished games (the
 queries by status look for games not over, which the planner proves ``status = 'playing'`` is; a
