@@ -12,17 +12,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic import command
 from finished_games import archived_of, rows_of, seat_token, write_finished
 from server_harness import ROOT, Server, connect, run
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy import text as sql
 from stored_games import stored_game
 
 from kahuna.server.accounts.store import insert_account
 from kahuna.server.common.tokens import digest
 from kahuna.server.db import archive, migrations, store
-from kahuna.server.db.archive_format import MARK2, unpack
+from kahuna.server.db.archive_format import MARK2, ArchivedRows, unpack
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.writer import Writer
 
@@ -123,6 +124,35 @@ def test_only_games_ended_before_the_age_are_archived(tmp_path: Path) -> None:
         assert archive.due(conn, "2026-01-05T00:00:00Z") == []
         assert rows_of(conn, "actions", ["done3", "done4", "done5"]) > 0
         assert rows_of(conn, "actions", ["done0", "done1", "done2"]) == 0
+    engine.dispose()
+
+
+def test_a_game_archived_while_it_is_read_comes_back_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archiving pass that commits after ``load_game`` read the ``games`` row and before it read
+    the per-action rows (deleted by then) does not make the game come back without its actions."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    with engine.connect() as conn:
+        first = store.load_game(conn, "done1")
+    read = store.per_action_rows
+    seen: list[int] = []  # how many actions each read found
+
+    def archived_meanwhile(conn: Connection, game_id: str) -> ArchivedRows:
+        if not seen:
+            seen.append(-1)
+            with engine.begin() as other:
+                assert archive.archive_games(other, [game_id]) == 1
+        rows = read(conn, game_id)
+        seen.append(len(rows.actions))
+        return rows
+
+    monkeypatch.setattr(store, "per_action_rows", archived_meanwhile)
+    with engine.connect() as conn:
+        again = store.load_game(conn, "done1")
+    assert seen[-1] == 0  # the rows were gone when read
+    assert first is not None and again is not None and again.archived
+    again.archived = False
+    assert again == first
     engine.dispose()
 
 

@@ -329,7 +329,12 @@ def _action_insert(conn: Connection) -> tuple[str, bool]:
 
 def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     """The stored game, from its per-action rows or, once archived, from its archive record: the
-    same :class:`StoredGame` either way (``tests/server/test_archive.py``)."""
+    same :class:`StoredGame` either way (``tests/server/test_archive.py``).
+
+    A finished game's record is looked for again after its rows are read: each statement sees what
+    was committed when it began (PostgreSQL's read committed; SQLite outside a write), so an
+    archiving pass committed in between would leave rows already deleted (the game would come back
+    without its actions, and be quarantined as damaged)."""
     row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
     if row is None:
         return None
@@ -338,6 +343,10 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         tokens[seat] = token
     folded = None if row["archive"] is None else unpack(row["archive"])
     rows = folded if folded is not None else per_action_rows(conn, game_id)
+    if folded is None and row["status"] == "over":  # archived since the row was read?
+        again = conn.execute(select(games.c.archive).where(games.c.id == game_id)).scalar()
+        if again is not None:
+            rows = folded = unpack(again)
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
     counts = how_it_counts(conn, game_id)
