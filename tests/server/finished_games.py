@@ -90,6 +90,12 @@ def write_finished(
         store.insert_chat(conn, game_id, seq, line)
 
 
+def archived_of(conn: Connection, game_ids: list[str]) -> int:
+    """How many of the games are archived (their record in ``games.archive``)."""
+    games = schema.games
+    return len(conn.execute(games.select().where(games.c.id.in_(game_ids), games.c.archive.is_not(None))).all())
+
+
 def rows_of(conn: Connection, table: str, game_ids: list[str]) -> int:
     """How many rows of ``table`` belong to the games."""
     column = getattr(schema, table).c.game_id

@@ -12,14 +12,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic import command
-from finished_games import rows_of, seat_token, write_finished
+from finished_games import archived_of, rows_of, seat_token, write_finished
 from server_harness import ROOT, Server, connect, run
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy import text as sql
 from stored_games import stored_game
 
 from kahuna.server.accounts.store import insert_account
+from kahuna.server.common.tokens import digest
 from kahuna.server.db import archive, migrations, store
+from kahuna.server.db.archive_format import MARK2, ArchivedRows, unpack
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.writer import Writer
 
@@ -82,8 +86,8 @@ def test_an_archived_game_answers_byte_for_byte_as_before(tmp_path: Path) -> Non
     with engine.connect() as conn:
         for table in PER_ACTION:
             assert rows_of(conn, table, [*FINISHED, "guest"]) == 0, table
-        assert rows_of(conn, "archived_games", [*FINISHED, "guest"]) == 7
-        assert rows_of(conn, "archived_games", ["running"]) == 0
+        assert archived_of(conn, [*FINISHED, "guest"]) == 7
+        assert archived_of(conn, ["running"]) == 0
         for game_id, stored in loaded.items():
             again = store.load_game(conn, game_id)
             assert again is not None and stored is not None
@@ -116,10 +120,39 @@ def test_only_games_ended_before_the_age_are_archived(tmp_path: Path) -> None:
     engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
     seed_games(engine)
     with engine.begin() as conn:  # done0 and guest ended on 2 January, done5 on 7 January
-        assert archive.archive_games(conn, archive.due(conn, "2026-01-05T00:00:00Z"), store.now()) == 4
+        assert archive.archive_games(conn, archive.due(conn, "2026-01-05T00:00:00Z")) == 4
         assert archive.due(conn, "2026-01-05T00:00:00Z") == []
         assert rows_of(conn, "actions", ["done3", "done4", "done5"]) > 0
         assert rows_of(conn, "actions", ["done0", "done1", "done2"]) == 0
+    engine.dispose()
+
+
+def test_a_game_archived_while_it_is_read_comes_back_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archiving pass that commits after ``load_game`` read the ``games`` row and before it read
+    the per-action rows (deleted by then) does not make the game come back without its actions."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    with engine.connect() as conn:
+        first = store.load_game(conn, "done1")
+    read = store.per_action_rows
+    seen: list[int] = []  # how many actions each read found
+
+    def archived_meanwhile(conn: Connection, game_id: str) -> ArchivedRows:
+        if not seen:
+            seen.append(-1)
+            with engine.begin() as other:
+                assert archive.archive_games(other, [game_id]) == 1
+        rows = read(conn, game_id)
+        seen.append(len(rows.actions))
+        return rows
+
+    monkeypatch.setattr(store, "per_action_rows", archived_meanwhile)
+    with engine.connect() as conn:
+        again = store.load_game(conn, "done1")
+    assert seen[-1] == 0  # the rows were gone when read
+    assert first is not None and again is not None and again.archived
+    again.archived = False
+    assert again == first
     engine.dispose()
 
 
@@ -138,9 +171,9 @@ def test_the_servers_pass_leaves_the_games_in_memory_alone(tmp_path: Path) -> No
 
     assert asyncio.run(one_pass()) == (5, 0)
     with engine.connect() as conn:
-        assert rows_of(conn, "archived_games", held) == 0
+        assert archived_of(conn, held) == 0
         assert rows_of(conn, "actions", held) > 0
-        assert rows_of(conn, "archived_games", [g for g in FINISHED if g not in held]) == 4
+        assert archived_of(conn, [g for g in FINISHED if g not in held]) == 4
     engine.dispose()
 
 
@@ -150,11 +183,53 @@ def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> No
     with engine.connect() as conn:
         rows = {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED}
     with engine.begin() as conn:
-        assert archive.archive_games(conn, FINISHED, store.now()) == len(FINISHED)
+        assert archive.archive_games(conn, FINISHED) == len(FINISHED)
     with engine.begin() as conn:
         command.downgrade(migrations.config(conn), "0014")
     with engine.connect() as conn:
         assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
+    engine.dispose()
+
+
+def test_going_back_to_migration_0015_puts_the_game_columns_and_the_digests_back(tmp_path: Path) -> None:
+    """0016 keeps the seats' digests as bytes, and an archived game's record in its ``games`` row
+    with its variant and deal in the (``kahuna-archive/2``) record; going back to 0015 gives the
+    text digests, the ``games`` columns and ``/1`` records in ``archived_games`` that 0015's code
+    reads, and coming back again the same stored games."""
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    seed_games(engine)
+    columns = sql("SELECT id, variant, deal FROM games ORDER BY id")
+    tokens = sql("SELECT token FROM seats ORDER BY game_id, seat")
+    with engine.connect() as conn:
+        before = conn.execute(columns).all()
+        loaded = {game_id: store.load_game(conn, game_id) for game_id in FINISHED}
+        digests = sorted(digest(seat_token(game_id, seat)) for game_id in [*FINISHED, "guest"] for seat in (0, 1))
+        assert sorted(bytes(token).hex() for (token,) in conn.execute(tokens)) == digests
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, FINISHED) == len(FINISHED)
+    with engine.connect() as conn:
+        emptied = {game_id for game_id, variant, deal in conn.execute(columns) if variant == deal == ""}
+        assert emptied == set(FINISHED)
+        records = conn.execute(sql("SELECT archive FROM games WHERE archive IS NOT NULL")).scalars().all()
+        assert {bytes(record[:1]) for record in records} == {MARK2}
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0015")
+    with engine.connect() as conn:
+        assert conn.execute(columns).all() == before
+        assert sorted(token for (token,) in conn.execute(tokens)) == digests
+        records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
+        assert len(records) == len(FINISHED)
+        for record in records:
+            assert bytes(record[:1]) != MARK2 and unpack(bytes(record)).variant is None
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "head")
+    with engine.connect() as conn:
+        for game_id in FINISHED:
+            stored, first = store.load_game(conn, game_id), loaded[game_id]
+            assert stored is not None and first is not None and stored.archived and not first.archived
+            assert stored.seat_tokens == [digest(seat_token(game_id, seat)) for seat in (0, 1)]
+            stored.archived = False
+            assert stored == first, game_id
     engine.dispose()
 
 

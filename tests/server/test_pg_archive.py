@@ -8,16 +8,20 @@ import json
 from typing import Any
 
 import pytest
-from finished_games import rows_of
+from alembic import command
+from finished_games import archived_of, rows_of, seat_token
 from scale_harness import pg_url
 from sqlalchemy import Engine
+from sqlalchemy import text as sql
 from test_archive import FINISHED, PER_ACTION, admin_archive, seed_games
 from test_guest_games import check_deletes_only_guests_old_aborted_and_abandoned_games
 
+from kahuna.server.common.tokens import digest
 from kahuna.server.community.exports import finished_games_page, record_of
 from kahuna.server.community.player_games import PlayedCache
 from kahuna.server.community.profiles import profile
-from kahuna.server.db import store
+from kahuna.server.db import archive, migrations, store
+from kahuna.server.db.archive_format import MARK2
 
 __all__ = ["pg_url"]
 
@@ -47,7 +51,7 @@ def test_archiving_on_postgresql_changes_no_answer(pg_url: str) -> None:
     with engine.connect() as conn:
         for table in PER_ACTION:
             assert rows_of(conn, table, [*FINISHED, "guest"]) == 0, table
-        assert rows_of(conn, "archived_games", GAMES) == 7
+        assert archived_of(conn, GAMES) == 7
         assert store.load_game(conn, "running") is not None
     assert _answers(engine) == before
     engine.dispose()
@@ -56,4 +60,32 @@ def test_archiving_on_postgresql_changes_no_answer(pg_url: str) -> None:
 def test_guest_games_are_deleted_on_postgresql(pg_url: str) -> None:
     engine = store.open_engine(pg_url)
     check_deletes_only_guests_old_aborted_and_abandoned_games(engine)
+    engine.dispose()
+
+
+def test_going_back_and_up_again_on_postgresql(pg_url: str) -> None:
+    """Migration 0016 both ways on PostgreSQL with archived games: down to 0015 the records are
+    ``kahuna-archive/1`` rows of ``archived_games`` and the seats' digests hex text again, up again
+    every answer is the same, and down to 0014 the per-action rows are back."""
+    engine = store.open_engine(pg_url)
+    seed_games(engine)
+    with engine.connect() as conn:
+        rows = {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED}
+    before = _answers(engine)
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, [*FINISHED, "guest"]) == 7
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0015")
+    with engine.connect() as conn:
+        records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
+        assert len(records) == 7 and all(bytes(record[:1]) != MARK2 for record in records)
+        digests = conn.execute(sql("SELECT token FROM seats WHERE game_id = 'done0' ORDER BY seat")).scalars().all()
+        assert digests == [digest(seat_token("done0", seat)) for seat in (0, 1)]
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "head")
+    assert _answers(engine) == before
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0014")
+    with engine.connect() as conn:
+        assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
     engine.dispose()

@@ -20,7 +20,6 @@ from sqlalchemy import Engine
 
 from kahuna.server.db import archive, guests
 from kahuna.server.db.housekeeping import cut_off
-from kahuna.server.db.store import now
 
 BAR = 30
 """Characters of the progress bar."""
@@ -82,7 +81,7 @@ def run(
     archived = 0
     while True:
         with engine.begin() as conn:
-            folded = archive.archive_games(conn, archive.due(conn, ended_before, batch), now())
+            folded = archive.archive_games(conn, archive.due(conn, ended_before, batch))
         if not folded:
             break
         archived += folded

@@ -1,6 +1,6 @@
 """Archiving finished games: an old finished game's per-action rows are folded into one compressed
-``archived_games`` row (``db/archive_format.py``), a tenth of the bytes or less (docs/scaling.md,
-"Storage").
+record in its ``games`` row (``games.archive``, ``db/archive_format.py``), a twentieth of their
+bytes or less (docs/scaling.md, "Storage").
 
 Why it is safe beside running games: only games whose ``status`` is ``over`` and whose end
 (``games.updated``) is older than the cut-off are folded, a batch at a time, each batch one short
@@ -10,7 +10,8 @@ A game is folded at most once: the pass skips archived games, and a batch checks
 lock, so two passes at once (two instances, or the server and ``kahuna admin archive``) fold each
 game once.
 
-What stays: the ``games`` row, the seats (``my-games`` finds a seat by its token, an account by its
+What stays: the ``games`` row (its ``variant`` and ``deal`` emptied once a ``kahuna-archive/2``
+record holds them), the seats (``my-games`` finds a seat by its token, an account by its
 seats), and the rows other rooms read (``game_accounts``, ``rating_history``,
 ``tournament_games``, ``rematches``, ``analyses``), unchanged. ``store.load_game`` reads an archived
 game from its record, so replay, analysis, the record and the exports give the same answers.
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import ColumnElement, Connection, delete, exists, func, select
+from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 
 from kahuna.server.db import store
-from kahuna.server.db.archive_format import pack
-from kahuna.server.db.schema import actions, archived_games, chat, clocks, games, reshuffles, seat_seen
+from kahuna.server.db.archive_format import holds_game_columns, pack
+from kahuna.server.db.schema import actions, chat, clocks, games, reshuffles, seat_seen
 
 BATCH = 100
 """Games folded per transaction by ``kahuna admin archive`` (``--batch``)."""
@@ -36,7 +37,7 @@ state, of no use once it is over)."""
 
 def _unarchived(ended_before: str | None = None) -> list[ColumnElement[bool]]:
     """The conditions of a finished game not archived yet (that ended before ``ended_before``)."""
-    finished = [games.c.status == "over", ~exists().where(archived_games.c.game_id == games.c.id)]
+    finished = [games.c.status == "over", games.c.archive.is_(None)]
     return finished if ended_before is None else [*finished, games.c.updated < ended_before]
 
 
@@ -59,21 +60,24 @@ def count_due(conn: Connection, ended_before: str) -> int:
     return int(conn.execute(query).scalar() or 0)
 
 
-def archive_games(conn: Connection, game_ids: list[str], at: str) -> int:
+def archive_games(conn: Connection, game_ids: list[str]) -> int:
     """Fold each of ``game_ids`` that is still finished and not archived (checked under the lock of
-    its ``games`` row) into its archive record, stamped ``at``; how many were folded."""
+    its ``games`` row) into its archive record; how many were folded."""
     if not game_ids:
         return 0
     locked = conn.execute(
-        select(games.c.id)
+        select(games.c.id, games.c.variant, games.c.deal)
         .where(games.c.id.in_(game_ids), *_unarchived())
         .order_by(games.c.id)
         .with_for_update(of=games)
-    ).scalars()
-    folding = list(locked)
-    for game_id in folding:
-        record = pack(store.per_action_rows(conn, game_id))
-        conn.execute(archived_games.insert().values(game_id=game_id, archived=at, record=record))
+    ).all()
+    folding = [game_id for game_id, _, _ in locked]
+    for game_id, variant, deal in locked:
+        rows = store.per_action_rows(conn, game_id)
+        rows.variant, rows.deal = variant, deal
+        record = pack(rows)
+        emptied = {"variant": "", "deal": ""} if holds_game_columns(record) else {}
+        conn.execute(update(games).where(games.c.id == game_id).values(archive=record, **emptied))
     if folding:
         for table in PER_ACTION_TABLES:
             conn.execute(delete(table).where(table.c.game_id.in_(folding)))

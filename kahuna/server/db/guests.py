@@ -28,7 +28,6 @@ from sqlalchemy import ColumnElement, Connection, and_, delete, exists, or_, sel
 from kahuna.server.db.schema import (
     actions,
     analyses,
-    archived_games,
     chat,
     clocks,
     game_accounts,
@@ -47,7 +46,7 @@ ABORTED = '%"reason": "aborted"%'
 """How an aborted game's stored result reads (``store.end_game`` writes it with ``json.dumps``);
 each match is checked again by parsing it (:func:`_aborted`)."""
 
-OWNED_BY_GAME = (seat_seen, chat, clocks, reshuffles, actions, analyses, archived_games, game_accounts, seats)
+OWNED_BY_GAME = (seat_seen, chat, clocks, reshuffles, actions, analyses, game_accounts, seats)
 """Every table whose rows belong to one game (by ``game_id``), deleted before its ``games`` row."""
 
 

@@ -22,7 +22,7 @@ from sqlalchemy import Connection
 from kahuna.server.common import logs
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.db import archive, guests
-from kahuna.server.db.store import iso, now
+from kahuna.server.db.store import iso
 from kahuna.server.db.writer import Writer
 
 EVERY = 600.0
@@ -83,7 +83,7 @@ class Housekeeping:
 
     async def _archive(self, before: str) -> int:
         due = partial(archive.due, ended_before=before, limit=BATCH)
-        return await self._in_batches(due, lambda batch: partial(archive.archive_games, game_ids=batch, at=now()))
+        return await self._in_batches(due, lambda batch: partial(archive.archive_games, game_ids=batch))
 
     async def _guests(self, before: str) -> int:
         due = partial(guests.due, before=before, limit=BATCH)

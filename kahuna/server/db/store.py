@@ -22,7 +22,6 @@ from sqlalchemy.engine.url import make_url
 from kahuna.server.db.archive_format import ArchivedRows, unpack
 from kahuna.server.db.schema import (
     actions,
-    archived_games,
     chat,
     clocks,
     game_accounts,
@@ -332,15 +331,24 @@ def _action_insert(conn: Connection) -> tuple[str, bool]:
 
 def load_game(conn: Connection, game_id: str) -> StoredGame | None:
     """The stored game, from its per-action rows or, once archived, from its archive record: the
-    same :class:`StoredGame` either way (``tests/server/test_archive.py``)."""
+    same :class:`StoredGame` either way (``tests/server/test_archive.py``).
+
+    A finished game's record is looked for again after its rows are read: each statement sees what
+    was committed when it began (PostgreSQL's read committed; SQLite outside a write), so an
+    archiving pass committed in between would leave rows already deleted (the game would come back
+    without its actions, and be quarantined as damaged)."""
     row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
     if row is None:
         return None
     tokens: list[str | None] = [None, None]
     for token, seat in conn.execute(select(seats.c.token, seats.c.seat).where(seats.c.game_id == game_id)):
         tokens[seat] = token
-    folded = archived_rows(conn, game_id)
+    folded = None if row["archive"] is None else unpack(row["archive"])
     rows = folded if folded is not None else per_action_rows(conn, game_id)
+    if folded is None and row["status"] == "over":  # archived since the row was read?
+        again = conn.execute(select(games.c.archive).where(games.c.id == game_id)).scalar()
+        if again is not None:
+            rows = folded = unpack(again)
     after = conn.execute(select(rematches.c.new_game_id).where(rematches.c.game_id == game_id)).scalar()
     before = conn.execute(select(rematches.c.game_id).where(rematches.c.new_game_id == game_id)).scalar()
     counts = how_it_counts(conn, game_id)
@@ -349,8 +357,8 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         game_id=row["id"],
         created=row["created"],
         updated=max(row["updated"], rows.actions[-1][2]) if rows.actions else row["updated"],
-        variant=json.loads(row["variant"]),
-        deal=row["deal"],
+        variant=json.loads(row["variant"] if folded is None or folded.variant is None else folded.variant),
+        deal=row["deal"] if folded is None or folded.deal is None else folded.deal,
         kinds=[row["kind0"], row["kind1"]],
         names=[row["name0"], row["name1"]],
         invite=row["invite"],
@@ -396,7 +404,7 @@ def per_action_rows(conn: Connection, game_id: str) -> ArchivedRows:
 
 def archived_rows(conn: Connection, game_id: str) -> ArchivedRows | None:
     """The rows an archived game's record holds (``None``: the game is not archived)."""
-    value = conn.execute(select(archived_games.c.record).where(archived_games.c.game_id == game_id)).scalar()
+    value = conn.execute(select(games.c.archive).where(games.c.id == game_id)).scalar()
     return None if value is None else unpack(value)
 
 
@@ -404,9 +412,10 @@ def is_archived(conn: Connection, game_id: str) -> bool:
     """Whether the game is archived, its ``games`` row share-locked until the transaction ends
     (PostgreSQL): an archiving pass, which locks the row for update, cannot fold the game's rows
     between this answer and a write that relies on it (a chat line)."""
-    conn.execute(select(games.c.id).where(games.c.id == game_id).with_for_update(read=True))
-    found = conn.execute(select(archived_games.c.game_id).where(archived_games.c.game_id == game_id))
-    return found.first() is not None
+    found = conn.execute(
+        select(games.c.archive.is_not(None)).where(games.c.id == game_id).with_for_update(read=True)
+    ).scalar()
+    return bool(found)
 
 
 def how_it_counts(conn: Connection, game_id: str) -> tuple[bool, str | None] | None:

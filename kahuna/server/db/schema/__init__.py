@@ -32,7 +32,6 @@ from kahuna.server.db.schema.community import (
 from kahuna.server.db.schema.games import (
     actions,
     analyses,
-    archived_games,
     chat,
     clocks,
     games,
@@ -60,7 +59,6 @@ __all__ = [
     "actions",
     "analyses",
     "api_tokens",
-    "archived_games",
     "blocks",
     "browser_accounts",
     "chat",

@@ -5,17 +5,57 @@ from __future__ import annotations
 from sqlalchemy import (
     Boolean,
     Column,
+    Dialect,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
     Table,
     Text,
+    TypeDecorator,
     false,
 )
 
 from kahuna.server.db.schema.base import metadata
+
+
+def digest_bytes(text: str) -> bytes:
+    """A digest as it is stored: the 32 bytes a 64-digit lowercase hex SHA-256 stands for (half the
+    bytes of its text, in the row and in the index); any other text (tests use made-up tokens) as
+    its UTF-8, with a zero byte after it if that is 32 bytes long too (text never holds one)."""
+    if len(text) == 64:
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            pass
+        else:
+            if raw.hex() == text:
+                return raw
+    encoded = text.encode()
+    return encoded + b"\0" if len(encoded) == 32 else encoded
+
+
+def digest_text(raw: bytes) -> str:
+    """The text :func:`digest_bytes` was given."""
+    if len(raw) == 32:
+        return raw.hex()
+    return (raw[:-1] if len(raw) == 33 and raw[-1] == 0 else raw).decode()
+
+
+class Digest(TypeDecorator[str]):
+    """A token digest, read and written as its hex text, stored as :func:`digest_bytes` (r0016)."""
+
+    impl = LargeBinary
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> bytes | None:
+        return None if value is None else digest_bytes(value)
+
+    def process_result_value(self, value: bytes | None, dialect: Dialect) -> str | None:
+        return None if value is None else digest_text(bytes(value))
+
 
 games = Table(
     "games",
@@ -29,30 +69,54 @@ games = Table(
     Column("kind1", String(32), nullable=False),
     Column("name0", String(64)),
     Column("name1", String(64)),
-    Column("invite", String(64), index=True),
-    Column("status", String(16), nullable=False, index=True),
+    Column("invite", String(64)),
+    Column("status", String(16), nullable=False),
     Column("result", Text),
     Column("unlisted", Boolean, nullable=False, server_default=false()),
     Column("owner", String(80)),
+    Column("archive", LargeBinary),
 )
 """One row per game; ``invite`` is the digest of the invite code (human games only). ``updated``
 and ``status`` are written when a player joins and when the game ends, not on every action (the
 last action's time is the game's time). ``unlisted``: kept off the live list and the Watch page
 (``community/live_games.py``). ``owner``: whose turn the game's AI moves take in the AI pool
 (``games/ai_pool.py``: the digest of the creating address, a tournament's creator), kept so that a
-game rebuilt after a restart still counts against whoever made it; ``NULL``: the game itself."""
+game rebuilt after a restart still counts against whoever made it; ``NULL``: the game itself.
+``archive``: a finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``)
+folded into one compressed record once it is old (``db/archive.py``, ``db/archive_format.py``),
+written once and never again; ``store.load_game`` reads it in their place. ``NULL``: not archived.
+(0015 kept it in a table of its own, ``archived_games``, with when it was folded; 0016 moved it
+here, where it costs no row, key or index of its own: docs/scaling.md, "Storage".)
+The indexes leave out rows no query looks for there (r0016): ``ix_games_invite`` the games with no
+invite (a look-up names one) and, on PostgreSQL, ``ix_games_status`` the finished games (the
+queries by status look for games not over, which the planner proves ``status = 'playing'`` is; a
+query for finished games reads most of the table). SQLite keeps every game in ``ix_games_status``:
+it uses a partial index only for a query that repeats its condition word for word."""
+
+Index(
+    "ix_games_invite",
+    games.c.invite,
+    postgresql_where=games.c.invite.is_not(None),
+    sqlite_where=games.c.invite.is_not(None),
+)
+Index(
+    "ix_games_status",
+    games.c.status,
+    postgresql_where=games.c.status != "over",
+)
 
 
 seats = Table(
     "seats",
     metadata,
-    Column("token", String(64), primary_key=True),
+    Column("token", Digest, primary_key=True),
     Column("game_id", String(32), ForeignKey("games.id"), nullable=False),
     Column("seat", Integer, nullable=False),
     Column("account_id", Integer, index=True),
 )
-"""The digest of each seat token, for ``my-games`` and for binding a token to its seat; the id of
-the account the seat belongs to (``accounts.id``, see ``accounts/store.py``), if any."""
+"""The digest of each seat token (32 bytes, :class:`Digest`), for ``my-games`` and for binding a
+token to its seat; the id of the account the seat belongs to (``accounts.id``, see
+``accounts/store.py``), if any."""
 
 
 actions = Table(
@@ -121,15 +185,3 @@ analyses = Table(
     Column("at", String(32), nullable=False),
 )
 """The post-game analysis of a finished game (``kahuna.server.games.analysis``), computed once."""
-
-
-archived_games = Table(
-    "archived_games",
-    metadata,
-    Column("game_id", String(32), ForeignKey("games.id"), primary_key=True),
-    Column("archived", String(32), nullable=False),
-    Column("record", LargeBinary, nullable=False),
-)
-"""A finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``) folded into
-one compressed ``kahuna-archive/1`` record once it is old (``db/archive.py``), written once and
-never again; ``store.load_game`` reads it in their place. ``archived``: when it was folded."""
