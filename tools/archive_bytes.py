@@ -35,7 +35,7 @@ GAME_TABLES = (
     "rating_history", "seat_seen", "tournament_games",
 )  # fmt: skip
 """Every table that holds rows of a game (an archived game's record is in its ``games`` row since
-migration 0016; before, in ``archived_games``, which is counted when it exists)."""
+migration 0019; before, in ``archived_games``, which is counted when it exists)."""
 DAY = 86_400
 
 

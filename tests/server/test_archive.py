@@ -191,11 +191,11 @@ def test_going_back_to_migration_0014_writes_the_rows_back(tmp_path: Path) -> No
     engine.dispose()
 
 
-def test_going_back_to_migration_0015_puts_the_game_columns_and_the_digests_back(tmp_path: Path) -> None:
-    """0016 keeps the seats' digests as bytes, and an archived game's record in its ``games`` row
-    with its variant and deal in the (``kahuna-archive/2``) record; going back to 0015 gives the
-    text digests, the ``games`` columns and ``/1`` records in ``archived_games`` that 0015's code
-    reads, and coming back again the same stored games."""
+def test_going_back_to_migration_0018_puts_the_game_columns_and_the_digests_back(tmp_path: Path) -> None:
+    """0019 keeps the seats' digests as bytes, and an archived game's record in its ``games`` row
+    with its variant and deal in the (``kahuna-archive/2``) record; going back to 0018 gives the
+    text digests, the ``games`` columns and ``/1`` records in ``archived_games`` that the code
+    before 0019 reads, and coming back again the same stored games."""
     engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
     seed_games(engine)
     columns = sql("SELECT id, variant, deal FROM games ORDER BY id")
@@ -213,7 +213,7 @@ def test_going_back_to_migration_0015_puts_the_game_columns_and_the_digests_back
         records = conn.execute(sql("SELECT archive FROM games WHERE archive IS NOT NULL")).scalars().all()
         assert {bytes(record[:1]) for record in records} == {MARK2}
     with engine.begin() as conn:
-        command.downgrade(migrations.config(conn), "0015")
+        command.downgrade(migrations.config(conn), "0018")
     with engine.connect() as conn:
         assert conn.execute(columns).all() == before
         assert sorted(token for (token,) in conn.execute(tokens)) == digests

@@ -64,7 +64,7 @@ def test_guest_games_are_deleted_on_postgresql(pg_url: str) -> None:
 
 
 def test_going_back_and_up_again_on_postgresql(pg_url: str) -> None:
-    """Migration 0016 both ways on PostgreSQL with archived games: down to 0015 the records are
+    """Migration 0019 both ways on PostgreSQL with archived games: down to 0018 the records are
     ``kahuna-archive/1`` rows of ``archived_games`` and the seats' digests hex text again, up again
     every answer is the same, and down to 0014 the per-action rows are back."""
     engine = store.open_engine(pg_url)
@@ -75,7 +75,7 @@ def test_going_back_and_up_again_on_postgresql(pg_url: str) -> None:
     with engine.begin() as conn:
         assert archive.archive_games(conn, [*FINISHED, "guest"]) == 7
     with engine.begin() as conn:
-        command.downgrade(migrations.config(conn), "0015")
+        command.downgrade(migrations.config(conn), "0018")
     with engine.connect() as conn:
         records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
         assert len(records) == 7 and all(bytes(record[:1]) != MARK2 for record in records)

@@ -16,7 +16,7 @@ the first one and the seconds between each and the next, a few digits where a ti
 20 characters: the record of a 120-action game takes about 400 bytes where the three columns took
 880 (docs/scaling.md, "Storage"). Times that do not read back exactly that way are kept as written.
 
-``kahuna-archive/2`` (migration 0016) also holds the ``games`` row's ``variant`` and ``deal``,
+``kahuna-archive/2`` (migration 0019) also holds the ``games`` row's ``variant`` and ``deal``,
 which archiving empties (a few bytes compressed, 90 in the row), and writes the three columns as
 bytes rather than JSON lists:
 each token as its index in :data:`TOKENS` (one byte), each seat as whether it differs from the
@@ -146,7 +146,7 @@ def pack(rows: ArchivedRows) -> bytes:
 
 def pack_v1(rows: ArchivedRows) -> bytes:
     """The rows as one ``kahuna-archive/1`` value (compact JSON, zlib at its highest level with
-    :data:`DICTIONARY`): what :func:`pack` falls back to, and what migration 0016's downgrade
+    :data:`DICTIONARY`): what :func:`pack` falls back to, and what migration 0019's downgrade
     writes back. It has no place for :attr:`~ArchivedRows.variant` and ``deal``: they stay in the
     ``games`` row (:func:`holds_game_columns`)."""
     data = {

@@ -45,7 +45,7 @@ def digest_text(raw: bytes) -> str:
 
 
 class Digest(TypeDecorator[str]):
-    """A token digest, read and written as its hex text, stored as :func:`digest_bytes` (r0016)."""
+    """A token digest, read and written as its hex text, stored as :func:`digest_bytes` (r0019)."""
 
     impl = LargeBinary
     cache_ok = True
@@ -85,9 +85,9 @@ game rebuilt after a restart still counts against whoever made it; ``NULL``: the
 ``archive``: a finished game's per-action rows (``actions``, ``reshuffles``, ``clocks``, ``chat``)
 folded into one compressed record once it is old (``db/archive.py``, ``db/archive_format.py``),
 written once and never again; ``store.load_game`` reads it in their place. ``NULL``: not archived.
-(0015 kept it in a table of its own, ``archived_games``, with when it was folded; 0016 moved it
+(0015 kept it in a table of its own, ``archived_games``, with when it was folded; 0019 moved it
 here, where it costs no row, key or index of its own: docs/scaling.md, "Storage".)
-The indexes leave out rows no query looks for there (r0016): ``ix_games_invite`` the games with no
+The indexes leave out rows no query looks for there (r0019): ``ix_games_invite`` the games with no
 invite (a look-up names one) and, on PostgreSQL, ``ix_games_status`` the finished games (the
 queries by status look for games not over, which the planner proves ``status = 'playing'`` is; a
 query for finished games reads most of the table). SQLite keeps every game in ``ix_games_status``:

@@ -11,8 +11,8 @@ again and moves them back to ``archived_games`` (stamped with the time of the do
 Unlike 0015, this rewrites every row of ``seats``, and of ``games`` for the archived games (a
 statement each on PostgreSQL, which holds the table's lock meanwhile).
 
-Revision ID: 0016
-Revises: 0015 (archived_games)
+Revision ID: 0019
+Revises: 0018 (sanctions; the archive's own table came with 0015)
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016"
-down_revision = "0015"
+revision = "0019"
+down_revision = "0018"
 branch_labels = None
 depends_on = None
 
@@ -62,7 +62,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """The digests as text and the full indexes again, and every ``kahuna-archive/2`` record
-    written as ``/1``, which 0015's code reads, its variant and deal back in the ``games`` row."""
+    written as ``/1``, which the code before 0019 reads, its variant and deal back in the ``games`` row."""
     from kahuna.server.db.archive_format import MARK2, pack_v1, unpack
     from kahuna.server.db.store import now
 
