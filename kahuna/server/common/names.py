@@ -11,12 +11,9 @@ keycap emoji two; Vietnamese composes into single code points under NFC).
 
 from __future__ import annotations
 
-import functools
 import unicodedata
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import regex
+import regex
 
 MAX_GRAPHEMES = 40
 MAX_CODE_POINTS = 120
@@ -31,15 +28,7 @@ REFUSED_CATEGORIES = {
     "Zl": "a line separator",
     "Zp": "a paragraph separator",
 }
-
-
-@functools.cache
-def _grapheme() -> regex.Pattern[str]:
-    """The grapheme pattern, made at the first name checked: importing ``regex`` takes about a
-    tenth of a second, which every server paid at start when the pattern was made at import."""
-    import regex
-
-    return regex.compile(r"\X")
+_GRAPHEME = regex.compile(r"\X")
 
 
 def _clean(text: str, what: str, max_graphemes: int, max_code_points: int) -> str:
@@ -52,7 +41,7 @@ def _clean(text: str, what: str, max_graphemes: int, max_code_points: int) -> st
             raise ValueError(f"{what} may not contain {refused} (U+{ord(char):04X})")
     if not clean:
         raise ValueError(f"{what} needs at least one visible character")
-    graphemes = _grapheme().findall(clean)
+    graphemes = _GRAPHEME.findall(clean)
     for grapheme in graphemes:
         if sum(unicodedata.category(char).startswith("M") for char in grapheme) > MAX_MARKS:
             raise ValueError(f"{what} may not stack more than {MAX_MARKS} combining marks on one character")
