@@ -168,12 +168,15 @@ def test_online_counts_following_playing_and_chat_from_a_blocked_account(server:
             async def both_playing() -> bool:
                 listed = nia.get("/api/me/following").json()["users"]
                 online = server.get("/api/online").json()
-                return bool(listed[0]["playing"] == game_id and online["games"] == before["games"] + 1)
+                counted = online["games"] == before["games"] + 1 and online["players"] == before["players"] + 3
+                return bool(listed[0]["playing"] == game_id and counted)  # players: lea, max, nia
 
-            await eventually(both_playing, "the followed player playing her game")
+            # Waited for as a whole: the lobby socket counts its account online only after its first
+            # message (``seeks``), so checked the moment the game was counted, the players once
+            # fell one short at load 9.
+            await eventually(both_playing, "the followed player playing her game, and the three counted")
             listed = nia.get("/api/me/following").json()["users"]
             assert listed == [{"username": "lea", "online": True, "playing": game_id, "watch_url": f"/watch/{game_id}"}]
-            assert server.get("/api/online").json()["players"] == before["players"] + 3  # lea, max, nia
             assert server.get("/api/users/nia").json()["online"] is True  # her lobby connection
             asked = server.get("/api/online/users?names=lea,MAX,nobody,ann").json()
             assert asked == {"online": ["MAX", "lea"]}  # as asked; unknown and offline names are not online
