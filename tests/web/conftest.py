@@ -7,9 +7,7 @@ test fails at teardown if there were any. ``shot`` saves screenshots to ``artifa
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -47,7 +45,9 @@ if not os.path.exists(CHROMIUM):
 
 OpenPage = Callable[..., Page]
 # beside this file (pytest puts this folder on sys.path; mypy checks the folder's files one by one)
-serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
+_web_serving = importlib.import_module("web_serving")
+serving = cast(Callable[[Path], AbstractContextManager[str]], _web_serving.serving)
+post_json = cast(Callable[[str, str, dict[str, Any]], dict[str, Any]], _web_serving.post_json)
 
 
 @pytest.fixture(scope="session")
@@ -62,10 +62,7 @@ def post(server: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
     """post(path, body) -> the JSON answer of the server's HTTP API (a guest's request)."""
 
     def send(path: str, body: dict[str, Any]) -> dict[str, Any]:
-        request = urllib.request.Request(server + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            data: dict[str, Any] = json.loads(answer.read())
-            return data
+        return post_json(server, path, body)
 
     return send
 

@@ -44,7 +44,7 @@ select_building_card = cast(Callable[[Page], str], _fit.select_building_card)
 MINE = cast(str, _fit.MINE)
 words_of = cast(Callable[[Page, str], dict[str, str]], _texts._table)
 stem = cast(Callable[[str], str], _texts._stem)
-create_game = cast(Callable[..., dict[str, Any]], importlib.import_module("test_web_analysis").create_game)
+create_game = cast(Callable[..., dict[str, Any]], importlib.import_module("web_serving").create_game)
 finish_game = cast(
     Callable[[str, dict[str, Any], random.Random], int], importlib.import_module("test_web_replay").finish_game
 )

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,3 +70,18 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def post_json(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer of the server at ``base`` to ``POST path`` with ``body`` (a guest's request)."""
+    request = urllib.request.Request(base + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        data: dict[str, Any] = json.loads(answer.read())
+        return data
+
+
+def create_game(base: str, **body: Any) -> dict[str, Any]:
+    """The answer of the server at ``base`` to ``POST /api/games`` (a game a guest makes: ``game_id``,
+    ``token`` or ``tokens``, the links), as in docs/protocol.md; conftest's ``create`` for the
+    session's server."""
+    return post_json(base, "/api/games", body)
