@@ -3,7 +3,8 @@ appeals*), on a server of its own: a player whose browser speaks German is warne
 on the next page the notice says in German what was done and why; the player appeals from it and
 acknowledges it, and it is not shown again; the account page lists the sanction with its appeal.
 On /mod the moderator who warned sees the appeal and is refused the decision in words (another
-moderator exists); the other moderator overturns it, and the player's account page says so."""
+moderator exists); the other moderator overturns it, and the player's account page says so (on a
+phone too, no wider than the window)."""
 
 from __future__ import annotations
 
@@ -107,4 +108,7 @@ def test_a_warned_player_sees_the_notice_in_its_language_and_appeals_and_another
     expect(pat.get_by_test_id("my-sanctions").get_by_test_id("sanction-standing")).to_have_text(
         "Deinem Einspruch wurde stattgegeben, die Sanktion ist aufgehoben: a quote, not an insult"
     )
+    pat.set_viewport_size({"width": 390, "height": 844})  # on a phone: the list no wider than the page
+    expect(pat.get_by_test_id("my-sanctions").locator("li")).to_have_count(1)
+    assert pat.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == [FORBIDDEN]
