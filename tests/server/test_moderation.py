@@ -112,6 +112,8 @@ MOD_REQUESTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/api/mod/sanctions", {"username": "cy", "kind": "warn", "reason": "x"}),
     ("DELETE", "/api/mod/sanctions/1", None),
     ("GET", "/api/mod/log", None),
+    ("GET", "/api/mod/appeals", None),
+    ("POST", "/api/mod/appeals/1", {"decision": "upheld", "reason": "x"}),
 ]
 
 

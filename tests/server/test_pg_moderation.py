@@ -1,6 +1,7 @@
 """Moderation on PostgreSQL (issue 48): ``kahuna admin grant`` and ``revoke`` with ``--db
 postgresql://…`` holding on the running server's next request, a report (and the open one refused
-a second time by the partial unique index's rule), a warning on it and its undo, once."""
+a second time by the partial unique index's rule), a warning on it and its undo, once; a warning
+appealed once and overturned by the only moderator."""
 
 from __future__ import annotations
 
@@ -46,8 +47,23 @@ def test_roles_reports_and_sanctions_on_postgresql(tmp_path: Path, pg_url: str) 
         refused(ivy.delete(path, headers=csrf(ivy)), 409, "already_undone")
         again = jay.post("/api/reports", json={"username": "kit", "reason": "other"}, headers=csrf(jay))
         assert again.status_code == 201  # the first is no longer open
+        again_warned = {"username": "kit", "kind": "warn", "reason": "again"}
+        second = ivy.post("/api/mod/sanctions", json=again_warned, headers=csrf(ivy)).json()["sanction_id"]
+        appeal = kit.post(f"/api/me/sanctions/{second}/appeal", json={"note": "not me"}, headers=csrf(kit))
+        assert appeal.status_code == 201, appeal.text
+        refused(
+            kit.post(f"/api/me/sanctions/{second}/appeal", json={"note": "again"}, headers=csrf(kit)),
+            409,
+            "already_appealed",
+        )
+        decision = {"decision": "overturned", "reason": "fair"}  # ivy, the only moderator, decides
+        assert (
+            ivy.post(f"/api/mod/appeals/{appeal.json()['appeal_id']}", json=decision, headers=csrf(ivy)).status_code
+            == 204
+        )
+        assert [s["undone"] for s in kit.get("/api/me/sanctions").json()["sanctions"]] == [True, True]
         actions = [entry["action"] for entry in ivy.get("/api/mod/log").json()["entries"]]
-        assert actions == ["undo", "sanction", "grant"]
+        assert actions == ["decide_appeal", "undo", "appeal", "sanction", "undo", "sanction", "grant"]
         assert main(["admin", "revoke", "ivy", "moderator", "--db", pg_url]) == 0
         assert ivy.get("/api/mod/log").status_code == 404
         for browser in (ivy, jay, kit):

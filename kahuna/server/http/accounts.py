@@ -50,7 +50,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
-from kahuna.server.moderation import roles
+from kahuna.server.moderation import appeals, roles
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
@@ -118,6 +118,7 @@ class Me(BaseModel):
     created: str
     is_bot: bool
     moderates: bool = Field(description="a moderator or an admin (its role read on this request): the page links /mod")
+    notices: int = Field(description="sanctions on the account whose notice it has not acknowledged yet")
     ratings: dict[str, dict[str, Any]]
 
 
@@ -340,7 +341,8 @@ def router(
         def read(conn: Connection) -> dict[str, Any]:
             info = db.account_info(conn, account.id)
             moderates = roles.moderates(roles.roles_of(conn, account.id))
-            return {**info, "moderates": moderates, "ratings": ratings.ratings_of(conn, account.id)}
+            notices = appeals.unseen(conn, account.id)
+            return {**info, "moderates": moderates, "notices": notices, "ratings": ratings.ratings_of(conn, account.id)}
 
         return await writer.read(read)
 

@@ -3,11 +3,14 @@
 ``POST /api/reports`` (a signed-in account: session with CSRF, or a Bearer token with the ``play``
 scope) reports a player, from a profile, a game or a chat line; ``GET /api/me/reports`` lists the
 account's reports with their status, never what was done. The rules are ``moderation.reports``.
+``/api/me/sanctions`` are the account's sanctions, their notices acknowledged (``seen``) and
+appealed (``moderation.appeals``).
 
 ``/api/mod/...`` answers a moderator or an admin only, its role read from the database on each
 request; anyone else gets the ``404 not_found`` of a path that does not exist, and the paths are
 left out of ``/openapi.json``: the queue of open reports, sanctions and their undo
-(``moderation.sanctions``), closing a report with no sanction, and the moderation log.
+(``moderation.sanctions``), closing a report with no sanction, the open appeals and their decision,
+and the moderation log.
 """
 
 # No ``from __future__ import annotations``: the moderators' endpoints declare a dependency built
@@ -25,7 +28,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.http.auth import optional_account
 from kahuna.server.http.common import TheAccount, client_ip
-from kahuna.server.moderation import reports, roles, sanctions
+from kahuna.server.moderation import appeals, reports, roles, sanctions
 from kahuna.server.moderation.service import Moderation
 
 Reason = Annotated[str, Field(min_length=1, max_length=reports.MAX_NOTE)]
@@ -92,11 +95,73 @@ class MadeSanction(BaseModel):
     sanction_id: int
 
 
+class MyAppeal(BaseModel):
+    note: str
+    created: float
+    decision: str | None = Field(description="upheld, overturned, or null: not decided yet")
+    decided: float | None
+    reason: str | None = Field(description="the moderator's reason for the decision")
+
+
+class MySanction(BaseModel):
+    sanction_id: int
+    kind: str = Field(description="warn or chat_mute")
+    reason: str = Field(description="the moderator's words: what was done and why")
+    created: float
+    expires: float | None = Field(description="a chat_mute's end (seconds since the epoch)")
+    seconds_left: float | None = Field(description="until a chat_mute ends (null: a warning, or undone)")
+    undone: bool
+    seen: bool = Field(description="its notice acknowledged (POST .../seen)")
+    appeal: MyAppeal | None
+
+
+class MySanctions(BaseModel):
+    sanctions: list[MySanction] = Field(description="the newest first, at most 200")
+
+
+class NewAppeal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    note: str = Field(min_length=1, max_length=4 * appeals.MAX_NOTE, description="1 to 500 characters")
+
+
+class MadeAppeal(BaseModel):
+    appeal_id: int
+
+
+class AppealedSanction(BaseModel):
+    sanction_id: int
+    kind: str
+    reason: str
+    moderator: str
+    created: float
+    expires: float | None
+
+
+class OpenAppeal(BaseModel):
+    appeal_id: int
+    username: str = Field(description="the player who appealed")
+    note: str
+    created: float
+    sanction: AppealedSanction
+
+
+class OpenAppeals(BaseModel):
+    appeals: list[OpenAppeal] = Field(description="appeals not decided yet, the oldest first, at most 200")
+
+
+class Deciding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: appeals.Decision
+    reason: Reason
+
+
 class LogEntry(BaseModel):
     entry_id: int
     at: float
     actor: str | None = Field(description="the moderator (null: kahuna admin, on the command line)")
-    action: str = Field(description="grant, revoke, sanction, undo, close_report")
+    action: str = Field(description="grant, revoke, sanction, undo, close_report, appeal, decide_appeal")
     target: str | None
     reason: str
     detail: dict[str, Any]
@@ -132,6 +197,23 @@ def router(moderation: Moderation) -> APIRouter:
     async def my_reports(account: TheAccount) -> dict[str, Any]:
         """The signed-in account's reports, the newest first (at most 200), with their status."""
         return {"reports": await moderation.reports_by(account)}
+
+    @api.get("/me/sanctions", response_model=MySanctions)
+    async def my_sanctions(account: TheAccount) -> dict[str, Any]:
+        """The signed-in account's sanctions: what was done and why, whether undone, its notice
+        seen, its appeal and the decision; never who sanctioned nor who reported."""
+        return {"sanctions": await moderation.sanctions_of(account)}
+
+    @api.post("/me/sanctions/{sanction_id}/seen", status_code=204)
+    async def seen(sanction_id: RowId, account: TheAccount) -> None:
+        """Acknowledge a sanction's notice: the page shows it no more. 404 ``no_such_sanction``."""
+        await moderation.seen(account, sanction_id)
+
+    @api.post("/me/sanctions/{sanction_id}/appeal", status_code=201, response_model=MadeAppeal)
+    async def appeal(sanction_id: RowId, body: NewAppeal, account: TheAccount) -> dict[str, Any]:
+        """Appeal a sanction, once. 404 ``no_such_sanction`` (unknown, or not yours),
+        409 ``already_undone``, 409 ``already_appealed``, 422 ``note_too_long``."""
+        return {"appeal_id": await moderation.appeal(account, sanction_id, body.note)}
 
     async def moderator(request: Request) -> Moderator:
         """The moderator or admin making the request; for anyone else the 404 of a path that does
@@ -175,6 +257,18 @@ def router(moderation: Moderation) -> APIRouter:
         """Undo a sanction (logged). 404 ``no_such_sanction``, 409 ``already_undone``,
         403 ``target_is_admin``."""
         await moderation.undo(moderator.account, moderator.roles, sanction_id)
+
+    @mod.get("/appeals", response_model=OpenAppeals)
+    async def open_appeals(_moderator: TheModerator) -> dict[str, Any]:
+        """The appeals not decided yet, with their sanctions."""
+        return {"appeals": await moderation.open_appeals()}
+
+    @mod.post("/appeals/{appeal_id}", status_code=204)
+    async def decide(appeal_id: RowId, body: Deciding, moderator: TheModerator) -> None:
+        """Uphold or overturn an appeal (logged; overturned undoes the sanction). 404
+        ``no_such_appeal``, 409 ``appeal_decided``, 403 ``own_sanction`` (another moderator
+        decides), 422 ``own_account``, 403 ``target_is_admin``."""
+        await moderation.decide(moderator.account, moderator.roles, appeal_id, body.decision, body.reason)
 
     @mod.get("/log", response_model=Log)
     async def moderation_log(_moderator: TheModerator) -> dict[str, Any]:

@@ -74,8 +74,11 @@ def sanction(
     return sanction_id
 
 
-def undo(conn: Connection, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> Rejected | None:
-    """Undo a sanction (logged); why not if it cannot be (unknown, undone already, an admin's)."""
+def undo(
+    conn: Connection, moderator: Account, moderator_roles: frozenset[str], sanction_id: int, reason: str = ""
+) -> Rejected | None:
+    """Undo a sanction (logged, with ``reason``: an overturned appeal's); why not if it cannot be
+    (unknown, undone already, an admin's)."""
     row = conn.execute(select(sanctions).where(sanctions.c.id == sanction_id)).first()
     if row is None:
         return Rejected("no_such_sanction", f"no sanction {sanction_id}", 404)
@@ -88,7 +91,7 @@ def undo(conn: Connection, moderator: Account, moderator_roles: frozenset[str], 
     conn.execute(
         update(sanctions).where(sanctions.c.id == sanction_id).values(undone=time.time(), undone_by=moderator.id)
     )
-    log.append(conn, moderator.id, "undo", row.target, "", sanction_id=sanction_id, kind=row.kind)
+    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind)
     return None
 
 

@@ -11,7 +11,7 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.db.writer import Conflict, Writer
-from kahuna.server.moderation import log, reports, roles, sanctions
+from kahuna.server.moderation import appeals, log, reports, roles, sanctions
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,40 @@ class Moderation:
 
     async def undo(self, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> None:
         refusal = await self.writer.transact(lambda conn: sanctions.undo(conn, moderator, moderator_roles, sanction_id))
+        if refusal is not None:
+            raise refusal
+
+    async def sanctions_of(self, account: Account) -> list[dict[str, Any]]:
+        return await self.writer.read(lambda conn: appeals.sanctions_of(conn, account.id))
+
+    async def seen(self, account: Account, sanction_id: int) -> None:
+        refusal = await self.writer.transact(lambda conn: appeals.mark_seen(conn, account.id, sanction_id))
+        if refusal is not None:
+            raise refusal
+
+    async def appeal(self, account: Account, sanction_id: int, note: str) -> int:
+        try:
+            made = await self.writer.transact(lambda conn: appeals.appeal(conn, account, sanction_id, note))
+        except Conflict:  # the same appeal sent through two instances at once (the unique sanction_id)
+            raise Rejected("already_appealed", f"you appealed the sanction {sanction_id} already", 409) from None
+        if isinstance(made, Rejected):
+            raise made
+        return made
+
+    async def open_appeals(self) -> list[dict[str, Any]]:
+        return await self.writer.read(appeals.open_appeals)
+
+    async def decide(
+        self,
+        moderator: Account,
+        moderator_roles: frozenset[str],
+        appeal_id: int,
+        decision: appeals.Decision,
+        reason: str,
+    ) -> None:
+        refusal = await self.writer.transact(
+            lambda conn: appeals.decide(conn, moderator, moderator_roles, appeal_id, decision, reason)
+        )
         if refusal is not None:
             raise refusal
 

@@ -12,6 +12,7 @@ import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
 import { myReportsPanel } from "./report.js";
+import { mySanctionsPanel } from "./sanctions.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -367,6 +368,7 @@ export async function mountAccount(root) {
       ]),
       emailPanel(),
       myReportsPanel(),
+      mySanctionsPanel(),
       notificationPanel(),
       pushPanel(),
       tokens,

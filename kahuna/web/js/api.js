@@ -95,6 +95,11 @@ export const api = {
   sanction: (body) => call("POST", "/api/mod/sanctions", body),
   undoSanction: (id) => call("DELETE", `/api/mod/sanctions/${encodeURIComponent(id)}`),
   modLog: () => call("GET", "/api/mod/log"),
+  mySanctions: () => call("GET", "/api/me/sanctions"),
+  sanctionSeen: (id) => call("POST", `/api/me/sanctions/${encodeURIComponent(id)}/seen`),
+  appeal: (id, note) => call("POST", `/api/me/sanctions/${encodeURIComponent(id)}/appeal`, { note }),
+  modAppeals: () => call("GET", "/api/mod/appeals"),
+  decideAppeal: (id, decision, reason) => call("POST", `/api/mod/appeals/${encodeURIComponent(id)}`, { decision, reason }),
   // mail
   email: () => call("GET", "/api/me/email"),
   setEmail: (email, lang) => call("PUT", "/api/me/email", { email, lang }),

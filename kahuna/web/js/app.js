@@ -9,7 +9,8 @@ import { GamePage } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
 import { seatsOf } from "./store.js";
-import { accountLink, modLink, mountSignUp, mountSignIn, mountAccount } from "./account.js";
+import { accountLink, modLink, mountSignUp, mountSignIn, mountAccount, currentAccount } from "./account.js";
+import { sanctionNotices } from "./sanctions.js";
 import { mountMod } from "./mod.js";
 import { mountVerifyEmail, mountPasswordReset } from "./mail.js";
 import { mountUnsubscribe } from "./notify.js";
@@ -86,7 +87,7 @@ async function start() {
   const { page, arg } = route(location.pathname);
   let game = null;
   const mount = () => {
-    fill(top, [header(main)]);
+    fill(top, [header(main), sanctionNotices(currentAccount())]);
     if (page === "") mountLobby(main, board, levels);
     else if (page === "rules") mountRules(main, board);
     else if (page === "lobby") mountSeeks(main, levels);
@@ -112,7 +113,7 @@ async function start() {
     } else fill(main, [h("p", { class: "message", text: t("game.not_found") })]);
   };
   onLanguageChange(() => {
-    if (game) fill(top, [header(main)]);
+    if (game) fill(top, [header(main), sanctionNotices(currentAccount())]);
     else mount();
   });
   mount();

@@ -1,7 +1,8 @@
 // The moderators' page /mod (issue 48, docs/moderation.md): the queue of open reports, grouped by
 // the player reported (the most reported first, as the server orders them), each with its context
 // (the chat lines around a reported line, the game's replay) and its actions (warn, mute in chat
-// for some minutes, close with no sanction); and the moderation log, where a sanction is undone.
+// for some minutes, close with no sanction); the players' open appeals of sanctions, each upheld or
+// overturned (the sanction undone) with a reason; and the moderation log, where a sanction is undone.
 // Everything comes from /api/mod/*, which answers a moderator only: anyone else gets its 404, and
 // this page then says "not found" as for a page that does not exist. Names and texts go on the
 // page as text only.
@@ -11,7 +12,20 @@ import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { when } from "./report.js";
 
-const REFUSALS = ["not_found", "own_account", "target_is_admin", "invalid", "no_such_report", "not_that_report", "report_not_open", "no_such_sanction", "already_undone"];
+const REFUSALS = [
+  "not_found",
+  "own_account",
+  "target_is_admin",
+  "invalid",
+  "no_such_report",
+  "not_that_report",
+  "report_not_open",
+  "no_such_sanction",
+  "already_undone",
+  "no_such_appeal",
+  "appeal_decided",
+  "own_sanction",
+];
 
 /** Say on the page's status line what came of an action: done (`ok`), or refused in words. */
 function say(status, text, ok) {
@@ -105,6 +119,46 @@ function queuePanel(reports, reload, status) {
   );
 }
 
+/** One open appeal: the player's note, the sanction appealed (its kind, moderator, date and
+ * reason), and the decision with its reason (the player reads it). */
+function appealItem(appeal, reload, status) {
+  const id = appeal.appeal_id;
+  const sanction = appeal.sanction;
+  const why = h("input", { id: `decision-${id}`, type: "text", maxlength: 500, required: true, class: "mod-why" });
+  const decide = (decision) => async () => {
+    status.textContent = "";
+    if (!why.reportValidity()) return;
+    try {
+      await api.decideAppeal(id, decision, why.value.trim());
+      say(status, t("mod.done"), true);
+      reload();
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  return h("li", { class: "mod-appeal card-panel", dataset: { appeal: String(id) } }, [
+    h("h2", {}, [h("a", { href: `/users/${encodeURIComponent(appeal.username)}`, text: appeal.username }), ` · ${when(appeal.created)}`]),
+    h("p", {}, [
+      h("strong", { text: t(`mod.kind_${sanction.kind}`) }),
+      " · ",
+      t("mod.sanctioned_by", { name: sanction.moderator }),
+      ` · ${when(sanction.created)}`,
+    ]),
+    h("p", { class: "mod-sanction-reason", text: t("mod.sanction_reason", { reason: sanction.reason }) }),
+    h("blockquote", { class: "mod-note", text: appeal.note }),
+    h("form", { class: "mod-actions", onsubmit: (e) => e.preventDefault() }, [
+      h("div", { class: "field" }, [h("label", { for: `decision-${id}`, text: t("mod.why") }), why]),
+      h("button", { type: "button", class: "btn", "data-action": "upheld", onclick: decide("upheld"), text: t("mod.uphold") }),
+      h("button", { type: "button", class: "btn", "data-action": "overturned", onclick: decide("overturned"), text: t("mod.overturn") }),
+    ]),
+  ]);
+}
+
+function appealsPanel(appeals, reload, status) {
+  if (!appeals.length) return [h("p", { class: "hint", "data-testid": "mod-no-appeals", text: t("mod.no_appeals") })];
+  return [h("ul", { class: "mod-reports", "data-testid": "mod-appeals" }, appeals.map((a) => appealItem(a, reload, status)))];
+}
+
 /** What a log entry's particulars say: the role, the sanction's kind and minutes, the report. */
 function detailText(entry) {
   const d = entry.detail || {};
@@ -113,6 +167,8 @@ function detailText(entry) {
   if (d.kind) parts.push(t(`mod.kind_${d.kind}`));
   if (d.minutes) parts.push(t("mod.for_minutes", { n: d.minutes }));
   if (d.report_id) parts.push(t("mod.report_n", { n: d.report_id }));
+  if (d.appeal_id) parts.push(t("mod.appeal_n", { n: d.appeal_id }));
+  if (d.decision) parts.push(t(`mod.decision_${d.decision}`));
   return parts.join(" · ");
 }
 
@@ -169,6 +225,7 @@ export async function mountMod(root) {
   const status = h("p", { class: "message", role: "status", "data-testid": "mod-status" });
   const panels = {
     queue: h("div", { id: "mod-panel-queue", role: "tabpanel", "aria-labelledby": "mod-tab-queue", "data-testid": "mod-queue" }),
+    appeals: h("div", { id: "mod-panel-appeals", role: "tabpanel", "aria-labelledby": "mod-tab-appeals", hidden: true }),
     log: h("div", { id: "mod-panel-log", role: "tabpanel", "aria-labelledby": "mod-tab-log", hidden: true }),
   };
   const tabs = Object.keys(panels).map((name) =>
@@ -191,6 +248,13 @@ export async function mountMod(root) {
       say(status, modRefusal(err), false);
     }
   };
+  const loadAppeals = async () => {
+    try {
+      fill(panels.appeals, appealsPanel((await api.modAppeals()).appeals, loadAppeals, status));
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
   const loadLog = async () => {
     try {
       fill(panels.log, logPanel((await api.modLog()).entries, loadLog, status));
@@ -203,6 +267,7 @@ export async function mountMod(root) {
     for (const tab of tabs) tab.setAttribute("aria-selected", String(tab.id === `mod-tab-${name}`));
     for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
     if (name === "log") loadLog();
+    else if (name === "appeals") loadAppeals();
     else loadQueue();
   };
   fill(panels.queue, queuePanel(reports, loadQueue, status));
@@ -212,6 +277,7 @@ export async function mountMod(root) {
       h("div", { role: "tablist", class: "mod-tabs", "aria-label": t("mod.title") }, tabs),
       status,
       panels.queue,
+      panels.appeals,
       panels.log,
     ]),
   ]);

@@ -49,7 +49,7 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
-from kahuna.server.db.schema.moderation import account_roles, moderation_log, reports, sanctions
+from kahuna.server.db.schema.moderation import account_roles, appeals, moderation_log, reports, sanctions
 
 __all__ = [
     "MAX_USER_AGENT",
@@ -59,6 +59,7 @@ __all__ = [
     "actions",
     "analyses",
     "api_tokens",
+    "appeals",
     "blocks",
     "browser_accounts",
     "chat",

@@ -91,8 +91,27 @@ sanctions = Table(
     Column("expires", Float),
     Column("undone", Float),
     Column("undone_by", Integer, ForeignKey("accounts.id")),
+    Column("seen", Float),
     Index("ix_sanctions_target", "target", "kind"),
 )
 """A moderator's sanction of an account (``moderation.sanctions``): ``kind`` ``warn`` or
 ``chat_mute`` (until ``expires``, seconds since the epoch), why, who, on which report if any;
-``undone``/``undone_by`` once undone (a sanction is never deleted: the log tells its story)."""
+``undone``/``undone_by`` once undone (a sanction is never deleted: the log tells its story);
+``seen`` once the player acknowledged its notice (``moderation.appeals``)."""
+
+
+appeals = Table(
+    "appeals",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sanction_id", Integer, ForeignKey("sanctions.id"), nullable=False, unique=True),
+    Column("note", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("decision", String(16)),
+    Column("decided", Float),
+    Column("decided_by", Integer, ForeignKey("accounts.id")),
+    Column("decision_reason", Text),
+)
+"""A player's appeal of a sanction on its account (``moderation.appeals``), one per sanction (the
+unique ``sanction_id``): its ``note`` (at most 500 characters), and once a moderator decided it
+``decision`` (``upheld`` or ``overturned``), when, by whom and why."""

@@ -1,0 +1,146 @@
+// A sanctioned player's side of moderation (issue 48, docs/moderation.md, *Notices and appeals*):
+// the notice under the header, on any page, of each sanction on the account not acknowledged yet
+// (what was done and why, in the page's language), with "Understood" (it is not shown again) and
+// "Appeal" (a note of at most 500 characters, once per sanction); and the account page's list of
+// the account's sanctions with their appeals and the moderators' decisions. The server never says
+// who sanctioned; every moderator's word goes on the page as text only.
+
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+import { api, ApiError } from "./api.js";
+import { when } from "./report.js";
+
+const NOTE_MAX = 500;
+const REFUSALS = ["already_appealed", "already_undone", "note_too_long", "no_such_sanction", "invalid"];
+
+function sanctionRefusal(err) {
+  if (!(err instanceof ApiError) || err.code === "offline") return t("lobby.offline");
+  return t(`sanction.err_${REFUSALS.includes(err.code) ? err.code : "invalid"}`, { limit: NOTE_MAX });
+}
+
+/** What was done: "A moderator warned you." or the mute with its minutes (and those left). */
+function whatWasDone(sanction) {
+  if (sanction.kind !== "chat_mute") return t("sanction.warn");
+  const minutes = Math.round((sanction.expires - sanction.created) / 60);
+  const left = sanction.seconds_left ? ` ${t("sanction.left", { n: Math.ceil(sanction.seconds_left / 60) })}` : "";
+  return t("sanction.chat_mute", { n: minutes }) + left;
+}
+
+/** Where the sanction stands: lifted, or its appeal waiting or decided with the moderator's reason. */
+function standing(sanction) {
+  const appeal = sanction.appeal;
+  if (appeal?.decision) return t(`sanction.${appeal.decision}`, { reason: appeal.reason });
+  if (appeal) return t("sanction.appealed", { date: when(appeal.created) });
+  return sanction.undone ? t("sanction.undone") : null;
+}
+
+/** What a notice and the account page say of one sanction. */
+function description(sanction) {
+  const state = standing(sanction);
+  return [
+    h("p", {}, [h("strong", { text: whatWasDone(sanction) }), ` · ${when(sanction.created)}`]),
+    h("p", { class: "sanction-reason", text: t("sanction.why", { reason: sanction.reason }) }),
+    state ? h("p", { class: "sanction-standing", "data-testid": "sanction-standing", text: state }) : null,
+  ];
+}
+
+/** The button that opens the appeal's form in `box`; `sent` runs once the appeal is stored. */
+function appealButton(sanction, box, sent) {
+  const id = `appeal-note-${sanction.sanction_id}`;
+  const open = () => {
+    const note = h("textarea", { id, maxlength: NOTE_MAX, rows: 3, required: true, "aria-describedby": `${id}-count` });
+    const count = h("p", { id: `${id}-count`, class: "hint" });
+    const showCount = () => (count.textContent = t("report.count", { n: note.value.length, max: NOTE_MAX }));
+    note.addEventListener("input", showCount);
+    showCount();
+    const status = h("p", { class: "message", role: "status", "data-testid": "appeal-status" });
+    const send = h("button", { type: "submit", class: "btn primary", text: t("sanction.appeal_send") });
+    const form = h(
+      "form",
+      {
+        class: "appeal-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          send.disabled = true;
+          status.textContent = "";
+          try {
+            await api.appeal(sanction.sanction_id, note.value.trim());
+            fill(box, [h("p", { class: "message ok", role: "status", "data-testid": "appeal-status", text: t("sanction.appeal_sent") })]);
+            sent();
+          } catch (err) {
+            status.textContent = sanctionRefusal(err);
+            send.disabled = false;
+          }
+        },
+      },
+      [h("label", { for: id, text: t("sanction.appeal_note") }), note, count, send, status],
+    );
+    fill(box, [form]);
+    note.focus();
+  };
+  return h("button", { type: "button", class: "btn", "data-action": "appeal", onclick: open, text: t("sanction.appeal") });
+}
+
+function appealable(sanction) {
+  return !sanction.undone && !sanction.appeal;
+}
+
+/** One notice: what was done and why; "Understood" hides it for good, "Appeal" opens the form. */
+function notice(sanction) {
+  const box = h("div", { class: "appeal-box" });
+  const item = h("section", { class: "sanction-notice", "aria-labelledby": `notice-${sanction.sanction_id}`, "data-testid": "sanction-notice" });
+  const seen = () => api.sanctionSeen(sanction.sanction_id).catch(() => null);
+  const ok = h("button", {
+    type: "button",
+    class: "btn primary",
+    "data-action": "seen",
+    text: t("sanction.ok"),
+    onclick: async () => {
+      await seen();
+      item.remove();
+    },
+  });
+  fill(box, appealable(sanction) ? [appealButton(sanction, box, seen)] : []);
+  fill(item, [
+    h("h2", { id: `notice-${sanction.sanction_id}`, text: t("sanction.notice_title") }),
+    ...description(sanction),
+    box,
+    h("p", {}, [ok]),
+  ]);
+  return item;
+}
+
+/** The notices under the header for `account` (the promise of GET /api/me): asked for only when
+ * GET /api/me counts sanctions whose notice the account has not acknowledged (`notices`). */
+export function sanctionNotices(account) {
+  const region = h("div", { class: "sanction-notices", "data-testid": "sanction-notices" });
+  account.then(async (me) => {
+    if (!me?.notices) return;
+    try {
+      const { sanctions } = await api.mySanctions();
+      fill(region, sanctions.filter((s) => !s.seen).map(notice));
+    } catch {
+      // no notice this time: the next page asks again
+    }
+  });
+  return region;
+}
+
+/** The account page's list of the sanctions on the account, each with its appeal or "Appeal". */
+export function mySanctionsPanel() {
+  const list = h("ul", { class: "my-sanctions", "data-testid": "my-sanctions" });
+  const panel = h("section", { class: "card-panel", "aria-labelledby": "my-sanctions-title" }, [
+    h("h2", { id: "my-sanctions-title", text: t("sanction.mine") }),
+    list,
+  ]);
+  const item = (sanction) => {
+    const box = h("div", { class: "appeal-box" });
+    fill(box, appealable(sanction) ? [appealButton(sanction, box, () => null)] : []);
+    return h("li", { class: "my-sanction", dataset: { sanction: String(sanction.sanction_id) } }, [...description(sanction), box]);
+  };
+  api
+    .mySanctions()
+    .then(({ sanctions }) => fill(list, sanctions.length ? sanctions.map(item) : [h("li", { class: "hint", text: t("sanction.none") })]))
+    .catch((err) => fill(list, [h("li", { class: "message", text: sanctionRefusal(err) })]));
+  return panel;
+}
