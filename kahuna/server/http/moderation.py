@@ -10,17 +10,20 @@ appealed (``moderation.appeals``).
 request; anyone else gets the ``404 not_found`` of a path that does not exist, and the paths are
 left out of ``/openapi.json``: the queue of open reports, sanctions and their undo
 (``moderation.sanctions``), closing a report with no sanction, the open appeals and their decision,
-and the moderation log.
+and the moderation log (also the whole of it as JSON lines).
 """
 
 # No ``from __future__ import annotations``: the moderators' endpoints declare a dependency built
 # inside ``router`` (from the service it is given), which FastAPI can only see in an annotation
 # evaluated where it is written.
 
+import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
@@ -274,6 +277,21 @@ def router(moderation: Moderation) -> APIRouter:
     async def moderation_log(_moderator: TheModerator) -> dict[str, Any]:
         """The moderation log, the newest first: read only (no request changes it)."""
         return {"entries": await moderation.log()}
+
+    @mod.get("/log.jsonl", response_class=StreamingResponse)
+    async def moderation_log_lines(_moderator: TheModerator) -> StreamingResponse:
+        """The whole moderation log, oldest first, one entry (as ``/api/mod/log``'s) per line,
+        streamed as it is read from the database a page at a time."""
+
+        async def lines() -> AsyncIterator[bytes]:
+            after = 0
+            while page := await moderation.log_page(after):
+                for entry in page:
+                    yield json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                after = page[-1]["entry_id"]
+
+        headers = {"Content-Disposition": 'attachment; filename="kahuna-moderation-log.jsonl"'}
+        return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
 
     api.include_router(mod)
     return api

@@ -7,13 +7,16 @@ import json
 import time
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Select, select
 from sqlalchemy.orm import aliased
 
 from kahuna.server.db.schema import accounts, moderation_log
 
 ENTRIES = 200
 """Entries one ``GET /api/mod/log`` lists, the newest first."""
+
+PAGE = 500
+"""Entries ``GET /api/mod/log.jsonl`` reads at a time, streaming the whole log oldest first."""
 
 
 def append(conn: Connection, actor: int | None, action: str, target: int | None, reason: str, **detail: Any) -> None:
@@ -33,15 +36,27 @@ def append(conn: Connection, actor: int | None, action: str, target: int | None,
 def entries(conn: Connection, limit: int = ENTRIES) -> list[dict[str, Any]]:
     """The newest ``limit`` entries, newest first: ``{"entry_id", "at", "actor", "action", "target",
     "reason", "detail"}`` with the accounts' names (``actor`` ``None``: ``kahuna admin``)."""
+    return _listed(_named().order_by(moderation_log.c.id.desc()).limit(limit), conn)
+
+
+def page_after(conn: Connection, after: int, limit: int = PAGE) -> list[dict[str, Any]]:
+    """Up to ``limit`` entries after the entry ``after`` (``0``: from the first), oldest first, as
+    ``entries`` lists them: a page of the whole log's export."""
+    log = moderation_log
+    return _listed(_named().where(log.c.id > after).order_by(log.c.id).limit(limit), conn)
+
+
+def _named() -> Select[Any]:
     actor, target = aliased(accounts), aliased(accounts)
     log = moderation_log
-    rows = conn.execute(
+    return (
         select(log, actor.c.username.label("actor_name"), target.c.username.label("target_name"))
         .outerjoin(actor, actor.c.id == log.c.actor)
         .outerjoin(target, target.c.id == log.c.target)
-        .order_by(log.c.id.desc())
-        .limit(limit)
     )
+
+
+def _listed(query: Select[Any], conn: Connection) -> list[dict[str, Any]]:
     return [
         {
             "entry_id": row.id,
@@ -52,5 +67,5 @@ def entries(conn: Connection, limit: int = ENTRIES) -> list[dict[str, Any]]:
             "reason": row.reason,
             "detail": json.loads(row.detail),
         }
-        for row in rows
+        for row in conn.execute(query)
     ]

@@ -2,10 +2,10 @@
 // the player reported (the most reported first, as the server orders them), each with its context
 // (the chat lines around a reported line, the game's replay) and its actions (warn, mute in chat
 // for some minutes, close with no sanction); the players' open appeals of sanctions, each upheld or
-// overturned (the sanction undone) with a reason; and the moderation log, where a sanction is undone.
-// Everything comes from /api/mod/*, which answers a moderator only: anyone else gets its 404, and
-// this page then says "not found" as for a page that does not exist. Names and texts go on the
-// page as text only.
+// overturned (the sanction undone) with a reason; and the moderation log, where a sanction is undone
+// (and the whole log downloaded as JSON lines). Everything comes from /api/mod/*, which answers a
+// moderator only: anyone else gets its 404, and this page then says "not found" as for a page that
+// does not exist. Names and texts go on the page as text only.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
@@ -172,7 +172,7 @@ function detailText(entry) {
   return parts.join(" · ");
 }
 
-/** The log, the newest first; a sanction not undone yet has its "Undo". */
+/** The log, the newest first; a sanction not undone yet has its "Undo"; the whole log's download. */
 function logPanel(entries, reload, status) {
   const undone = new Set(entries.filter((e) => e.action === "undo").map((e) => e.detail?.sanction_id));
   const undo = (sanctionId) => async () => {
@@ -203,6 +203,15 @@ function logPanel(entries, reload, status) {
   };
   const heads = ["mod.at", "mod.actor", "mod.action", "mod.target", "mod.why", "mod.detail", ""];
   return [
+    h("p", {}, [
+      h("a", {
+        href: "/api/mod/log.jsonl",
+        download: "kahuna-moderation-log.jsonl",
+        class: "btn download",
+        "data-testid": "mod-log-download",
+        text: t("mod.download_log"),
+      }),
+    ]),
     h("div", { class: "table-scroll" }, [
       h("table", { class: "games-table mod-log", "data-testid": "mod-log" }, [
         h("thead", {}, [h("tr", {}, heads.map((k) => h("th", { scope: "col", text: k ? t(k) : "" })))]),

@@ -820,6 +820,7 @@ export default {
   "mod.not_found": "Siden blev ikke fundet.",
   "mod.tab_queue": "Åbne anmeldelser",
   "mod.tab_log": "Log",
+  "mod.download_log": "Hent loggen",
   "mod.empty": "Ingen åbne anmeldelser.",
   "mod.reports": "anmeldelser: {n}",
   "mod.by": "anmeldt af {name}",

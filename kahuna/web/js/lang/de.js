@@ -821,6 +821,7 @@ export default {
   "mod.not_found": "Seite nicht gefunden.",
   "mod.tab_queue": "Offene Meldungen",
   "mod.tab_log": "Protokoll",
+  "mod.download_log": "Protokoll herunterladen",
   "mod.empty": "Keine offenen Meldungen.",
   "mod.reports": "Meldungen: {n}",
   "mod.by": "gemeldet von {name}",

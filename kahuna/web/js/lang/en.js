@@ -820,6 +820,7 @@ export default {
   "mod.not_found": "Page not found.",
   "mod.tab_queue": "Open reports",
   "mod.tab_log": "Log",
+  "mod.download_log": "Download the log",
   "mod.empty": "No open reports.",
   "mod.reports": "reports: {n}",
   "mod.by": "reported by {name}",

@@ -820,6 +820,7 @@ export default {
   "mod.not_found": "Página no encontrada.",
   "mod.tab_queue": "Denuncias abiertas",
   "mod.tab_log": "Registro",
+  "mod.download_log": "Descargar el registro",
   "mod.empty": "No hay denuncias abiertas.",
   "mod.reports": "denuncias: {n}",
   "mod.by": "denunciado por {name}",

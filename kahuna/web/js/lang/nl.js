@@ -821,6 +821,7 @@ export default {
   "mod.not_found": "Pagina niet gevonden.",
   "mod.tab_queue": "Open meldingen",
   "mod.tab_log": "Logboek",
+  "mod.download_log": "Logboek downloaden",
   "mod.empty": "Geen open meldingen.",
   "mod.reports": "meldingen: {n}",
   "mod.by": "gemeld door {name}",
