@@ -10,7 +10,8 @@ appealed (``moderation.appeals``).
 request; anyone else gets the ``404 not_found`` of a path that does not exist, and the paths are
 left out of ``/openapi.json``: the queue of open reports, sanctions and their undo
 (``moderation.sanctions``), closing a report with no sanction, the open appeals and their decision,
-and the moderation log (also the whole of it as JSON lines).
+and the moderation log (also the whole of it as JSON lines); an admin (only) grants and revokes
+``moderator`` (``moderation.roles``), never ``admin``.
 """
 
 # No ``from __future__ import annotations``: the moderators' endpoints declare a dependency built
@@ -170,6 +171,22 @@ class LogEntry(BaseModel):
     detail: dict[str, Any]
 
 
+class NewRole(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = Field(min_length=1, max_length=20)
+    role: str = Field(min_length=1, max_length=16, description="moderator (admin: only kahuna admin grant)")
+
+
+class HeldRole(BaseModel):
+    username: str
+    granted: float = Field(description="seconds since the epoch")
+
+
+class Moderators(BaseModel):
+    moderators: list[HeldRole] = Field(description="the accounts holding moderator, by name")
+
+
 class Log(BaseModel):
     entries: list[LogEntry] = Field(description="the newest 200, the newest first")
 
@@ -292,6 +309,44 @@ def router(moderation: Moderation) -> APIRouter:
 
         headers = {"Content-Disposition": 'attachment; filename="kahuna-moderation-log.jsonl"'}
         return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
+
+    def admin(moderator: TheModerator) -> Moderator:
+        """An admin making the request; a moderator is refused 403 ``admin_only``, anyone else the
+        404 of a path that does not exist."""
+        if roles.ADMIN not in moderator.roles:
+            raise Rejected("admin_only", "only an admin gives and takes the moderator role", 403)
+        return moderator
+
+    TheAdmin = Annotated[Moderator, Depends(admin)]
+
+    def web_role(role: str) -> None:
+        if role == roles.ADMIN:
+            raise Rejected("command_line_only", "admin is granted and revoked with kahuna admin only", 422)
+        if role != roles.MODERATOR:
+            raise Rejected("invalid", f"no role {role!r}: moderator only", 422)
+
+    @mod.get("/roles", response_model=Moderators)
+    async def moderators(_admin: TheAdmin) -> dict[str, Any]:
+        """The moderators (admins only; 403 ``admin_only``)."""
+        return {"moderators": await moderation.moderators()}
+
+    @mod.post("/roles", status_code=204)
+    async def grant(body: NewRole, admin: TheAdmin) -> None:
+        """Make a player a moderator (admins only, logged). 403 ``admin_only``, 422
+        ``command_line_only`` (admin), 404 ``not_found``, 409 ``already_held``."""
+        web_role(body.role)
+        await moderation.grant_moderator(admin.account, body.username)
+
+    @mod.delete("/roles/{username}/{role}", status_code=204)
+    async def revoke(
+        username: Annotated[str, Path(min_length=1, max_length=20)],
+        role: Annotated[str, Path(min_length=1, max_length=16)],
+        admin: TheAdmin,
+    ) -> None:
+        """Take moderator from a player (admins only, logged); it holds on the player's next
+        request. 403 ``admin_only``, 422 ``command_line_only``, 404 ``not_found``, 409 ``not_held``."""
+        web_role(role)
+        await moderation.revoke_moderator(admin.account, username)
 
     api.include_router(mod)
     return api

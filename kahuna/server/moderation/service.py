@@ -61,6 +61,22 @@ class Moderation:
         """The account's roles as the database holds them now (a revoke holds on the next request)."""
         return await self.writer.read(lambda conn: roles.roles_of(conn, account.id))
 
+    async def moderators(self) -> list[dict[str, Any]]:
+        return await self.writer.read(roles.moderators)
+
+    async def grant_moderator(self, admin: Account, username: str) -> None:
+        try:
+            refusal = await self.writer.transact(lambda conn: roles.grant_moderator(conn, admin, username))
+        except Conflict:  # granted at the same moment through another instance
+            raise Rejected("already_held", f"{username} is a moderator already", 409) from None
+        if refusal is not None:
+            raise refusal
+
+    async def revoke_moderator(self, admin: Account, username: str) -> None:
+        refusal = await self.writer.transact(lambda conn: roles.revoke_moderator(conn, admin, username))
+        if refusal is not None:
+            raise refusal
+
     async def queue(self) -> list[dict[str, Any]]:
         return await self.writer.read(reports.open_reports)
 

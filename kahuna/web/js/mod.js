@@ -5,7 +5,8 @@
 // overturned (the sanction undone) with a reason; and the moderation log, where a sanction is undone
 // (and the whole log downloaded as JSON lines). Everything comes from /api/mod/*, which answers a
 // moderator only: anyone else gets its 404, and this page then says "not found" as for a page that
-// does not exist. Names and texts go on the page as text only.
+// does not exist. An admin also has the moderators' tab: the moderators, each revoked, and a player
+// made one. Names and texts go on the page as text only.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
@@ -25,6 +26,10 @@ const REFUSALS = [
   "no_such_appeal",
   "appeal_decided",
   "own_sanction",
+  "admin_only",
+  "command_line_only",
+  "already_held",
+  "not_held",
 ];
 
 /** Say on the page's status line what came of an action: done (`ok`), or refused in words. */
@@ -221,6 +226,44 @@ function logPanel(entries, reload, status) {
   ];
 }
 
+/** An admin's list of the moderators, each with its "Revoke", and the form making a player one. */
+function moderatorsPanel(moderators, reload, status) {
+  const act = (call) => async () => {
+    status.textContent = "";
+    try {
+      await call();
+      say(status, t("mod.done"), true);
+      reload();
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
+  const name = h("input", { id: "mod-grant-name", type: "text", maxlength: 20, required: true, autocomplete: "off" });
+  const grant = (e) => {
+    e.preventDefault();
+    if (name.reportValidity()) act(() => api.grantModerator(name.value.trim()))();
+  };
+  return [
+    moderators.length
+      ? h(
+          "ul",
+          { class: "mod-moderators", "data-testid": "mod-moderators" },
+          moderators.map((m) =>
+            h("li", { dataset: { moderator: m.username } }, [
+              h("a", { href: `/users/${encodeURIComponent(m.username)}`, text: m.username }),
+              ` · ${t("mod.since", { when: when(m.granted) })} `,
+              h("button", { type: "button", class: "btn", "data-action": "revoke", onclick: act(() => api.revokeModerator(m.username)), text: t("mod.revoke") }),
+            ]),
+          ),
+        )
+      : h("p", { class: "hint", "data-testid": "mod-no-moderators", text: t("mod.no_moderators") }),
+    h("form", { class: "mod-actions", "data-testid": "mod-grant", onsubmit: grant }, [
+      h("div", { class: "field" }, [h("label", { for: "mod-grant-name", text: t("mod.grant_name") }), name]),
+      h("button", { type: "submit", class: "btn", text: t("mod.grant") }),
+    ]),
+  ];
+}
+
 export async function mountMod(root) {
   document.title = `${t("mod.title")} — Kahuna`;
   let reports;
@@ -237,6 +280,13 @@ export async function mountMod(root) {
     appeals: h("div", { id: "mod-panel-appeals", role: "tabpanel", "aria-labelledby": "mod-tab-appeals", hidden: true }),
     log: h("div", { id: "mod-panel-log", role: "tabpanel", "aria-labelledby": "mod-tab-log", hidden: true }),
   };
+  let moderators = null; // an admin's only: a moderator's request is refused admin_only
+  try {
+    ({ moderators } = await api.moderators());
+    panels.moderators = h("div", { id: "mod-panel-moderators", role: "tabpanel", "aria-labelledby": "mod-tab-moderators", hidden: true });
+  } catch {
+    // not an admin (403 admin_only): no moderators' tab
+  }
   const tabs = Object.keys(panels).map((name) =>
     h("button", {
       type: "button",
@@ -271,15 +321,24 @@ export async function mountMod(root) {
       say(status, modRefusal(err), false);
     }
   };
+  const loadModerators = async () => {
+    try {
+      fill(panels.moderators, moderatorsPanel((await api.moderators()).moderators, loadModerators, status));
+    } catch (err) {
+      say(status, modRefusal(err), false);
+    }
+  };
   const show = (name) => {
     say(status, "", false);
     for (const tab of tabs) tab.setAttribute("aria-selected", String(tab.id === `mod-tab-${name}`));
     for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
     if (name === "log") loadLog();
     else if (name === "appeals") loadAppeals();
+    else if (name === "moderators") loadModerators();
     else loadQueue();
   };
   fill(panels.queue, queuePanel(reports, loadQueue, status));
+  if (moderators) fill(panels.moderators, moderatorsPanel(moderators, loadModerators, status));
   fill(root, [
     h("section", { class: "mod-page" }, [
       h("h1", { text: t("mod.title") }),
@@ -288,6 +347,7 @@ export async function mountMod(root) {
       panels.queue,
       panels.appeals,
       panels.log,
+      panels.moderators ?? null,
     ]),
   ]);
 }

@@ -26,7 +26,7 @@ account_roles = Table(
 )
 """An account's roles (``moderation.roles.ROLES``: ``moderator``, ``admin``), read on every request
 that needs one, so that a revoke holds at once on every instance; ``granted`` in seconds since the
-epoch. Only ``kahuna admin grant`` writes them."""
+epoch. Written by ``kahuna admin grant`` and ``revoke``, and by an admin (``moderator`` only) from the web."""
 
 
 moderation_log = Table(
