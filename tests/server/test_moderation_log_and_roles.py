@@ -62,7 +62,8 @@ def test_an_admin_grants_and_revokes_moderator_from_the_web(server: Server) -> N
     granted = ada.post("/api/mod/roles", json={"username": "kim", "role": "moderator"}, headers=a)
     assert granted.status_code == 204, granted.text
     assert kim.get("/api/mod/reports").status_code == 200  # at once
-    assert kim.get("/api/me").json()["moderates"] is True
+    assert (kim.get("/api/me").json()["moderates"], kim.get("/api/me").json()["admin"]) == (True, False)
+    assert ada.get("/api/me").json()["admin"] is True  # /mod shows it the moderators' tab
     assert names() == sorted([*others, "kim"])
 
     gone = ada.delete("/api/mod/roles/kim/moderator", headers=a)

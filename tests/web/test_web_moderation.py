@@ -5,7 +5,9 @@ sees it under "My reports" as open; a moderator opens /mod from the header's lin
 with the line, mutes the player in chat; the muted player's next line is refused in words with
 the minutes left, the reporter's report is "acted on"; the moderator undoes the mute from the log
 and the player is heard again; a report from a profile reaches the queue, seen on a phone. A
-player and a guest opening /mod see "Page not found"."""
+player and a guest opening /mod see "Page not found". An admin makes a player a moderator from
+/mod's "Moderators" tab (the new moderator's /mod opens at once, without that tab) and revokes it
+(logged; the player's /mod is "Page not found" again)."""
 
 from __future__ import annotations
 
@@ -202,4 +204,35 @@ def test_a_guest_opening_mod_sees_not_found(site: tuple[str, str], new_context: 
     page = watched(new_context(locale="de-DE"), errors)
     page.goto(base + "/mod")
     expect(page.get_by_test_id("mod-not-found")).to_have_text("Seite nicht gefunden.")
+    assert errors == [NOT_FOUND]
+
+
+def test_an_admin_makes_a_player_a_moderator_and_revokes_it(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext]
+) -> None:
+    base, db = site
+    errors: list[str] = []
+    ada, kim = (watched(new_context(), errors) for _ in range(2))
+    for page, name in ((ada, "Ada_mod"), (kim, "Kim_mod")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    assert main(["admin", "grant", "Ada_mod", "admin", "--db", db]) == 0
+
+    ada.goto(base + "/mod")
+    ada.get_by_role("tab", name="Moderators").click()
+    ada.get_by_label("Player", exact=True).fill("Kim_mod")
+    ada.get_by_role("button", name="Make moderator").click()
+    expect(ada.get_by_test_id("mod-status")).to_have_text("Done.")
+    listed = ada.get_by_test_id("mod-moderators").locator("li", has_text="Kim_mod")
+    expect(listed).to_be_visible()
+    kim.goto(base + "/mod")  # a moderator at once, without the admin's tab
+    expect(kim.get_by_role("tab", name="Open reports")).to_be_visible()
+    expect(kim.get_by_role("tab", name="Moderators")).to_have_count(0)
+
+    listed.get_by_role("button", name="Revoke").click()
+    expect(listed).to_have_count(0)
+    ada.get_by_role("tab", name="Log").click()
+    expect(ada.get_by_test_id("mod-log").locator("tr", has_text="role revoked")).to_contain_text("Ada_mod")
+    kim.goto(base + "/mod")
+    expect(kim.get_by_test_id("mod-not-found")).to_have_text("Page not found.")
     assert errors == [NOT_FOUND]

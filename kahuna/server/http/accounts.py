@@ -118,6 +118,7 @@ class Me(BaseModel):
     created: str
     is_bot: bool
     moderates: bool = Field(description="a moderator or an admin (its role read on this request): the page links /mod")
+    admin: bool = Field(description="an admin (its role read on this request): /mod shows the moderators' tab")
     notices: int = Field(description="sanctions on the account whose notice it has not acknowledged yet")
     ratings: dict[str, dict[str, Any]]
 
@@ -340,9 +341,14 @@ def router(
 
         def read(conn: Connection) -> dict[str, Any]:
             info = db.account_info(conn, account.id)
-            moderates = roles.moderates(roles.roles_of(conn, account.id))
-            notices = appeals.unseen(conn, account.id)
-            return {**info, "moderates": moderates, "notices": notices, "ratings": ratings.ratings_of(conn, account.id)}
+            held = roles.roles_of(conn, account.id)
+            return {
+                **info,
+                "moderates": roles.moderates(held),
+                "admin": roles.ADMIN in held,
+                "notices": appeals.unseen(conn, account.id),
+                "ratings": ratings.ratings_of(conn, account.id),
+            }
 
         return await writer.read(read)
 

@@ -280,12 +280,14 @@ export async function mountMod(root) {
     appeals: h("div", { id: "mod-panel-appeals", role: "tabpanel", "aria-labelledby": "mod-tab-appeals", hidden: true }),
     log: h("div", { id: "mod-panel-log", role: "tabpanel", "aria-labelledby": "mod-tab-log", hidden: true }),
   };
-  let moderators = null; // an admin's only: a moderator's request is refused admin_only
+  let moderators = null; // an admin's only (`admin` of GET /api/me)
   try {
-    ({ moderators } = await api.moderators());
-    panels.moderators = h("div", { id: "mod-panel-moderators", role: "tabpanel", "aria-labelledby": "mod-tab-moderators", hidden: true });
-  } catch {
-    // not an admin (403 admin_only): no moderators' tab
+    if ((await api.me()).admin) {
+      ({ moderators } = await api.moderators());
+      panels.moderators = h("div", { id: "mod-panel-moderators", role: "tabpanel", "aria-labelledby": "mod-tab-moderators", hidden: true });
+    }
+  } catch (err) {
+    say(status, modRefusal(err), false);
   }
   const tabs = Object.keys(panels).map((name) =>
     h("button", {
