@@ -6,13 +6,7 @@ unsubscribe link (a server whose reminder thresholds are seconds: the test waits
 
 from __future__ import annotations
 
-import email
-import email.policy
 import importlib
-import re
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from email.message import EmailMessage
@@ -21,9 +15,10 @@ from typing import cast
 
 import httpx
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from mail_harness import MailServer, link_token, smtp
 from playwright.sync_api import BrowserContext, Page, expect
+
+__all__ = ["smtp"]  # the module-scoped mail server fixture, shared from tests/server/mail_harness.py
 
 PASSWORD = "tide-pool-basalt"
 LOCALES = {"en": "en-GB", "de": "de-DE", "nl": "nl-NL", "es": "es-ES", "da": "da-DK"}
@@ -35,73 +30,25 @@ RESET_SUBJECTS = {
     "da": "Kahuna: vælg en ny adgangskode",
 }
 SHOTS = Path("/work/shots/mail")
-LINK = re.compile(r"https?://\S+#\S+")
-
-
-class Inbox:
-    """aiosmtpd's handler on ``port``: each mail received, parsed."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.mails: list[EmailMessage] = []
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        assert isinstance(envelope.content, bytes)
-        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        assert isinstance(parsed, EmailMessage)
-        with self.lock:
-            self.mails.append(parsed)
-        return "250 OK"
-
-    def mail(self, address: str, count: int) -> EmailMessage:
-        """The ``count``-th mail to ``address``, once it arrived."""
-        deadline = time.monotonic() + 20
-        while True:
-            with self.lock:
-                mails = [m for m in self.mails if m["To"] == address]
-            if len(mails) >= count:
-                return mails[count - 1]
-            assert time.monotonic() < deadline, f"no mail {count} to {address}"
-            time.sleep(0.05)
-
-    def link(self, address: str, count: int) -> tuple[str, EmailMessage]:
-        """The link of the ``count``-th mail to ``address``, once it arrived."""
-        mail = self.mail(address, count)
-        part = mail.get_body(("plain",))
-        assert part is not None
-        found = LINK.search(str(part.get_content()))
-        assert found is not None
-        return found.group(0), mail
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def smtp() -> Iterator[Inbox]:
-    inbox = Inbox(free_port())
-    controller = Controller(inbox, hostname="127.0.0.1", port=inbox.port)
-    controller.start()
-    yield inbox
-    controller.stop()
 
 
 web_serving = cast(Callable[..., AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
 
-def serving(data: Path, smtp: Inbox, *extra: str) -> AbstractContextManager[str]:
+def nth_link(smtp: MailServer, address: str, count: int) -> tuple[str, EmailMessage]:
+    """The link of the ``count``-th mail to ``address``, once it arrived, and the mail."""
+    mail = smtp.inbox.wait(address, count)[count - 1]
+    return link_token(mail)[0], mail
+
+
+def serving(data: Path, smtp: MailServer, *extra: str) -> AbstractContextManager[str]:
     """``kahuna serve`` on SQLite in ``data`` mailing through ``smtp`` (``extra``: more arguments,
     e.g. ``--limit``); its base URL while it runs."""
     return web_serving(data, "--smtp", f"smtp://127.0.0.1:{smtp.port}", "--limit", "logins_burst=200", *extra)
 
 
 @pytest.fixture(scope="module")
-def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: MailServer) -> Iterator[str]:
     with serving(tmp_path_factory.mktemp("kahuna-web-mail"), smtp) as base:
         yield base
 
@@ -124,7 +71,7 @@ def sign_in(page: Page, base: str, username: str, password: str = PASSWORD) -> N
     page.wait_for_url(base + "/")
 
 
-def verified_account(base: str, smtp: Inbox, username: str, address: str, language: str) -> None:
+def verified_account(base: str, smtp: MailServer, username: str, address: str, language: str) -> None:
     """An account that verified ``address`` (over HTTP: the browser part is the other test's), set
     while the page was in ``language``."""
     with httpx.Client(base_url=base, timeout=10) as http:
@@ -132,12 +79,12 @@ def verified_account(base: str, smtp: Inbox, username: str, address: str, langua
         assert http.post("/api/session", json={"username": username, "password": PASSWORD}).status_code == 200
         headers = {"X-CSRF-Token": http.cookies["csrf"]}
         assert http.put("/api/me/email", json={"email": address, "lang": language}, headers=headers).status_code == 202
-        link, _ = smtp.link(address, 1)
+        link, _ = nth_link(smtp, address, 1)
         assert http.post("/api/email/verify", json={"token": link.split("#", 1)[1]}).status_code == 204
 
 
 def test_the_account_page_sets_and_verifies_the_address(
-    mail_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+    mail_server: str, smtp: MailServer, new_context: Callable[..., BrowserContext]
 ) -> None:
     httpx.post(f"{mail_server}/api/accounts", json={"username": "webmail", "password": PASSWORD})
     page = new_context().new_page()
@@ -158,7 +105,7 @@ def test_the_account_page_sets_and_verifies_the_address(
         words["mail.email_pending"].replace("{email}", "webmail@example.org")
     )
     shoot(page, "account-email-pending")
-    link, mail = smtp.link("webmail@example.org", 1)
+    link, mail = nth_link(smtp, "webmail@example.org", 1)
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "mail-verify-en.eml").write_bytes(mail.as_bytes())
     page.goto(link)
@@ -178,7 +125,7 @@ def test_the_account_page_sets_and_verifies_the_address(
 
 @pytest.mark.parametrize("language", list(LOCALES))
 def test_a_forgotten_password_is_reset_by_mail(
-    language: str, mail_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+    language: str, mail_server: str, smtp: MailServer, new_context: Callable[..., BrowserContext]
 ) -> None:
     username, address = f"forgot-{language}", f"forgot-{language}@example.org"
     verified_account(mail_server, smtp, username, address, language)
@@ -194,7 +141,7 @@ def test_a_forgotten_password_is_reset_by_mail(
     page.click("#reset-send")
     expect(page.get_by_test_id("reset-status")).to_have_text(words["mail.reset_sent"])
     shoot(page, f"reset-asked-{language}")
-    link, mail = smtp.link(address, 2)
+    link, mail = nth_link(smtp, address, 2)
     assert mail["Content-Language"] == language  # the account's language (the page's when the address was set)
     assert mail["Subject"] == RESET_SUBJECTS[language]
     SHOTS.mkdir(parents=True, exist_ok=True)  # each mail as received, for the issue's closing note
@@ -227,7 +174,7 @@ TURN_SUBJECTS = {
 
 
 @pytest.fixture(scope="module")
-def notify_server(tmp_path_factory: pytest.TempPathFactory, smtp: Inbox) -> Iterator[str]:
+def notify_server(tmp_path_factory: pytest.TempPathFactory, smtp: MailServer) -> Iterator[str]:
     fast = ("--limit", "notice_scan_seconds=0.1", "--limit", "your_turn_after_seconds=1")
     with serving(tmp_path_factory.mktemp("kahuna-web-notify"), smtp, *fast) as base:
         yield base
@@ -253,7 +200,7 @@ def correspondence_game(base: str, first: str, second: str) -> str:
 
 @pytest.mark.parametrize("language", list(LOCALES))
 def test_settings_panel_and_the_unsubscribe_page(
-    language: str, notify_server: str, smtp: Inbox, new_context: Callable[..., BrowserContext]
+    language: str, notify_server: str, smtp: MailServer, new_context: Callable[..., BrowserContext]
 ) -> None:
     username, address = f"notify-{language}", f"notify-{language}@example.org"
     verified_account(notify_server, smtp, username, address, language)
@@ -277,7 +224,7 @@ def test_settings_panel_and_the_unsubscribe_page(
 
     # a reminder mail's unsubscribe link, opened in the browser: it asks first
     game_id = correspondence_game(notify_server, username, f"rival-{language}")
-    mail = smtp.mail(address, 2)
+    mail = smtp.inbox.wait(address, 2)[1]
     assert mail["Subject"] == TURN_SUBJECTS[language]
     assert mail["Content-Language"] == language
     text = mail.get_body(("plain",))
