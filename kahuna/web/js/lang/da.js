@@ -784,6 +784,7 @@ export default {
   "report.button": "Anmeld",
   "report.line": "Anmeld denne linje: {text}",
   "report.player": "Anmeld denne spiller",
+  "report.opponent": "Anmeld modstander",
   "report.title": "Anmeld {name}",
   "report.reason": "Grund",
   "report.choose": "Vælg en grund",

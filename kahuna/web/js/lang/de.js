@@ -785,6 +785,7 @@ export default {
   "report.button": "Melden",
   "report.line": "Diese Zeile melden: {text}",
   "report.player": "Diesen Spieler melden",
+  "report.opponent": "Gegner melden",
   "report.title": "{name} melden",
   "report.reason": "Grund",
   "report.choose": "Grund wählen",

@@ -784,6 +784,7 @@ export default {
   "report.button": "Report",
   "report.line": "Report this line: {text}",
   "report.player": "Report this player",
+  "report.opponent": "Report opponent",
   "report.title": "Report {name}",
   "report.reason": "Reason",
   "report.choose": "Choose a reason",

@@ -784,6 +784,7 @@ export default {
   "report.button": "Denunciar",
   "report.line": "Denunciar esta línea: {text}",
   "report.player": "Denunciar a este jugador",
+  "report.opponent": "Denunciar al rival",
   "report.title": "Denunciar a {name}",
   "report.reason": "Motivo",
   "report.choose": "Elige un motivo",

@@ -785,6 +785,7 @@ export default {
   "report.button": "Melden",
   "report.line": "Deze regel melden: {text}",
   "report.player": "Deze speler melden",
+  "report.opponent": "Tegenstander melden",
   "report.title": "{name} melden",
   "report.reason": "Reden",
   "report.choose": "Kies een reden",
