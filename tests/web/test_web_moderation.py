@@ -143,6 +143,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(group).to_contain_text("reports: 1")
     expect(group).to_contain_text("reported by Ann_mod")
     expect(group.locator(".mod-note")).to_have_text("insult")
+    expect(group.get_by_test_id("mod-history")).to_contain_text("reports in all: 1")
     expect(group.locator(".mod-lines li.reported")).to_have_text("Bob_mod: you will lose, idiot")
     expect(group.locator(".mod-lines li")).to_have_count(2)
     expect(group.get_by_role("link", name="The game's replay")).to_have_attribute("href", f"/replay/{taken['game_id']}")
@@ -186,6 +187,9 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     mia.get_by_role("tab", name="Open reports").click()
     report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
     expect(report_item).to_contain_text("Offensive name")
+    history = mia.locator(".mod-target", has_text="Bob_mod").get_by_test_id("mod-history")
+    expect(history).to_contain_text("reports in all: 2")  # the acted on and the open one
+    expect(history).to_contain_text("sanctions: chat mute (undone)")
     expect(report_item.locator(".mod-lines")).to_have_count(0)
     expect(report_item.get_by_role("link", name="The game's replay")).to_have_count(0)
     assert mia.evaluate("document.documentElement.scrollWidth") <= 390
@@ -278,4 +282,8 @@ def test_a_player_reports_the_opponent_from_the_game(
     expect(group.locator(".mod-note")).to_have_text("moves too fast")
     expect(group.locator(".mod-lines")).to_have_count(0)
     expect(group.get_by_role("link", name="The game's replay")).to_have_attribute("href", f"/replay/{taken['game_id']}")
+    history = group.get_by_test_id("mod-history")  # the player's past, read for this request
+    expect(history).to_contain_text("reports in all: 1")
+    expect(history).to_contain_text("no sanctions")
+    expect(history).to_contain_text("no finished games")  # the game is still being played
     assert errors == []
