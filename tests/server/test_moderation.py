@@ -17,6 +17,7 @@ import pytest
 import websockets
 from server_harness import Server
 from test_accounts import csrf, signed_in
+from test_lobby import resign
 from test_moderation_reports import cookie, limited, lobby_game, refused, say, until
 
 from kahuna.cli import main
@@ -197,4 +198,36 @@ def test_sanctions_refused_with_their_reasons_change_nothing(server: Server) -> 
         ("fay", "sanction", "eve"),
     ]
     for browser in (eve, fay, gus, hal):
+        browser.close()
+
+
+def test_the_queue_shows_the_target_s_account_age_reports_sanctions_and_finished_games(server: Server) -> None:
+    ivy, jon, kit = signed_in(server, "ivy"), signed_in(server, "jon"), signed_in(server, "kit")
+    mod = moderator(server, "moe")
+    finished = []
+    for _ in range(2):
+        game_id, black, _white = lobby_game(ivy, jon)
+        asyncio.run(resign(server.url, game_id, black))
+        finished.append(game_id)
+    lobby_game(ivy, jon)  # still playing: not among the finished games
+    closed = kit.post("/api/reports", json={"username": "jon", "reason": "spam"}, headers=csrf(kit)).json()
+    closing = mod.post(f"/api/mod/reports/{closed['report_id']}/close", json={"reason": "fine"}, headers=csrf(mod))
+    assert closing.status_code == 204
+    warn = {"username": "jon", "kind": "warn", "reason": "be nice"}
+    assert mod.post("/api/mod/sanctions", json=warn, headers=csrf(mod)).status_code == 201
+    made = ivy.post(
+        "/api/reports", json={"username": "jon", "reason": "cheating", "game_id": finished[0]}, headers=csrf(ivy)
+    )
+    assert made.status_code == 201, made.text
+
+    queue = [r for r in mod.get("/api/mod/reports").json()["reports"] if r["username"] == "jon"]
+    assert [r["report_id"] for r in queue] == [made.json()["report_id"]]
+    target = queue[0]["target"]
+    assert target["created"].endswith("Z")  # the account's creation, ISO 8601
+    assert target["reports"] == 2  # the closed one and the open one
+    assert [(s["kind"], s["undone"]) for s in target["sanctions"]] == [("warn", False)]
+    assert sorted(target["games"]) == sorted(finished)
+    left = mod.post(f"/api/mod/reports/{queue[0]['report_id']}/close", json={"reason": "seen"}, headers=csrf(mod))
+    assert left.status_code == 204  # the queue empty again for the other tests, in any order
+    for browser in (ivy, jon, kit, mod):
         browser.close()

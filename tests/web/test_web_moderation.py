@@ -7,7 +7,8 @@ the minutes left, the reporter's report is "acted on"; the moderator undoes the 
 and the player is heard again; a report from a profile reaches the queue, seen on a phone. A
 player and a guest opening /mod see "Page not found". An admin makes a player a moderator from
 /mod's "Moderators" tab (the new moderator's /mod opens at once, without that tab) and revokes it
-(logged; the player's /mod is "Page not found" again)."""
+(logged; the player's /mod is "Page not found" again). A player reports the opponent from the
+game's "Report opponent" (no chat line): in My reports, and in the queue with the game's replay."""
 
 from __future__ import annotations
 
@@ -142,6 +143,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(group).to_contain_text("reports: 1")
     expect(group).to_contain_text("reported by Ann_mod")
     expect(group.locator(".mod-note")).to_have_text("insult")
+    expect(group.get_by_test_id("mod-history")).to_contain_text("reports in all: 1")
     expect(group.locator(".mod-lines li.reported")).to_have_text("Bob_mod: you will lose, idiot")
     expect(group.locator(".mod-lines li")).to_have_count(2)
     expect(group.get_by_role("link", name="The game's replay")).to_have_attribute("href", f"/replay/{taken['game_id']}")
@@ -185,6 +187,9 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     mia.get_by_role("tab", name="Open reports").click()
     report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
     expect(report_item).to_contain_text("Offensive name")
+    history = mia.locator(".mod-target", has_text="Bob_mod").get_by_test_id("mod-history")
+    expect(history).to_contain_text("reports in all: 2")  # the acted on and the open one
+    expect(history).to_contain_text("sanctions: chat mute (undone)")
     expect(report_item.locator(".mod-lines")).to_have_count(0)
     expect(report_item.get_by_role("link", name="The game's replay")).to_have_count(0)
     assert mia.evaluate("document.documentElement.scrollWidth") <= 390
@@ -236,3 +241,49 @@ def test_an_admin_makes_a_player_a_moderator_and_revokes_it(
     kim.goto(base + "/mod")
     expect(kim.get_by_test_id("mod-not-found")).to_have_text("Page not found.")
     assert errors == [NOT_FOUND]
+
+
+def test_a_player_reports_the_opponent_from_the_game(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext]
+) -> None:
+    base, db = site
+    errors: list[str] = []
+    cy, di, mo = (watched(new_context(), errors) for _ in range(3))
+    for page, name in ((cy, "Cy_game"), (di, "Di_game"), (mo, "Mo_game")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    assert main(["admin", "grant", "Mo_game", "moderator", "--db", db]) == 0
+    seek = call(cy, "POST", "/api/seeks", {"clock": CLOCK})["body"]
+    taken = call(di, "POST", f"/api/seeks/{seek['seek_id']}/accept", {})["body"]
+    own = call(cy, "GET", f"/api/seeks/{seek['seek_id']}", None, **{"X-Seek-Token": seek["token"]})["body"]
+    cy.goto(base + own["seat_url"])
+    di.goto(base + taken["seat_url"])
+    expect(di.get_by_test_id("report-opponent")).to_be_visible()  # each player may report the other
+
+    button = cy.get_by_role("button", name="Report opponent")
+    button.click()
+    dialog = cy.get_by_role("dialog", name="Report Di_game")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_test_id("report-line")).to_have_count(0)  # the game, no chat line
+    dialog.get_by_label("Reason").select_option("cheating")
+    dialog.get_by_label("Note for the moderators (optional)").fill("moves too fast")
+    dialog.get_by_role("button", name="Send report").click()
+    expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_have_count(0)
+    expect(button).to_be_focused()
+
+    cy.goto(base + "/account")
+    expect(cy.get_by_test_id("my-reports").locator("li")).to_contain_text("Di_game · Cheating · open")
+
+    mo.goto(base + "/mod")
+    group = mo.locator(".mod-target", has_text="Di_game")
+    expect(group).to_contain_text("reported by Cy_game")
+    expect(group.locator(".mod-note")).to_have_text("moves too fast")
+    expect(group.locator(".mod-lines")).to_have_count(0)
+    expect(group.get_by_role("link", name="The game's replay")).to_have_attribute("href", f"/replay/{taken['game_id']}")
+    history = group.get_by_test_id("mod-history")  # the player's past, read for this request
+    expect(history).to_contain_text("reports in all: 1")
+    expect(history).to_contain_text("no sanctions")
+    expect(history).to_contain_text("no finished games")  # the game is still being played
+    assert errors == []

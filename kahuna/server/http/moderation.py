@@ -65,6 +65,19 @@ class MyReports(BaseModel):
     reports: list[MyReport]
 
 
+class PastSanction(BaseModel):
+    kind: str
+    created: float
+    undone: bool
+
+
+class TargetHistory(BaseModel):
+    created: str = Field(description="when the account was made (ISO 8601)")
+    reports: int = Field(description="every report of the player, any status, the open ones included")
+    sanctions: list[PastSanction] = Field(description="its sanctions, the newest first, at most 20")
+    games: list[str] = Field(description="the ids of its latest finished lobby games, at most 5")
+
+
 class QueuedReport(BaseModel):
     report_id: int
     username: str = Field(description="the player reported")
@@ -73,6 +86,7 @@ class QueuedReport(BaseModel):
     note: str
     created: float
     context: dict[str, Any] = Field(description="the game (game_id, seats) or the chat line (line_id, lines around it)")
+    target: TargetHistory = Field(description="the player reported, read on this request")
 
 
 class Queue(BaseModel):

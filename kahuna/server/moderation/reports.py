@@ -21,6 +21,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.db import store
 from kahuna.server.db.schema import accounts, reports
 from kahuna.server.moderation import log
+from kahuna.server.moderation.history import target_history
 
 Reason = Literal["cheating", "rating_manipulation", "abuse", "offensive_name", "spam", "other"]
 MAX_NOTE = 500
@@ -128,7 +129,8 @@ def reports_by(conn: Connection, reporter: int) -> list[dict[str, Any]]:
 
 
 def open_reports(conn: Connection, limit: int = LISTED) -> list[dict[str, Any]]:
-    """The queue: open reports, the most reported players first, then the oldest report first."""
+    """The queue: open reports, the most reported players first, then the oldest report first, each
+    with its target's history (``history.target_history``, read once per target)."""
     reporter, target = aliased(accounts), aliased(accounts)
     found = conn.execute(
         select(reports, reporter.c.username.label("reporter_name"), target.c.username.label("target_name"))
@@ -143,6 +145,7 @@ def open_reports(conn: Connection, limit: int = LISTED) -> list[dict[str, Any]]:
     for row in rows:
         per_target[row.target] = per_target.get(row.target, 0) + 1
     rows.sort(key=lambda row: (-per_target[row.target], row.id))
+    history = {target: target_history(conn, target) for target in per_target}
     return [
         {
             "report_id": row.id,
@@ -152,6 +155,7 @@ def open_reports(conn: Connection, limit: int = LISTED) -> list[dict[str, Any]]:
             "note": row.note,
             "created": row.created,
             "context": json.loads(row.context),
+            "target": history[row.target],
         }
         for row in rows
     ]

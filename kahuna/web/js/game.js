@@ -279,8 +279,9 @@ export class GamePage {
   }
 
   /**
-   * "Report" on the opponent's chat lines, for a signed-in player (not a bot account) seated
-   * against a person: the dialog names the opponent, the game and the line (docs/moderation.md).
+   * "Report" on the opponent's chat lines and "Report opponent" for the game, for a signed-in
+   * player (not a bot account) seated against a person (not a guest: its seat has no account
+   * name): the dialog names the opponent, the game and the line if any (docs/moderation.md).
    */
   offerReports(entry) {
     const seat = entry.seat;
@@ -294,8 +295,8 @@ export class GamePage {
       openReportDialog({
         username: opponent,
         gameId: this.gameId,
-        lineId: line.line_id,
-        lineText: line.text,
+        lineId: line ? line.line_id : null,
+        lineText: line ? line.text : null,
         fallback: this.chat.input,
       });
     currentAccount().then((me) => this.chat.setReport(me && !me.is_bot ? report : null));

@@ -283,7 +283,7 @@ export class ChatPanel {
     // shown as not sent yet and sent, in order, once it opens, rather than silently kept back.
     this.unsent = [];
     this.seat = null;
-    this.report = null; // opens the report dialog for an opponent's line (null: no "Report" button)
+    this.report = null; // opens the report dialog for an opponent's line, or the game's (null: no "Report")
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "data-testid": "chat-lines" });
     this.input = h("input", { type: "text", maxlength: "300", autocomplete: "off", id: "chat-input" });
     this.muteBox = h("input", {
@@ -298,6 +298,13 @@ export class ChatPanel {
     this.title = h("h2", { id: "chat-title" });
     this.sendButton = h("button", { type: "submit", class: "btn" });
     this.muteLabel = h("label", { class: "toggle" }, [this.muteBox, " ", h("span", { id: "chat-mute-label" })]);
+    this.reportButton = h("button", {
+      type: "button",
+      class: "btn report-opponent",
+      "data-testid": "report-opponent",
+      hidden: true,
+      onclick: () => this.report(null),
+    });
     this.element = h("section", { class: "chat", "aria-labelledby": "chat-title", "data-testid": "chat" }, [
       this.title,
       this.list,
@@ -317,6 +324,7 @@ export class ChatPanel {
         [h("label", { for: "chat-input", class: "visually-hidden", id: "chat-input-label" }), this.input, this.sendButton],
       ),
       this.muteLabel,
+      this.reportButton,
     ]);
     this.texts();
   }
@@ -331,6 +339,7 @@ export class ChatPanel {
     this.input.placeholder = t("chat.placeholder");
     this.element.querySelector("#chat-input-label").textContent = t("chat.placeholder");
     this.element.querySelector("#chat-mute-label").textContent = t("chat.mute");
+    this.reportButton.textContent = t("report.opponent");
   }
 
   /** All lines the recipient may read (from a sync) and the viewer's seat. */
@@ -341,9 +350,13 @@ export class ChatPanel {
     this.draw();
   }
 
-  /** Offer "Report" on the opponent's lines of the players' room: `report(line)`, or null for none. */
+  /**
+   * Offer "Report" on the opponent's lines of the players' room, `report(line)`, and "Report
+   * opponent" for the game, `report(null)`; or null for neither.
+   */
   setReport(report) {
     this.report = report;
+    this.reportButton.hidden = !report;
     this.draw();
   }
 

@@ -105,6 +105,20 @@ function reportItem(report, reload, status) {
   ]);
 }
 
+/** What the server read of a reported player: its account's age, its reports in all, its
+ * sanctions (undone ones said so) and its latest finished games (links to their replays). */
+function targetHistory(target) {
+  if (!target) return null;
+  const since = new Date(target.created).toLocaleDateString(document.documentElement.lang || undefined);
+  const kinds = target.sanctions.map((s) => (s.undone ? t("mod.sanction_undone", { kind: t(`mod.kind_${s.kind}`) }) : t(`mod.kind_${s.kind}`)));
+  const games = target.games.map((id) => h("a", { href: `/replay/${encodeURIComponent(id)}`, class: "mod-game", text: id }));
+  return h("div", { class: "mod-history", "data-testid": "mod-history" }, [
+    h("p", { text: `${t("mod.account_since", { when: since })} · ${t("mod.reports_total", { n: target.reports })}` }),
+    h("p", { text: kinds.length ? t("mod.sanctions", { list: kinds.join(", ") }) : t("mod.no_sanctions") }),
+    h("p", {}, games.length ? [t("mod.games"), ...games.flatMap((a) => [" ", a])] : [t("mod.no_games")]),
+  ]);
+}
+
 /** The open reports, one group per player reported, in the server's order (the most reported first). */
 function queuePanel(reports, reload, status) {
   if (!reports.length) return [h("p", { class: "hint", "data-testid": "mod-empty", text: t("mod.empty") })];
@@ -119,6 +133,7 @@ function queuePanel(reports, reload, status) {
         h("a", { href: `/users/${encodeURIComponent(username)}`, text: username }),
         ` · ${t("mod.reports", { n: list.length })}`,
       ]),
+      targetHistory(list[0].target),
       h("ul", { class: "mod-reports" }, list.map((report) => reportItem(report, reload, status))),
     ]),
   );
