@@ -316,31 +316,17 @@ export async function mountMod(root) {
       text: t(`mod.tab_${name}`),
     }),
   );
-  const loadQueue = async () => {
-    try {
-      ({ reports } = await api.modReports());
-      fill(panels.queue, queuePanel(reports, loadQueue, status));
-    } catch (err) {
-      say(status, modRefusal(err), false);
-    }
+  // Each tab's panel is fetched and drawn again when it is shown and after each of its actions; a
+  // refusal is said in words above the panels.
+  const drawers = {
+    queue: async (reload) => queuePanel((await api.modReports()).reports, reload, status),
+    appeals: async (reload) => appealsPanel((await api.modAppeals()).appeals, reload, status),
+    log: async (reload) => logPanel((await api.modLog()).entries, reload, status),
+    moderators: async (reload) => moderatorsPanel((await api.moderators()).moderators, reload, status),
   };
-  const loadAppeals = async () => {
+  const load = async (name) => {
     try {
-      fill(panels.appeals, appealsPanel((await api.modAppeals()).appeals, loadAppeals, status));
-    } catch (err) {
-      say(status, modRefusal(err), false);
-    }
-  };
-  const loadLog = async () => {
-    try {
-      fill(panels.log, logPanel((await api.modLog()).entries, loadLog, status));
-    } catch (err) {
-      say(status, modRefusal(err), false);
-    }
-  };
-  const loadModerators = async () => {
-    try {
-      fill(panels.moderators, moderatorsPanel((await api.moderators()).moderators, loadModerators, status));
+      fill(panels[name], await drawers[name](() => load(name)));
     } catch (err) {
       say(status, modRefusal(err), false);
     }
@@ -349,13 +335,10 @@ export async function mountMod(root) {
     say(status, "", false);
     for (const tab of tabs) tab.setAttribute("aria-selected", String(tab.id === `mod-tab-${name}`));
     for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
-    if (name === "log") loadLog();
-    else if (name === "appeals") loadAppeals();
-    else if (name === "moderators") loadModerators();
-    else loadQueue();
+    load(name);
   };
-  fill(panels.queue, queuePanel(reports, loadQueue, status));
-  if (moderators) fill(panels.moderators, moderatorsPanel(moderators, loadModerators, status));
+  fill(panels.queue, queuePanel(reports, () => load("queue"), status));
+  if (moderators) fill(panels.moderators, moderatorsPanel(moderators, () => load("moderators"), status));
   fill(root, [
     h("section", { class: "mod-page" }, [
       h("h1", { text: t("mod.title") }),
