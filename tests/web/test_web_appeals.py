@@ -85,6 +85,7 @@ def test_a_warned_player_sees_the_notice_in_its_language_and_appeals_and_another
 
     mia.goto(base + "/mod")
     mia.get_by_role("tab", name="Appeals").click()
+    expect(mia.locator("#mod-panel-appeals")).to_have_attribute("aria-busy", "false")  # drawn again
     appeal = mia.locator(".mod-appeal", has_text="Pat_appeal")
     expect(appeal.locator(".mod-note")).to_have_text("I quoted the other player.")
     expect(appeal).to_contain_text("warning · by Mia_appeal")
@@ -96,12 +97,14 @@ def test_a_warned_player_sees_the_notice_in_its_language_and_appeals_and_another
 
     ned.goto(base + "/mod")
     ned.get_by_role("tab", name="Appeals").click()
+    expect(ned.locator("#mod-panel-appeals")).to_have_attribute("aria-busy", "false")  # drawn again
     appeal = ned.locator(".mod-appeal", has_text="Pat_appeal")
     appeal.get_by_label("Reason").fill("a quote, not an insult")
     appeal.get_by_role("button", name="Overturn and undo").click()
     expect(ned.get_by_test_id("mod-status")).to_have_text("Done.")
     expect(ned.get_by_test_id("mod-no-appeals")).to_have_text("No open appeals.")
     ned.get_by_role("tab", name="Log").click()
+    expect(ned.locator("#mod-panel-log")).to_have_attribute("aria-busy", "false")  # drawn again
     expect(ned.get_by_test_id("mod-log").locator("tr", has_text="appeal decided")).to_contain_text("overturned")
 
     pat.reload()

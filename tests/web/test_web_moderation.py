@@ -160,6 +160,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(account.get_by_test_id("my-reports")).to_contain_text("Bob_mod · Abuse or insults · acted on")
 
     mia.get_by_role("tab", name="Log").click()
+    expect(mia.locator("#mod-panel-log")).to_have_attribute("aria-busy", "false")  # drawn again
     entry = mia.get_by_test_id("mod-log").locator("tr", has_text="insults in chat")
     expect(entry).to_contain_text("Mia_mod")
     expect(entry).to_contain_text("chat mute · 10 min")
@@ -185,6 +186,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     # The profile's report in the queue, on a phone: no chat lines, no game, the page no wider.
     mia.set_viewport_size({"width": 390, "height": 844})
     mia.get_by_role("tab", name="Open reports").click()
+    expect(mia.locator("#mod-panel-queue")).to_have_attribute("aria-busy", "false")  # drawn again
     report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
     expect(report_item).to_contain_text("Offensive name")
     history = mia.locator(".mod-target", has_text="Bob_mod").get_by_test_id("mod-history")
@@ -194,6 +196,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     expect(report_item.get_by_role("link", name="The game's replay")).to_have_count(0)
     assert mia.evaluate("document.documentElement.scrollWidth") <= 390
     mia.get_by_role("tab", name="Log").click()
+    expect(mia.locator("#mod-panel-log")).to_have_attribute("aria-busy", "false")  # drawn again
     expect(mia.get_by_test_id("mod-log")).to_be_visible()
     assert mia.evaluate("document.documentElement.scrollWidth") <= 390
 
@@ -225,6 +228,7 @@ def test_an_admin_makes_a_player_a_moderator_and_revokes_it(
 
     ada.goto(base + "/mod")
     ada.get_by_role("tab", name="Moderators").click()
+    expect(ada.locator("#mod-panel-moderators")).to_have_attribute("aria-busy", "false")  # drawn again
     ada.get_by_label("Player", exact=True).fill("Kim_mod")
     ada.get_by_role("button", name="Make moderator").click()
     expect(ada.get_by_test_id("mod-status")).to_have_text("Done.")
@@ -237,6 +241,7 @@ def test_an_admin_makes_a_player_a_moderator_and_revokes_it(
     listed.get_by_role("button", name="Revoke").click()
     expect(listed).to_have_count(0)
     ada.get_by_role("tab", name="Log").click()
+    expect(ada.locator("#mod-panel-log")).to_have_attribute("aria-busy", "false")  # drawn again
     expect(ada.get_by_test_id("mod-log").locator("tr", has_text="role revoked")).to_contain_text("Ada_mod")
     kim.goto(base + "/mod")
     expect(kim.get_by_test_id("mod-not-found")).to_have_text("Page not found.")

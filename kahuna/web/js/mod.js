@@ -324,11 +324,15 @@ export async function mountMod(root) {
     log: async (reload) => logPanel((await api.modLog()).entries, reload, status),
     moderators: async (reload) => moderatorsPanel((await api.moderators()).moderators, reload, status),
   };
+  // aria-busy while a panel is fetched: what it shows (and any field in it) is about to be replaced.
   const load = async (name) => {
+    panels[name].setAttribute("aria-busy", "true");
     try {
       fill(panels[name], await drawers[name](() => load(name)));
     } catch (err) {
       say(status, modRefusal(err), false);
+    } finally {
+      panels[name].setAttribute("aria-busy", "false");
     }
   };
   const show = (name) => {
