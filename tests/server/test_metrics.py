@@ -53,14 +53,15 @@ def test_a_scrape_during_play_sees_the_counters_move(tmp_path: Path) -> None:
 
         server.create(opponent="ai", level="random", seat="second", name="Alice")  # the AI moves first
         assert server.post("/api/games", {"opponent": "hotseat", "seat": "first"}).status_code == 429
+        # The AI's wait is observed when its search returns, before its action is stored: wait for both.
         wait_for(
             lambda: scrape(metrics_url).get(("kahuna_ai_wait_seconds_count", (("lane", "count"),)), 0) >= 1,
             "the AI's move to be counted",
         )
+        wait_for(lambda: scrape(metrics_url)[("kahuna_actions_total", ())] >= 13, "the AI's action to be stored")
         after = scrape(metrics_url)
         assert after[("kahuna_rate_limited_total", (("budget", "games"),))] == 1
         assert after[("kahuna_http_requests_total", (("route", "unrouted"), ("status", "429")))] == 1
-        assert after[("kahuna_actions_total", ())] >= 13
         wait_for(lambda: scrape(metrics_url)[("kahuna_websockets", (("kind", "game"),))] == 0, "the sockets to close")
         assert server.get("/metrics").status_code == 404  # never on the public address
     finally:
