@@ -19,7 +19,7 @@ CHECK_TESTS := tests/rules tests/ai tests/fast
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: run test test-all check lint typecheck pytest clean
+.PHONY: run test test-all check coverage lint typecheck pytest clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,16 @@ test: lint typecheck pytest
 # Exactly the tests `make test` leaves out: the two together run the whole suite once.
 test-all: $(VENV)/.dev
 	$(BIN)/pytest -q -m long
+
+# Line coverage of kahuna/ (the servers the tests start included): what make test's tests cover,
+# then the whole suite (make test's and make test-all's tests). Reports in htmlcov/.
+coverage: $(VENV)/.dev
+	rm -rf .coverage .coverage.* htmlcov
+	$(BIN)/pytest -q -m "not long" $(PARALLEL) --cov --cov-report=
+	@echo "make test's tests cover:"; $(BIN)/coverage report --format=total
+	$(BIN)/pytest -q -m long --cov --cov-append --cov-report=
+	@echo "the whole suite covers:"; $(BIN)/coverage report --format=total
+	$(BIN)/coverage html -q
 
 check: lint typecheck
 	$(BIN)/pytest -q -m "not slow" $(CHECK_TESTS)
