@@ -61,9 +61,9 @@ test-all: $(VENV)/.dev
 # then the whole suite (make test's and make test-all's tests). Reports in htmlcov/.
 coverage: $(VENV)/.dev
 	rm -rf .coverage .coverage.* htmlcov
-	$(BIN)/pytest -q -m "not long" $(PARALLEL) --cov --cov-report=
+	KAHUNA_TEST_FRESH_PROCESSES=1 $(BIN)/pytest -q -m "not long" $(PARALLEL) --cov --cov-report=
 	@echo "make test's tests cover:"; $(BIN)/coverage report --format=total
-	$(BIN)/pytest -q -m long --cov --cov-append --cov-report=
+	KAHUNA_TEST_FRESH_PROCESSES=1 $(BIN)/pytest -q -m long --cov --cov-append --cov-report=
 	@echo "the whole suite covers:"; $(BIN)/coverage report --format=total
 	$(BIN)/coverage html -q
 

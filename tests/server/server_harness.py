@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import launcher
 import loopback
 import websockets
 
@@ -89,24 +90,23 @@ class Server:
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.log_path = tmp / f"server-{self.port}.log"
         self.deals = deals
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: launcher.ServerProcess | None = None
 
     def start(self) -> Server:
-        if self.script is not None:
-            command = [sys.executable, self.script, str(self.port), self.db]
-        elif self.deals is None:
-            command = [
-                *(sys.executable, "-m", "kahuna", "serve", "--port", str(self.port), "--db", self.db),
-                *("--test-seed", TEST_SEED, *self.args),
-            ]
-        else:
-            (self.tmp / "deals.json").write_text(json.dumps(self.deals))
-            (self.tmp / "run_with_deals.py").write_text(RUN_WITH_DEALS)
-            script = str(self.tmp / "run_with_deals.py")
-            command = [sys.executable, script, str(self.port), self.db, str(self.tmp / "deals.json")]
         env = {**os.environ, "KAHUNA_DATA": str(self.tmp / "data")}
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+        if self.script is None and self.deals is None:
+            serve = ("serve", "--port", str(self.port), "--db", self.db, "--test-seed", TEST_SEED, *self.args)
+            self.process = launcher.launch(serve, self.log_path, env, cwd=ROOT)
+        else:
+            if self.script is not None:
+                command = [sys.executable, self.script, str(self.port), self.db]
+            else:
+                (self.tmp / "deals.json").write_text(json.dumps(self.deals))
+                (self.tmp / "run_with_deals.py").write_text(RUN_WITH_DEALS)
+                script = str(self.tmp / "run_with_deals.py")
+                command = [sys.executable, script, str(self.port), self.db, str(self.tmp / "deals.json")]
+            with open(self.log_path, "ab") as log:
+                self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             assert self.process.poll() is None, self.log()

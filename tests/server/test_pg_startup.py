@@ -32,7 +32,7 @@ from kahuna.server.games.ai_pool import available
 
 __all__ = ["redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis]
+pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.long]  # a race between instances (docs/testing.md)
 
 INSTANCES = 4
 ROUNDS = int(os.environ.get("KAHUNA_STARTUP_ROUNDS", "1"))

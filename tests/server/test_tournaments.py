@@ -403,8 +403,9 @@ def test_creating_and_joining_draw_on_the_address_budgets(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_an_absent_arena_player_is_withdrawn_after_losing_on_time_without_a_move(tmp_path: Path) -> None:
-    """A player who joins and never plays loses its first game on time and is not paired again."""
-    server = Server(tmp_path, args=("--limit", "clock_min_seconds=1")).start()
+    """A player who joins and never plays loses its first game on time and is not paired again (the
+    clock waits 3 s for a first move here, not 30: the wait is not what this test checks)."""
+    server = Server(tmp_path, args=("--limit", "clock_min_seconds=1", "--limit", "first_move_grace=3")).start()
     try:
 
         async def scenario() -> dict[str, Any]:

@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import launcher
 import pytest
 
 TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
@@ -37,39 +37,38 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
     other options, ``extra`` — a mail server, say —, starts its own)."""
     port = _free_port()
     log_path = data / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "kahuna", "serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
-                *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
-                *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
-                *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
-                *("--test-seed", TEST_SEED),
-                *extra,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "KAHUNA_DATA": str(data)},
-        )
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120  # ends at the first answer; the bound is a loaded machine's
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/static/board.json", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
+    log_path.write_text("")
+    proc = launcher.launch(
+        [
+            *("serve", "--port", str(port), "--db", f"sqlite:///{data / 'k.db'}"),
+            *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
+            *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
+            *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+            *("--test-seed", TEST_SEED),
+            *extra,
+        ],
+        log_path,
+        {**os.environ, "KAHUNA_DATA": str(data)},
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120  # ends at the first answer; the bound is a loaded machine's
+    while True:
         try:
-            yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+            with urllib.request.urlopen(base + "/static/board.json", timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
+                pytest.fail(f"kahuna serve did not start:\n{log_path.read_text()}")
+            time.sleep(0.1)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def post_json(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
