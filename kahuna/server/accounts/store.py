@@ -161,8 +161,21 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     ).all():
         conn.execute(delete(schema.push_queue).where(schema.push_queue.c.subscription_id == device))
     conn.execute(delete(schema.push_subscriptions).where(schema.push_subscriptions.c.account_id == account_id))
-    # it leaves the tournaments it is in (never paired again); their versions move, so a pairing
-    # computed before the deletion is not written
+    leave_tournaments(conn, account_id)
+    held = [
+        (g, s)
+        for g, s in conn.execute(
+            select(schema.seats.c.game_id, schema.seats.c.seat).where(schema.seats.c.account_id == account_id)
+        )
+    ]
+    for game_id, seat in held:
+        conn.execute(update(schema.games).where(schema.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
+    return held
+
+
+def leave_tournaments(conn: Connection, account_id: int) -> None:
+    """The account leaves the tournaments it is in (never paired again; deleted, or closed by a
+    moderator); their versions move, so a pairing computed before is not written."""
     players = schema.tournament_players
     events = [
         tid
@@ -174,15 +187,6 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
         conn.execute(update(players).where(players.c.account_id == account_id).values(active=False))
         tournaments = schema.tournaments
         conn.execute(update(tournaments).where(tournaments.c.id.in_(events)).values(version=tournaments.c.version + 1))
-    held = [
-        (g, s)
-        for g, s in conn.execute(
-            select(schema.seats.c.game_id, schema.seats.c.seat).where(schema.seats.c.account_id == account_id)
-        )
-    ]
-    for game_id, seat in held:
-        conn.execute(update(schema.games).where(schema.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
-    return held
 
 
 # ------------------------------------------------------------------ sessions

@@ -50,7 +50,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
-from kahuna.server.moderation import appeals, roles
+from kahuna.server.moderation import account_sanctions, appeals, roles
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
@@ -226,10 +226,14 @@ def router(
             raise refused(exc) from None
 
     @api.post("/accounts", status_code=201)
-    async def sign_up(body: Credentials, request: Request) -> dict[str, str]:
+    async def sign_up(body: Credentials, request: Request, response: Response) -> dict[str, str]:
         """Create an account (409 ``taken`` when the name is taken without regard to case and
         look-alikes; 422 ``invalid`` with the reason; 429 when the address created enough accounts
-        lately: only accounts created count). Sign in afterwards with ``POST /api/session``."""
+        lately: only accounts created count; 403 ``signups_blocked`` from a browser or address a
+        moderator blocked). Sign in afterwards with ``POST /api/session``."""
+        browser, address_digest = digest(browser_id(request, response)), digest(client_ip(request))
+        if await writer.read(lambda conn: account_sanctions.signups_blocked(conn, browser, address_digest)):
+            raise Rejected("signups_blocked", "a moderator blocked sign-ups from this browser or address", 403)
         try:
             username = check_new_username(body.username)
         except Refused as exc:
@@ -254,6 +258,13 @@ def router(
         if account is None:
             await signups.refund(address)  # no account was created
             raise taken
+        made, moment = account, time.time()
+
+        def seen(conn: Connection) -> None:
+            relations.remember_browser(conn, browser, made.id, moment)
+            account_sanctions.remember_address(conn, address_digest, made.id, moment)
+
+        await writer.write(seen)
         logs.event("account_created", account_id=account.id)
         return {"username": account.username}
 
@@ -265,17 +276,21 @@ def router(
         if account is None:
             logs.event("sign_in_failed")
             raise Rejected("unauthorized", "wrong username or password", 401)
+        if await writer.read(lambda conn: account_sanctions.closed(conn, account.id)):
+            raise Rejected("account_closed", "a moderator closed this account", 403)
         session_id = secrets.token_urlsafe(32)
         previous = request.cookies.get(SESSION_COOKIE)
         moment = time.time()
         user_agent = request.headers.get("user-agent", "")
         browser = digest(browser_id(request, response))
+        address = digest(client_ip(request))
 
         def store_session(conn: Connection) -> None:
             if previous:  # whatever session this browser had is over: a fixed id never becomes valid
                 db.delete_session(conn, digest(previous))
             db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
             relations.remember_browser(conn, browser, account.id, moment)  # a block outlives signing out
+            account_sanctions.remember_address(conn, address, account.id, moment)  # for moderators only
 
         await writer.write(store_session)
         _set_session_cookies(response, request, session_id)
