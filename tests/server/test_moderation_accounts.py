@@ -70,6 +70,9 @@ def test_a_cheating_mark_gives_the_opponent_its_points_back_and_keeps_the_accoun
     final = asyncio.run(play_then_resign(server.url, seats, 2, seed=3, loser=1))  # the victim resigns
     assert final["termination"]["reason"] == "resign"
     lost = rating(server, "victim")
+    event = {"kind": "swiss", "name": "Rated", "clock": CLOCK, "rounds": 3, "rated": True}
+    tid = loopback.post(f"{server.url}/api/tournaments", json=event, headers=headers[1]).json()["tournament_id"]
+    assert loopback.post(f"{server.url}/api/tournaments/{tid}/join", headers=headers[0]).status_code == 204
     assert lost < 1500 < rating(server, "cheat")
     assert {"cheat", "victim"} <= board(server)
     mod = moderator(server, "marta")
@@ -83,6 +86,9 @@ def test_a_cheating_mark_gives_the_opponent_its_points_back_and_keeps_the_accoun
     assert rating(server, "victim") == 1500  # what the game took, given back
     assert rating(server, "cheat") > 1500  # the mark's own rating is left as it is
     assert "cheat" not in board(server) and "victim" in board(server)
+    entrants = server.get(f"/api/tournaments/{tid}").json()["players"]
+    assert {"username": "cheat", "active": False} in entrants  # it left the rated tournament
+    refused(loopback.post(f"{server.url}/api/tournaments/{tid}/join", headers=headers[0]), 403, "rating_marked")
     entry = log_of(mod)[0]
     assert (entry["action"], entry["target"], entry["detail"]["kind"]) == ("sanction", "cheat", "mark_cheating")
     assert [(r["username"], r["game_id"], r["before"], r["after"]) for r in entry["detail"]["refunds"]] == [
@@ -183,6 +189,7 @@ def test_the_refusals_change_nothing(server: Server) -> None:
     refused(sanction(mod, "pat", "block_signups"), 422, "invalid")
     refused(sanction(mod, "nobody", "mark_cheating"), 404, "not_found")
     refused(sanction(mod, "mona", "close"), 422, "own_account")
+    refused(sanction(mod, "ai-easy", "mark_cheating"), 422, "ai_level")  # its losers would be refunded
     assert log_of(mod) == before
     assert signed_in_answer(server, "pat").status_code == 200
 

@@ -173,19 +173,20 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     return held
 
 
-def leave_tournaments(conn: Connection, account_id: int) -> None:
+def leave_tournaments(conn: Connection, account_id: int, rated_only: bool = False) -> None:
     """The account leaves the tournaments it is in (never paired again; deleted, or closed by a
-    moderator); their versions move, so a pairing computed before is not written."""
-    players = schema.tournament_players
-    events = [
-        tid
-        for (tid,) in conn.execute(
-            select(players.c.tournament_id).where(players.c.account_id == account_id, players.c.active.is_(True))
+    moderator), or only the rated ones (marked by a moderator); their versions move, so a pairing
+    computed before is not written."""
+    players, tournaments = schema.tournament_players, schema.tournaments
+    query = select(players.c.tournament_id).where(players.c.account_id == account_id, players.c.active.is_(True))
+    if rated_only:
+        query = query.join(tournaments, tournaments.c.id == players.c.tournament_id).where(
+            tournaments.c.rated.is_(True)
         )
-    ]
+    events = [tid for (tid,) in conn.execute(query)]
     if events:
-        conn.execute(update(players).where(players.c.account_id == account_id).values(active=False))
-        tournaments = schema.tournaments
+        leaving = (players.c.account_id == account_id) & players.c.tournament_id.in_(events)
+        conn.execute(update(players).where(leaving).values(active=False))
         conn.execute(update(tournaments).where(tournaments.c.id.in_(events)).values(version=tournaments.c.version + 1))
 
 

@@ -288,10 +288,11 @@ def router(moderation: Moderation) -> APIRouter:
 
     @mod.post("/sanctions", status_code=201, response_model=MadeSanction)
     async def sanction(body: NewSanction, moderator: TheModerator) -> dict[str, Any]:
-        """Warn or mute a player in chat (``minutes``), on a report or not (logged; an open report
+        """Sanction a player (docs/moderation.md), on a report or not (logged; an open report
         becomes ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
-        422 ``invalid`` (a chat_mute without minutes, a warning with them), 404 ``no_such_report``,
-        422 ``not_that_report`` (a report about someone else)."""
+        422 ``invalid`` (minutes missing or not wanted), 404 ``no_such_report``, 422
+        ``not_that_report`` (a report about someone else), 409 ``already_marked``, 409
+        ``already_closed``, 422 ``ai_level``."""
         made = await moderation.sanction(
             moderator.account, moderator.roles, body.username, body.kind, body.reason, body.minutes, body.report_id
         )

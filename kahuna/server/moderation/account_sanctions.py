@@ -3,9 +3,10 @@ and the chat mute of ``sanctions``:
 
 - ``mark_cheating``, ``mark_rating_manipulation`` (``minutes``: the period marked, looking back;
   none: the account's whole history): the account leaves the leaderboard and is refused rated games
-  (``community/rating_marks.py``), and the rating points it took from its opponents in the period are
-  given back to them through the ratings' own ``ratings.refund_opponents`` (each a ``refund`` row of
-  the rating history). The undo lifts the mark; the points given back stay given.
+  (``community/rating_marks.py``), leaving the rated tournaments it is in, and the rating points it
+  took from its opponents in the period are given back to them through the ratings' own
+  ``ratings.refund_opponents`` (each a ``refund`` row of the rating history). The undo lifts the
+  mark; the points given back stay given.
 - ``close``: the account's sessions and API tokens are revoked and it leaves its tournaments (here,
   in the sanction's transaction); its open offers are withdrawn and its running games resigned
   through the games' one end path, its game sockets closed (``service``, after the commit). Signing
@@ -48,6 +49,8 @@ BROWSER, ADDRESS = "browser", "address"
 
 def refusal(conn: Connection, kind: str, target: int, minutes: int | None) -> Rejected | None:
     """Why this account sanction cannot be made now (nothing is changed), or ``None``."""
+    if ratings.anchor_of(conn, target) is not None:
+        return Rejected("ai_level", "an AI level's bot account is the server's own: not sanctioned so", 422)
     if kind == CLOSE and minutes is not None:
         return Rejected("invalid", "a close has no minutes: it holds until undone", 422)
     if kind == BLOCK_SIGNUPS and minutes is None:
@@ -66,6 +69,7 @@ def apply(
     if kind in MARKS:
         since = "" if minutes is None else store.iso(now - 60 * minutes)
         given = ratings.refund_opponents(conn, target, since, store.iso(now))
+        leave_tournaments(conn, target, rated_only=True)
         names = _names(conn, {entry["account_id"] for entry in given})
         refunds = [{**entry, "username": names.get(entry["account_id"])} for entry in given]
         return {"refunds": [{k: v for k, v in entry.items() if k != "account_id"} for entry in refunds]}

@@ -1,5 +1,6 @@
 """Moderators' sanctions (docs/moderation.md, *Sanctions*): a warning, a chat mute for some
-minutes; each with a reason, on a report or not, undone once at most, every step in the log.
+minutes, and the sanctions on the account itself (``account_sanctions``); each with a reason, on a
+report or not, undone once at most, every step in the log.
 
 The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
 a sanction on a report must be about the report's target, and marks the report ``acted_on``.
