@@ -271,13 +271,12 @@ def router(
     @api.post("/session")
     async def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
         """Sign in: a new session cookie (and ``csrf`` cookie) every time; adopts the seats of
-        ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures."""
+        ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures, 403
+        ``account_closed`` when a moderator closed the account."""
         account = await password_checked(body.username, body.password, request)
         if account is None:
             logs.event("sign_in_failed")
             raise Rejected("unauthorized", "wrong username or password", 401)
-        if await writer.read(lambda conn: account_sanctions.closed(conn, account.id)):
-            raise Rejected("account_closed", "a moderator closed this account", 403)
         session_id = secrets.token_urlsafe(32)
         previous = request.cookies.get(SESSION_COOKIE)
         moment = time.time()
@@ -285,14 +284,18 @@ def router(
         browser = digest(browser_id(request, response))
         address = digest(client_ip(request))
 
-        def store_session(conn: Connection) -> None:
+        def store_session(conn: Connection) -> bool:
+            if account_sanctions.closed(conn, account.id):  # in the transaction: no session outlives a close
+                return False
             if previous:  # whatever session this browser had is over: a fixed id never becomes valid
                 db.delete_session(conn, digest(previous))
             db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
             relations.remember_browser(conn, browser, account.id, moment)  # a block outlives signing out
             account_sanctions.remember_address(conn, address, account.id, moment)  # for moderators only
+            return True
 
-        await writer.write(store_session)
+        if not await write(store_session):
+            raise Rejected("account_closed", "a moderator closed this account", 403)
         _set_session_cookies(response, request, session_id)
         adopted = await auth.adopt(account, body.tokens)
         logs.event("signed_in", account_id=account.id, adopted=adopted)
