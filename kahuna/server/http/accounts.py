@@ -249,8 +249,17 @@ def router(
                 "rate_limited", f"enough accounts from this address: try again in {wait:.0f} s", 429, retry_after=wait
             )
         hashed = await in_password_pool(lambda: hash_password(password))
+        moment = time.time()
+
+        def create(conn: Connection) -> Account | None:
+            made = db.insert_account(conn, username, hashed)
+            if made is not None:  # where it was made, for moderators only (blocked sign-ups, alternates)
+                relations.remember_browser(conn, browser, made.id, moment)
+                account_sanctions.remember_address(conn, address_digest, made.id, moment)
+            return made
+
         try:
-            account = await write(lambda conn: db.insert_account(conn, username, hashed))
+            account = await write(create)
         except RuntimeError:  # the unique key, if another instance took the name a moment ago
             if not await writer.read(lambda conn: db.username_taken(conn, username)):
                 raise
@@ -258,13 +267,6 @@ def router(
         if account is None:
             await signups.refund(address)  # no account was created
             raise taken
-        made, moment = account, time.time()
-
-        def seen(conn: Connection) -> None:
-            relations.remember_browser(conn, browser, made.id, moment)
-            account_sanctions.remember_address(conn, address_digest, made.id, moment)
-
-        await writer.write(seen)
         logs.event("account_created", account_id=account.id)
         return {"username": account.username}
 
