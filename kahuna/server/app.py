@@ -329,7 +329,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode.limiters("reports_account", limits.reports_per_account_per_hour / 3600, limits.reports_per_account_burst),
         mode.limiters("reports_address", limits.reports_per_address_per_hour / 3600, limits.reports_per_address_burst),
     )
-    moderators = Moderation(writer, report_budgets, Enforcement(service, the_lobby.withdraw_all))
+    moderators = Moderation(writer, report_budgets, Enforcement(service, the_lobby.withdraw_all, mode.broker))
     app.include_router(
         game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain, moderators)
     )

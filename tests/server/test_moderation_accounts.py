@@ -138,7 +138,9 @@ def test_closing_an_account_resigns_its_running_game_and_refuses_its_sign_in_unt
         async with (
             websockets.connect(url, additional_headers=cookie(ann)) as a,
             websockets.connect(url, additional_headers=cookie(bob)) as b,
+            websockets.connect(f"{server.ws_url}/ws/lobby", additional_headers=cookie(bob)) as lobby,
         ):
+            assert (await until(lobby, "challenges"))["username"] == "bob"  # signed in there
             seat = 0
             for ws, seat_token in ((a, black), (b, white)):
                 await ws.send(json.dumps({"type": "hello", "token": seat_token}))
@@ -148,7 +150,11 @@ def test_closing_an_account_resigns_its_running_game_and_refuses_its_sign_in_unt
                 message = json.loads(await a.recv())
                 if message.get("status") == "over":
                     break
-            try:  # bob's socket is closed once it was told
+            await until(lobby, "account_closed")  # bob's lobby connection is told, then closed
+            with pytest.raises(websockets.ConnectionClosed) as lobby_closed:
+                await asyncio.wait_for(lobby.recv(), 10)
+            assert lobby_closed.value.rcvd is not None and lobby_closed.value.rcvd.code == 4403
+            try:  # bob's game socket is closed once it was told
                 while True:
                     await asyncio.wait_for(b.recv(), 10)
             except websockets.ConnectionClosed:

@@ -2,15 +2,18 @@
 committed (``account_sanctions``, docs/moderation.md): the account's open offers are withdrawn, and
 on a close its running games end through the games' one end path (a resignation, or an abort before
 the game began: ``GameService.resign``, ``abort``, whose end hook rates the game and records a
-tournament's result) and the connections of its seats are closed."""
+tournament's result), the connections of its seats are closed, and its lobby connections are told
+``account_closed`` (on its ``user:`` channel, so on every instance) and closed (4403)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
+from kahuna.server.cluster.broker import Broker, user_channel
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import games, seats
@@ -36,6 +39,8 @@ class Enforcement:
 
     service: GameService
     withdraw_offers: Callable[[int], Awaitable[None]]
+    broker: Broker
+    """Tells the account's lobby connections, on every instance, that it was closed."""
 
     async def unlisted(self, account_id: int) -> None:
         """A marked or closed account's open offers are withdrawn (a rated one could be accepted)."""
@@ -44,6 +49,7 @@ class Enforcement:
     async def closed(self, writer: Writer, account_id: int) -> int:
         """End the closed account's running games as it would by resigning; the games ended."""
         await self.withdraw_offers(account_id)
+        await self.broker.publish(user_channel(account_id), json.dumps({"type": "account_closed"}))
         ended = 0
         for game_id, seat in await writer.read(lambda conn: running_seats(conn, account_id)):
             try:
