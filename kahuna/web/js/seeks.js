@@ -284,6 +284,7 @@ export async function mountSeeks(root, levels) {
       else if (message.type === "challenges") {
         for (const c of message.challenges) incoming.set(c.seek_id, c);
       } else if (message.type === "challenge") incoming.set(message.challenge.seek_id, message.challenge);
+      else if (message.type === "account_closed") status.textContent = t("account.closed"); // then a guest's connection
       else if (message.type === "declined") {
         mine.delete(message.seek_id);
         status.textContent = t("seeks.declined");
