@@ -70,6 +70,7 @@ from kahuna.server.http.measured import Measured
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.moderation.closing import Enforcement
 from kahuna.server.moderation.service import Moderation, ReportBudgets
 from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
@@ -328,7 +329,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode.limiters("reports_account", limits.reports_per_account_per_hour / 3600, limits.reports_per_account_burst),
         mode.limiters("reports_address", limits.reports_per_address_per_hour / 3600, limits.reports_per_address_burst),
     )
-    moderators = Moderation(writer, report_budgets)
+    moderators = Moderation(writer, report_budgets, Enforcement(service, the_lobby.withdraw_all, mode.broker))
     app.include_router(
         game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain, moderators)
     )

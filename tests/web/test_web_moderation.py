@@ -139,7 +139,7 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     mia.goto(base + "/")
     mia.get_by_test_id("mod-link").click()
     mia.wait_for_url(base + "/mod")
-    group = mia.locator(".mod-target", has_text="Bob_mod")
+    group = mia.locator(".mod-target[data-target='Bob_mod']")
     expect(group).to_contain_text("reports: 1")
     expect(group).to_contain_text("reported by Ann_mod")
     expect(group.locator(".mod-note")).to_have_text("insult")
@@ -187,9 +187,9 @@ def test_a_reported_chat_line_is_muted_by_a_moderator_from_the_queue(
     mia.set_viewport_size({"width": 390, "height": 844})
     mia.get_by_role("tab", name="Open reports").click()
     expect(mia.locator("#mod-panel-queue")).to_have_attribute("aria-busy", "false")  # drawn again
-    report_item = mia.locator(".mod-target", has_text="Bob_mod").locator(".mod-report")
+    report_item = mia.locator(".mod-target[data-target='Bob_mod']").locator(".mod-report")
     expect(report_item).to_contain_text("Offensive name")
-    history = mia.locator(".mod-target", has_text="Bob_mod").get_by_test_id("mod-history")
+    history = mia.locator(".mod-target[data-target='Bob_mod']").get_by_test_id("mod-history")
     expect(history).to_contain_text("reports in all: 2")  # the acted on and the open one
     expect(history).to_contain_text("sanctions: chat mute (undone)")
     expect(report_item.locator(".mod-lines")).to_have_count(0)
@@ -282,7 +282,7 @@ def test_a_player_reports_the_opponent_from_the_game(
     expect(cy.get_by_test_id("my-reports").locator("li")).to_contain_text("Di_game · Cheating · open")
 
     mo.goto(base + "/mod")
-    group = mo.locator(".mod-target", has_text="Di_game")
+    group = mo.locator(".mod-target[data-target='Di_game']")
     expect(group).to_contain_text("reported by Cy_game")
     expect(group.locator(".mod-note")).to_have_text("moves too fast")
     expect(group.locator(".mod-lines")).to_have_count(0)

@@ -161,19 +161,7 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     ).all():
         conn.execute(delete(schema.push_queue).where(schema.push_queue.c.subscription_id == device))
     conn.execute(delete(schema.push_subscriptions).where(schema.push_subscriptions.c.account_id == account_id))
-    # it leaves the tournaments it is in (never paired again); their versions move, so a pairing
-    # computed before the deletion is not written
-    players = schema.tournament_players
-    events = [
-        tid
-        for (tid,) in conn.execute(
-            select(players.c.tournament_id).where(players.c.account_id == account_id, players.c.active.is_(True))
-        )
-    ]
-    if events:
-        conn.execute(update(players).where(players.c.account_id == account_id).values(active=False))
-        tournaments = schema.tournaments
-        conn.execute(update(tournaments).where(tournaments.c.id.in_(events)).values(version=tournaments.c.version + 1))
+    leave_tournaments(conn, account_id)
     held = [
         (g, s)
         for g, s in conn.execute(
@@ -183,6 +171,23 @@ def delete_account(conn: Connection, account_id: int) -> list[tuple[str, int]]:
     for game_id, seat in held:
         conn.execute(update(schema.games).where(schema.games.c.id == game_id).values({f"name{seat}": DELETED_NAME}))
     return held
+
+
+def leave_tournaments(conn: Connection, account_id: int, rated_only: bool = False) -> None:
+    """The account leaves the tournaments it is in (never paired again; deleted, or closed by a
+    moderator), or only the rated ones (marked by a moderator); their versions move, so a pairing
+    computed before is not written."""
+    players, tournaments = schema.tournament_players, schema.tournaments
+    query = select(players.c.tournament_id).where(players.c.account_id == account_id, players.c.active.is_(True))
+    if rated_only:
+        query = query.join(tournaments, tournaments.c.id == players.c.tournament_id).where(
+            tournaments.c.rated.is_(True)
+        )
+    events = [tid for (tid,) in conn.execute(query)]
+    if events:
+        leaving = (players.c.account_id == account_id) & players.c.tournament_id.in_(events)
+        conn.execute(update(players).where(leaving).values(active=False))
+        conn.execute(update(tournaments).where(tournaments.c.id.in_(events)).values(version=tournaments.c.version + 1))
 
 
 # ------------------------------------------------------------------ sessions

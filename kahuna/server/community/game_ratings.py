@@ -36,7 +36,7 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
         history.account_id: history
         for history in conn.execute(
             select(rating_history.c.account_id, rating_history.c.before, rating_history.c.after).where(
-                rating_history.c.game_id == game_id
+                rating_history.c.game_id == game_id, rating_history.c.kind == "game"
             )
         )
     }

@@ -38,7 +38,7 @@ from kahuna.server.common.draws import first_seat
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import ratings, relations, seeks
+from kahuna.server.community import rating_marks, ratings, relations, seeks
 from kahuna.server.community.offers import Offer, Party, Started, casual_reason
 from kahuna.server.community.seeks import Seek
 from kahuna.server.db import store
@@ -142,7 +142,7 @@ class Lobby:
 
     # ----------------------------------------------------------------- offers
 
-    def _terms(self, offer: Offer, account: Account | None) -> TimeControl | None:
+    async def _terms(self, offer: Offer, account: Account | None) -> TimeControl | None:
         """Check what an offer asks for; its time control."""
         try:
             Variant.from_names(offer.variant)
@@ -152,8 +152,7 @@ class Lobby:
             control = TimeControl.from_json(offer.clock, self.clock_min_seconds)
         except ClockError as exc:
             raise Rejected("invalid", f"clock: {exc}", 422) from None
-        if offer.rated and account is None:
-            raise Rejected("unauthorized", "rated games need an account: sign in", 401)
+        await rating_marks.refuse_unrated(self.writer, offer.rated, account)
         if offer.rated and control is None:
             raise Rejected("invalid", "a rated game needs a clock", 422)
         return control
@@ -168,7 +167,7 @@ class Lobby:
     ) -> dict[str, Any]:
         """Open an offer; ``{"seek_id", "token"}`` (the token is the owner's seat token in the game
         to come) and, when quick pairing found an opponent at once, the seat links as well."""
-        control = self._terms(offer, account)
+        control = await self._terms(offer, account)
         if target is not None:
             await relations.refuse_blocked(self.writer, relations.Someone.of(account), target.id)
         client = f"account:{account.id}" if account is not None else f"address:{address}"
@@ -342,8 +341,7 @@ class Lobby:
             raise Rejected("forbidden", "only the challenged account can accept a challenge", 403)
         if seek.status != seeks.OPEN or seek.alive_until <= time.time():
             raise Rejected("gone", "this offer is no longer open", 409)
-        if seek.rated and account is None:
-            raise Rejected("unauthorized", "rated games need an account: sign in", 401)
+        await rating_marks.refuse_unrated(self.writer, seek.rated, account)
         own_account = account is not None and seek.owner_account == account.id
         own_guest_offer = (
             browser is not None
@@ -433,7 +431,7 @@ class Lobby:
 
     async def play_bot_level(self, offer: Offer, account: Account | None, bot: Account, level: str) -> dict[str, Any]:
         """A challenge to an AI level's bot account: accepted at once, the AI plays its seat."""
-        self._terms(offer, account)
+        await self._terms(offer, account)
         token = new_secret()
         moment = time.time()
         terms = Seek(

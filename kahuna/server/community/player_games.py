@@ -84,7 +84,7 @@ def _changes(conn: Connection, game_ids: list[str]) -> dict[tuple[str, int], Any
     found: dict[tuple[str, int], Any] = {}
     for start in range(0, len(game_ids), CHUNK):
         chunk = game_ids[start : start + CHUNK]
-        query = select(rating_history).where(rating_history.c.game_id.in_(chunk))
+        query = select(rating_history).where(rating_history.c.game_id.in_(chunk), rating_history.c.kind == "game")
         for row in conn.execute(query):
             found[(row.game_id, row.account_id)] = row
     return found

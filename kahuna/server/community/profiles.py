@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from kahuna.server.accounts import store as db
-from kahuna.server.community import player_games, ratings, relations
+from kahuna.server.community import player_games, rating_marks, ratings, relations
 from kahuna.server.db.schema import accounts, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.games.factory import POOLS
@@ -62,7 +62,7 @@ def leaderboard(conn: Connection, pool: str) -> dict[str, Any]:
     rows = conn.execute(
         select(rating_rows, accounts.c.username, accounts.c.is_bot)
         .join(accounts, accounts.c.id == rating_rows.c.account_id)
-        .where(rating_rows.c.pool == pool, accounts.c.deleted.is_(None))
+        .where(rating_rows.c.pool == pool, accounts.c.deleted.is_(None), ~rating_marks.is_marked(accounts.c.id))
         .order_by(rating_rows.c.rating.desc())
     ).mappings()
     trusted: list[dict[str, Any]] = []

@@ -177,3 +177,74 @@ def rating_for_seek(conn: Connection, account_id: int | None, pool: str | None) 
         select(ratings.c.rating).where(ratings.c.account_id == account_id, ratings.c.pool == pool)
     ).scalar()
     return round(glicko2.Rating().rating if row is None else row)
+
+
+GAME, REFUND = "game", "refund"
+"""``rating_history.kind``: a rated game's change, or points given back (:func:`refund_opponents`)."""
+
+
+def refund_opponents(conn: Connection, marked: int, since: str, at: str) -> list[dict[str, Any]]:
+    """Give back to each opponent of ``marked`` the rating points it lost to ``marked`` in the rated
+    games rated since ``since`` (a database time stamp; ``""``: the whole account's history).
+
+    Each game's loss is the opponent's own ``rating_history`` row (``before - after`` where it went
+    down); it is added to the opponent's rating in the game's pool now (its deviation and volatility
+    stay) and recorded as a ``refund`` row naming the game, once per opponent and game: a second
+    mark gives nothing back twice. An AI level's anchor never lost anything. What was given back:
+    ``[{"account_id", "pool", "game_id", "points", "before", "after"}]``, in game order."""
+    games = conn.execute(
+        select(game_accounts.c.game_id, game_accounts.c.pool, game_accounts.c.account0, game_accounts.c.account1)
+        .where(
+            (game_accounts.c.account0 == marked) | (game_accounts.c.account1 == marked),
+            game_accounts.c.rated_at.is_not(None),
+            game_accounts.c.rated_at >= since,
+        )
+        .order_by(game_accounts.c.rated_at, game_accounts.c.game_id)
+    ).all()
+    given: list[dict[str, Any]] = []
+    for game in games:
+        opponent = game.account1 if game.account0 == marked else game.account0
+        if opponent is None or opponent == marked or anchor_of(conn, opponent) is not None:
+            continue
+        rows = conn.execute(
+            select(rating_history.c.kind, rating_history.c.before, rating_history.c.after).where(
+                rating_history.c.game_id == game.game_id, rating_history.c.account_id == opponent
+            )
+        ).all()
+        if any(row.kind == REFUND for row in rows):
+            continue
+        lost = sum(row.before - row.after for row in rows if row.kind == GAME)
+        if lost <= 0:
+            continue
+        now, count = current(conn, opponent, game.pool)
+        if count == 0:  # no rating row: nothing was lost in this pool after all
+            continue
+        after = glicko2.Rating(now.rating + lost, now.deviation, now.volatility)
+        conn.execute(
+            update(ratings)
+            .where(ratings.c.account_id == opponent, ratings.c.pool == game.pool)
+            .values(rating=after.rating)
+        )
+        conn.execute(
+            rating_history.insert().values(
+                account_id=opponent,
+                pool=game.pool,
+                game_id=game.game_id,
+                before=now.rating,
+                after=after.rating,
+                deviation=now.deviation,
+                at=at,
+                kind=REFUND,
+            )
+        )
+        given.append(
+            {
+                "account_id": opponent,
+                "pool": game.pool,
+                "game_id": game.game_id,
+                "points": round(lost, 1),
+                "before": round(now.rating),
+                "after": round(after.rating),
+            }
+        )
+    return given

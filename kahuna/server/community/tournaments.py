@@ -47,7 +47,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
-from kahuna.server.community import arena, relations, swiss
+from kahuna.server.community import arena, rating_marks, relations, swiss
 from kahuna.server.community import tournament_rows as rows
 from kahuna.server.community import tournament_views as views
 from kahuna.server.community.bots import level_of
@@ -190,6 +190,8 @@ class Tournaments:
             raise Rejected("finished", "this tournament is over", 409)
         if event.kind == SWISS and event.status == RUNNING:
             raise Rejected("started", "this Swiss tournament has started: players join before it starts", 409)
+        if event.rated:  # a marked account plays casual events only
+            await rating_marks.refuse_marked(self.writer, account.id)
 
         def write(conn: Connection) -> str:
             if rows.count_entrants(conn, tournament_id) >= MAX_PLAYERS:

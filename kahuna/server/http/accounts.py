@@ -50,7 +50,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
-from kahuna.server.moderation import appeals, roles
+from kahuna.server.moderation import account_sanctions, appeals, roles
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
@@ -226,10 +226,14 @@ def router(
             raise refused(exc) from None
 
     @api.post("/accounts", status_code=201)
-    async def sign_up(body: Credentials, request: Request) -> dict[str, str]:
+    async def sign_up(body: Credentials, request: Request, response: Response) -> dict[str, str]:
         """Create an account (409 ``taken`` when the name is taken without regard to case and
         look-alikes; 422 ``invalid`` with the reason; 429 when the address created enough accounts
-        lately: only accounts created count). Sign in afterwards with ``POST /api/session``."""
+        lately: only accounts created count; 403 ``signups_blocked`` from a browser or address a
+        moderator blocked). Sign in afterwards with ``POST /api/session``."""
+        browser, address_digest = digest(browser_id(request, response)), digest(client_ip(request))
+        if await writer.read(lambda conn: account_sanctions.signups_blocked(conn, browser, address_digest)):
+            raise Rejected("signups_blocked", "a moderator blocked sign-ups from this browser or address", 403)
         try:
             username = check_new_username(body.username)
         except Refused as exc:
@@ -245,8 +249,17 @@ def router(
                 "rate_limited", f"enough accounts from this address: try again in {wait:.0f} s", 429, retry_after=wait
             )
         hashed = await in_password_pool(lambda: hash_password(password))
+        moment = time.time()
+
+        def create(conn: Connection) -> Account | None:
+            made = db.insert_account(conn, username, hashed)
+            if made is not None:  # where it was made, for moderators only (blocked sign-ups, alternates)
+                relations.remember_browser(conn, browser, made.id, moment)
+                account_sanctions.remember_address(conn, address_digest, made.id, moment)
+            return made
+
         try:
-            account = await write(lambda conn: db.insert_account(conn, username, hashed))
+            account = await write(create)
         except RuntimeError:  # the unique key, if another instance took the name a moment ago
             if not await writer.read(lambda conn: db.username_taken(conn, username)):
                 raise
@@ -260,7 +273,8 @@ def router(
     @api.post("/session")
     async def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
         """Sign in: a new session cookie (and ``csrf`` cookie) every time; adopts the seats of
-        ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures."""
+        ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures, 403
+        ``account_closed`` when a moderator closed the account."""
         account = await password_checked(body.username, body.password, request)
         if account is None:
             logs.event("sign_in_failed")
@@ -270,14 +284,20 @@ def router(
         moment = time.time()
         user_agent = request.headers.get("user-agent", "")
         browser = digest(browser_id(request, response))
+        address = digest(client_ip(request))
 
-        def store_session(conn: Connection) -> None:
+        def store_session(conn: Connection) -> bool:
+            if account_sanctions.closed(conn, account.id):  # in the transaction: no session outlives a close
+                return False
             if previous:  # whatever session this browser had is over: a fixed id never becomes valid
                 db.delete_session(conn, digest(previous))
             db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
             relations.remember_browser(conn, browser, account.id, moment)  # a block outlives signing out
+            account_sanctions.remember_address(conn, address, account.id, moment)  # for moderators only
+            return True
 
-        await writer.write(store_session)
+        if not await write(store_session):
+            raise Rejected("account_closed", "a moderator closed this account", 403)
         _set_session_cookies(response, request, session_id)
         adopted = await auth.adopt(account, body.tokens)
         logs.event("signed_in", account_id=account.id, adopted=adopted)

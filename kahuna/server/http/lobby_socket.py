@@ -40,6 +40,8 @@ LOBBY_IDLE = 60.0
 MAX_BACKLOG = 1000
 """Messages queued for a lobby connection that does not read them before it is closed."""
 CLOSE_TOO_SLOW = 1013
+CLOSE_FORBIDDEN = 4403
+"""The account was closed by a moderator (``account_closed`` on its ``user:`` channel)."""
 
 
 def router(lobby: Lobby, presence: Presence, drain: Drain) -> APIRouter:
@@ -71,6 +73,8 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
     behind = False
     going_away = False
     """Whether the instance is going away: the socket closes with 1001, its offers stay open."""
+    closed_account = False
+    """Whether a moderator closed the account: told, then closed with 4403."""
 
     def send(message: dict[str, Any]) -> None:
         """Queue a message; a client :data:`MAX_BACKLOG` behind is closed (it reconnects and gets
@@ -85,6 +89,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
             outbox.put_nowait(json.dumps(message, ensure_ascii=False))
 
     async def forward(messages: Any) -> None:
+        nonlocal closed_account
         async for channel, text in messages:
             event = json.loads(text)
             seek_id = event.get("seek_id")
@@ -93,6 +98,10 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
             elif channel.startswith("seek:"):
                 owned.pop(seek_id, None)
                 send(event)
+            elif channel.startswith("user:") and event.get("type") == "account_closed":
+                closed_account = True
+                send(event)
+                outbox.put_nowait(None)
             else:
                 send(event)
 
@@ -106,7 +115,9 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
         while (text := await outbox.get()) is not None:
             await websocket.send_text(text)
         with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-            await websocket.close(CLOSE_GOING_AWAY if going_away else CLOSE_TOO_SLOW)
+            await websocket.close(
+                CLOSE_GOING_AWAY if going_away else CLOSE_FORBIDDEN if closed_account else CLOSE_TOO_SLOW
+            )
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
     send({"type": "seeks", **await lobby.open_seeks()})

@@ -76,6 +76,12 @@ class TargetHistory(BaseModel):
     reports: int = Field(description="every report of the player, any status, the open ones included")
     sanctions: list[PastSanction] = Field(description="its sanctions, the newest first, at most 20")
     games: list[str] = Field(description="the ids of its latest finished lobby games, at most 5")
+    rating_history: list[dict[str, Any]] = Field(
+        description="its latest rating changes, the newest first, at most 10: pool, game_id, kind, before, after, at"
+    )
+    alternates: list[dict[str, Any]] = Field(
+        description="other accounts seen on its browsers or addresses: username, via (browser, address)"
+    )
 
 
 class QueuedReport(BaseModel):
@@ -105,7 +111,12 @@ class NewSanction(BaseModel):
     username: str = Field(min_length=1, max_length=20)
     kind: sanctions.Kind
     reason: Reason
-    minutes: int | None = Field(default=None, ge=1, le=sanctions.MAX_MINUTES, description="a chat_mute's length")
+    minutes: int | None = Field(
+        default=None,
+        ge=1,
+        le=sanctions.MAX_MINUTES,
+        description="a chat_mute's or block_signups's length; a mark's period looking back (none: all)",
+    )
     report_id: int | None = Field(default=None, ge=1, le=2**62, description="the report acted on")
 
 
@@ -123,7 +134,7 @@ class MyAppeal(BaseModel):
 
 class MySanction(BaseModel):
     sanction_id: int
-    kind: str = Field(description="warn or chat_mute")
+    kind: str = Field(description="a sanction's kind: warn, chat_mute, mark_cheating, … (docs/moderation.md)")
     reason: str = Field(description="the moderator's words: what was done and why")
     created: float
     expires: float | None = Field(description="a chat_mute's end (seconds since the epoch)")
@@ -277,10 +288,11 @@ def router(moderation: Moderation) -> APIRouter:
 
     @mod.post("/sanctions", status_code=201, response_model=MadeSanction)
     async def sanction(body: NewSanction, moderator: TheModerator) -> dict[str, Any]:
-        """Warn or mute a player in chat (``minutes``), on a report or not (logged; an open report
+        """Sanction a player (docs/moderation.md), on a report or not (logged; an open report
         becomes ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
-        422 ``invalid`` (a chat_mute without minutes, a warning with them), 404 ``no_such_report``,
-        422 ``not_that_report`` (a report about someone else)."""
+        422 ``invalid`` (minutes missing or not wanted), 404 ``no_such_report``, 422
+        ``not_that_report`` (a report about someone else), 409 ``already_marked``, 409
+        ``already_closed``, 422 ``ai_level``."""
         made = await moderation.sanction(
             moderator.account, moderator.roles, body.username, body.kind, body.reason, body.minutes, body.report_id
         )

@@ -1,5 +1,6 @@
 """Moderators' sanctions (docs/moderation.md, *Sanctions*): a warning, a chat mute for some
-minutes; each with a reason, on a report or not, undone once at most, every step in the log.
+minutes, and the sanctions on the account itself (``account_sanctions``); each with a reason, on a
+report or not, undone once at most, every step in the log.
 
 The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
 a sanction on a report must be about the report's target, and marks the report ``acted_on``.
@@ -17,10 +18,10 @@ from sqlalchemy import Connection, func, select, update
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import reports, sanctions
-from kahuna.server.moderation import log, roles
+from kahuna.server.moderation import account_sanctions, log, roles
 from kahuna.server.moderation.reports import ACTED_ON
 
-Kind = Literal["warn", "chat_mute"]
+Kind = Literal["warn", "chat_mute", "mark_cheating", "mark_rating_manipulation", "close", "block_signups"]
 MAX_MINUTES = 60 * 24 * 365
 """The longest mute: a year."""
 
@@ -36,7 +37,7 @@ def sanction(
     report_id: int | None = None,
 ) -> int | Rejected:
     """Sanction ``username``: the sanction's id, or why not (nothing changed)."""
-    if (minutes is None) != (kind != "chat_mute"):
+    if kind in ("warn", "chat_mute") and (minutes is None) != (kind != "chat_mute"):
         return Rejected("invalid", "a chat_mute needs minutes, and only a chat_mute has them", 422)
     target = account_by_name(conn, username)
     if target is None:
@@ -45,6 +46,10 @@ def sanction(
         return Rejected("own_account", "you cannot sanction yourself", 422)
     if roles.ADMIN in roles.roles_of(conn, target.id) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", f"{target.username} is an admin: only an admin may sanction one", 403)
+    if kind in account_sanctions.KINDS:
+        refused = account_sanctions.refusal(conn, kind, target.id, minutes)
+        if refused is not None:
+            return refused
     if report_id is not None:
         report = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
         if report is None:
@@ -54,7 +59,7 @@ def sanction(
         if report.status != ACTED_ON:  # open, or closed and acted on after all
             conn.execute(update(reports).where(reports.c.id == report_id).values(status=ACTED_ON))
     now = time.time()
-    expires = None if minutes is None else now + 60 * minutes
+    expires = None if minutes is None or kind in account_sanctions.MARKS else now + 60 * minutes
     made = conn.execute(
         sanctions.insert()
         .values(
@@ -70,6 +75,7 @@ def sanction(
     )
     sanction_id = int(made.scalar_one())
     detail = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    detail |= account_sanctions.apply(conn, kind, sanction_id, target.id, minutes, now)
     log.append(conn, moderator.id, "sanction", target.id, reason, **detail)
     return sanction_id
 

@@ -11,7 +11,8 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.db.writer import Conflict, Writer
-from kahuna.server.moderation import appeals, log, reports, roles, sanctions
+from kahuna.server.moderation import account_sanctions, appeals, log, reports, roles, sanctions
+from kahuna.server.moderation.closing import Enforcement
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,11 @@ class ReportBudgets:
 
 
 class Moderation:
-    def __init__(self, writer: Writer, budgets: ReportBudgets) -> None:
+    def __init__(self, writer: Writer, budgets: ReportBudgets, enforcement: Enforcement | None = None) -> None:
         self.writer = writer
         self.budgets = budgets
+        self.enforcement = enforcement
+        """What a close or a rating mark does outside the database (``closing``; none: nothing)."""
 
     async def report(
         self,
@@ -102,6 +105,13 @@ class Moderation:
         )
         if isinstance(made, Rejected):
             raise made
+        if self.enforcement is not None and kind in (*account_sanctions.MARKS, account_sanctions.CLOSE):
+            sanction_id = made
+            target = await self.writer.read(lambda conn: account_sanctions.target_of(conn, sanction_id))
+            if kind == account_sanctions.CLOSE:
+                await self.enforcement.closed(self.writer, target)
+            else:
+                await self.enforcement.unlisted(target)
         return made
 
     async def undo(self, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> None:

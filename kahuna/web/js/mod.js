@@ -30,7 +30,13 @@ const REFUSALS = [
   "command_line_only",
   "already_held",
   "not_held",
+  "already_marked",
+  "already_closed",
 ];
+
+/** The sanctions on the account itself (docs/moderation.md, *Account sanctions*): a mark from the
+ * page covers the account's whole history; block_signups takes the minutes field. */
+const ACCOUNT_KINDS = ["mark_cheating", "mark_rating_manipulation", "close", "block_signups"];
 
 /** Say on the page's status line what came of an action: done (`ok`), or refused in words. */
 function say(status, text, ok) {
@@ -63,6 +69,11 @@ function reportItem(report, reload, status) {
   const id = report.report_id;
   const why = h("input", { id: `why-${id}`, type: "text", maxlength: 500, required: true, class: "mod-why" });
   const minutes = h("input", { id: `minutes-${id}`, type: "number", min: 1, max: 525600, value: 60, required: true, class: "mod-minutes" });
+  const kinds = h(
+    "select",
+    { id: `kind-${id}`, class: "mod-kind" },
+    ACCOUNT_KINDS.map((kind) => h("option", { value: kind, text: t(`mod.kind_${kind}`) })),
+  );
   const act = (call) => async () => {
     status.textContent = "";
     if (!why.reportValidity()) return;
@@ -100,6 +111,16 @@ function reportItem(report, reload, status) {
         onclick: (e) => minutes.reportValidity() && act(sanction("chat_mute", { minutes: Number(minutes.value) }))(e),
         text: t("mod.mute"),
       }),
+      h("div", { class: "field" }, [h("label", { for: `kind-${id}`, text: t("mod.account_kind") }), kinds]),
+      h("button", {
+        type: "button",
+        class: "btn",
+        "data-action": "account",
+        onclick: (e) =>
+          (kinds.value !== "block_signups" || minutes.reportValidity()) &&
+          act(sanction(kinds.value, kinds.value === "block_signups" ? { minutes: Number(minutes.value) } : {}))(e),
+        text: t("mod.apply"),
+      }),
       h("button", { type: "button", class: "btn", "data-action": "close", onclick: act(() => api.closeReport(id, why.value.trim())), text: t("mod.close") }),
     ]),
   ]);
@@ -116,7 +137,29 @@ function targetHistory(target) {
     h("p", { text: `${t("mod.account_since", { when: since })} · ${t("mod.reports_total", { n: target.reports })}` }),
     h("p", { text: kinds.length ? t("mod.sanctions", { list: kinds.join(", ") }) : t("mod.no_sanctions") }),
     h("p", {}, games.length ? [t("mod.games"), ...games.flatMap((a) => [" ", a])] : [t("mod.no_games")]),
+    ratingChanges(target.rating_history || []),
+    alternates(target.alternates || []),
   ]);
+}
+
+/** The target's latest rating changes, the newest first (a refund said so). */
+function ratingChanges(changes) {
+  const list = changes.map((c) => {
+    const change = `${c.before} → ${c.after}`;
+    return c.kind === "refund" ? t("mod.refunded", { change }) : change;
+  });
+  return h("p", { "data-testid": "mod-ratings", text: list.length ? t("mod.rating_history", { list: list.join(", ") }) : t("mod.no_rating_history") });
+}
+
+/** The other accounts seen on the target's browsers or addresses (links to their profiles). */
+function alternates(others) {
+  if (!others.length) return h("p", { "data-testid": "mod-alternates", text: t("mod.no_alternates") });
+  const links = others.map((other) => [
+    " ",
+    h("a", { href: `/users/${encodeURIComponent(other.username)}`, text: other.username }),
+    ` (${other.via.map((via) => t(`mod.via_${via}`)).join(", ")})`,
+  ]);
+  return h("p", { "data-testid": "mod-alternates" }, [t("mod.alternates"), ...links.flat()]);
 }
 
 /** The open reports, one group per player reported, in the server's order (the most reported first). */

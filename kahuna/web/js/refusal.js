@@ -8,6 +8,8 @@ export function refusal(err) {
   if (err.code === "rate_limited") return t("account.too_many", { s: err.retryAfter || 60 });
   if (err.code === "taken") return t("account.taken");
   if (err.code === "unauthorized") return t("account.wrong");
+  if (err.code === "account_closed") return t("account.closed");
+  if (err.code === "signups_blocked") return t("account.signups_blocked");
   if (err.code === "invalid" && err.reason?.code) {
     const key = `account.why.${err.reason.code}`;
     const words = t(key, err.reason);

@@ -20,10 +20,11 @@ function sanctionRefusal(err) {
 
 /** What was done: "A moderator warned you." or the mute with its minutes (and those left). */
 function whatWasDone(sanction) {
-  if (sanction.kind !== "chat_mute") return t("sanction.warn");
+  if (["mark_cheating", "mark_rating_manipulation", "close"].includes(sanction.kind)) return t(`sanction.${sanction.kind}`);
+  if (sanction.kind !== "chat_mute" && sanction.kind !== "block_signups") return t("sanction.warn");
   const minutes = Math.round((sanction.expires - sanction.created) / 60);
   const left = sanction.seconds_left ? ` ${t("sanction.left", { n: Math.ceil(sanction.seconds_left / 60) })}` : "";
-  return t("sanction.chat_mute", { n: minutes }) + left;
+  return t(`sanction.${sanction.kind}`, { n: minutes }) + left;
 }
 
 /** Where the sanction stands: lifted, or its appeal waiting or decided with the moderator's reason. */

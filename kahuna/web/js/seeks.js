@@ -69,6 +69,7 @@ function takeSeat(seat) {
 function errorText(err) {
   if (err instanceof ApiError && err.code === "too_many_seeks") return t("seeks.too_many");
   if (err instanceof ApiError && err.code === "blocked") return refusalText(err);
+  if (err instanceof ApiError && err.code === "rating_marked") return t("seeks.rating_marked");
   if (err instanceof ApiError && err.status === 401) return t("seeks.sign_in_for_rated");
   return err instanceof ApiError && err.message ? err.message : t("lobby.offline");
 }
@@ -283,6 +284,7 @@ export async function mountSeeks(root, levels) {
       else if (message.type === "challenges") {
         for (const c of message.challenges) incoming.set(c.seek_id, c);
       } else if (message.type === "challenge") incoming.set(message.challenge.seek_id, message.challenge);
+      else if (message.type === "account_closed") status.textContent = t("account.closed"); // then a guest's connection
       else if (message.type === "declined") {
         mine.delete(message.seek_id);
         status.textContent = t("seeks.declined");

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kahuna.server.db.schema.accounts import (
     MAX_USER_AGENT,
+    account_addresses,
     accounts,
     api_tokens,
     browser_accounts,
@@ -49,10 +50,18 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
-from kahuna.server.db.schema.moderation import account_roles, appeals, moderation_log, reports, sanctions
+from kahuna.server.db.schema.moderation import (
+    account_roles,
+    appeals,
+    moderation_log,
+    reports,
+    sanctions,
+    signup_blocks,
+)
 
 __all__ = [
     "MAX_USER_AGENT",
+    "account_addresses",
     "account_emails",
     "account_roles",
     "accounts",
@@ -85,6 +94,7 @@ __all__ = [
     "seats",
     "seeks",
     "sessions",
+    "signup_blocks",
     "tournament_games",
     "tournament_players",
     "tournaments",

@@ -7,6 +7,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -69,3 +70,16 @@ browser_accounts = Table(
 ``seen`` the last sign-in (seconds since the epoch). A guest taking a seat from that browser is
 refused where one of those accounts would be (a block either way), so that signing out does not
 undo a block (``relations.refuse_blocked``)."""
+
+
+account_addresses = Table(
+    "account_addresses",
+    metadata,
+    Column("address", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("seen", Float, nullable=False),
+    Index("ix_account_addresses_account", "account_id"),
+)
+"""The addresses an account signed up or signed in from (r0022): ``address`` the digest of the
+client's address as the server sees it, ``seen`` the last time. Read by moderation only: a
+``block_signups`` blocks them, and the queue shows the other accounts seen on them."""

@@ -86,9 +86,12 @@ rating_history = Table(
     Column("after", Float, nullable=False),
     Column("deviation", Float, nullable=False),
     Column("at", String(32), nullable=False),
+    Column("kind", String(16), nullable=False, server_default="game"),
 )
 """One row per account and rated game: the rating before and after it (and the deviation after).
-Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``)."""
+Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``).
+``kind``: ``game``, or ``refund`` (r0022): the points an account marked by a moderator took from
+this player in the game ``game_id``, given back (``ratings.refund_opponents``)."""
 
 
 # ------------------------------------------------------------------ community: tournaments

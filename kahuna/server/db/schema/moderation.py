@@ -115,3 +115,17 @@ appeals = Table(
 """A player's appeal of a sanction on its account (``moderation.appeals``), one per sanction (the
 unique ``sanction_id``): its ``note`` (at most 500 characters), and once a moderator decided it
 ``decision`` (``upheld`` or ``overturned``), when, by whom and why."""
+
+
+signup_blocks = Table(
+    "signup_blocks",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sanction_id", Integer, ForeignKey("sanctions.id"), nullable=False, index=True),
+    Column("what", String(16), nullable=False),
+    Column("digest", String(64), nullable=False, index=True),
+    Column("expires", Float, nullable=False),
+)
+"""A browser or address a ``block_signups`` sanction blocks (r0022): ``what`` is ``browser`` (the
+digest of its ``browser`` cookie) or ``address`` (the digest of the address), until ``expires``
+(seconds since the epoch) unless the sanction is undone."""
