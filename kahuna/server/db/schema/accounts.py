@@ -80,6 +80,6 @@ account_addresses = Table(
     Column("seen", Float, nullable=False),
     Index("ix_account_addresses_account", "account_id"),
 )
-"""The addresses an account signed up or signed in from (r0022): ``address`` the digest of the
+"""The addresses an account signed up or signed in from (r0021): ``address`` the digest of the
 client's address as the server sees it, ``seen`` the last time. Read by moderation only: a
 ``block_signups`` blocks them, and the queue shows the other accounts seen on them."""

@@ -90,7 +90,7 @@ rating_history = Table(
 )
 """One row per account and rated game: the rating before and after it (and the deviation after).
 Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``).
-``kind``: ``game``, or ``refund`` (r0022): the points an account marked by a moderator took from
+``kind``: ``game``, or ``refund`` (r0021): the points an account marked by a moderator took from
 this player in the game ``game_id``, given back (``ratings.refund_opponents``)."""
 
 

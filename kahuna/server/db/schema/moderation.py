@@ -126,6 +126,6 @@ signup_blocks = Table(
     Column("digest", String(64), nullable=False, index=True),
     Column("expires", Float, nullable=False),
 )
-"""A browser or address a ``block_signups`` sanction blocks (r0022): ``what`` is ``browser`` (the
+"""A browser or address a ``block_signups`` sanction blocks (r0021): ``what`` is ``browser`` (the
 digest of its ``browser`` cookie) or ``address`` (the digest of the address), until ``expires``
 (seconds since the epoch) unless the sanction is undone."""

@@ -8,8 +8,8 @@
 - ``signup_blocks``: the browsers and addresses (digests) a ``block_signups`` sanction blocks, until
   ``expires`` or the sanction's undo.
 
-Revision ID: 0022
-Revises: 0020 (appeals): 0021 is another branch's; renumbered when both are merged
+Revision ID: 0021
+Revises: 0020 (appeals)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0022"
+revision = "0021"
 down_revision = "0020"
 branch_labels = None
 depends_on = None
