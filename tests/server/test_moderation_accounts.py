@@ -236,3 +236,21 @@ def test_sign_ups_are_refused_from_a_blocked_accounts_browser_and_address_until_
 
 def signed_in_answer_on(http: httpx.Client, name: str) -> httpx.Response:
     return http.post("/api/session", json={"username": name, "password": PASSWORD})
+
+
+def test_a_rated_game_running_when_a_player_is_marked_is_not_rated(server: Server) -> None:
+    """The mark refunds the games rated before it; the one being played takes and gives nothing."""
+
+    async def accounts() -> list[dict[str, str]]:
+        return [await new_account(server.url, name) for name in ("midgame", "rival")]
+
+    headers = asyncio.run(accounts())
+    seats = asyncio.run(rated_seats(server.url, headers))
+    game_id = seats[0]["game_id"]
+    mod = moderator(server, "mira")
+    mark = made(sanction(mod, "midgame", "mark_rating_manipulation"))
+    final = asyncio.run(play_then_resign(server.url, seats, 2, seed=5, loser=1))  # the rival resigns
+    assert final["termination"]["reason"] == "resign"
+    changes = server.get(f"/api/games/{game_id}/ratings").json()["players"]
+    assert [(p["before"], p["after"]) for p in changes] == [(None, None), (None, None)]
+    assert mod.delete(f"/api/mod/sanctions/{mark}", headers=csrf(mod)).status_code == 204

@@ -10,7 +10,10 @@ the end) and updates both players' ratings of the game's pool: ``realtime`` or
 ``rating_history`` for the profile's graph and each game's rating change.
 
 A game is not rated when it ends before both players have finished a turn (an abort, or a
-resignation or timeout in the first turns), as lichess does not rate such games either.
+resignation or timeout in the first turns), as lichess does not rate such games either; nor when a
+moderator marked one of its players for cheating or rating manipulation while it was played
+(``rating_marks.py``: a marked account is refused new rated games, and one already running takes
+and gives no points when it ends).
 
 **The AI levels are fixed anchors.** The bot account of an AI level (``ai-<level>``) plays at a
 fixed strength, so its rating is fixed too (:data:`ANCHORS`): a rated game moves its opponent's
@@ -29,6 +32,7 @@ from sqlalchemy import Connection, select, update
 from kahuna.rules import GameState
 from kahuna.server.accounts.passwords import LEVEL_PREFIX
 from kahuna.server.community import glicko2
+from kahuna.server.community.rating_marks import marked
 from kahuna.server.db.schema import accounts as account_rows
 from kahuna.server.db.schema import game_accounts, rating_history, ratings
 from kahuna.server.games.ended import GameEnded
@@ -104,6 +108,8 @@ def rate_game(conn: Connection, ended: GameEnded) -> bool:
         return False
     if state.outcome.reason == "aborted" or not both_finished_a_turn(state):
         return False
+    if marked(conn, row["account0"]) or marked(conn, row["account1"]):
+        return False  # a player marked while the game was played: it takes and gives no points
     claim = (
         update(game_accounts)
         .where(game_accounts.c.game_id == game_id, game_accounts.c.rated_at.is_(None))
