@@ -28,7 +28,9 @@ from kahuna.server.db.schema import (
     games,
     rematches,
     reshuffles,
+    sanctions,
     seats,
+    shadow_lines,
     tournament_games,
 )
 
@@ -87,6 +89,10 @@ class StoredGame:
     """Whose turn its AI moves take in the AI pool (``Terms.owner``); ``None``: the game itself."""
     archived: bool = False
     """Read from its archive record (``db/archive.py``): a finished game that is never written again."""
+    hidden_lines: set[int] = field(default_factory=set)
+    """The chat lines a moderator hid (a ``hide_line`` not undone): shown to nobody."""
+    shadow_lines: set[int] = field(default_factory=set)
+    """The chat lines written under a ``shadow_mute``: shown to their author's seat only."""
 
 
 TAKEBACK = "takeback"
@@ -379,7 +385,19 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         tournament=in_tournament(conn, game_id),
         owner=row["owner"],
         archived=folded is not None,
+        hidden_lines=hidden_lines(conn, game_id),
+        shadow_lines=set(
+            conn.execute(select(shadow_lines.c.line_id).where(shadow_lines.c.game_id == game_id)).scalars()
+        ),
     )
+
+
+def hidden_lines(conn: Connection, game_id: str) -> set[int]:
+    """The game's chat lines hidden by a moderator (``hide_line`` sanctions not undone)."""
+    query = select(sanctions.c.line_id).where(
+        sanctions.c.game_id == game_id, sanctions.c.kind == "hide_line", sanctions.c.undone.is_(None)
+    )
+    return {int(line_id) for line_id in conn.execute(query).scalars()}
 
 
 def per_action_rows(conn: Connection, game_id: str) -> ArchivedRows:

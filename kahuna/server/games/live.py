@@ -177,6 +177,11 @@ class LiveGame:
     """The game's clock (timed games); ``None`` for an untimed game."""
     chat: list[dict[str, Any]] = field(default_factory=list)
     """Every chat line of the game: ``{"line_id", "room", "seat", "text", "at"}``, ``line_id`` its index."""
+    hidden_lines: set[int] = field(default_factory=set)
+    """Lines a moderator hid (``hide_line``): sent to nobody, left out of every ``sync``."""
+    shadow_lines: set[int] = field(default_factory=set)
+    """Lines written under a ``shadow_mute``: shown to their author's seat only (a spectator's to
+    its own connection, live only)."""
     rematch: str | None = None
     """The id of the rematch the players agreed on, once they have."""
     rematch_of: str | None = None
@@ -251,6 +256,7 @@ class LiveGame:
         self.state, self.kinds, self.names = fresh.state, fresh.kinds, fresh.names
         self.seat_tokens, self.invite, self.updated = fresh.seat_tokens, fresh.invite, fresh.updated
         self.clock, self.chat = fresh.clock, fresh.chat
+        self.hidden_lines, self.shadow_lines = fresh.hidden_lines, fresh.shadow_lines
         self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
         self.rated, self.casual_reason, self.takebacks = fresh.rated, fresh.casual_reason, fresh.takebacks
         self.tournament, self.archived = fresh.tournament, fresh.archived
@@ -297,13 +303,40 @@ class LiveGame:
         rooms = {messages.chat_room(seat)}
         if seat is not None and self.state.is_over:
             rooms.add(messages.chat_room(None))
-        return [line for line in self.chat if line["room"] in rooms][-100:]
+        return [line for line in self.chat if line["room"] in rooms and self.shown(line, seat)][-100:]
 
-    def send_chat(self, line: dict[str, Any]) -> None:
-        """A new chat line to everyone who may read it."""
+    def shown(self, line: dict[str, Any], seat: int | None) -> bool:
+        """Whether ``seat`` may see ``line`` at all: not hidden, and a shadow-muted line only by
+        its own seat (a spectator's by nobody after it was sent)."""
+        line_id = line["line_id"]
+        if line_id in self.hidden_lines:
+            return False
+        return line_id not in self.shadow_lines or (seat is not None and seat == line["seat"])
+
+    def send_chat(self, line: dict[str, Any], author: Client | None = None) -> None:
+        """A new chat line to everyone who may read it (a shadow-muted spectator's to ``author`` only)."""
         text = messages.encode(messages.chat_line(line))
+        if line["line_id"] in self.shadow_lines and line["seat"] is None:
+            if author is not None:
+                author.send_text(text)
+            return
         for client in self.clients:
+            if not self.shown(line, client.seat):
+                continue
             if line["room"] == messages.chat_room(client.seat) or (client.seat is not None and self.state.is_over):
+                client.send_text(text)
+
+    def hide_line(self, line_id: int, hidden: bool) -> None:
+        """A moderator hid ``line_id`` (or undid that): every ``sync`` from now on follows, and on a
+        hide each connection is told to drop the line (``chat_hidden``)."""
+        if hidden:
+            self.hidden_lines.add(line_id)
+        else:
+            self.hidden_lines.discard(line_id)
+        self._syncs.clear()
+        if hidden:
+            text = messages.encode(messages.chat_hidden(line_id))
+            for client in self.clients:
                 client.send_text(text)
 
     def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
@@ -473,6 +506,8 @@ def rebuild(stored: StoredGame) -> LiveGame:
         updated=stored.updated,
         clock=None if stored.clock is None else Clock.from_store(stored.clock),
         chat=list(stored.chat),
+        hidden_lines=set(stored.hidden_lines),
+        shadow_lines=set(stored.shadow_lines),
         rematch=stored.rematch,
         rematch_of=stored.rematch_of,
         rated=stored.rated,

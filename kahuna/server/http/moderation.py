@@ -105,8 +105,10 @@ class NewSanction(BaseModel):
     username: str = Field(min_length=1, max_length=20)
     kind: sanctions.Kind
     reason: Reason
-    minutes: int | None = Field(default=None, ge=1, le=sanctions.MAX_MINUTES, description="a chat_mute's length")
+    minutes: int | None = Field(default=None, ge=1, le=sanctions.MAX_MINUTES, description="a mute's length")
     report_id: int | None = Field(default=None, ge=1, le=2**62, description="the report acted on")
+    game_id: str | None = Field(default=None, min_length=1, max_length=32, description="a hide_line's game")
+    line_id: int | None = Field(default=None, ge=0, le=2**31, description="a hide_line's line in that game")
 
 
 class MadeSanction(BaseModel):
@@ -123,7 +125,7 @@ class MyAppeal(BaseModel):
 
 class MySanction(BaseModel):
     sanction_id: int
-    kind: str = Field(description="warn or chat_mute")
+    kind: str = Field(description="warn, chat_mute, shadow_mute, hide_line or rename")
     reason: str = Field(description="the moderator's words: what was done and why")
     created: float
     expires: float | None = Field(description="a chat_mute's end (seconds since the epoch)")
@@ -277,12 +279,22 @@ def router(moderation: Moderation) -> APIRouter:
 
     @mod.post("/sanctions", status_code=201, response_model=MadeSanction)
     async def sanction(body: NewSanction, moderator: TheModerator) -> dict[str, Any]:
-        """Warn or mute a player in chat (``minutes``), on a report or not (logged; an open report
-        becomes ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
-        422 ``invalid`` (a chat_mute without minutes, a warning with them), 404 ``no_such_report``,
-        422 ``not_that_report`` (a report about someone else)."""
+        """Warn, mute (``minutes``), shadow-mute (``minutes``), hide a chat line (``game_id``,
+        ``line_id``) or rename a player, on a report or not (logged; an open report becomes
+        ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
+        422 ``invalid`` (minutes or a line where the kind has none, or missing), 404
+        ``no_such_report``, 422 ``not_that_report`` (a report about someone else), 404
+        ``no_such_line``, 422 ``not_their_line``, 409 ``already_hidden``."""
         made = await moderation.sanction(
-            moderator.account, moderator.roles, body.username, body.kind, body.reason, body.minutes, body.report_id
+            moderator.account,
+            moderator.roles,
+            body.username,
+            body.kind,
+            body.reason,
+            body.minutes,
+            body.report_id,
+            body.game_id,
+            body.line_id,
         )
         return {"sanction_id": made}
 

@@ -10,17 +10,17 @@ socket asks :func:`chat_mute_left` for each line, so a mute holds at once on eve
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import Connection, func, select, update
 
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import reports, sanctions
-from kahuna.server.moderation import log, roles
+from kahuna.server.moderation import chat_sanctions, log, roles
 from kahuna.server.moderation.reports import ACTED_ON
 
-Kind = Literal["warn", "chat_mute"]
+Kind = Literal["warn", "chat_mute", "shadow_mute", "hide_line", "rename"]
 MAX_MINUTES = 60 * 24 * 365
 """The longest mute: a year."""
 
@@ -34,10 +34,14 @@ def sanction(
     reason: str,
     minutes: int | None = None,
     report_id: int | None = None,
+    game_id: str | None = None,
+    line_id: int | None = None,
 ) -> int | Rejected:
-    """Sanction ``username``: the sanction's id, or why not (nothing changed)."""
-    if (minutes is None) != (kind != "chat_mute"):
-        return Rejected("invalid", "a chat_mute needs minutes, and only a chat_mute has them", 422)
+    """Sanction ``username``: the sanction's id, or why not (nothing changed). A ``hide_line``
+    names its line (``game_id``, ``line_id``): ``chat_sanctions``."""
+    misfit = chat_sanctions.shape(kind, minutes, game_id, line_id)
+    if misfit is not None:
+        return misfit
     target = account_by_name(conn, username)
     if target is None:
         return Rejected("not_found", f"no player {username!r}", 404)
@@ -45,6 +49,10 @@ def sanction(
         return Rejected("own_account", "you cannot sanction yourself", 422)
     if roles.ADMIN in roles.roles_of(conn, target.id) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", f"{target.username} is an admin: only an admin may sanction one", 403)
+    if game_id is not None and line_id is not None:
+        refusal = chat_sanctions.check_line(conn, target, game_id, line_id)
+        if refusal is not None:
+            return refusal
     if report_id is not None:
         report = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
         if report is None:
@@ -65,11 +73,17 @@ def sanction(
             report_id=report_id,
             created=now,
             expires=expires,
+            game_id=game_id,
+            line_id=line_id,
         )
         .returning(sanctions.c.id)
     )
     sanction_id = int(made.scalar_one())
-    detail = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    detail: dict[str, Any] = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    if game_id is not None:
+        detail.update(game_id=game_id, line_id=line_id)
+    if kind == "rename":
+        detail.update(chat_sanctions.rename(conn, target, sanction_id))
     log.append(conn, moderator.id, "sanction", target.id, reason, **detail)
     return sanction_id
 
@@ -91,7 +105,8 @@ def undo(
     conn.execute(
         update(sanctions).where(sanctions.c.id == sanction_id).values(undone=time.time(), undone_by=moderator.id)
     )
-    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind)
+    renamed = chat_sanctions.undo_rename(conn, row) if row.kind == "rename" else {}
+    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind, **renamed)
     return None
 
 

@@ -49,7 +49,7 @@ from kahuna.server.db.schema.mail import (
     push_subscriptions,
     seat_seen,
 )
-from kahuna.server.db.schema.moderation import account_roles, appeals, moderation_log, reports, sanctions
+from kahuna.server.db.schema.moderation import account_roles, appeals, moderation_log, reports, sanctions, shadow_lines
 
 __all__ = [
     "MAX_USER_AGENT",
@@ -85,6 +85,7 @@ __all__ = [
     "seats",
     "seeks",
     "sessions",
+    "shadow_lines",
     "tournament_games",
     "tournament_players",
     "tournaments",
