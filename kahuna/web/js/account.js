@@ -12,7 +12,7 @@ import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
 import { myReportsPanel } from "./report.js";
-import { mySanctionsPanel } from "./sanctions.js";
+import { mySanctionsPanel, renamePanel } from "./sanctions.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -366,6 +366,7 @@ export async function mountAccount(root) {
         ]),
         status,
       ]),
+      renamePanel(me),
       emailPanel(),
       myReportsPanel(),
       mySanctionsPanel(),
