@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine, bindparam, case, create_engine, event
 from sqlalchemy.engine.url import make_url
 
 from kahuna.server.db.archive_format import ArchivedRows, unpack
+from kahuna.server.db.chat_marks import hidden_lines, shadowed_lines
 from kahuna.server.db.schema import (
     actions,
     chat,
@@ -28,9 +29,7 @@ from kahuna.server.db.schema import (
     games,
     rematches,
     reshuffles,
-    sanctions,
     seats,
-    shadow_lines,
     tournament_games,
 )
 
@@ -386,18 +385,8 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         owner=row["owner"],
         archived=folded is not None,
         hidden_lines=hidden_lines(conn, game_id),
-        shadow_lines=set(
-            conn.execute(select(shadow_lines.c.line_id).where(shadow_lines.c.game_id == game_id)).scalars()
-        ),
+        shadow_lines=shadowed_lines(conn, game_id),
     )
-
-
-def hidden_lines(conn: Connection, game_id: str) -> set[int]:
-    """The game's chat lines hidden by a moderator (``hide_line`` sanctions not undone)."""
-    query = select(sanctions.c.line_id).where(
-        sanctions.c.game_id == game_id, sanctions.c.kind == "hide_line", sanctions.c.undone.is_(None)
-    )
-    return {int(line_id) for line_id in conn.execute(query).scalars()}
 
 
 def per_action_rows(conn: Connection, game_id: str) -> ArchivedRows:

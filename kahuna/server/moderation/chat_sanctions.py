@@ -26,7 +26,7 @@ from sqlalchemy import ColumnElement, Connection, Row, func, or_, select, update
 from kahuna.server.accounts.passwords import Refused, check_new_username, username_key
 from kahuna.server.accounts.store import Account, game_players, username_taken
 from kahuna.server.common.errors import Rejected
-from kahuna.server.db import store
+from kahuna.server.db import chat_marks, store
 from kahuna.server.db.schema import accounts, game_accounts, games, sanctions
 from kahuna.server.moderation import log
 
@@ -55,7 +55,7 @@ def check_line(conn: Connection, target: Account, game_id: str, line_id: int) ->
     room, seat, _text, _at = rows.chat[line_id]
     if room != "players" or seat is None or game_players(conn, game_id).get(seat) != target.id:
         return Rejected("not_their_line", f"the chat line {line_id} of {game_id} is not {target.username}'s", 422)
-    if line_id in store.hidden_lines(conn, game_id):
+    if line_id in chat_marks.hidden_lines(conn, game_id):
         return Rejected("already_hidden", f"the chat line {line_id} of {game_id} is hidden already", 409)
     return None
 
