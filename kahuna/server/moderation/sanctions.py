@@ -4,7 +4,9 @@ minutes; each with a reason, on a report or not, undone once at most, every step
 The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
 a sanction on a report must be about the report's target, and marks the report ``acted_on``.
 A muted account's chat lines are refused (``muted``) until the mute ends or is undone: the game
-socket asks :func:`chat_mute_left` for each line, so a mute holds at once on every instance.
+socket asks ``chat_sanctions.chat_standing`` for each line, so a mute holds at once on every
+instance. The rules of the kinds of chat and names (``shadow_mute``, ``hide_line``, ``rename``)
+are in ``chat_sanctions``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, select, update
 
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
@@ -108,17 +110,3 @@ def undo(
     renamed = chat_sanctions.undo_rename(conn, row) if row.kind == "rename" else {}
     log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind, **renamed)
     return None
-
-
-def chat_mute_left(conn: Connection, account_id: int) -> float | None:
-    """Seconds until the account may chat again (``None``: it is not muted)."""
-    now = time.time()
-    until = conn.execute(
-        select(func.max(sanctions.c.expires)).where(
-            sanctions.c.target == account_id,
-            sanctions.c.kind == "chat_mute",
-            sanctions.c.undone.is_(None),
-            sanctions.c.expires > now,
-        )
-    ).scalar()
-    return None if until is None else float(until) - now

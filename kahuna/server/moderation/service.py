@@ -222,7 +222,3 @@ class Moderation:
     async def log_page(self, after: int) -> list[dict[str, Any]]:
         """The entries after the entry ``after``, oldest first, a page of ``log.PAGE``."""
         return await self.writer.read(lambda conn: log.page_after(conn, after))
-
-    async def chat_muted(self, account_id: int) -> float | None:
-        """Seconds the account is still muted in chat for (``None``: not muted)."""
-        return await self.writer.read(lambda conn: sanctions.chat_mute_left(conn, account_id))
