@@ -47,7 +47,7 @@ async def heard(ws: Any, text: str) -> list[str]:
     """The texts of the chat frames ``ws`` receives up to the line ``text``."""
     texts = []
     while not texts or texts[-1] != text:
-        texts.append((await until(ws, "chat"))["text"])
+        texts.append((await asyncio.wait_for(until(ws, "chat"), 10))["text"])
     return texts
 
 
@@ -137,7 +137,7 @@ def test_a_hidden_line_is_dropped_by_every_connection_and_shown_again_on_undo(se
             )
         )
         for ws in (d, e):
-            assert await until(ws, "chat_hidden") == {"type": "chat_hidden", "line_id": 1}
+            assert await asyncio.wait_for(until(ws, "chat_hidden"), 10) == {"type": "chat_hidden", "line_id": 1}
         assert await synced_chat(url, dan, black) == ["good luck"]
         assert await synced_chat(url, eli, white) == ["good luck"]  # hidden for its author too
         assert mo.get("/api/mod/reports").json() == {"reports": []}  # acted on
