@@ -1,7 +1,8 @@
 """Chat sanctions in Chromium (issue 48, docs/moderation.md), on a server of its own: a moderator
 hides a reported chat line from /mod's "Hide this line", and the line leaves both players' game
-pages at once (``chat_hidden``); a moderator renames a player, whose account page then asks for a
-new name (a taken one refused in words) and shows the chosen one."""
+pages at once (``chat_hidden``); a moderator renames a player, whose next sign-in (with the old
+name) leads to the account page's form for a new name (a taken one refused in words), which then
+shows the chosen one."""
 
 from __future__ import annotations
 
@@ -71,7 +72,12 @@ def test_a_hidden_line_leaves_the_game_pages_and_a_renamed_player_chooses_a_name
 
     sanction = call(mia, "POST", "/api/mod/sanctions", {"username": "Bob_hide", "kind": "rename", "reason": "name"})
     neutral = f"renamed-{sanction['body']['sanction_id']}"
-    bob.goto(base + "/account")
+    call(bob, "DELETE", "/api/session")  # signed out; the next sign-in, with the old name, leads to the form
+    bob.goto(base + "/signin")
+    bob.locator("#username").fill("Bob_hide")
+    bob.locator("#password").fill("reef-lagoon-coral-7")
+    bob.locator("#signin-submit").click()
+    bob.wait_for_url(base + "/account")
     expect(bob.locator("#account-name")).to_have_text(neutral)
     panel = bob.get_by_test_id("rename")
     expect(panel).to_contain_text(f"A moderator replaced your username with {neutral}.")
