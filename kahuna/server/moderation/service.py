@@ -160,9 +160,6 @@ class Moderation:
         """Seconds the account is still muted in chat for, and its shadow mute (``chat_sanctions``)."""
         return await self.writer.read(lambda conn: chat_sanctions.chat_standing(conn, account_id))
 
-    async def must_rename(self, account: Account) -> bool:
-        return await self.writer.read(lambda conn: chat_sanctions.must_rename(conn, account.id))
-
     async def choose_name(self, account: Account, name: str) -> None:
         try:
             refusal = await self.writer.transact(lambda conn: chat_sanctions.choose_name(conn, account, name))
