@@ -200,9 +200,17 @@ def test_bad_chat_sanctions_are_refused_and_change_nothing(server: Server) -> No
     first = made(sanction(mod, username="gil", kind="hide_line", **line))
     refused(sanction(mod, username="gil", kind="hide_line", **line), 409, "already_hidden")
     assert mod.delete(f"/api/mod/sanctions/{first}", headers=csrf(mod)).status_code == 204
-    made(sanction(mod, username="gil", kind="hide_line", **line))  # hidden again after the undo
+    again = made(sanction(mod, username="gil", kind="hide_line", **line))  # hidden again after the undo
     assert asyncio.run(synced_chat(url, fox, black)) == ["from fox"]
-    for browser in (fox, gil, mod):
+
+    appealed = gil.post(f"/api/me/sanctions/{again}/appeal", json={"note": "it was a joke"}, headers=csrf(gil))
+    assert appealed.status_code == 201, appealed.text
+    other = moderator(server, "max2")  # not the moderator who hid it
+    decision = {"decision": "overturned", "reason": "a joke between friends"}
+    path = f"/api/mod/appeals/{appealed.json()['appeal_id']}"
+    assert other.post(path, json=decision, headers=csrf(other)).status_code == 204
+    assert asyncio.run(synced_chat(url, fox, black)) == ["from fox", "from gil"]  # shown again
+    for browser in (fox, gil, mod, other):
         browser.close()
 
 
