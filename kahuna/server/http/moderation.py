@@ -181,7 +181,7 @@ class LogEntry(BaseModel):
     entry_id: int
     at: float
     actor: str | None = Field(description="the moderator (null: kahuna admin, on the command line)")
-    action: str = Field(description="grant, revoke, sanction, undo, close_report, appeal, decide_appeal")
+    action: str = Field(description="grant, revoke, sanction, undo, close_report, appeal, decide_appeal, choose_name")
     target: str | None
     reason: str
     detail: dict[str, Any]
