@@ -25,13 +25,20 @@ __all__ = ["pg_url", "redis_url"]
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 
 
+async def both_online(ws: Any) -> None:
+    while (await until(ws, "presence"))["online"] != [True, True]:
+        pass
+
+
 @pytest.fixture
 def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server]]:
     servers = []
     try:
         for name in ("a", "b"):
             (tmp_path / name).mkdir()
-            server = Server(tmp_path / name, args=("--broker", redis_url, "--limit", "signups_burst=20"))
+            # The sign-ups' budget is shared through Redis, which outlives a run: refilled at once.
+            limits = ("--limit", "signups_burst=100", "--limit", "signups_per_hour=360000")
+            server = Server(tmp_path / name, args=("--broker", redis_url, *limits))
             server.db = pg_url
             servers.append(server.start())
         yield servers[0], servers[1]
@@ -51,6 +58,9 @@ def test_a_mute_and_a_hidden_line_made_on_one_instance_hold_on_the_other(pair: t
         opponent, author = await hello(on_b, ann, black), await hello(on_a, bob, white)
         for ws in (opponent, author):
             await until(ws, "sync")
+        # B follows the game once A's presence reaches it (B's subscription is live: a line stored
+        # on A before that would not be sent to B's connections; the presence heartbeat is 15 s).
+        await asyncio.wait_for(both_online(opponent), 30)
         assert (await say(author, "hello"))["line_id"] == 0
         assert await heard(opponent, "hello") == ["hello"]  # on B, from A
 
