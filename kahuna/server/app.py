@@ -58,6 +58,7 @@ from kahuna.server.http import (
     notifications,
     profiles,
     relations,
+    renames,
     tournaments,
 )
 from kahuna.server.http import mail as mail_api
@@ -329,7 +330,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         mode.limiters("reports_account", limits.reports_per_account_per_hour / 3600, limits.reports_per_account_burst),
         mode.limiters("reports_address", limits.reports_per_address_per_hour / 3600, limits.reports_per_address_burst),
     )
-    moderators = Moderation(writer, report_budgets, Enforcement(service, the_lobby.withdraw_all, mode.broker))
+    moderators = Moderation(writer, report_budgets, service, Enforcement(service, the_lobby.withdraw_all, mode.broker))
     app.include_router(
         game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain, moderators)
     )
@@ -347,6 +348,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(profiles.router(writer, presence))
     app.include_router(relations.router(writer, presence, limits))
     app.include_router(moderation.router(moderators))
+    app.include_router(renames.router(moderators))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     add_error_handlers(app)
     add_pages(app)

@@ -74,7 +74,10 @@ class Announcer:
         subscriptions skip."""
 
     def publish(self, game: LiveGame, data: dict[str, Any]) -> None:
-        self.broker.post(game_channel(game.game_id), _encode({"i": self.instance, **data}))
+        self.publish_to(game.game_id, data)
+
+    def publish_to(self, game_id: str, data: dict[str, Any]) -> None:
+        self.broker.post(game_channel(game_id), _encode({"i": self.instance, **data}))
 
     def action_stored(self, game: LiveGame, row: ActionRow) -> None:
         self.publish(
@@ -84,7 +87,14 @@ class Announcer:
         )  # fmt: skip
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
-        self.publish(game, {"k": "c", "seq": seq, "line": line})
+        shadow = {"sh": 1} if seq in game.shadow_lines else {}  # shown to its author's seat only
+        self.publish(game, {"k": "c", "seq": seq, "line": line, **shadow})
+
+    def line_hidden(self, game_id: str, line_id: int, hidden: bool) -> None:
+        self.publish_to(game_id, {"k": "h", "line": line_id, "hidden": hidden})
+
+    def reload(self, game_id: str) -> None:
+        self.publish_to(game_id, {"k": "r"})
 
     def rematch_offered(self, game: LiveGame) -> None:
         """A seat offered a rematch: its id and the digest of the offering seat's new token (never
@@ -243,6 +253,9 @@ class RedisReplication:
                 game.send_rematch_offer()
             return
         async with game.lock:
+            if kind == "h":
+                game.hide_line(int(data["line"]), bool(data["hidden"]))
+                return
             if kind == "a":
                 if data["seq"] < game.version:
                     return  # known already (it came in a reload)
@@ -252,6 +265,8 @@ class RedisReplication:
                 if data["seq"] < len(game.chat):
                     return
                 if data["seq"] == len(game.chat):
+                    if data.get("sh"):
+                        game.shadow_lines.add(data["seq"])
                     game.chat.append(data["line"])
                     game.send_chat(data["line"])
                     return
@@ -288,6 +303,12 @@ class RedisReplication:
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
         self._announcer.chat_stored(game, seq, line)
+
+    def line_hidden(self, game_id: str, line_id: int, hidden: bool) -> None:
+        self._announcer.line_hidden(game_id, line_id, hidden)
+
+    def reload(self, game_id: str) -> None:
+        self._announcer.reload(game_id)
 
     def rematch_offered(self, game: LiveGame) -> None:
         self._announcer.rematch_offered(game)

@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine, bindparam, case, create_engine, event
 from sqlalchemy.engine.url import make_url
 
 from kahuna.server.db.archive_format import ArchivedRows, unpack
+from kahuna.server.db.chat_marks import hidden_lines, shadowed_lines
 from kahuna.server.db.schema import (
     actions,
     chat,
@@ -87,6 +88,10 @@ class StoredGame:
     """Whose turn its AI moves take in the AI pool (``Terms.owner``); ``None``: the game itself."""
     archived: bool = False
     """Read from its archive record (``db/archive.py``): a finished game that is never written again."""
+    hidden_lines: set[int] = field(default_factory=set)
+    """The chat lines a moderator hid (a ``hide_line`` not undone): shown to nobody."""
+    shadow_lines: set[int] = field(default_factory=set)
+    """The chat lines written under a ``shadow_mute``: shown to their author's seat only."""
 
 
 TAKEBACK = "takeback"
@@ -379,6 +384,8 @@ def load_game(conn: Connection, game_id: str) -> StoredGame | None:
         tournament=in_tournament(conn, game_id),
         owner=row["owner"],
         archived=folded is not None,
+        hidden_lines=hidden_lines(conn, game_id),
+        shadow_lines=shadowed_lines(conn, game_id),
     )
 
 

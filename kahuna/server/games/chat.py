@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
 from kahuna.server.db import store
+from kahuna.server.db.schema import shadow_lines
 from kahuna.server.db.writer import Conflict
 from kahuna.server.games import messages
 from kahuna.server.games.engine import GameEngine
@@ -34,8 +35,12 @@ class RoomSizes:
         return self.players if room == messages.PLAYERS_ROOM else self.spectators
 
 
-async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, sizes: RoomSizes) -> None:
-    """Store and send a chat line from ``client`` (``chat_full`` once its room holds its lines)."""
+async def chat(
+    engine: GameEngine, game: LiveGame, client: Client, text: str, sizes: RoomSizes, shadow: int | None = None
+) -> None:
+    """Store and send a chat line from ``client`` (``chat_full`` once its room holds its lines).
+    ``shadow``: the sender's ``shadow_mute`` (its id): the line is stored with it and shown to its
+    author only (``moderation/chat_sanctions.py``); the sender is answered as for any line."""
     try:
         clean = clean_chat(text)
     except ValueError as exc:
@@ -54,12 +59,16 @@ async def chat(engine: GameEngine, game: LiveGame, client: Client, text: str, si
             if store.is_archived(conn, game.game_id):  # archived from outside while in memory
                 raise Conflict()
             store.insert_chat(conn, game.game_id, seq, line)
+            if shadow is not None:
+                conn.execute(shadow_lines.insert().values(game_id=game.game_id, line_id=seq, sanction_id=shadow))
 
         try:
             await engine.writer.write(write)
         except Conflict:  # another instance stored a line with this number (or archived it): catch up
             await engine.refresh(game)
             raise Rejected("stale_version", "another chat line came first; send yours again") from None
+        if shadow is not None:
+            game.shadow_lines.add(seq)
         engine.replication.chat_stored(game, seq, line)
         game.chat.append(line)
-        game.send_chat(line)
+        game.send_chat(line, client)

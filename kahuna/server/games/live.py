@@ -27,6 +27,8 @@ from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
+from kahuna.server.games.client import MAX_BACKLOG as MAX_BACKLOG
+from kahuna.server.games.client import Client as Client
 
 MAX_CATCH_UP = 64
 """A reconnecting client further behind than this gets a ``sync`` instead of the missed updates
@@ -34,57 +36,6 @@ MAX_CATCH_UP = 64
 
 HUMAN = "human"
 AI_PREFIX = "ai:"
-
-
-MAX_BACKLOG = 1000
-"""Messages queued for a connection that does not read them before it is closed (it may reconnect)."""
-
-
-class Client:
-    """One WebSocket connection: its seat (``None`` = spectator) and its outgoing queue.
-
-    Messages are queued, never awaited, so one slow connection cannot hold up a game; ``None`` in
-    the queue tells the sender to stop (the client left, or fell :data:`MAX_BACKLOG` behind).
-    """
-
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.token: str | None = None
-        """The seat token this connection presented (memory only, never logged): a rematch's new
-        seat token is derived from it (``rematch_token``)."""
-        self.by_account = False
-        """Whether the seat was claimed as the signed-in account's (``hello`` with ``seat``, no
-        token): a rematch then gives it a seat of the account in the new game rather than a token."""
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.stopped = False
-        self.queued = 0
-        """Messages put in the outbox so far."""
-        self.sent = 0
-        """Messages written to the socket so far (the sender counts them)."""
-        self.answered_at = 0
-        """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
-        ``hello`` is refused (its answer would only pile up behind the first one)."""
-
-    def busy(self) -> bool:
-        """Whether the answer to the previous ``hello`` is still being sent."""
-        return self.sent < self.answered_at
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_text(messages.encode(message))
-
-    def send_text(self, text: str) -> None:
-        if self.stopped:
-            return
-        if self.outbox.qsize() >= MAX_BACKLOG:
-            self.stop()
-        else:
-            self.queued += 1
-            self.outbox.put_nowait(text)
-
-    def stop(self) -> None:
-        if not self.stopped:
-            self.stopped = True
-            self.outbox.put_nowait(None)
 
 
 class RecentUpdates:
@@ -177,6 +128,11 @@ class LiveGame:
     """The game's clock (timed games); ``None`` for an untimed game."""
     chat: list[dict[str, Any]] = field(default_factory=list)
     """Every chat line of the game: ``{"line_id", "room", "seat", "text", "at"}``, ``line_id`` its index."""
+    hidden_lines: set[int] = field(default_factory=set)
+    """Lines a moderator hid (``hide_line``): sent to nobody, left out of every ``sync``."""
+    shadow_lines: set[int] = field(default_factory=set)
+    """Lines written under a ``shadow_mute``: shown to their author's seat only (a spectator's to
+    its own connection, live only)."""
     rematch: str | None = None
     """The id of the rematch the players agreed on, once they have."""
     rematch_of: str | None = None
@@ -251,6 +207,7 @@ class LiveGame:
         self.state, self.kinds, self.names = fresh.state, fresh.kinds, fresh.names
         self.seat_tokens, self.invite, self.updated = fresh.seat_tokens, fresh.invite, fresh.updated
         self.clock, self.chat = fresh.clock, fresh.chat
+        self.hidden_lines, self.shadow_lines = fresh.hidden_lines, fresh.shadow_lines
         self.rematch, self.rematch_of = fresh.rematch, fresh.rematch_of
         self.rated, self.casual_reason, self.takebacks = fresh.rated, fresh.casual_reason, fresh.takebacks
         self.tournament, self.archived = fresh.tournament, fresh.archived
@@ -297,13 +254,40 @@ class LiveGame:
         rooms = {messages.chat_room(seat)}
         if seat is not None and self.state.is_over:
             rooms.add(messages.chat_room(None))
-        return [line for line in self.chat if line["room"] in rooms][-100:]
+        return [line for line in self.chat if line["room"] in rooms and self.shown(line, seat)][-100:]
 
-    def send_chat(self, line: dict[str, Any]) -> None:
-        """A new chat line to everyone who may read it."""
+    def shown(self, line: dict[str, Any], seat: int | None) -> bool:
+        """Whether ``seat`` may see ``line`` at all: not hidden, and a shadow-muted line only by
+        its own seat (a spectator's by nobody after it was sent)."""
+        line_id = line["line_id"]
+        if line_id in self.hidden_lines:
+            return False
+        return line_id not in self.shadow_lines or (seat is not None and seat == line["seat"])
+
+    def send_chat(self, line: dict[str, Any], author: Client | None = None) -> None:
+        """A new chat line to everyone who may read it (a shadow-muted spectator's to ``author`` only)."""
         text = messages.encode(messages.chat_line(line))
+        if line["line_id"] in self.shadow_lines and line["seat"] is None:
+            if author is not None:
+                author.send_text(text)
+            return
         for client in self.clients:
+            if not self.shown(line, client.seat):
+                continue
             if line["room"] == messages.chat_room(client.seat) or (client.seat is not None and self.state.is_over):
+                client.send_text(text)
+
+    def hide_line(self, line_id: int, hidden: bool) -> None:
+        """A moderator hid ``line_id`` (or undid that): every ``sync`` from now on follows, and on a
+        hide each connection is told to drop the line (``chat_hidden``)."""
+        if hidden:
+            self.hidden_lines.add(line_id)
+        else:
+            self.hidden_lines.discard(line_id)
+        self._syncs.clear()
+        if hidden:
+            text = messages.encode(messages.chat_hidden(line_id))
+            for client in self.clients:
                 client.send_text(text)
 
     def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
@@ -473,6 +457,8 @@ def rebuild(stored: StoredGame) -> LiveGame:
         updated=stored.updated,
         clock=None if stored.clock is None else Clock.from_store(stored.clock),
         chat=list(stored.chat),
+        hidden_lines=set(stored.hidden_lines),
+        shadow_lines=set(stored.shadow_lines),
         rematch=stored.rematch,
         rematch_of=stored.rematch_of,
         rated=stored.rated,

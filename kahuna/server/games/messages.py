@@ -155,6 +155,11 @@ def chat_line(line: dict[str, Any]) -> dict[str, Any]:
     return {"type": "chat", **line}
 
 
+def chat_hidden(line_id: int) -> dict[str, Any]:
+    """A moderator hid a chat line: ``{"type": "chat_hidden", "line_id"}`` (the client drops it)."""
+    return {"type": "chat_hidden", "line_id": line_id}
+
+
 MAX_TAKEBACKS = 20
 """Take-backs one game may hold: each is two entries of its log, and against an AI (which accepts
 at once) a play-and-take-back loop stored 60 entries a second, unbounded (issue 45)."""

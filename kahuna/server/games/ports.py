@@ -56,6 +56,14 @@ class Replication(Protocol):
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None: ...
 
+    def line_hidden(self, game_id: str, line_id: int, hidden: bool) -> None:
+        """A moderator hid a chat line (or showed it again): the others' copies of the game follow."""
+        ...
+
+    def reload(self, game_id: str) -> None:
+        """The game changed outside its engine (a player renamed): the others reload it."""
+        ...
+
     def rematch_offered(self, game: LiveGame) -> None: ...
 
     def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
@@ -123,6 +131,12 @@ class SingleInstance:
         return
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
+        return
+
+    def line_hidden(self, game_id: str, line_id: int, hidden: bool) -> None:
+        return
+
+    def reload(self, game_id: str) -> None:
         return
 
     def rematch_offered(self, game: LiveGame) -> None:

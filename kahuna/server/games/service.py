@@ -156,5 +156,24 @@ class GameService:
     async def decline_takeback(self, game: LiveGame, client: Client) -> None:
         await takebacks.decline(self.engine, game, client)
 
-    async def chat(self, game: LiveGame, client: Client, text: str) -> None:
-        await chatting.chat(self.engine, game, client, text, self.chat_lines)
+    async def chat(self, game: LiveGame, client: Client, text: str, shadow: int | None = None) -> None:
+        await chatting.chat(self.engine, game, client, text, self.chat_lines, shadow)
+
+    async def hide_line(self, game_id: str, line_id: int, hidden: bool) -> None:
+        """A moderator hid (or showed again) a chat line: the game here, if in memory, and the
+        other instances follow (``LiveGame.hide_line``)."""
+        game = self.registry.games.get(game_id)
+        if game is not None:
+            async with game.lock:
+                game.hide_line(line_id, hidden)
+        self.engine.replication.line_hidden(game_id, line_id, hidden)
+
+    async def names_changed(self, game_ids: list[str]) -> None:
+        """A player of these games was renamed (``moderation``): each reloads here, if in memory,
+        and on the other instances, and its connections get a ``sync`` with the new name."""
+        for game_id in game_ids:
+            game = self.registry.games.get(game_id)
+            if game is not None:
+                async with game.lock:
+                    await self.engine.refresh(game)
+            self.engine.replication.reload(game_id)

@@ -50,7 +50,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
-from kahuna.server.moderation import account_sanctions, appeals, roles
+from kahuna.server.moderation import account_sanctions, appeals, chat_sanctions, roles
 
 T = TypeVar("T")
 _HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
@@ -120,6 +120,7 @@ class Me(BaseModel):
     moderates: bool = Field(description="a moderator or an admin (its role read on this request): the page links /mod")
     admin: bool = Field(description="an admin (its role read on this request): /mod shows the moderators' tab")
     notices: int = Field(description="sanctions on the account whose notice it has not acknowledged yet")
+    must_rename: bool = Field(description="a moderator renamed the account: it chooses a name (POST /api/me/name)")
     ratings: dict[str, dict[str, Any]]
 
 
@@ -209,7 +210,9 @@ def router(
 
     async def password_checked(username: str, password: str, request: Request) -> Account | None:
         """The active account ``username`` if ``password`` is its password, through the throttle."""
-        found = await writer.read(lambda conn: db.credentials(conn, username))
+        found = await writer.read(
+            lambda conn: db.credentials(conn, username) or chat_sanctions.renamed_credentials(conn, username)
+        )
         stored = None if found is None else found[1]
 
         async def check() -> bool:
@@ -367,6 +370,7 @@ def router(
                 "moderates": roles.moderates(held),
                 "admin": roles.ADMIN in held,
                 "notices": appeals.unseen(conn, account.id),
+                "must_rename": chat_sanctions.must_rename(conn, account.id),
                 "ratings": ratings.ratings_of(conn, account.id),
             }
 

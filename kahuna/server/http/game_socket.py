@@ -377,8 +377,8 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
                 raise Rejected("rate_limited", "too many chat lines", retry_after=round(wait, 3))
             if await _chat_blocked(conn):
                 raise Rejected("blocked", "a player of this game blocks you: your lines are not sent")
-            await _refuse_muted(conn)
-            await service.chat(game, client, message.text)
+            shadow = await _refuse_muted(conn)
+            await service.chat(game, client, message.text, shadow)
         elif message.type == "resign":
             await service.resign(game, client.seat)
         elif message.type == "abort":
@@ -457,13 +457,17 @@ async def _chat_blocked(conn: Connection) -> bool:
     return await conn.service.writer.read(read)
 
 
-async def _refuse_muted(conn: Connection) -> None:
-    """``Rejected`` (``muted``, with the seconds left) when a moderator muted the line's account."""
+async def _refuse_muted(conn: Connection) -> int | None:
+    """``Rejected`` (``muted``, with the seconds left) when a moderator muted the line's account;
+    else its shadow mute's id, if any (the line is then shown to its author only)."""
     sender = await _seat_account(conn)
-    left = None if sender is None else await conn.moderation.chat_muted(sender)
+    if sender is None:
+        return None
+    left, shadow = await conn.moderation.chat_standing(sender)
     if left is not None:
         words = f"a moderator muted you in chat for {math.ceil(left / 60)} more minutes"
         raise Rejected("muted", words, seconds_left=math.ceil(left))
+    return shadow
 
 
 async def _act(service: GameService, game: LiveGame, client: Client, message: ActionMessage) -> None:

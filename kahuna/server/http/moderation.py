@@ -115,9 +115,11 @@ class NewSanction(BaseModel):
         default=None,
         ge=1,
         le=sanctions.MAX_MINUTES,
-        description="a chat_mute's or block_signups's length; a mark's period looking back (none: all)",
+        description="a mute's or a block_signups's length; a mark's period looking back (none: all)",
     )
     report_id: int | None = Field(default=None, ge=1, le=2**62, description="the report acted on")
+    game_id: str | None = Field(default=None, min_length=1, max_length=32, description="a hide_line's game")
+    line_id: int | None = Field(default=None, ge=0, le=2**31, description="a hide_line's line in that game")
 
 
 class MadeSanction(BaseModel):
@@ -134,7 +136,9 @@ class MyAppeal(BaseModel):
 
 class MySanction(BaseModel):
     sanction_id: int
-    kind: str = Field(description="a sanction's kind: warn, chat_mute, mark_cheating, … (docs/moderation.md)")
+    kind: str = Field(
+        description="a sanction's kind: warn, chat_mute, shadow_mute, mark_cheating, … (docs/moderation.md)"
+    )
     reason: str = Field(description="the moderator's words: what was done and why")
     created: float
     expires: float | None = Field(description="a chat_mute's end (seconds since the epoch)")
@@ -190,7 +194,7 @@ class LogEntry(BaseModel):
     entry_id: int
     at: float
     actor: str | None = Field(description="the moderator (null: kahuna admin, on the command line)")
-    action: str = Field(description="grant, revoke, sanction, undo, close_report, appeal, decide_appeal")
+    action: str = Field(description="grant, revoke, sanction, undo, close_report, appeal, decide_appeal, choose_name")
     target: str | None
     reason: str
     detail: dict[str, Any]
@@ -289,12 +293,22 @@ def router(moderation: Moderation) -> APIRouter:
     @mod.post("/sanctions", status_code=201, response_model=MadeSanction)
     async def sanction(body: NewSanction, moderator: TheModerator) -> dict[str, Any]:
         """Sanction a player (docs/moderation.md), on a report or not (logged; an open report
-        becomes ``acted_on``). 404 ``not_found``, 422 ``own_account``, 403 ``target_is_admin``,
-        422 ``invalid`` (minutes missing or not wanted), 404 ``no_such_report``, 422
-        ``not_that_report`` (a report about someone else), 409 ``already_marked``, 409
-        ``already_closed``, 422 ``ai_level``."""
+        becomes ``acted_on``): a mute or a shadow mute has ``minutes``, a hidden chat line its
+        ``game_id`` and ``line_id``. 404 ``not_found``, 422 ``own_account``, 403
+        ``target_is_admin``, 422 ``invalid`` (minutes or a line where the kind has none, or
+        missing), 404 ``no_such_report``, 422 ``not_that_report`` (a report about someone else), 404
+        ``no_such_line``, 422 ``not_their_line``, 409 ``already_hidden``, 409 ``already_marked``,
+        409 ``already_closed``, 422 ``ai_level``."""
         made = await moderation.sanction(
-            moderator.account, moderator.roles, body.username, body.kind, body.reason, body.minutes, body.report_id
+            moderator.account,
+            moderator.roles,
+            body.username,
+            body.kind,
+            body.reason,
+            body.minutes,
+            body.report_id,
+            body.game_id,
+            body.line_id,
         )
         return {"sanction_id": made}
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import aliased
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import account_roles, accounts, appeals, sanctions
-from kahuna.server.moderation import log, roles
+from kahuna.server.moderation import chat_sanctions, log, roles
 from kahuna.server.moderation import sanctions as sanctioning
 
 Decision = Literal["upheld", "overturned"]
@@ -40,7 +40,7 @@ def sanctions_of(conn: Connection, account_id: int) -> list[dict[str, Any]]:
         select(sanctions, appeals.c.id.label("appeal_id"), appeals.c.note, appeals.c.created.label("appealed"))
         .add_columns(appeals.c.decision, appeals.c.decided, appeals.c.decision_reason)
         .outerjoin(appeals, appeals.c.sanction_id == sanctions.c.id)
-        .where(sanctions.c.target == account_id)
+        .where(sanctions.c.target == account_id, chat_sanctions.disclosed(time.time()))
         .order_by(sanctions.c.id.desc())
         .limit(LISTED)
     )
@@ -74,12 +74,15 @@ def sanctions_of(conn: Connection, account_id: int) -> list[dict[str, Any]]:
 
 def unseen(conn: Connection, account_id: int) -> int:
     """How many of the account's sanctions it has not acknowledged yet (``GET /api/me``'s ``notices``)."""
-    query = select(func.count()).where(sanctions.c.target == account_id, sanctions.c.seen.is_(None))
+    query = select(func.count()).where(
+        sanctions.c.target == account_id, sanctions.c.seen.is_(None), chat_sanctions.disclosed(time.time())
+    )
     return int(conn.execute(query).scalar_one())
 
 
 def _own(conn: Connection, account_id: int, sanction_id: int) -> Any:
-    row = conn.execute(select(sanctions).where(sanctions.c.id == sanction_id)).first()
+    query = select(sanctions).where(sanctions.c.id == sanction_id, chat_sanctions.disclosed(time.time()))
+    row = conn.execute(query).first()
     return row if row is not None and row.target == account_id else None
 
 

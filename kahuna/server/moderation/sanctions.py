@@ -5,23 +5,35 @@ report or not, undone once at most, every step in the log.
 The rules: a moderator sanctions neither itself nor an admin (only an admin sanctions an admin);
 a sanction on a report must be about the report's target, and marks the report ``acted_on``.
 A muted account's chat lines are refused (``muted``) until the mute ends or is undone: the game
-socket asks :func:`chat_mute_left` for each line, so a mute holds at once on every instance.
+socket asks ``chat_sanctions.chat_standing`` for each line, so a mute holds at once on every
+instance. The rules of the kinds of chat and names (``shadow_mute``, ``hide_line``, ``rename``)
+are in ``chat_sanctions``.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, select, update
 
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.schema import reports, sanctions
-from kahuna.server.moderation import account_sanctions, log, roles
+from kahuna.server.moderation import account_sanctions, chat_sanctions, log, roles
 from kahuna.server.moderation.reports import ACTED_ON
 
-Kind = Literal["warn", "chat_mute", "mark_cheating", "mark_rating_manipulation", "close", "block_signups"]
+Kind = Literal[
+    "warn",
+    "chat_mute",
+    "shadow_mute",
+    "hide_line",
+    "rename",
+    "mark_cheating",
+    "mark_rating_manipulation",
+    "close",
+    "block_signups",
+]
 MAX_MINUTES = 60 * 24 * 365
 """The longest mute: a year."""
 
@@ -35,10 +47,14 @@ def sanction(
     reason: str,
     minutes: int | None = None,
     report_id: int | None = None,
+    game_id: str | None = None,
+    line_id: int | None = None,
 ) -> int | Rejected:
-    """Sanction ``username``: the sanction's id, or why not (nothing changed)."""
-    if kind in ("warn", "chat_mute") and (minutes is None) != (kind != "chat_mute"):
-        return Rejected("invalid", "a chat_mute needs minutes, and only a chat_mute has them", 422)
+    """Sanction ``username``: the sanction's id, or why not (nothing changed). A ``hide_line``
+    names its line (``game_id``, ``line_id``): ``chat_sanctions``."""
+    misfit = chat_sanctions.shape(kind, minutes, game_id, line_id)
+    if misfit is not None:
+        return misfit
     target = account_by_name(conn, username)
     if target is None:
         return Rejected("not_found", f"no player {username!r}", 404)
@@ -50,6 +66,10 @@ def sanction(
         refused = account_sanctions.refusal(conn, kind, target.id, minutes)
         if refused is not None:
             return refused
+    if game_id is not None and line_id is not None:
+        refusal = chat_sanctions.check_line(conn, target, game_id, line_id)
+        if refusal is not None:
+            return refusal
     if report_id is not None:
         report = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
         if report is None:
@@ -70,11 +90,17 @@ def sanction(
             report_id=report_id,
             created=now,
             expires=expires,
+            game_id=game_id,
+            line_id=line_id,
         )
         .returning(sanctions.c.id)
     )
     sanction_id = int(made.scalar_one())
-    detail = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    detail: dict[str, Any] = {"sanction_id": sanction_id, "kind": kind, "minutes": minutes, "report_id": report_id}
+    if game_id is not None:
+        detail.update(game_id=game_id, line_id=line_id)
+    if kind == "rename":
+        detail.update(chat_sanctions.rename(conn, target, sanction_id))
     detail |= account_sanctions.apply(conn, kind, sanction_id, target.id, minutes, now)
     log.append(conn, moderator.id, "sanction", target.id, reason, **detail)
     return sanction_id
@@ -97,19 +123,6 @@ def undo(
     conn.execute(
         update(sanctions).where(sanctions.c.id == sanction_id).values(undone=time.time(), undone_by=moderator.id)
     )
-    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind)
+    renamed = chat_sanctions.undo_rename(conn, row) if row.kind == "rename" else {}
+    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind, **renamed)
     return None
-
-
-def chat_mute_left(conn: Connection, account_id: int) -> float | None:
-    """Seconds until the account may chat again (``None``: it is not muted)."""
-    now = time.time()
-    until = conn.execute(
-        select(func.max(sanctions.c.expires)).where(
-            sanctions.c.target == account_id,
-            sanctions.c.kind == "chat_mute",
-            sanctions.c.undone.is_(None),
-            sanctions.c.expires > now,
-        )
-    ).scalar()
-    return None if until is None else float(until) - now

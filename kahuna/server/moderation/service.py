@@ -5,13 +5,17 @@ every request that needs one, sanctions, the queue and the log, and whether an a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+from sqlalchemy import select
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
+from kahuna.server.db.schema import appeals as appeals_table
+from kahuna.server.db.schema import sanctions as sanctions_table
 from kahuna.server.db.writer import Conflict, Writer
-from kahuna.server.moderation import account_sanctions, appeals, log, reports, roles, sanctions
+from kahuna.server.moderation import account_sanctions, appeals, chat_sanctions, log, reports, roles, sanctions
 from kahuna.server.moderation.closing import Enforcement
 
 
@@ -24,10 +28,30 @@ class ReportBudgets:
     address: Limiter
 
 
+class Games(Protocol):
+    """What the games do once a sanction changed what they show (``GameService``)."""
+
+    async def hide_line(self, game_id: str, line_id: int, hidden: bool) -> None:
+        """A line was hidden, or shown again."""
+        ...
+
+    async def names_changed(self, game_ids: list[str]) -> None:
+        """A player of these games was renamed: they show its new name."""
+        ...
+
+
 class Moderation:
-    def __init__(self, writer: Writer, budgets: ReportBudgets, enforcement: Enforcement | None = None) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        budgets: ReportBudgets,
+        games: Games | None = None,
+        enforcement: Enforcement | None = None,
+    ) -> None:
         self.writer = writer
         self.budgets = budgets
+        self.games = games
+        """What the games show once a line is hidden or a player renamed (none: nothing)."""
         self.enforcement = enforcement
         """What a close or a rating mark does outside the database (``closing``; none: nothing)."""
 
@@ -97,10 +121,12 @@ class Moderation:
         reason: str,
         minutes: int | None,
         report_id: int | None,
+        game_id: str | None = None,
+        line_id: int | None = None,
     ) -> int:
         made = await self.writer.transact(
             lambda conn: sanctions.sanction(
-                conn, moderator, moderator_roles, username, kind, reason, minutes, report_id
+                conn, moderator, moderator_roles, username, kind, reason, minutes, report_id, game_id, line_id
             )
         )
         if isinstance(made, Rejected):
@@ -112,12 +138,56 @@ class Moderation:
                 await self.enforcement.closed(self.writer, target)
             else:
                 await self.enforcement.unlisted(target)
+        if game_id is not None and line_id is not None and self.games is not None:
+            await self.games.hide_line(game_id, line_id, True)
+        if kind == "rename":
+            await self._renamed(made)
         return made
 
     async def undo(self, moderator: Account, moderator_roles: frozenset[str], sanction_id: int) -> None:
         refusal = await self.writer.transact(lambda conn: sanctions.undo(conn, moderator, moderator_roles, sanction_id))
         if refusal is not None:
             raise refusal
+        await self._undone(sanction_id)
+
+    async def _undone(self, sanction_id: int) -> None:
+        """A sanction was undone: a hidden line is shown again in the games that hold it, a
+        renamed player's games show its name."""
+        row = await self.writer.read(
+            lambda conn: conn.execute(
+                select(sanctions_table.c.kind, sanctions_table.c.game_id, sanctions_table.c.line_id).where(
+                    sanctions_table.c.id == sanction_id, sanctions_table.c.undone.is_not(None)
+                )
+            ).first()
+        )
+        if row is None or self.games is None:
+            return
+        if row.kind == "hide_line":
+            await self.games.hide_line(row.game_id, row.line_id, False)
+        elif row.kind == "rename":
+            await self._renamed(sanction_id)
+
+    async def _renamed(self, sanction_id: int) -> None:
+        """The games being played by the sanction's target show its name as it is now."""
+        if self.games is not None:
+            playing = await self.writer.read(lambda conn: chat_sanctions.games_of_sanction(conn, sanction_id))
+            await self.games.names_changed(playing)
+
+    async def chat_standing(self, account_id: int) -> tuple[float | None, int | None]:
+        """Seconds the account is still muted in chat for, and its shadow mute (``chat_sanctions``)."""
+        return await self.writer.read(lambda conn: chat_sanctions.chat_standing(conn, account_id))
+
+    async def choose_name(self, account: Account, name: str) -> None:
+        try:
+            refusal = await self.writer.transact(lambda conn: chat_sanctions.choose_name(conn, account, name))
+        except Conflict:  # the unique key: another instance gave the name a moment ago
+            raise Rejected("taken", "this username is taken", 409) from None
+        if refusal is not None:
+            raise refusal
+        if self.games is not None:
+            await self.games.names_changed(
+                await self.writer.read(lambda conn: chat_sanctions.playing(conn, account.id))
+            )
 
     async def sanctions_of(self, account: Account) -> list[dict[str, Any]]:
         return await self.writer.read(lambda conn: appeals.sanctions_of(conn, account.id))
@@ -152,6 +222,13 @@ class Moderation:
         )
         if refusal is not None:
             raise refusal
+        if decision == "overturned":
+            appealed = await self.writer.read(
+                lambda conn: conn.execute(
+                    select(appeals_table.c.sanction_id).where(appeals_table.c.id == appeal_id)
+                ).scalar_one()
+            )
+            await self._undone(int(appealed))
 
     async def log(self) -> list[dict[str, Any]]:
         return await self.writer.read(log.entries)
@@ -159,7 +236,3 @@ class Moderation:
     async def log_page(self, after: int) -> list[dict[str, Any]]:
         """The entries after the entry ``after``, oldest first, a page of ``log.PAGE``."""
         return await self.writer.read(lambda conn: log.page_after(conn, after))
-
-    async def chat_muted(self, account_id: int) -> float | None:
-        """Seconds the account is still muted in chat for (``None``: not muted)."""
-        return await self.writer.read(lambda conn: sanctions.chat_mute_left(conn, account_id))

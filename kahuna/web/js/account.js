@@ -12,7 +12,7 @@ import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
 import { myReportsPanel } from "./report.js";
-import { mySanctionsPanel } from "./sanctions.js";
+import { mySanctionsPanel, renamePanel } from "./sanctions.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -115,10 +115,12 @@ function field(id, label, attrs) {
   return h("div", { class: "field" }, [h("label", { for: id, text: label }), h("input", { id, name: id, ...attrs })]);
 }
 
-/** Sign in and adopt the games this browser holds; then go to `next`. */
+/** Sign in and adopt the games this browser holds; then go to `next` (to the account page
+ * instead while a moderator's rename waits for a new name: `must_rename`). */
 async function signInAndGo(username, password, next) {
   await api.signIn(username, password, loadSeats().map((s) => s.token));
-  location.href = next;
+  const me = await api.me().catch(() => null);
+  location.href = me?.must_rename ? "/account" : next;
 }
 
 function credentialsForm({ id, title, intro, button, autocomplete, onSubmit, footer, rules = null }) {
@@ -366,6 +368,7 @@ export async function mountAccount(root) {
         ]),
         status,
       ]),
+      renamePanel(me),
       emailPanel(),
       myReportsPanel(),
       mySanctionsPanel(),

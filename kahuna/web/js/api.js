@@ -99,6 +99,7 @@ export const api = {
   grantModerator: (username) => call("POST", "/api/mod/roles", { username, role: "moderator" }),
   revokeModerator: (username) => call("DELETE", `/api/mod/roles/${encodeURIComponent(username)}/moderator`),
   mySanctions: () => call("GET", "/api/me/sanctions"),
+  chooseName: (username) => call("POST", "/api/me/name", { username }),
   sanctionSeen: (id) => call("POST", `/api/me/sanctions/${encodeURIComponent(id)}/seen`),
   appeal: (id, note) => call("POST", `/api/me/sanctions/${encodeURIComponent(id)}/appeal`, { note }),
   modAppeals: () => call("GET", "/api/mod/appeals"),

@@ -315,6 +315,8 @@ export class GamePage {
       this.setClock(index, msg.clock);
     } else if (msg.type === "chat") {
       if (index === 0) this.chat.add(msg); // in hot-seat both seats hear each line: show it once
+    } else if (msg.type === "chat_hidden") {
+      if (index === 0) this.chat.hide(msg.line_id); // a moderator hid the line: gone for everyone
     } else if (msg.type === "takeback_offered" || msg.type === "takeback_declined") {
       if (this.hotseat) {
         // Both seats are at this device: the other seat accepts at once (declines never come).

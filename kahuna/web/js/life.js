@@ -365,6 +365,12 @@ export class ChatPanel {
     this.draw();
   }
 
+  /** A moderator hid the line `lineId` (a `chat_hidden` frame): it leaves the panel. */
+  hide(lineId) {
+    this.lines = this.lines.filter((line) => line.line_id !== lineId);
+    this.draw();
+  }
+
   /** Send the lines not sent yet, oldest first, while the connection takes them. */
   flush() {
     while (this.unsent.length && this.send({ type: "chat", text: this.unsent[0] })) this.unsent.shift();

@@ -1,7 +1,7 @@
 // The moderators' page /mod (issue 48, docs/moderation.md): the queue of open reports, grouped by
 // the player reported (the most reported first, as the server orders them), each with its context
 // (the chat lines around a reported line, the game's replay) and its actions (warn, mute in chat
-// for some minutes, close with no sanction); the players' open appeals of sanctions, each upheld or
+// for some minutes, shadow-mute, hide the reported line, rename, close with no sanction); the players' open appeals of sanctions, each upheld or
 // overturned (the sanction undone) with a reason; and the moderation log, where a sanction is undone
 // (and the whole log downloaded as JSON lines). Everything comes from /api/mod/*, which answers a
 // moderator only: anyone else gets its 404, and this page then says "not found" as for a page that
@@ -32,6 +32,9 @@ const REFUSALS = [
   "not_held",
   "already_marked",
   "already_closed",
+  "no_such_line",
+  "not_their_line",
+  "already_hidden",
 ];
 
 /** The sanctions on the account itself (docs/moderation.md, *Account sanctions*): a mark from the
@@ -111,6 +114,23 @@ function reportItem(report, reload, status) {
         onclick: (e) => minutes.reportValidity() && act(sanction("chat_mute", { minutes: Number(minutes.value) }))(e),
         text: t("mod.mute"),
       }),
+      h("button", {
+        type: "button",
+        class: "btn",
+        "data-action": "shadow_mute",
+        onclick: (e) => minutes.reportValidity() && act(sanction("shadow_mute", { minutes: Number(minutes.value) }))(e),
+        text: t("mod.shadow_mute"),
+      }),
+      context.line_id !== undefined && context.game_id
+        ? h("button", {
+            type: "button",
+            class: "btn",
+            "data-action": "hide_line",
+            onclick: act(sanction("hide_line", { game_id: context.game_id, line_id: context.line_id })),
+            text: t("mod.hide_line"),
+          })
+        : null,
+      h("button", { type: "button", class: "btn", "data-action": "rename", onclick: act(sanction("rename")), text: t("mod.rename") }),
       h("div", { class: "field" }, [h("label", { for: `kind-${id}`, text: t("mod.account_kind") }), kinds]),
       h("button", {
         type: "button",
@@ -222,7 +242,8 @@ function appealsPanel(appeals, reload, status) {
   return [h("ul", { class: "mod-reports", "data-testid": "mod-appeals" }, appeals.map((a) => appealItem(a, reload, status)))];
 }
 
-/** What a log entry's particulars say: the role, the sanction's kind and minutes, the report. */
+/** What a log entry's particulars say: the role, the sanction's kind and minutes, the report, the
+ * hidden line, the names of a rename. */
 function detailText(entry) {
   const d = entry.detail || {};
   const parts = [];
@@ -230,6 +251,9 @@ function detailText(entry) {
   if (d.kind) parts.push(t(`mod.kind_${d.kind}`));
   if (d.minutes) parts.push(t("mod.for_minutes", { n: d.minutes }));
   if (d.report_id) parts.push(t("mod.report_n", { n: d.report_id }));
+  if (d.game_id) parts.push(t("mod.line_n", { n: d.line_id, game: d.game_id }));
+  if (d.old_name) parts.push(`${d.old_name} → ${d.new_name}`);
+  else if (d.new_name) parts.push(d.new_name);
   if (d.appeal_id) parts.push(t("mod.appeal_n", { n: d.appeal_id }));
   if (d.decision) parts.push(t(`mod.decision_${d.decision}`));
   return parts.join(" · ");

@@ -9,6 +9,7 @@ import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { when } from "./report.js";
+import { refusal } from "./refusal.js";
 
 const NOTE_MAX = 500;
 const REFUSALS = ["already_appealed", "already_undone", "note_too_long", "no_such_sanction", "invalid"];
@@ -18,10 +19,14 @@ function sanctionRefusal(err) {
   return t(`sanction.err_${REFUSALS.includes(err.code) ? err.code : "invalid"}`, { limit: NOTE_MAX });
 }
 
-/** What was done: "A moderator warned you." or the mute with its minutes (and those left). */
+/** What was done: "A moderator warned you.", a hidden line, a rename, or a mute with its minutes
+ * (and those left). */
 function whatWasDone(sanction) {
-  if (["mark_cheating", "mark_rating_manipulation", "close"].includes(sanction.kind)) return t(`sanction.${sanction.kind}`);
-  if (sanction.kind !== "chat_mute" && sanction.kind !== "block_signups") return t("sanction.warn");
+  if (["hide_line", "rename", "mark_cheating", "mark_rating_manipulation", "close"].includes(sanction.kind)) {
+    return t(`sanction.${sanction.kind}`);
+  }
+  if (!["chat_mute", "shadow_mute", "block_signups"].includes(sanction.kind)) return t("sanction.warn");
+  if (sanction.kind === "shadow_mute") return t("sanction.shadow_mute", { n: Math.round((sanction.expires - sanction.created) / 60) });
   const minutes = Math.round((sanction.expires - sanction.created) / 60);
   const left = sanction.seconds_left ? ` ${t("sanction.left", { n: Math.ceil(sanction.seconds_left / 60) })}` : "";
   return t(`sanction.${sanction.kind}`, { n: minutes }) + left;
@@ -144,4 +149,47 @@ export function mySanctionsPanel() {
     .then(({ sanctions }) => fill(list, sanctions.length ? sanctions.map(item) : [h("li", { class: "hint", text: t("sanction.none") })]))
     .catch((err) => fill(list, [h("li", { class: "message", text: sanctionRefusal(err) })]));
   return panel;
+}
+
+/** The account page's form for a new name, shown while a moderator's rename waits for one
+ * (`must_rename` of GET /api/me); the name is chosen once, then the page reloads with it. */
+export function renamePanel(me) {
+  if (!me.must_rename) return null;
+  const name = h("input", {
+    id: "new-name",
+    type: "text",
+    required: true,
+    minlength: 2,
+    maxlength: 20,
+    pattern: "[A-Za-z0-9_\\-]{2,20}",
+    autocapitalize: "none",
+    spellcheck: "false",
+  });
+  const status = h("p", { class: "message", role: "alert", "data-testid": "rename-status" });
+  const form = h(
+    "form",
+    {
+      id: "rename-form",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        status.textContent = "";
+        try {
+          await api.chooseName(name.value.trim());
+          location.reload();
+        } catch (err) {
+          status.textContent = err instanceof ApiError ? refusal(err) : t("lobby.offline");
+        }
+      },
+    },
+    [
+      h("div", { class: "field" }, [h("label", { for: "new-name", text: t("sanction.new_name") }), name]),
+      h("button", { type: "submit", class: "btn primary", text: t("sanction.choose_name") }),
+      status,
+    ],
+  );
+  return h("section", { class: "card-panel rename", "aria-labelledby": "rename-title", "data-testid": "rename" }, [
+    h("h2", { id: "rename-title", text: t("sanction.rename_title") }),
+    h("p", { class: "hint", text: t("sanction.rename_hint", { name: me.username }) }),
+    form,
+  ]);
 }

@@ -56,6 +56,7 @@ from kahuna.server.db.schema.moderation import (
     moderation_log,
     reports,
     sanctions,
+    shadow_lines,
     signup_blocks,
 )
 
@@ -94,6 +95,7 @@ __all__ = [
     "seats",
     "seeks",
     "sessions",
+    "shadow_lines",
     "signup_blocks",
     "tournament_games",
     "tournament_players",

@@ -92,12 +92,32 @@ sanctions = Table(
     Column("undone", Float),
     Column("undone_by", Integer, ForeignKey("accounts.id")),
     Column("seen", Float),
+    Column("game_id", String(32)),
+    Column("line_id", Integer),
+    Column("old_name", String(20)),
+    Column("new_name", String(20)),
     Index("ix_sanctions_target", "target", "kind"),
+    Index("ix_sanctions_game", "game_id"),
 )
 """A moderator's sanction of an account (``moderation.sanctions``): ``kind`` ``warn`` or
 ``chat_mute`` (until ``expires``, seconds since the epoch), why, who, on which report if any;
 ``undone``/``undone_by`` once undone (a sanction is never deleted: the log tells its story);
-``seen`` once the player acknowledged its notice (``moderation.appeals``)."""
+``seen`` once the player acknowledged its notice (``moderation.appeals``). A ``hide_line`` names
+its line (``game_id``, ``line_id``); a ``rename`` the name it replaced (``old_name``) and the neutral
+one it gave (``new_name``: the player must choose a name while it bears that one;
+``moderation.chat_sanctions``)."""
+
+
+shadow_lines = Table(
+    "shadow_lines",
+    metadata,
+    Column("game_id", String(32), primary_key=True),
+    Column("line_id", Integer, primary_key=True),
+    Column("sanction_id", Integer, ForeignKey("sanctions.id"), nullable=False),
+)
+"""The chat lines written under a ``shadow_mute`` (``sanction_id``): shown to their author only,
+for good (undoing the mute ends it for the lines after). ``game_id`` is no foreign key, as
+``reports.game_id``; the rows outlive the game's archiving (the archive holds the chat lines only)."""
 
 
 appeals = Table(

@@ -1,0 +1,59 @@
+"""One WebSocket connection to a game as the game sees it: its seat and its outgoing queue
+(``LiveGame.clients``; ``http/game_socket.py`` drains the queue)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from kahuna.server.games import messages
+
+MAX_BACKLOG = 1000
+"""Messages queued for a connection that does not read them before it is closed (it may reconnect)."""
+
+
+class Client:
+    """One WebSocket connection: its seat (``None`` = spectator) and its outgoing queue.
+
+    Messages are queued, never awaited, so one slow connection cannot hold up a game; ``None`` in
+    the queue tells the sender to stop (the client left, or fell :data:`MAX_BACKLOG` behind).
+    """
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.token: str | None = None
+        """The seat token this connection presented (memory only, never logged): a rematch's new
+        seat token is derived from it (``rematch_token``)."""
+        self.by_account = False
+        """Whether the seat was claimed as the signed-in account's (``hello`` with ``seat``, no
+        token): a rematch then gives it a seat of the account in the new game rather than a token."""
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.stopped = False
+        self.queued = 0
+        """Messages put in the outbox so far."""
+        self.sent = 0
+        """Messages written to the socket so far (the sender counts them)."""
+        self.answered_at = 0
+        """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
+        ``hello`` is refused (its answer would only pile up behind the first one)."""
+
+    def busy(self) -> bool:
+        """Whether the answer to the previous ``hello`` is still being sent."""
+        return self.sent < self.answered_at
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(messages.encode(message))
+
+    def send_text(self, text: str) -> None:
+        if self.stopped:
+            return
+        if self.outbox.qsize() >= MAX_BACKLOG:
+            self.stop()
+        else:
+            self.queued += 1
+            self.outbox.put_nowait(text)
+
+    def stop(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            self.outbox.put_nowait(None)
