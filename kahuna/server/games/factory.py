@@ -224,7 +224,7 @@ def _rematch_terms(conn: Connection, terms: Terms) -> Terms | None:
     accounts0, accounts1, rated, reason = old
     first, second = terms.players
     players = (replace(first, account=accounts1), replace(second, account=accounts0))
-    asked = rated or reason == rated_pairs.PAIR_LIMIT
+    asked = (rated or reason == rated_pairs.PAIR_LIMIT) and None not in (accounts0, accounts1)
     return replace(terms, players=players, rated=asked and terms.clock is not None, paired=True)
 
 
