@@ -27,6 +27,7 @@ def test_a_rated_game_shows_its_players_ratings_and_then_their_change(tmp_path: 
         assert running.status_code == 200, running.text
         assert running.json() == {
             "rated": True,
+            "paired": True,
             "pool": "realtime",
             "players": [{"rating": 1500, "before": None, "after": None}] * 2,
         }
@@ -41,7 +42,7 @@ def test_a_rated_game_shows_its_players_ratings_and_then_their_change(tmp_path: 
 
         by_link = server.create(opponent="ai")["game_id"]
         none = {"rating": None, "before": None, "after": None}
-        unrated = {"rated": False, "pool": None, "players": [none] * 2}
+        unrated = {"rated": False, "paired": False, "pool": None, "players": [none] * 2}  # a guest's
         assert server.get(f"/api/games/{by_link}/ratings").json() == unrated
         missing = server.get("/api/games/nosuchgame/ratings")
         assert missing.status_code == 404 and missing.json()["error"] == "not_found"

@@ -47,8 +47,7 @@ def test_a_finished_games_page_and_its_replay_download_its_record(
 
     replay = open_page(f"/replay/{game['game_id']}", locale="de-DE")
     expect(replay.locator(".replay-step")).to_contain_text("0")
-    replay.keyboard.press("End")
-    button = replay.locator(".summary a.download")
+    button = replay.get_by_test_id("replay-download").locator("a.download")  # at every step, above the board
     expect(button).to_have_text("Partie herunterladen")
     button.focus()
     with replay.expect_download() as caught:

@@ -9,7 +9,9 @@ The end hook writes the change in the transaction that stores the end, before th
 Each seat: ``rating``, the account's rating in the game's pool now, as its profile shows it (an AI
 level's account: its fixed anchor; an account never rated there: 1500); ``before`` and ``after``,
 the rating before and after this game once it was rated. A guest's seat, and every seat of a game
-not made in the lobby (no pool), have none. All of it is public (profiles show it).
+not made in the lobby (no pool), have none. ``paired``: the game has its players' accounts (a
+lobby game, a signed-in player's game, their rematches), so the page marks it Rated or Casual. All
+of it is public (profiles show it).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
     row = conn.execute(select(game_accounts).where(game_accounts.c.game_id == game_id)).mappings().first()
     none: dict[str, int | None] = {"rating": None, "before": None, "after": None}
     if row is None or row["pool"] is None:
-        return {"rated": False, "pool": None, "players": [dict(none), dict(none)]}
+        return {"rated": False, "paired": row is not None, "pool": None, "players": [dict(none), dict(none)]}
     pool = row["pool"]
     changes = {
         history.account_id: history
@@ -58,4 +60,4 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
                 "after": None if change is None else round(change.after),
             }
         )
-    return {"rated": bool(row["rated"]), "pool": pool, "players": players}
+    return {"rated": bool(row["rated"]), "paired": True, "pool": pool, "players": players}

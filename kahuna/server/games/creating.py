@@ -1,6 +1,11 @@
 """The games the HTTP API creates (``POST /api/games``): against the AI, against a friend by invite,
 hot-seat on one screen, and the tutorial, each started by the factory like any other game.
 
+A signed-in creator's seat is its account's (``account``): the seat bears the account's name and
+the game is paired (casual, a ``game_accounts`` row naming the creator's seat), so that it is on the
+creator's profile, games list, statistics and export as a lobby game is; at one screen (hot-seat,
+the tutorial) only the creator's seat is the account's. A guest's game has no account.
+
 A game against the AI or a friend is listed among the games being played (``GET /api/games/live``,
 the Watch page) unless its creator chose ``unlisted``; a game at one screen never is."""
 
@@ -34,8 +39,11 @@ class NewGame:
     """Keep the game off the live list and the Watch page (hot-seat and tutorial games always are)."""
 
 
-async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seconds: int) -> dict[str, Any]:
-    """Start the game ``spec`` asks for; the creator's seat links (and the invite, or both tokens)."""
+async def create(
+    factory: GameFactory, spec: NewGame, owner: str, clock_min_seconds: int, account: int | None = None
+) -> dict[str, Any]:
+    """Start the game ``spec`` asks for; the creator's seat links (and the invite, or both tokens).
+    ``account``: the signed-in creator's (``spec.name`` is then its username)."""
     try:
         variant = Variant.from_names(spec.variant)
     except KahunaError as exc:
@@ -64,7 +72,7 @@ async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seco
         other = Player(None)
     token = tokens[seat]
     assert token is not None
-    me = Player(spec.name, HUMAN, digest(token))
+    me = Player(spec.name, HUMAN, digest(token), account)
     players = (me, other) if seat == 0 else (other, me)
     terms = Terms(
         players,
@@ -75,6 +83,7 @@ async def create(factory: GameFactory, spec: NewGame, owner: str, clock_min_seco
         owner=owner,
         together=both_here,
         unlisted=spec.unlisted,
+        paired=account is not None,
     )
     game = await factory.start(terms)
     assert game is not None  # nothing to claim: it cannot be refused

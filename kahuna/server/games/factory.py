@@ -28,6 +28,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.config import Limits
 from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tokens import new_game_id
+from kahuna.server.db import paired as paired_rows
 from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.db.writer import Writer
@@ -83,7 +84,9 @@ class Terms:
     game_id: str | None = None
     """A fixed id (a rematch's, agreed before it starts); ``None``: a new one."""
     rematch_of: str | None = None
-    """The finished game this one is the rematch of (the accounts of its seats carry over, swapped)."""
+    """The finished game this one is the rematch of: the accounts of its seats carry over, swapped,
+    and a paired game's rematch is paired too, rated if the old one was asked for as rated (within
+    the pair limit, decided again: ``rated_pairs.py``)."""
     owner: str = ""
     """Whose turn its AI moves take in the AI pool (the digest of the creating address, a
     tournament's creator), stored with the game; ``""``: the game itself."""
@@ -184,9 +187,10 @@ class GameFactory:
             store.insert_game(conn, row)
             unlisted.append(row.unlisted)
             store.bind_seat_accounts(conn, game_id, seat_accounts)
-            if terms.paired:
-                both = (players[0].account, players[1].account)
-                rated, reason = _how_it_counts(conn, terms)
+            paired = terms if terms.paired else _rematch_terms(conn, terms)
+            if paired is not None:
+                both = (paired.players[0].account, paired.players[1].account)
+                rated, reason = _how_it_counts(conn, paired)
                 counted.append((rated, reason))
                 store.insert_game_accounts(conn, game_id, both, rated, pool_of(terms.clock), reason)
             if terms.rematch_of is not None:  # the players' accounts keep their games
@@ -206,6 +210,22 @@ class GameFactory:
             unlisted=unlisted[-1],
         )  # fmt: skip
         return game
+
+
+def _rematch_terms(conn: Connection, terms: Terms) -> Terms | None:
+    """A rematch's terms as a paired game, when the game it is the rematch of was one: the accounts
+    of its seats swapped (old seat ``s`` plays seat ``1 - s``), rated if the old game was asked
+    for as rated (rated, or casual only for the pair limit); ``None``: not a rematch of a paired game."""
+    if terms.rematch_of is None:
+        return None
+    old = paired_rows.game_accounts_of(conn, terms.rematch_of)
+    if old is None:
+        return None
+    accounts0, accounts1, rated, reason = old
+    first, second = terms.players
+    players = (replace(first, account=accounts1), replace(second, account=accounts0))
+    asked = (rated or reason == rated_pairs.PAIR_LIMIT) and None not in (accounts0, accounts1)
+    return replace(terms, players=players, rated=asked and terms.clock is not None, paired=True)
 
 
 def _how_it_counts(conn: Connection, terms: Terms) -> tuple[bool, str | None]:

@@ -118,11 +118,11 @@ class GameService:
 
     # ----------------------------------------------------------------- what clients ask for
 
-    async def create(self, spec: NewGame, owner: str = "") -> dict[str, Any]:
-        return await creating.create(self.factory, spec, owner, self.clock_min_seconds)
+    async def create(self, spec: NewGame, owner: str = "", account: int | None = None) -> dict[str, Any]:
+        return await creating.create(self.factory, spec, owner, self.clock_min_seconds, account)
 
-    async def join(self, invite: str, name: str) -> dict[str, Any]:
-        return await joining.join(self.registry, self.engine, invite, name, self.factory.first_move_grace)
+    async def join(self, invite: str, name: str, account: int | None = None) -> dict[str, Any]:
+        return await joining.join(self.registry, self.engine, invite, name, self.factory.first_move_grace, account)
 
     async def hello(self, game: LiveGame, client: Client, version: int | None) -> None:
         await connections.hello(self.engine, game, client, version)

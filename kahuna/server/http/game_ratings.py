@@ -21,6 +21,7 @@ class SeatRating(BaseModel):
 
 class GameRatings(BaseModel):
     rated: bool
+    paired: bool = Field(description="the game has its players' accounts (it is on their profiles): Rated or Casual")
     pool: str | None = Field(description="realtime or correspondence; null: a game not made in the lobby")
     players: list[SeatRating]
 

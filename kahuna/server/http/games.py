@@ -125,9 +125,12 @@ def router(service: GameService) -> APIRouter:
     async def create_game(body: CreateGame, request: Request, account: MaybeAccount) -> dict[str, Any]:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
 
-        A signed-in creator's seats become its account's (its "my games" on any browser)."""
-        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, body.name, body.clock, body.unlisted)
-        created = await service.create(spec, owner=digest(f"address:{client_ip(request)}"))
+        A signed-in creator's seats become its account's (its "my games" on any browser), and its
+        seat bears the account's name: the game is on its profile (docs/community.md)."""
+        name = body.name if account is None else account.username
+        spec = NewGame(body.opponent, body.level, tuple(body.variant), body.seat, name, body.clock, body.unlisted)
+        owner = digest(f"address:{client_ip(request)}")
+        created = await service.create(spec, owner=owner, account=None if account is None else account.id)
         if account is not None:
             await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
         return created
@@ -144,8 +147,12 @@ def router(service: GameService) -> APIRouter:
         request: Request,
         account: MaybeAccount,
     ) -> dict[str, Any]:
-        """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its account's."""
-        joined = await service.join(invite, body.name)
+        """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its
+        account's and bears its name."""
+        if account is None:
+            joined = await service.join(invite, body.name)
+        else:
+            joined = await service.join(invite, account.username, account.id)
         if account is not None:
             await request.app.state.auth.adopt(account, [joined["token"]])
         return joined

@@ -1,5 +1,5 @@
 // The players' ratings on the game page: each rating beside its player's name, a "Rated" mark for
-// a rated game, and in the end summary each player's rating change (1500 → 1512, +12). The game's
+// a rated game (a "Casual" one for a game with its players' accounts that is not rated), and in the end summary each player's rating change (1500 → 1512, +12). The game's
 // messages carry no rating (the game room does not know of the community's ratings): the page asks
 // GET /api/games/<id>/ratings when it opens and once more when the game is over (the end hook has
 // written the change before the end is sent: docs/community.md).
@@ -38,7 +38,7 @@ export class GameRatings {
   }
 
   /** Each rating beside its player's name in the players panel (the rating the game was played at,
-   * once it was rated), and the "Rated" mark. */
+   * once it was rated), and the "Rated" or "Casual" mark. */
   decoratePlayers(box) {
     if (!this.data) return;
     for (const seat of [0, 1]) {
@@ -48,8 +48,13 @@ export class GameRatings {
       const attrs = { class: "player-rating", "data-testid": `rating-${seat}`, title: t("watch.rating") };
       name.after(h("span", { ...attrs, text: String(rating) }));
     }
+    // A game with its players' accounts (the lobby's, a signed-in player's, their rematches) says
+    // whether it counts for ratings; a guests' game says nothing.
     if (this.data.rated) {
       const mark = h("span", { class: "badge rated-mark", "data-testid": "rated-mark", text: t("watch.rated") });
+      box.prepend(h("p", { class: "rated-line" }, [mark]));
+    } else if (this.data.paired) {
+      const mark = h("span", { class: "badge casual-mark", "data-testid": "casual-mark", text: t("watch.casual") });
       box.prepend(h("p", { class: "rated-line" }, [mark]));
     }
   }

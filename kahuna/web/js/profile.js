@@ -179,6 +179,20 @@ function relationButtons(username, following, blocking, onChange) {
   ]);
 }
 
+/** One's own finished games, every one the profile lists, as kahuna-record/1 lines (the API's export). */
+function downloadAll(username) {
+  const name = encodeURIComponent(username);
+  return h("p", {}, [
+    h("a", {
+      href: `/api/users/${name}/games.jsonl`,
+      download: `kahuna-${username}-games.jsonl`,
+      class: "btn download",
+      id: "download-all",
+      text: t("profile.download_all"),
+    }),
+  ]);
+}
+
 export async function mountProfile(root, username) {
   document.title = `${username} — Kahuna`;
   let profile, follows;
@@ -208,6 +222,7 @@ export async function mountProfile(root, username) {
     h("section", { class: "profile" }, [
       h("h1", { "data-testid": "profile-name" }, [onlineDot(profile.online), profile.username, profile.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null]),
       me && !other ? h("p", {}, [h("a", { href: "/following", id: "following-link", text: t("social.following_title") })]) : null,
+      me && !other ? downloadAll(profile.username) : null,
       relations,
       other && !me.is_bot
         ? h("p", {}, [

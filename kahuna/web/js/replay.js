@@ -1,12 +1,15 @@
 // The replay viewer of a finished game: step, play and jump through the spectator views the
-// server sends for every action (GET /api/games/<id>/replay); no rule is re-computed here.
+// server sends for every action (GET /api/games/<id>/replay); no rule is re-computed here. A game
+// that ended off the board (a resignation, on time, an abort) has no action for its end: its last
+// step says how it ended from the game's result, and shows the end summary. The record
+// (kahuna-record/1) can be downloaded from the replay at any step.
 
 import { playerNames } from "./account.js";
 import { h, s, fill, sleep } from "./dom.js";
 import { t } from "./i18n.js";
 import { api } from "./api.js";
 import { BoardView } from "./board.js";
-import { narrateEvent, narrateToken } from "./narrate.js";
+import { narrateEvent, narrateToken, outcomeWords } from "./narrate.js";
 import { downloadLink, playersPanel, summaryPanel, seatMark } from "./panels.js";
 import { LastMoves } from "./lastmoves.js";
 import { mountAnalysis } from "./analysis.js";
@@ -109,6 +112,7 @@ class ReplayViewer {
       h("div", { class: "game replay" }, [
         h("div", { class: "table-col" }, [
           h("h1", { class: "banner", text: t("replay.title", { players: playerNames(data.players, data.kinds).join(" – ") }) }),
+          h("p", { class: "replay-download", "data-testid": "replay-download" }, [downloadLink(gameId)]),
           this.summaryBox,
           h("div", { class: "board-wrap" }, [this.board.element]),
           controls,
@@ -149,11 +153,19 @@ class ReplayViewer {
   }
 
   stepText(step) {
-    if (!step.action) return t("replay.start");
-    const words = step.events.length
-      ? step.events.map(narrateEvent).join(" ")
-      : narrateToken(step.action, step.seat_acted);
-    return words;
+    const words = !step.action
+      ? t("replay.start")
+      : step.events.length
+        ? step.events.map(narrateEvent).join(" ")
+        : narrateToken(step.action, step.seat_acted);
+    const ended = this.endedOffBoard(step);
+    return ended ? `${words} ${outcomeWords(ended.winner, ended.reason)}` : words;
+  }
+
+  /** The game's result if it ended off the board after this step (its last): no action ended it. */
+  endedOffBoard(step) {
+    const last = this.data.steps[this.data.steps.length - 1];
+    return step === last && this.data.result && !step.view.result ? this.data.result : null;
   }
 
   renderLog() {
@@ -218,7 +230,8 @@ class ReplayViewer {
 
   show() {
     const step = this.data.steps[this.index];
-    const view = step.view;
+    const ended = this.endedOffBoard(step);
+    const view = ended ? { ...step.view, result: ended } : step.view;
     // A jump grows the new bridges and stones in (unless motion is reduced) and marks what the
     // step changed, as the live game marks the last turn.
     this.board.render(view, !matchMedia("(prefers-reduced-motion: reduce)").matches);
@@ -238,7 +251,6 @@ class ReplayViewer {
       fill(
         this.summaryBox,
         summaryPanel(view, playerNames(this.data.players, this.data.kinds), [
-          downloadLink(this.data.game_id),
           h("a", { href: "/", class: "btn", text: t("summary.new_game") }),
         ]),
       );
