@@ -12,8 +12,10 @@ import os
 import secrets
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from server_harness import Server
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
@@ -73,3 +75,25 @@ def redis_url() -> str:
     """Redis on 127.0.0.1, database 0."""
     require_service("Redis", REDIS_HOST, REDIS_PORT)
     return f"redis://{REDIS_HOST}:{REDIS_PORT}/0"
+
+
+def start_instances(tmp: Path, db_url: str, args: tuple[str, ...], names: tuple[str, ...] = ("a", "b")) -> list[Server]:
+    """A ``kahuna serve`` per name on the database ``db_url``, each in a folder of ``tmp`` of that
+    name, all started with ``args`` (a broker, limits); those started are stopped again if one
+    fails to start."""
+    servers: list[Server] = []
+    try:
+        for name in names:
+            (tmp / name).mkdir()
+            server = Server(tmp / name, args=args)
+            server.db = db_url
+            servers.append(server.start())
+    except BaseException:
+        stop_all(servers)
+        raise
+    return servers
+
+
+def stop_all(servers: list[Server]) -> None:
+    for server in servers:
+        server.stop()

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from scale_harness import pg_url, redis_url
+from scale_harness import pg_url, redis_url, start_instances, stop_all
 from server_harness import Server
 from test_lobby import play_then_resign
 
@@ -25,17 +25,9 @@ pytestmark = [pytest.mark.pg, pytest.mark.redis]
 
 @pytest.fixture
 def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server]]:
-    servers = []
-    try:
-        for name in ("a", "b"):
-            (tmp_path / name).mkdir()
-            server = Server(tmp_path / name, args=("--broker", redis_url))
-            server.db = pg_url
-            servers.append(server.start())
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
-            server.stop()
+    servers = start_instances(tmp_path, pg_url, ("--broker", redis_url))
+    yield servers[0], servers[1]
+    stop_all(servers)
 
 
 def test_a_seek_on_one_instance_is_accepted_once_through_both(pair: tuple[Server, Server]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scale_harness import pg_url, redis_url
+from scale_harness import pg_url, redis_url, start_instances, stop_all
 from server_harness import Server
 from test_accounts import csrf, signed_in
 from test_moderation_chat import hello, made, sanction, synced_chat
@@ -48,19 +48,11 @@ async def both_online(ws: Any) -> None:
 
 @pytest.fixture
 def pair(tmp_path: Path, pg_url: str, redis_url: str) -> Iterator[tuple[Server, Server]]:
-    servers = []
-    try:
-        for name in ("a", "b"):
-            (tmp_path / name).mkdir()
-            # The sign-ups' budget is shared through Redis, which outlives a run: refilled at once.
-            limits = ("--limit", "signups_burst=100", "--limit", "signups_per_hour=360000")
-            server = Server(tmp_path / name, args=("--broker", redis_url, *limits))
-            server.db = pg_url
-            servers.append(server.start())
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
-            server.stop()
+    # The sign-ups' budget is shared through Redis, which outlives a run: refilled at once.
+    limits = ("--limit", "signups_burst=100", "--limit", "signups_per_hour=360000")
+    servers = start_instances(tmp_path, pg_url, ("--broker", redis_url, *limits))
+    yield servers[0], servers[1]
+    stop_all(servers)
 
 
 def test_a_mute_and_a_hidden_line_made_on_one_instance_hold_on_the_other(pair: tuple[Server, Server]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scale_harness import pg_url, redis_url
+from scale_harness import pg_url, redis_url, start_instances, stop_all
 from server_harness import Server
 from test_tournaments import check_results_are_the_games, check_swiss, play_swiss, tournament, until
 
@@ -33,13 +33,7 @@ def events(server: Server, kind: str) -> list[dict[str, Any]]:
 
 @pytest.mark.long  # a race between instances; test_tournaments.py's swiss survives a restart in make test
 def test_a_swiss_on_two_instances_survives_one_killed(tmp_path: Path, pg_url: str, redis_url: str) -> None:
-    servers = []
-    for name in ("a", "b"):
-        (tmp_path / name).mkdir()
-        server = Server(tmp_path / name, args=("--broker", redis_url, "--local-ai"))
-        server.db = pg_url
-        servers.append(server.start())
-    a, b = servers
+    a, b = start_instances(tmp_path, pg_url, ("--broker", redis_url, "--local-ai"))
     try:
 
         async def kill_a(tid: str) -> None:
@@ -58,5 +52,4 @@ def test_a_swiss_on_two_instances_survives_one_killed(tmp_path: Path, pg_url: st
         started = [e for s in (a, b) for e in events(s, "game_created") if e.get("tournament")]
         assert len(started) == len({e["game_id"] for e in started}) == 15  # each board's game started once
     finally:
-        for server in servers:
-            server.stop()
+        stop_all([a, b])

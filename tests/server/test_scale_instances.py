@@ -28,6 +28,7 @@ from scale_harness import (
     pg_url,
     redis_url,
     require_service,
+    start_instances,
 )
 from server_harness import Player, Server, play_random, run
 from sqlalchemy import create_engine, func, select
@@ -47,19 +48,7 @@ def _start_pair(tmp: Path, db_url: str, broker_url: str) -> list[Server]:
     # The per-address budgets live in the shared Redis (kahuna:limit:*), where other test runs on
     # this machine draw from them too: wide enough here that no run can spend another's.
     budgets = ("games_burst=100000", "joins_burst=100000", "reads_burst=100000", "clock_min_seconds=1")
-    args = ("--broker", broker_url, *(arg for budget in budgets for arg in ("--limit", budget)))
-    servers: list[Server] = []
-    try:
-        for name in ("a", "b"):
-            (tmp / name).mkdir()
-            server = Server(tmp / name, args=args)
-            server.db = db_url
-            servers.append(server.start())
-    except BaseException:
-        for server in servers:
-            server.stop()
-        raise
-    return servers
+    return start_instances(tmp, db_url, ("--broker", broker_url, *(a for b in budgets for a in ("--limit", b))))
 
 
 @pytest.fixture
