@@ -57,6 +57,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
+@pytest.fixture(scope="module")
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A server of the module's own (its tests grant roles through the database, or need lists no
+    other module's games disturb): its base URL and its database URL."""
+    data = tmp_path_factory.mktemp(f"kahuna-{request.module.__name__}")
+    with serving(data) as base:
+        yield base, f"sqlite:///{data / 'k.db'}"
+
+
 @pytest.fixture(scope="session")
 def post(server: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
     """post(path, body) -> the JSON answer of the server's HTTP API (a guest's request)."""

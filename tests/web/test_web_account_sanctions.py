@@ -7,18 +7,14 @@ a browser whose account's sign-ups were blocked is refused in words; the log say
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, cast
 
-import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from kahuna.cli import main
 
 sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
-serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 moderation = importlib.import_module("test_web_moderation")
 call = cast(Callable[..., dict[str, Any]], moderation.call)
 watched = cast(Callable[[BrowserContext, list[str]], Page], moderation.watched)
@@ -28,13 +24,6 @@ watched = cast(Callable[[BrowserContext, list[str]], Page], moderation.watched)
 # errors: the test counts them, and any other error fails it.
 FORBIDDEN = "Failed to load resource: the server responded with a status of 403 (Forbidden)"
 UNAUTHORIZED = "Failed to load resource: the server responded with a status of 401 (Unauthorized)"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    data = tmp_path_factory.mktemp("kahuna-web-account-sanctions")
-    with serving(data) as base:
-        yield base, f"sqlite:///{data / 'k.db'}"
 
 
 def test_a_moderator_closes_a_reported_account_from_the_queue_and_blocks_its_sign_ups(

@@ -9,18 +9,15 @@ phone too, no wider than the window)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from kahuna.cli import main
 
 sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
-serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 moderation = importlib.import_module("test_web_moderation")
 call = cast(Callable[..., dict[str, Any]], moderation.call)
 watched = cast(Callable[[BrowserContext, list[str]], Page], moderation.watched)
@@ -28,14 +25,6 @@ watched = cast(Callable[[BrowserContext, list[str]], Page], moderation.watched)
 # The one answer the page expects and words (the warning moderator's decision: 403), which
 # Chromium logs as a console error: the test counts it, and any other error fails it.
 FORBIDDEN = "Failed to load resource: the server responded with a status of 403 (Forbidden)"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """The base URL of a server of this module's own, and its database URL."""
-    data = tmp_path_factory.mktemp("kahuna-web-appeals")
-    with serving(data) as base:
-        yield base, f"sqlite:///{data / 'k.db'}"
 
 
 def test_a_warned_player_sees_the_notice_in_its_language_and_appeals_and_another_moderator_decides(

@@ -13,18 +13,15 @@ game's "Report opponent" (no chat line): in My reports, and in the queue with th
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from kahuna.cli import main
 
 sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
-serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
 CLOCK = {"initial": 300, "increment": 3}
 # The answers the page expects and words (a second report: 409; /mod for a player or a guest:
@@ -42,14 +39,6 @@ CALL = """async ([method, path, body, headers]) => {
   });
   return { status: answer.status, body: await answer.json().catch(() => null) };
 }"""
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """The base URL of a server of this module's own, and its database URL."""
-    data = tmp_path_factory.mktemp("kahuna-web-moderation")
-    with serving(data) as base:
-        yield base, f"sqlite:///{data / 'k.db'}"
 
 
 def call(page: Page, method: str, path: str, body: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:

@@ -7,28 +7,18 @@ shows the chosen one."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from kahuna.cli import main
 
 moderation = importlib.import_module("test_web_moderation")
 sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
-serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 call, watched, say, CLOCK = moderation.call, moderation.watched, moderation.say, moderation.CLOCK
 CONFLICT = moderation.CONFLICT
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    data = tmp_path_factory.mktemp("kahuna-web-moderation-chat")
-    with serving(data) as base:
-        yield base, f"sqlite:///{data / 'k.db'}"
 
 
 def test_a_hidden_line_leaves_the_game_pages_and_a_renamed_player_chooses_a_name(
