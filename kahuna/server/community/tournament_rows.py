@@ -116,8 +116,9 @@ def _board(row: Any) -> Board:
     )
 
 
-def insert(conn: Connection, event: Event, address: str | None = None) -> None:
-    """Store a new event, created from ``address``."""
+def insert(conn: Connection, event: Event, address: str | None = None, creator_joins: bool = False) -> None:
+    """Store a new event, created from ``address`` (with its creator as its first player if
+    ``creator_joins``)."""
     conn.execute(
         tournaments.insert().values(
             id=event.tournament_id,
@@ -140,6 +141,8 @@ def insert(conn: Connection, event: Event, address: str | None = None) -> None:
             creator_address=address,
         )
     )
+    if creator_joins:
+        join(conn, event.tournament_id, event.creator, event.creator_name, event.created)
 
 
 def load(conn: Connection, tournament_id: str) -> Event | None:

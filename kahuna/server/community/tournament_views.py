@@ -15,6 +15,11 @@ from kahuna.server.community import arena, swiss
 from kahuna.server.community.tournament_rows import SWISS, Board, Entrant, Event
 
 
+def seat_url(game_id: str, seat: int) -> str:
+    """The page of a seat played as its account's (the signed-in browser; no token)."""
+    return f"/play/{game_id}#seat:{seat}"
+
+
 def summary(event: Event) -> dict[str, Any]:
     return {
         "tournament_id": event.tournament_id,

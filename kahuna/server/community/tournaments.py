@@ -78,11 +78,7 @@ class NewEvent:
     minutes: int | None
     rated: bool
     starts_at: float | None
-
-
-def _seat_url(game_id: str, seat: int) -> str:
-    """The page of a seat played as its account's (the signed-in browser; no token)."""
-    return f"/play/{game_id}#seat:{seat}"
+    join: bool = False  # the creator plays in it (joined in the event's own transaction)
 
 
 class Tournaments:
@@ -142,6 +138,8 @@ class Tournaments:
             raise Rejected("invalid", f"an Arena lasts 1 to {MAX_MINUTES} minutes", 422)
         if (new.kind == SWISS and new.minutes is not None) or (new.kind == ARENA and new.rounds is not None):
             raise Rejected("invalid", "a Swiss has rounds, an Arena minutes", 422)
+        if new.join and new.rated:  # a marked account plays casual events only
+            await rating_marks.refuse_marked(self.writer, account.id)
         moment = time.time()
         if new.starts_at is not None and not moment - 60 <= new.starts_at <= moment + MAX_AHEAD_DAYS * 86400:
             raise Rejected("invalid", f"starts_at must be within {MAX_AHEAD_DAYS} days from now", 422)
@@ -171,7 +169,7 @@ class Tournaments:
             if address is not None and rows.upcoming_from(conn, address) >= self.upcoming_per_address:
                 reason = f"at most {self.upcoming_per_address} tournaments not yet started from one address"
                 return Rejected("too_many_tournaments", reason, 429)
-            rows.insert(conn, event, address)
+            rows.insert(conn, event, address, creator_joins=new.join)
             return None
 
         refused = await self.writer.transact(write)
@@ -283,7 +281,7 @@ class Tournaments:
             if account.id in board.accounts and board.result is None and board.started is not None:
                 assert board.game_id is not None
                 seat = board.accounts.index(account.id)
-                out.update(game_id=board.game_id, seat=seat, seat_url=_seat_url(board.game_id, seat))
+                out.update(game_id=board.game_id, seat=seat, seat_url=views.seat_url(board.game_id, seat))
                 break
         return out
 
@@ -452,7 +450,7 @@ class Tournaments:
                 "tournament_id": event.tournament_id,
                 "game_id": board.game_id,
                 "seat": seat,
-                "seat_url": _seat_url(board.game_id, seat),
+                "seat_url": views.seat_url(board.game_id, seat),
             }
             await self.broker.publish(user_channel(account), json.dumps(message))
             if self.notices is not None:

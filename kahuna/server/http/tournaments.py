@@ -32,6 +32,7 @@ class NewTournament(BaseModel):
     minutes: StrictInt | None = Field(default=None, description="an Arena's length (1 to 1440)")
     rated: bool = False
     starts_at: datetime | None = Field(default=None, description="ISO-8601; null: when its creator starts it")
+    join: bool = Field(default=False, description="the creator plays in it: joined as it is created (the page: true)")
 
 
 class TournamentCreated(BaseModel):
@@ -124,7 +125,8 @@ def router(tournaments: Tournaments) -> APIRouter:
         """Create a Swiss (``rounds``) or an Arena (``minutes``); it starts at ``starts_at`` or when
         its creator starts it."""
         starts_at = None if body.starts_at is None else _epoch(body.starts_at)
-        new = NewEvent(body.kind, body.name, body.clock.model_dump(), body.rounds, body.minutes, body.rated, starts_at)
+        clock = body.clock.model_dump()
+        new = NewEvent(body.kind, body.name, clock, body.rounds, body.minutes, body.rated, starts_at, body.join)
         return {"tournament_id": await tournaments.create(new, account, client_ip(request))}
 
     @api.get("", response_model=TournamentList)

@@ -19,6 +19,7 @@ import { mountProfile } from "./profile.js";
 import { userSearch } from "./usersearch.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountTournaments, mountTournament } from "./tournaments.js";
+import { tournamentsNavLink } from "./tournamentparts.js";
 import { mountWatch, mountTv, watchNavLink } from "./watch.js";
 import { registerWorker } from "./push.js";
 import { mountFollowing } from "./social.js";
@@ -55,7 +56,7 @@ function header(main) {
       h("a", { href: "/rules", text: t("nav.rules") }),
       watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
-      h("a", { href: "/tournaments", class: "wide-only", text: t("tourney.nav") }),
+      tournamentsNavLink(),
       modLink(),
     ]),
     userSearch(),

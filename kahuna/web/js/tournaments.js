@@ -3,7 +3,9 @@
 // one click away. A player paired into a game hears a sound, sees it in the tab's title and is
 // taken to the game; the game's page brings it back here when the game is over
 // (/play/<id>?tournament=<tid>). The page learns of a new game at once from /ws/lobby
-// ("tournament_game") and refreshes the standings every few seconds. Names are text only.
+// ("tournament_game") and refreshes the standings every few seconds until the event is over (a
+// finished event shows its podium and is not polled again; a sign-out elsewhere turns the page
+// into a guest's, without polling /me into 401s). Names are text only.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
@@ -11,6 +13,7 @@ import { ApiError, csrfToken } from "./api.js";
 import { currentAccount } from "./account.js";
 import { clockLabel } from "./seeks.js";
 import { playSound } from "./sounds.js";
+import { podium, hasByeNow, gamesCell, shareRow } from "./tournamentparts.js";
 
 const REFRESH_MS = 3000;
 const GO_TO_GAME_MS = 1500;
@@ -82,7 +85,7 @@ function tourTable(list, testid) {
 }
 
 function createForm(onError) {
-  const name = h("input", { id: "tour-name", name: "name", required: true, maxlength: 64, value: t("tourney.default_name") });
+  const name = h("input", { id: "tour-name", type: "text", name: "name", required: true, maxlength: 64, value: t("tourney.default_name") });
   const kind = h("select", { id: "tour-kind", name: "kind" }, [
     h("option", { value: "swiss", text: t("tourney.swiss") }),
     h("option", { value: "arena", text: t("tourney.arena") }),
@@ -92,8 +95,11 @@ function createForm(onError) {
   const minutes = h("input", { id: "tour-minutes", type: "number", min: 1, max: 1440, value: 30 });
   const startsIn = h("input", { id: "tour-starts", type: "number", min: 0, max: 1440, value: "" });
   const rated = h("input", { id: "tour-rated", type: "checkbox" });
-  const roundsField = h("p", {}, [h("label", { for: "tour-rounds", text: t("tourney.rounds") }), " ", rounds]);
-  const minutesField = h("p", { hidden: true }, [h("label", { for: "tour-minutes", text: t("tourney.minutes") }), " ", minutes]);
+  const play = h("input", { id: "tour-play", type: "checkbox", checked: true });
+  const field = (id, key, input, attrs = {}) => h("div", { class: "field", ...attrs }, [h("label", { for: id, text: t(key) }), input]);
+  const choice = (input, id, key) => h("div", { class: "choice" }, [input, h("label", { for: id, text: t(key) })]);
+  const roundsField = field("tour-rounds", "tourney.rounds", rounds);
+  const minutesField = field("tour-minutes", "tourney.minutes", minutes, { hidden: true });
   kind.addEventListener("change", () => {
     roundsField.hidden = kind.value !== "swiss";
     minutesField.hidden = kind.value !== "arena";
@@ -101,7 +107,7 @@ function createForm(onError) {
   const submit = async (event) => {
     event.preventDefault();
     const [initial, increment] = clock.value.split("+").map(Number);
-    const body = { kind: kind.value, name: name.value, clock: { initial, increment }, rated: rated.checked };
+    const body = { kind: kind.value, name: name.value, clock: { initial, increment }, rated: rated.checked, join: play.checked };
     if (kind.value === "swiss") body.rounds = Number(rounds.value);
     else body.minutes = Number(minutes.value);
     if (startsIn.value !== "") body.starts_at = new Date(Date.now() + Number(startsIn.value) * 60000).toISOString();
@@ -112,16 +118,14 @@ function createForm(onError) {
       onError(refusal(err));
     }
   };
-  return h("form", { class: "tour-create", "data-testid": "tour-create", onsubmit: submit }, [
+  return h("form", { class: "tour-create card-panel", "data-testid": "tour-create", onsubmit: submit }, [
     h("h2", { text: t("tourney.create") }),
-    h("p", {}, [h("label", { for: "tour-name", text: t("tourney.name") }), " ", name]),
-    h("p", {}, [h("label", { for: "tour-kind", text: t("tourney.kind") }), " ", kind]),
-    h("p", {}, [h("label", { for: "tour-clock", text: t("tourney.clock") }), " ", clock]),
-    roundsField,
-    minutesField,
-    h("p", {}, [h("label", { for: "tour-starts", text: t("tourney.starts_in") }), " ", startsIn]),
-    h("p", {}, [rated, " ", h("label", { for: "tour-rated", text: t("tourney.rated") })]),
-    h("button", { type: "submit", class: "primary", text: t("tourney.create_button") }),
+    field("tour-name", "tourney.name", name),
+    h("div", { class: "field-row" }, [field("tour-kind", "tourney.kind", kind), field("tour-clock", "tourney.clock", clock), roundsField, minutesField]),
+    field("tour-starts", "tourney.starts_in", startsIn),
+    choice(rated, "tour-rated", "tourney.rated"),
+    choice(play, "tour-play", "tourney.play_in_it"),
+    h("button", { type: "submit", class: "btn primary", text: t("tourney.create_button") }),
   ]);
 }
 
@@ -141,7 +145,7 @@ export async function mountTournaments(root) {
       tourTable(list.running, "tour-running"),
       h("h2", { text: t("tourney.upcoming") }),
       tourTable(list.upcoming, "tour-upcoming"),
-      me ? createForm((text) => (error.textContent = text)) : h("p", {}, [h("a", { href: "/signin", text: t("tourney.sign_in") })]),
+      me ? createForm((text) => (error.textContent = text)) : h("p", {}, [h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") })]),
       error,
       h("h2", { text: t("tourney.finished") }),
       tourTable(list.finished, "tour-finished"),
@@ -168,7 +172,7 @@ function result(board, seat) {
 
 function standingsTable(tour) {
   const swiss = tour.kind === "swiss";
-  const head = ["tourney.place", "tourney.player", "tourney.score", "tourney.games", ...(swiss ? ["tourney.buchholz", "tourney.sb"] : ["tourney.sheet"])];
+  const head = ["tourney.place", "tourney.player", "tourney.score", "tourney.games", "tourney.player_games", ...(swiss ? ["tourney.buchholz", "tourney.sb"] : ["tourney.sheet"])];
   return h("div", { class: "table-scroll" }, [
     h("table", { class: "games-table", "data-testid": "standings" }, [
       h("thead", {}, [h("tr", {}, head.map((k) => h("th", { text: t(k) })))]),
@@ -177,6 +181,7 @@ function standingsTable(tour) {
         h("td", {}, [h("a", { href: `/users/${encodeURIComponent(row.username)}`, text: row.username }), row.tiebreaks.fire ? h("span", { class: "badge", text: t("tourney.fire") }) : null]),
         h("td", { class: "num", text: String(row.score) }),
         h("td", { class: "num", text: String(row.games) }),
+        gamesCell(tour, row.username),
         ...(swiss
           ? [h("td", { class: "num", text: String(row.tiebreaks.buchholz) }), h("td", { class: "num", text: String(row.tiebreaks.sonneborn_berger) })]
           : [h("td", { text: (row.tiebreaks.sheet || []).join(" ") })]),
@@ -205,7 +210,7 @@ function gameUrl(tid, game) {
 }
 
 export async function mountTournament(root, tid) {
-  const account = await currentAccount();
+  let account = await currentAccount();
   const levels = await fetch("/api/levels").then((r) => r.json()).then((d) => d.levels.filter((l) => l !== "random")).catch(() => []);
   const status = h("p", { class: "message", role: "status", "aria-live": "polite", "data-testid": "tour-status" });
   const error = h("p", { class: "error", role: "alert", "data-testid": "tour-error" });
@@ -239,10 +244,10 @@ export async function mountTournament(root, tid) {
     const joined = mine?.joined;
     const running = tour.status === "running";
     const buttons = [];
-    if (account && tour.status !== "finished" && !joined) buttons.push(h("button", { class: "primary", "data-testid": "tour-join", onclick: () => act("join"), text: t("tourney.join") }));
-    if (account && tour.status !== "finished" && joined) buttons.push(h("button", { "data-testid": "tour-leave", onclick: () => act("leave"), text: t("tourney.leave") }));
-    if (account && tour.status === "created" && account.username === tour.creator) buttons.push(h("button", { "data-testid": "tour-start", onclick: () => act("start"), text: t("tourney.start") }));
-    if (!account && tour.status !== "finished") buttons.push(h("a", { href: "/signin", text: t("tourney.sign_in") }));
+    if (account && tour.status !== "finished" && !joined) buttons.push(h("button", { class: "btn primary", "data-testid": "tour-join", onclick: () => act("join"), text: t("tourney.join") }));
+    if (account && tour.status !== "finished" && joined) buttons.push(h("button", { class: "btn", "data-testid": "tour-leave", onclick: () => act("leave"), text: t("tourney.leave") }));
+    if (account && tour.status === "created" && account.username === tour.creator) buttons.push(h("button", { class: "btn primary", "data-testid": "tour-start", onclick: () => act("start"), text: t("tourney.start") }));
+    if (!account && tour.status !== "finished") buttons.push(h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") }));
     let invite = null;
     if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
       const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: t(`level.${level}`) })));
@@ -252,22 +257,24 @@ export async function mountTournament(root, tid) {
       };
       invite = h("form", { class: "tour-actions", "data-testid": "tour-invite", onsubmit: send }, [
         h("label", { for: "tour-invite", text: t("tourney.invite") }), pick,
-        h("button", { type: "submit", text: t("tourney.invite_button") }),
+        h("button", { type: "submit", class: "btn", text: t("tourney.invite_button") }),
       ]);
     }
     let berserk = null;
     if (joined && tour.kind === "arena" && tour.status !== "finished") {
       const box = h("input", { type: "checkbox", id: "tour-berserk", checked: mine.berserk, onchange: (e) => act("berserk", { berserk: e.target.checked }) });
-      berserk = h("p", {}, [box, " ", h("label", { for: "tour-berserk", text: t("tourney.berserk") })]);
+      berserk = h("div", { class: "choice" }, [box, h("label", { for: "tour-berserk", text: t("tourney.berserk") })]);
     }
     const current = mine?.game_id
-      ? h("p", { class: "tour-current" }, [h("a", { class: "button primary", href: gameUrl(tid, mine), "data-testid": "tour-current-game", text: t("tourney.your_game") })])
-      : joined && running ? h("p", { class: "muted", text: t("tourney.waiting") }) : null;
+      ? h("p", { class: "tour-current" }, [h("a", { class: "btn primary", href: gameUrl(tid, mine), "data-testid": "tour-current-game", text: t("tourney.your_game") })])
+      : joined && running && hasByeNow(tour, account.username) ? h("p", { class: "tour-bye", "data-testid": "tour-bye", text: t("tourney.bye_now", { n: tour.round }) })
+      : joined && running ? h("p", { class: "muted", "data-testid": "tour-waiting", text: t("tourney.waiting") }) : null;
     const when = countdown(tour);
     fill(body, [
       h("h1", { text: tour.name }),
       h("p", { "data-testid": "tour-summary", text: [kindLabel(tour.kind), clockLabel(tour.clock), length(tour), tour.rated ? t("tourney.rated") : t("tourney.casual"), t(`tourney.status_${tour.status}`)].join(" · ") }),
       when ? h("p", { class: "tour-countdown", "data-testid": "countdown", text: when }) : null,
+      podium(tour),
       h("div", { class: "tour-actions" }, buttons),
       invite,
       berserk,
@@ -276,15 +283,35 @@ export async function mountTournament(root, tid) {
       tour.standings.length ? standingsTable(tour) : h("p", { class: "muted", text: t("tourney.nobody") }),
       h("h2", { text: t("tourney.pairings") }),
       tour.rounds.length ? pairings(tour) : h("p", { class: "muted", text: t("tourney.not_paired") }),
+      shareRow(tid),
     ]);
   };
 
+  let timer = null;
+  let socket = null;
+  const signedOut = () => {
+    account = null; // a guest's page from now on
+    mine = null;
+    socket?.close();
+  };
+  const stop = () => {
+    clearInterval(timer);
+    timer = null;
+    socket?.close();
+  };
   const refresh = async () => {
+    if (account && !csrfToken()) signedOut(); // signed out in another tab: no /me (its 401s)
     try {
       tour = await tournamentsApi.get(tid);
       mine = account ? await tournamentsApi.me(tid) : null;
     } catch (err) {
+      if (err.status === 401 && tour) {
+        signedOut(); // the session ended on the server
+        render();
+        return;
+      }
       if (err.status === 404) {
+        stop();
         fill(root, [h("p", { class: "message", text: t("tourney.not_found") })]);
         return;
       }
@@ -293,14 +320,16 @@ export async function mountTournament(root, tid) {
     }
     document.title = `${tour.name} — Kahuna`;
     render();
+    if (tour.status === "finished") stop(); // nothing changes any more: no polling
     if (mine?.game_id && !leaving && sessionStorage.getItem(PLAYED_KEY) !== mine.game_id) goToGame(mine);
   };
 
   fill(root, [h("section", { class: "tournament" }, [body, status, error])]);
   await refresh();
-  const timer = setInterval(() => {
-    if (!document.body.contains(body)) {
-      clearInterval(timer);
+  if (tour?.status === "finished") return;
+  timer = setInterval(() => {
+    if (!document.body.contains(body) || !timer) {
+      stop();
       return;
     }
     refresh();
@@ -311,9 +340,8 @@ export async function mountTournament(root, tid) {
   }, 1000);
   if (account) {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    let socket = null;
     const connect = () => {
-      if (!document.body.contains(body)) return; // the page was left
+      if (!document.body.contains(body) || !timer || !account) return; // the page was left, the event is over, signed out
       socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
       socket.onmessage = (event) => {
         const message = JSON.parse(event.data);
