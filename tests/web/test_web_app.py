@@ -142,7 +142,7 @@ def test_the_account_pages_control_asks_for_the_permission_first(
     page.goto(server + "/account")
     controlled(page)
     page.wait_for_selector("#push-enable")
-    assert page.locator("#push-title").text_content() == "Notifications"
+    assert page.locator("#push-title").text_content() == "Notifications on this device"
     assert page.locator("#push-state").inner_text() == "This device gets no notifications."
     page.evaluate("Notification.requestPermission = async () => 'denied'")  # the user says no
     page.click("#push-enable")

@@ -235,7 +235,7 @@ export async function mountAccount(root) {
     h(
       "form",
       {
-        class: "copy-line",
+        class: "token-form",
         id: "token-form",
         onsubmit: async (e) => {
           e.preventDefault();

@@ -265,7 +265,8 @@ export class GamePage {
     addEventListener("resize", () => this.fit());
   }
 
-  /** The clocks above the board, resign/abort/rematch beside the players, the chat under the log. */
+  /** The clocks above the board, resign/abort/rematch beside the players, the chat right under
+   * them (beside the board, in view without scrolling at 1280×800; on a phone it comes after the board). */
   buildLife() {
     this.clocks = new ClockPanel(() => lowClockWarning((text) => this.showMessage(text), this.clocks.clock));
     this.life = new LifeControls((msg) => this.sendRequest(msg));
@@ -273,7 +274,7 @@ export class GamePage {
     this.notifier = new TurnNotifier();
     this.statusBar.append(this.clocks.element);
     this.playersBox.after(this.life.element);
-    this.logBox.after(this.chat.element);
+    this.life.element.after(this.chat.element);
     this.settingsBox.append(this.notifier.button);
     if (this.tutorial) this.life.element.hidden = this.chat.element.hidden = true;
   }

@@ -687,7 +687,7 @@ export default {
   "mail.reset_button": "Gem den nye adgangskode",
   "mail.reset_done": "Din adgangskode er ændret, og du er logget ud overalt: log ind med den nye adgangskode.",
   // reminders
-  "notify.title": "Notifikationer",
+  "notify.title": "Hvornår vi giver dig besked",
   "notify.help": "Hvad vi fortæller dig, mens Kahuna er lukket. Mail går kun til din bekræftede adresse, på det sprog du angav den på; hver mail har et link, der slår dens slags fra.",
   "notify.none": "Denne server sender ingen notifikationer.",
   "notify.kind": "Hvornår",
@@ -728,7 +728,7 @@ export default {
   "watch.rating_changes": "Ratings",
   "watch.rating_change": "{name}: {before} → {after} ({diff})",
   // webpush
-  "push.section": "Notifikationer",
+  "push.section": "Notifikationer på denne enhed",
   "push.help": "Få en notifikation på denne enhed, når det er din tur, dit ur er ved at løbe ud, nogen udfordrer dig eller et turneringsparti begynder – også når ingen Kahuna-fane er åben.",
   "push.enable": "Slå notifikationer til på denne enhed",
   "push.disable": "Slå notifikationer fra på denne enhed",

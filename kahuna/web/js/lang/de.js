@@ -688,7 +688,7 @@ export default {
   "mail.reset_button": "Neues Passwort speichern",
   "mail.reset_done": "Dein Passwort ist geändert und du bist überall abgemeldet: melde dich mit dem neuen Passwort an.",
   // reminders
-  "notify.title": "Benachrichtigungen",
+  "notify.title": "Wann wir dich benachrichtigen",
   "notify.help": "Was wir dir sagen, während Kahuna geschlossen ist. Mails gehen nur an deine bestätigte Adresse, in der Sprache, in der du sie eingetragen hast; jede Mail hat einen Link, der ihre Art abschaltet.",
   "notify.none": "Dieser Server verschickt keine Benachrichtigungen.",
   "notify.kind": "Wann",
@@ -729,7 +729,7 @@ export default {
   "watch.rating_changes": "Wertungen",
   "watch.rating_change": "{name}: {before} → {after} ({diff})",
   // webpush
-  "push.section": "Benachrichtigungen",
+  "push.section": "Benachrichtigungen auf diesem Gerät",
   "push.help": "Erhalte auf diesem Gerät eine Benachrichtigung, wenn du am Zug bist, deine Uhr knapp wird, dich jemand herausfordert oder eine Turnierpartie beginnt – auch wenn kein Kahuna-Tab offen ist.",
   "push.enable": "Benachrichtigungen auf diesem Gerät einschalten",
   "push.disable": "Benachrichtigungen auf diesem Gerät ausschalten",

@@ -687,7 +687,7 @@ export default {
   "mail.reset_button": "Save the new password",
   "mail.reset_done": "Your password is changed and you are signed out everywhere: sign in with the new password.",
   // reminders
-  "notify.title": "Notifications",
+  "notify.title": "When to notify you",
   "notify.help": "What we tell you while Kahuna is closed. Mail goes only to your verified address, in the language you set it in; each mail has a link that turns its kind off.",
   "notify.none": "This server sends no notifications.",
   "notify.kind": "When",
@@ -728,7 +728,7 @@ export default {
   "watch.rating_changes": "Ratings",
   "watch.rating_change": "{name}: {before} → {after} ({diff})",
   // webpush
-  "push.section": "Notifications",
+  "push.section": "Notifications on this device",
   "push.help": "Get a notification on this device when it is your turn, your clock runs low, someone challenges you or a tournament game starts, even with every Kahuna tab closed.",
   "push.enable": "Enable notifications on this device",
   "push.disable": "Turn off notifications on this device",

@@ -687,7 +687,7 @@ export default {
   "mail.reset_button": "Guardar la contraseña nueva",
   "mail.reset_done": "Tu contraseña ha cambiado y tu sesión se ha cerrado en todas partes: entra con la contraseña nueva.",
   // reminders
-  "notify.title": "Notificaciones",
+  "notify.title": "Cuándo te avisamos",
   "notify.help": "Lo que te avisamos mientras Kahuna está cerrado. El correo va solo a tu dirección verificada, en el idioma en que la pusiste; cada correo lleva un enlace que desactiva ese tipo.",
   "notify.none": "Este servidor no envía notificaciones.",
   "notify.kind": "Cuándo",
@@ -728,7 +728,7 @@ export default {
   "watch.rating_changes": "Ratings",
   "watch.rating_change": "{name}: {before} → {after} ({diff})",
   // webpush
-  "push.section": "Notificaciones",
+  "push.section": "Notificaciones en este dispositivo",
   "push.help": "Recibe una notificación en este dispositivo cuando sea tu turno, tu reloj se esté agotando, alguien te desafíe o empiece una partida de torneo, aunque no haya ninguna pestaña de Kahuna abierta.",
   "push.enable": "Activar las notificaciones en este dispositivo",
   "push.disable": "Desactivar las notificaciones en este dispositivo",

@@ -688,7 +688,7 @@ export default {
   "mail.reset_button": "Nieuw wachtwoord opslaan",
   "mail.reset_done": "Je wachtwoord is gewijzigd en je bent overal afgemeld: meld je aan met het nieuwe wachtwoord.",
   // reminders
-  "notify.title": "Meldingen",
+  "notify.title": "Wanneer we je een melding sturen",
   "notify.help": "Wat we je laten weten terwijl Kahuna dicht is. Mail gaat alleen naar je bevestigde adres, in de taal waarin je het instelde; elke mail heeft een link die dat soort uitzet.",
   "notify.none": "Deze server stuurt geen meldingen.",
   "notify.kind": "Wanneer",
@@ -729,7 +729,7 @@ export default {
   "watch.rating_changes": "Ratings",
   "watch.rating_change": "{name}: {before} → {after} ({diff})",
   // webpush
-  "push.section": "Meldingen",
+  "push.section": "Meldingen op dit apparaat",
   "push.help": "Krijg op dit apparaat een melding als je aan zet bent, je klok bijna op is, iemand je uitdaagt of een toernooipartij begint, ook als geen enkel Kahuna-tabblad open is.",
   "push.enable": "Meldingen op dit apparaat aanzetten",
   "push.disable": "Meldingen op dit apparaat uitzetten",
