@@ -177,3 +177,24 @@ def test_guests_without_a_name_are_told_apart(open_page: OpenPage, new_context: 
     names = fresh.locator(".player .player-name")
     expect(names).to_have_count(2)
     assert sorted(names.all_inner_texts()) == ["Player 1", "Player 2"]
+
+
+def test_a_spectator_who_comes_in_the_middle_of_a_turn_keeps_that_turns_marks(
+    create: Callable[..., dict[str, Any]], open_page: OpenPage
+) -> None:
+    """A view taken between two actions of a turn marks the turn so far, and the turn's next action
+    adds to those marks rather than clearing them (the page once took every view for a turn's end:
+    a phone that loaded during the AI's turn marked two of its three bridges). On the empty board of
+    a first turn every card in the hand can build, so two builds hold for every deal."""
+    game = create(opponent="hotseat", seat="first")
+    both = open_page(f"/play/{game['game_id']}#{','.join(game['tokens'])}", reduced_motion=True)
+    both.locator(".reveal").click()  # hot-seat: the seat to move asks for its hand first
+    both.wait_for_function(MY_TURN)
+    first = build_with_first_card(both)
+    watcher = open_page(f"/watch/{game['game_id']}")
+    marks = watcher.locator('[data-testid="last-move"][data-kind="built"]')
+    expect(marks).to_have_count(1)
+    second = build_with_first_card(both)
+    expect(watcher.locator(f'.board .bridge[data-line="{second}"]')).to_have_count(1)
+    expect(marks).to_have_count(2)
+    assert {marks.nth(i).get_attribute("data-line") for i in range(2)} == {first, second}

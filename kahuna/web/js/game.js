@@ -584,9 +584,11 @@ export class GamePage {
     const seen = loadSeen(this.gameId, entry.seat);
     const view = entry.view;
     const seats = seatsOfHistory(view.history);
+    // A view taken in the middle of a turn (the AI's, say): that turn's next actions add to its marks.
+    const turnOver = !view.history.length || seats[view.history.length - 1] !== view.to_move;
     if (!seen) {
       // A first visit from this browser: mark the last turn as far as its tokens tell.
-      this.lastMoves.replaceWith(lastTurnChanges(view, seats));
+      this.lastMoves.replaceWith(lastTurnChanges(view, seats), turnOver);
       this.board.showLastMoves(this.lastMoves.changes);
       return;
     }
@@ -597,7 +599,7 @@ export class GamePage {
       token,
     }));
     this.sinceLeft = { steps, changes: changesBetween(seen, view), at: null };
-    this.lastMoves.replaceWith(this.sinceLeft.changes);
+    this.lastMoves.replaceWith(this.sinceLeft.changes, turnOver);
     this.board.showLastMoves(this.lastMoves.changes);
   }
 

@@ -42,9 +42,13 @@ export class LastMoves {
     return true;
   }
 
-  replaceWith(changes) {
+  /**
+   * Show these changes instead (a sync's); turnOver is false when the view was taken in the middle
+   * of a turn, whose next actions then add to them rather than clear them.
+   */
+  replaceWith(changes, turnOver = true) {
     this.changes = changes;
-    this.turnOver = true;
+    this.turnOver = turnOver;
   }
 }
 
