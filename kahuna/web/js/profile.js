@@ -9,6 +9,7 @@ import { api, ApiError } from "./api.js";
 import { currentAccount } from "./account.js";
 import { onlineDot, nameWithDot, refusalText } from "./social.js";
 import { openReportDialog } from "./report.js";
+import { levelName } from "./names.js";
 
 const POOLS = ["realtime", "correspondence"];
 const W = 320;
@@ -59,7 +60,7 @@ function statsPanel(stats) {
     ]);
   const rows = [
     ...["realtime", "correspondence", "untimed"].map((pool) => row(t(`pool.${pool}`), stats.pools[pool])),
-    ...Object.entries(stats.ai).map(([level, tally]) => row(t("stats.against", { level: t(`level.${level}`) }), tally)),
+    ...Object.entries(stats.ai).map(([level, tally]) => row(t("stats.against", { level: levelName(level) }), tally)),
   ];
   const best = stats.best_win;
   return h("section", { class: "stats card-panel", "data-testid": "profile-stats" }, [

@@ -492,6 +492,8 @@ export default {
   "leaderboard.rating": "Rating",
   "leaderboard.deviation": "Afvigelse",
   "leaderboard.games": "Spil",
+  "leaderboard.computers": "Computere",
+  "leaderboard.computers_help": "AI-niveauerne og spillernes bots, adskilt fra menneskerne: et AI-niveaus rating er et fast anker.",
   "account.password_again": "Din adgangskode igen",
   "account.token_scopes": "Hvad tokenet må",
   "account.scope_read": "Læse: din konto, dine spil og ratings",

@@ -493,6 +493,8 @@ export default {
   "leaderboard.rating": "Wertung",
   "leaderboard.deviation": "Abweichung",
   "leaderboard.games": "Partien",
+  "leaderboard.computers": "Computer",
+  "leaderboard.computers_help": "Die KI-Stufen und die Bots der Spieler, getrennt von den Menschen: die Wertung einer KI-Stufe ist ein fester Anker.",
   "account.password_again": "Dein Passwort, noch einmal",
   "account.token_scopes": "Was das Token darf",
   "account.scope_read": "Lesen: dein Konto, deine Partien und Wertungen",

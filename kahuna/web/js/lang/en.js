@@ -492,6 +492,8 @@ export default {
   "leaderboard.rating": "Rating",
   "leaderboard.deviation": "Deviation",
   "leaderboard.games": "Games",
+  "leaderboard.computers": "Computers",
+  "leaderboard.computers_help": "The AI levels and players' bots, apart from the people: an AI level's rating is a fixed anchor.",
   "account.password_again": "Your password, again",
   "account.token_scopes": "What the token may do",
   "account.scope_read": "Read: your account, games and ratings",

@@ -492,6 +492,8 @@ export default {
   "leaderboard.rating": "Puntuación",
   "leaderboard.deviation": "Desviación",
   "leaderboard.games": "Partidas",
+  "leaderboard.computers": "Ordenadores",
+  "leaderboard.computers_help": "Los niveles de la IA y los bots de los jugadores, aparte de las personas: la puntuación de un nivel de la IA es un ancla fija.",
   "account.password_again": "Tu contraseña, otra vez",
   "account.token_scopes": "Qué puede hacer el token",
   "account.scope_read": "Leer: tu cuenta, tus partidas y puntuaciones",

@@ -493,6 +493,8 @@ export default {
   "leaderboard.rating": "Rating",
   "leaderboard.deviation": "Afwijking",
   "leaderboard.games": "Partijen",
+  "leaderboard.computers": "Computers",
+  "leaderboard.computers_help": "De AI-niveaus en de bots van spelers, los van de mensen: de rating van een AI-niveau is een vast anker.",
   "account.password_again": "Je wachtwoord, nogmaals",
   "account.token_scopes": "Wat het token mag",
   "account.scope_read": "Lezen: je account, partijen en ratings",
