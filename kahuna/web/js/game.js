@@ -17,6 +17,7 @@ import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
 import { playerNames, currentAccount, seatLabel } from "./account.js";
+import { heardPresence, claimableIn } from "./leaving.js";
 import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
@@ -430,7 +431,10 @@ export class GamePage {
       return;
     }
     if (msg.type === "presence") {
-      entry.online = msg.online;
+      heardPresence(entry, msg);
+      clearTimeout(entry.claimTimer);
+      const wait = this.hotseat || this.tutorial ? null : claimableIn(entry);
+      if (wait) entry.claimTimer = setTimeout(() => index === this.shown && this.render(), wait + 50);
       if (index === this.shown) this.render();
       return;
     }

@@ -8,6 +8,7 @@ import { t, colourName } from "./i18n.js";
 import { preference, setPreference, rememberSeat } from "./store.js";
 import { playSound } from "./sounds.js";
 import { seatLabel } from "./account.js";
+import { leftItems } from "./leaving.js";
 import { seatMark } from "./panels.js";
 
 const DAY = 86400;
@@ -207,6 +208,7 @@ export class LifeControls {
         );
       }
     } else if (seat !== null && seat !== undefined && entry.status !== "waiting") {
+      items.push(...leftItems(entry, this.send));
       items.push(...this.takebackItems(entry, entry.version));
       if (this.confirming) {
         items.push(
