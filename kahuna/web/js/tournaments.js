@@ -11,7 +11,6 @@ import { ApiError, csrfToken } from "./api.js";
 import { currentAccount } from "./account.js";
 import { clockLabel } from "./seeks.js";
 import { playSound } from "./sounds.js";
-import { levelName } from "./names.js";
 
 const REFRESH_MS = 3000;
 const GO_TO_GAME_MS = 1500;
@@ -246,7 +245,7 @@ export async function mountTournament(root, tid) {
     if (!account && tour.status !== "finished") buttons.push(h("a", { href: "/signin", text: t("tourney.sign_in") }));
     let invite = null;
     if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
-      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) })));
+      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: t(`level.${level}`) })));
       const send = (event) => {
         event.preventDefault();
         act("invite", { username: pick.value });
