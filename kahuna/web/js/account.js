@@ -247,6 +247,7 @@ export async function mountAccount(root) {
           e.preventDefault();
           const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value);
           if (!scopes.length) {
+            status.classList.remove("ok");
             status.textContent = t("account.need_scope");
             return;
           }
@@ -257,6 +258,7 @@ export async function mountAccount(root) {
             showToken(shown, made.token);
             await listTokens(tokenList, status);
           } catch (err) {
+            status.classList.remove("ok");
             status.textContent = refusal(err);
           }
         },
@@ -293,6 +295,7 @@ export async function mountAccount(root) {
           await api.signOutEverywhere();
           location.href = "/signin";
         } catch (err) {
+          status.classList.remove("ok");
           status.textContent = refusal(err);
         }
       },
@@ -313,8 +316,10 @@ export async function mountAccount(root) {
             const changed = await api.changePassword(current.value, fresh.value);
             current.value = fresh.value = "";
             status.textContent = t("account.password_changed", { sessions: changed.signed_out, tokens: changed.revoked_tokens });
+            status.classList.add("ok"); // done, not refused: no error's red
             await Promise.all([listTokens(tokenList, status), listSessions(sessionList, status)]);
           } catch (err) {
+            status.classList.remove("ok");
             status.textContent = refusal(err);
           }
         },
