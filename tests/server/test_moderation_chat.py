@@ -45,7 +45,7 @@ async def hello(url: str, browser: httpx.Client | None, token: str | None) -> An
 
 async def heard(ws: Any, text: str) -> list[str]:
     """The texts of the chat frames ``ws`` receives up to the line ``text``."""
-    texts = []
+    texts: list[str] = []
     while not texts or texts[-1] != text:
         texts.append((await asyncio.wait_for(until(ws, "chat"), 10))["text"])
     return texts
