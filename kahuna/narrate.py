@@ -54,6 +54,8 @@ def outcome_words(winner: int | None, reason: str, names: Sequence[str] = SEAT_N
     """Who won and why, as a sentence without the final full stop."""
     if reason == "aborted":
         return "The game was aborted: nobody wins"
+    if reason == "left-draw":
+        return "A player left the game: it was called a draw"
     if winner is None:
         return "The game is a draw: equal points, equal final scoring and equal bridges"
     who = names[winner]
@@ -61,6 +63,7 @@ def outcome_words(winner: int | None, reason: str, names: Sequence[str] = SEAT_N
     return {
         "resign": f"{other} resigned: {who} wins",
         "timeout": f"{other} ran out of time: {who} wins",
+        "left": f"{other} left the game: {who} wins",
         "points": f"{who} wins on points",
         "final-scoring": f"{who} wins: equal points, and {who} scored in the final scoring",
         "bridges": f"{who} wins: equal points and no final score, but more bridges on the board",

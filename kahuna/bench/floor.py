@@ -162,7 +162,7 @@ async def _serve_socket(floor: Floor, websocket: WebSocket, game_id: str) -> Non
                 client.seat = found[1]
                 client.send_text(game.recording.syncs[found[1]])
                 game.clients.add(client)
-                client.send(messages.presence([True, True]))
+                client.send(messages.presence([True, True], [None, None], 0.0, 30.0))
             elif data["type"] == "action" and client.seat is not None:
                 await floor.act(game, client.seat, client, data["action"])
     except (WebSocketDisconnect, TimeoutError, RuntimeError):

@@ -145,7 +145,7 @@ class Outcome:
         winner, reason = data["winner"], data["reason"]
         if winner not in (0, 1, None) or isinstance(winner, bool) or reason not in OUTCOME_REASONS:
             raise RecordError(f"bad result {data!r} (reasons: {', '.join(OUTCOME_REASONS)})")
-        if (winner is None) != (reason in ("draw", "aborted")):
+        if (winner is None) != (reason in NO_WINNER):
             raise RecordError(f"bad result {data!r}: only a draw or an aborted game has no winner")
         ended = None if termination is None else Termination.from_json(termination)
         if (ended is None) != (reason not in TERMINATION_REASONS) or (
@@ -155,16 +155,21 @@ class Outcome:
         return cls(winner, reason, None if ended is None else ended.seat)
 
 
-TERMINATION_REASONS = ("resign", "timeout", "aborted")
-"""How a game can end off the board (a record's ``termination``)."""
+TERMINATION_REASONS = ("resign", "timeout", "aborted", "left", "left-draw")
+"""How a game can end off the board (a record's ``termination``): ``left`` and ``left-draw`` end a
+real-time game whose ``seat`` left it (no connection past a grace): the other seat claimed the win,
+or called it a draw (the server's ``claim_victory`` and ``claim_draw``, docs/protocol.md)."""
+NO_WINNER = ("draw", "aborted", "left-draw")
+"""The reasons of a result without a winner."""
 OUTCOME_REASONS = ("points", "final-scoring", "bridges", "draw", "no-bridges", *TERMINATION_REASONS)
 """How a game can end (NOTATION.md, *result*)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Termination:
-    """A game ended off the board: ``seat`` resigned or ran out of time (the other seat wins), or
-    aborted the game before it really began (nobody wins). NOTATION.md, *termination*."""
+    """A game ended off the board: ``seat`` resigned, ran out of time or left (the other seat wins), or
+    aborted the game before it really began (nobody wins), or left a game its opponent called a draw
+    (``left-draw``). NOTATION.md, *termination*."""
 
     reason: str
     seat: int
@@ -177,7 +182,7 @@ class Termination:
 
     @property
     def winner(self) -> int | None:
-        return None if self.reason == "aborted" else 1 - self.seat
+        return None if self.reason in NO_WINNER else 1 - self.seat
 
     def to_json(self) -> dict[str, Any]:
         return {"reason": self.reason, "seat": self.seat}

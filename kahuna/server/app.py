@@ -211,6 +211,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
         first_move_grace=limits.first_move_grace,
         notices=push.notices,
+        left_claim_seconds=limits.left_claim_seconds,
     )
     upkeep = Housekeeping(
         writer,

@@ -87,7 +87,10 @@ def _ended_record(tmp_path: Path, reason: str, seat: int, steps: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("reason", "seat", "steps"), [("resign", 0, 6), ("timeout", 1, 57), ("aborted", 1, 1)])
+@pytest.mark.parametrize(
+    ("reason", "seat", "steps"),
+    [("resign", 0, 6), ("timeout", 1, 57), ("aborted", 1, 1), ("left", 1, 20), ("left-draw", 0, 30)],
+)
 def test_records_ended_off_the_board_replay_alike(
     kahuna: Kahuna, tmp_path: Path, reason: str, seat: int, steps: int
 ) -> None:
@@ -101,7 +104,7 @@ def test_records_ended_off_the_board_replay_alike(
         final = json.loads(fast.stdout.splitlines()[-1])
         final = final["final"] if trace else final
         assert final["phase"] == "over" and final["to_move"] is None
-        assert final["result"] == {"winner": None if reason == "aborted" else 1 - seat, "reason": reason}
+        assert final["result"] == {"winner": None if reason in ("aborted", "left-draw") else 1 - seat, "reason": reason}
     assert len(fast.stdout.splitlines()) == steps + 1
 
 

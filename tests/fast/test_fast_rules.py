@@ -206,7 +206,9 @@ def test_playout_refuses_a_queued_reshuffle() -> None:
         state.playout(random.Random(0))
 
 
-@pytest.mark.parametrize(("reason", "seat"), [("resign", 0), ("timeout", 1), ("aborted", 0)])
+@pytest.mark.parametrize(
+    ("reason", "seat"), [("resign", 0), ("timeout", 1), ("aborted", 0), ("left", 1), ("left-draw", 0)]
+)
 def test_termination_ends_the_game_alike(reason: str, seat: int) -> None:
     """Ending a game off the board gives the referee's state, result and refusals on the compiled
     core, and a terminated referee state crosses over with its termination."""

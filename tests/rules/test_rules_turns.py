@@ -244,7 +244,8 @@ def test_bad_input_gets_clear_errors_and_changes_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("reason", "seat", "winner"), [("resign", 0, 1), ("timeout", 1, 0), ("aborted", 1, None)]
+    ("reason", "seat", "winner"),
+    [("resign", 0, 1), ("timeout", 1, 0), ("aborted", 1, None), ("left", 0, 1), ("left-draw", 1, None)],
 )  # fmt: skip
 def test_a_record_termination_ends_the_game_off_the_board(reason: str, seat: int, winner: int | None) -> None:
     state = GameState.new(random.Random(11))

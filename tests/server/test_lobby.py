@@ -342,6 +342,12 @@ def test_an_ai_level_is_a_rated_bot_account_that_accepts_challenges_at_once(serv
         bot = profile(server, "ai-easy")
         assert bot["is_bot"] and bot["ratings"]["realtime"]["games"] >= 1
         assert profile(server, "challenger")["ratings"]["realtime"]["games"] == 1
+        # The level's rating is a fixed anchor: it is listed apart from the people (issue 51).
+        board = server.get("/api/leaderboard?pool=realtime").json()
+        people = {entry["username"] for entry in board["players"] + board["unranked"]}
+        assert "challenger" in people and "ai-easy" not in people
+        level = next(entry for entry in board["computers"] if entry["username"] == "ai-easy")
+        assert level["level"] == "easy" and level["is_bot"] and level["rank"] >= 1
 
     asyncio.run(scenario())
 

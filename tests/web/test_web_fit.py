@@ -240,7 +240,7 @@ def test_hotseat_starts_behind_the_curtain_and_the_low_clock_warning_covers_noth
     page.goto(f"{server}/play/{game['game_id']}#{','.join(game['tokens'])}")
     curtain = page.get_by_test_id("curtain")
     expect(curtain).to_be_visible()  # the very first turn too
-    expect(curtain).to_contain_text("Hand the device to Black")
+    expect(curtain).to_contain_text("Hand the device to Player")
     expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
     expect(page.locator(".tracker")).to_have_count(0)
     expect(page.locator('[data-testid="turn-actions"] button')).to_have_count(0)

@@ -41,6 +41,7 @@ def test_a_seek_accepted_in_a_second_browser_takes_both_to_the_same_game(
 def test_lobby_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> None:
     profile = open_page("/users/ai-medium", width=390, height=800, locale="de-DE")
     expect(profile.get_by_test_id("profile-name")).to_contain_text("ai-medium")
+    expect(profile.get_by_test_id("profile-name")).to_contain_text("Kahuna-KI (Mittel)")  # as on every page
     expect(profile.get_by_test_id("rating-realtime")).to_contain_text("1500 ±50")  # a fixed anchor
     expect(profile.locator(".graph-empty").first).to_have_text("Noch keine gewerteten Partien.")
     width = profile.evaluate("() => document.documentElement.scrollWidth")
@@ -48,6 +49,7 @@ def test_lobby_profile_and_leaderboard_pages_on_a_phone(open_page: OpenPage) -> 
     lobby = open_page("/lobby", width=390, height=800, locale="es-ES")
     expect(lobby.locator("#play-now")).to_have_text("Jugar ya")
     expect(lobby.locator(".bot-levels button")).to_have_count(6)  # easy to grandmaster
+    expect(lobby.locator(".bot-levels button").first).to_have_text("IA de Kahuna (Fácil)")
     assert lobby.evaluate("() => document.documentElement.scrollWidth") <= 390
     board = open_page("/leaderboard?pool=correspondence", width=390, height=800)
     expect(board.locator("h1")).to_have_text("Leaderboard")

@@ -177,7 +177,7 @@ def test_hotseat_by_keyboard_with_explained_mistakes(open_page: OpenPage, shot: 
     expect(page.locator(".banner")).to_contain_text("Black to move")
     # The very first turn starts behind the hand-over curtain too; Black asks for it.
     curtain = page.get_by_test_id("curtain")
-    expect(curtain).to_contain_text("Hand the device to Black")
+    expect(curtain).to_contain_text("Hand the device to Player")
     expect(page.locator('[data-testid="hand"] button.card')).to_have_count(0)
     expect(page.locator(".notation")).to_be_hidden()
     curtain.locator(".reveal").focus()

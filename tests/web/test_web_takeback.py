@@ -50,7 +50,7 @@ def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
     expect(bob.get_by_test_id("message")).to_contain_text("bittet, die letzte Aktion zurückzunehmen")
     shot(bob, "takeback-1-asked-de")
     bob.get_by_test_id("takeback-decline").click()
-    expect(ann.get_by_test_id("message")).to_contain_text("White declined the take-back.")
+    expect(ann.get_by_test_id("message")).to_contain_text("Bob declined the take-back.")
     expect(bob.get_by_test_id("takeback-accept")).to_have_count(0)
     expect(cards).to_have_count(2)
     ann.get_by_test_id("takeback").click()

@@ -25,6 +25,7 @@ from playwright.sync_api import Page, WebSocket, expect
 from websockets.sync.client import ClientConnection, connect
 
 from kahuna.bench.lobby import CLOCK, client, new_account
+from kahuna.bot.client import play_with_agent
 
 OpenPage = Callable[..., Page]
 Shot = Callable[[Page, str], Path]
@@ -187,11 +188,16 @@ def test_the_watch_page_shows_the_listed_games_as_live_boards(
 
 
 def test_the_watch_page_in_german_and_the_unlisted_choice_on_the_home_page(
-    server: str, games: dict[str, Any], open_page: OpenPage
+    server: str, games: dict[str, Any], open_page: OpenPage, shot: Shot
 ) -> None:
     page = open_page("/watch", locale="de-DE")
     expect(page.get_by_role("heading", name="Laufende Partien")).to_be_visible()
     expect(page.get_by_test_id("watch-tile")).to_have_count(3)
+    # The AI level is named in German, as on every page (issue 51): not "Kahuna AI (easy)".
+    against_ai = page.locator(f'[data-testid="watch-tile"][data-game="{games["next"]}"]')
+    expect(against_ai.locator(".watch-name")).to_contain_text(["Kahuna-KI (Leicht)"])
+    expect(page.locator("main")).not_to_contain_text("Kahuna AI")
+    shot(page, "ai-levels-1-watch-de")
     home = open_page("/")
     home.get_by_label("Against a friend").check()
     home.locator("#unlisted").check()
@@ -207,6 +213,37 @@ def test_the_watch_page_in_german_and_the_unlisted_choice_on_the_home_page(
     home.goto(f"{server}/")
     home.get_by_label("Hot-seat").check()
     expect(home.locator(".unlisted-field")).to_be_hidden()  # a hot-seat game is never listed
+
+
+async def rated_game_against_ai_easy(url: str) -> None:
+    """A rated game against ``ai-easy`` played to its end (over before the next test lists the games):
+    the level and its opponent then have rating rows."""
+    headers = await new_account(url, "Tv_lani")
+    async with client(url, headers=headers) as http:
+        body = {"opponent": "ai-easy", "clock": CLOCK, "rated": True}
+        seat = (await http.post("/api/challenges", json=body)).json()
+    final = await play_with_agent(url, seat["game_id"], seat["token"], "random", 3)
+    assert final["status"] == "over"
+
+
+def test_the_leaderboard_lists_the_ai_levels_apart_from_the_people_in_german(
+    server: str, games: dict[str, Any], open_page: OpenPage, shot: Shot
+) -> None:
+    """An AI level's rating is a fixed anchor: it never tops the people's table (issue 51)."""
+    run(rated_game_against_ai_easy(server))
+    board = httpx.get(f"{server}/api/leaderboard?pool=realtime", timeout=10).json()
+    assert all(not entry["is_bot"] for entry in board["players"] + board["unranked"])
+    assert "easy" in [entry["level"] for entry in board["computers"]]
+    page = open_page("/leaderboard", locale="de-DE")
+    expect(page.get_by_role("heading", name="Computer", exact=True)).to_be_visible()
+    computers = page.get_by_test_id("computers")
+    expect(computers).to_contain_text("Kahuna-KI (Leicht)")
+    expect(computers).not_to_contain_text("ai-easy")
+    for people in (page.get_by_test_id("leaderboard"), page.get_by_test_id("unranked")):
+        if people.count():
+            expect(people).not_to_contain_text("Kahuna")
+            expect(people).not_to_contain_text("ai-")
+    shot(page, "ai-levels-2-leaderboard-de")
 
 
 def test_tv_follows_the_best_rated_game_and_moves_on_when_it_ends(

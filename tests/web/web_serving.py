@@ -44,6 +44,7 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
             *("--limit", "analysis_iterations=20"),  # post-game analyses in seconds (test_web_analysis.py)
             *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
             *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
+            *("--limit", "left_claim_seconds=3"),  # an opponent gone this long may be claimed (test_web_leaving.py)
             *("--test-seed", TEST_SEED),
             *extra,
         ],

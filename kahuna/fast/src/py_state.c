@@ -104,7 +104,8 @@ static PyObject *State_pile(StateObject *self, PyObject *unused) {
 static PyObject *State_copy(StateObject *self, PyObject *unused) { return new_state_object(&self->s); }
 
 /* terminate(winner, reason): end a running game off the board, as GameState.terminate: reason is
-   a termination's code (resign, timeout, aborted), winner the seat that wins (-1 only when aborted).
+   a termination's code (resign, timeout, aborted, left, left-draw), winner the seat that wins (-1
+   only when aborted or left-draw).
    ValueError, state unchanged, for a game already over or a result no termination gives. */
 static PyObject *State_terminate(StateObject *self, PyObject *args) {
     int winner, reason;
@@ -113,8 +114,9 @@ static PyObject *State_terminate(StateObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "the game is over");
         return NULL;
     }
-    if (reason < R_RESIGN || reason > R_ABORTED || winner < -1 || winner > 1 || (winner < 0) != (reason == R_ABORTED)) {
-        PyErr_SetString(PyExc_ValueError, "a termination is resign or timeout with a winner, or aborted without");
+    int no_winner = reason == R_ABORTED || reason == R_LEFT_DRAW;
+    if (reason < R_RESIGN || reason >= R_COUNT || winner < -1 || winner > 1 || (winner < 0) != no_winner) {
+        PyErr_SetString(PyExc_ValueError, "a termination is resign, timeout or left with a winner, or aborted or left-draw without");
         return NULL;
     }
     finish(&self->s, winner, reason);

@@ -42,7 +42,7 @@
 
 enum { PLAY = 0, FINAL = 1, OVER = 2 };
 /* Result reasons (kahuna/fast/layout.py REASONS): the board's, then the terminations off the board. */
-enum { R_NONE = 0, R_POINTS, R_FINAL_SCORING, R_BRIDGES, R_NO_BRIDGES, R_DRAW, R_RESIGN, R_TIMEOUT, R_ABORTED, R_COUNT };
+enum { R_NONE = 0, R_POINTS, R_FINAL_SCORING, R_BRIDGES, R_NO_BRIDGES, R_DRAW, R_RESIGN, R_TIMEOUT, R_ABORTED, R_LEFT, R_LEFT_DRAW, R_COUNT };
 #define NOBODY (-1)
 
 /* The board, filled by configure_board. */

@@ -57,6 +57,9 @@ class Limits:
     idle_game_seconds: float = 300.0
     """A game nobody has used for this long (no connection, no AI turn) leaves memory; it is
     loaded from the database again when asked for."""
+    left_claim_seconds: float = 30.0
+    """Seconds a player of a real-time game must have had no connection before the opponent may
+    claim the win or call it a draw (``claim_victory``, ``claim_draw``; lichess waits about as long)."""
     clock_min_seconds: int = MIN_INITIAL
     """The smallest real-time clock a game may be created with (``kahuna.clock.MIN_INITIAL``):
     every AI level finishes a game on it without running out (``kahuna/ai/timed.py``)."""

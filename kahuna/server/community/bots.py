@@ -24,9 +24,14 @@ BOT_PREFIX = LEVEL_PREFIX
 
 def level_of(account: Account) -> str | None:
     """The AI level a bot account stands for, if it is one of the server's levels."""
-    if not account.is_bot or not account.username.startswith(BOT_PREFIX):
+    return level_named(account.username) if account.is_bot else None
+
+
+def level_named(username: str) -> str | None:
+    """The AI level of a bot account's name ``ai-<level>``, if it is one of the server's levels."""
+    if not username.startswith(BOT_PREFIX):
         return None
-    level = account.username[len(BOT_PREFIX) :]
+    level = username[len(BOT_PREFIX) :]
     return level if ai_seats.available(level) else None
 
 

@@ -49,6 +49,8 @@ def live_games(conn: Connection, limit: int, now: float | None = None) -> list[d
             games.c.created,
             games.c.name0,
             games.c.name1,
+            games.c.kind0,
+            games.c.kind1,
             func.coalesce(game_accounts.c.rated, False).label("rated"),
             game_accounts.c.pool,
             game_accounts.c.account0,
@@ -89,6 +91,8 @@ def live_games(conn: Connection, limit: int, now: float | None = None) -> list[d
             players.append(
                 {
                     "name": row.name0 if seat == 0 else row.name1,
+                    # "human", or "ai:<level>": the page names a level in its own language
+                    "kind": row.kind0 if seat == 0 else row.kind1,
                     "account": account is not None,
                     "rating": None if account is None or row.pool is None else round(rating or UNRATED),
                 }

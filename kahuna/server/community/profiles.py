@@ -3,7 +3,10 @@
 The leaderboard ranks the players whose rating is trusted (deviation below
 ``ratings.TRUSTED_BELOW``, 75, lichess's rule) and lists apart, unranked, the others who have
 played rated games in the pool, those with a provisional rating (deviation of 110 or more) marked.
-A deleted account is left out of both.
+A deleted account is left out of both. Bot accounts (the AI levels' ``ai-<level>``, whose ratings
+are fixed anchors, and players' bots) are no people: they are listed apart in ``computers``, ranked
+among themselves, as lichess keeps bots off its leaderboards; ``players`` and ``unranked`` hold
+people only.
 
 A profile also carries the player's statistics (``player_games.stats``) and how many follow the
 player and whom the player follows (``relations``).
@@ -18,6 +21,7 @@ from sqlalchemy import Connection, select
 
 from kahuna.server.accounts import store as db
 from kahuna.server.community import player_games, rating_marks, ratings, relations
+from kahuna.server.community.bots import level_named
 from kahuna.server.db.schema import accounts, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.games.factory import POOLS
@@ -67,6 +71,7 @@ def leaderboard(conn: Connection, pool: str) -> dict[str, Any]:
     ).mappings()
     trusted: list[dict[str, Any]] = []
     unranked: list[dict[str, Any]] = []
+    computers: list[dict[str, Any]] = []
     for row in rows:
         entry = {
             "username": row["username"],
@@ -76,9 +81,19 @@ def leaderboard(conn: Connection, pool: str) -> dict[str, Any]:
             "games": row["games"],
             "provisional": row["deviation"] >= ratings.PROVISIONAL_FROM,
         }
-        if row["deviation"] < ratings.TRUSTED_BELOW:
+        if entry["is_bot"]:
+            if len(computers) < LEADERBOARD_SIZE:
+                level = level_named(row["username"])
+                computers.append({"rank": len(computers) + 1, "level": level, **entry})
+        elif row["deviation"] < ratings.TRUSTED_BELOW:
             if len(trusted) < LEADERBOARD_SIZE:
                 trusted.append({"rank": len(trusted) + 1, **entry})
         elif len(unranked) < LEADERBOARD_SIZE:
             unranked.append(entry)
-    return {"pool": pool, "trusted_below": ratings.TRUSTED_BELOW, "players": trusted, "unranked": unranked}
+    return {
+        "pool": pool,
+        "trusted_below": ratings.TRUSTED_BELOW,
+        "players": trusted,
+        "unranked": unranked,
+        "computers": computers,
+    }

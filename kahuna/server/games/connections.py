@@ -34,7 +34,7 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
         if all(game.online()):
             await engine.players_here(game)  # both are here: a clock that waited for them starts
     else:
-        client.send(messages.presence(game.online()))
+        client.send(game.presence())
 
 
 def leave(engine: GameEngine, game: LiveGame, client: Client) -> None:

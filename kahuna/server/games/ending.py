@@ -1,5 +1,7 @@
 """A seat's decision to stop: resign (the opponent wins) or abort (nobody wins, only before either
-player has finished a turn). The engine stores the end and runs the game-ended hook."""
+player has finished a turn); or, in a real-time game the opponent has left (no connection for
+``left_claim_seconds``), claim the win (``left``) or call it a draw (``left-draw``), as on lichess.
+The engine stores the end and runs the game-ended hook."""
 
 from __future__ import annotations
 
@@ -34,6 +36,40 @@ async def resign(engine: GameEngine, game: LiveGame, seat: int | None) -> None:
 async def abort(engine: GameEngine, game: LiveGame, seat: int | None) -> None:
     """``seat`` calls the game off before either player has finished a turn: nobody wins."""
     await _end_by(engine, game, seat, "aborted", _turn_finished)
+
+
+async def claim(engine: GameEngine, game: LiveGame, seat: int | None, draw: bool) -> None:
+    """``seat`` claims the win (or, ``draw``, calls it a draw) of a real-time game whose opponent
+    has had no connection for ``game.left_claim_seconds``: the opponent's seat "left"."""
+    if seat is None:
+        raise Rejected("forbidden", "spectators cannot claim a game")
+    reason = "left-draw" if draw else "left"
+    async with game.lock:
+        await engine.time_out_now(game)
+        if game.state.is_over:
+            raise Rejected("game_over", "the game is over")
+        refused = _not_claimable(game, 1 - seat, time.time())
+        if refused is not None:
+            raise refused
+        await engine.end(game, Termination(reason, 1 - seat), time.time())
+
+
+def _not_claimable(game: LiveGame, opponent: int, now: float) -> Rejected | None:
+    clock = game.clock
+    if clock is None or clock.control.correspondence:
+        return Rejected("not_realtime", "only a real-time game can be claimed when the opponent leaves")
+    if game.status != messages.PLAYING or clock.running is None:
+        return Rejected("not_started", "the game has not begun: abort it instead")
+    if game.ai_spec(opponent) is not None:
+        return Rejected("opponent_here", "the AI never leaves")
+    game.presence(now)  # notes a seat gone since the last presence message
+    left_at = game.left_at[opponent]
+    if left_at is None:
+        return Rejected("opponent_here", "your opponent is connected")
+    wait = game.left_claim_seconds - (now - left_at)
+    if wait > 0:
+        return Rejected("too_soon", "your opponent left only a moment ago", retry_after=round(wait, 3))
+    return None
 
 
 async def _end_by(

@@ -66,12 +66,15 @@ class GameEngine:
         self.ended = ended
         self.deadlines = deadlines
         self.notices: Notices = notices or NoNotices()
+        self.left_claim_seconds = 30.0
+        """Given to every game held (``--limit left_claim_seconds``, ``games/ending.claim``)."""
 
     # ----------------------------------------------------------------- entering and leaving memory
 
     def enter(self, game: LiveGame) -> None:
         """``game`` is now held here: follow other processes' changes, track its clock, and start
         the AI's turn if it is due (nobody may be computing it: the process that was died)."""
+        game.left_claim_seconds = self.left_claim_seconds
         self.replication.follow(game, self)
         self.deadlines.track(game)
         self.schedule_ai(game)

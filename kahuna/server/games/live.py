@@ -156,6 +156,10 @@ class LiveGame:
     takeback_declines: list[int] = field(default_factory=lambda: [0, 0])
     """Each seat's take-back requests declined so far (memory only, as the request itself): after
     ``messages.MAX_DECLINED_TAKEBACKS`` a seat asks no more in this game."""
+    left_at: list[float | None] = field(default_factory=lambda: [None, None])
+    """Since when each seat has had no connection, as this instance saw it (``games/leaving.py``)."""
+    left_claim_seconds: float = 30.0
+    """How long a seat must have been gone before its opponent may claim (set by the engine)."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
@@ -195,6 +199,13 @@ class LiveGame:
         present = self.local_online()
         remote = self.remote_online.values()
         return [self.ai_spec(s) is not None or present[s] or any(on[s] for on in remote) for s in (0, 1)]
+
+    def presence(self, now: float | None = None) -> dict[str, Any]:
+        """The ``presence`` message: who is connected, and since when a seat is gone (noted here)."""
+        online, at = self.online(), time.time() if now is None else now
+        for seat in (0, 1):
+            self.left_at[seat] = None if online[seat] else self.left_at[seat] or at
+        return messages.presence(online, self.left_at, at, self.left_claim_seconds)
 
     def local_online(self) -> tuple[bool, bool]:
         """Which seats have a connection to this instance."""
@@ -350,7 +361,7 @@ class LiveGame:
             client.send_text(text)
 
     def broadcast_presence(self) -> None:
-        text = messages.encode(messages.presence(self.online()))
+        text = messages.encode(self.presence())
         for client in self.clients:
             client.send_text(text)
 

@@ -122,8 +122,12 @@ def error(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": msg_id}
 
 
-def presence(online: Sequence[bool]) -> dict[str, Any]:
-    return {"type": "presence", "online": list(online)}
+def presence(online: Sequence[bool], left_at: Sequence[float | None], now: float, claim_after: float) -> dict[str, Any]:
+    """Who is connected; ``away``: for how many seconds each seat has had no connection (``null``:
+    connected); ``claim_after``: the seconds after which the opponent of a seat gone from a
+    real-time game may claim the win or a draw (``claim_victory``, ``claim_draw``)."""
+    away = [None if at is None else round(max(0.0, now - at), 1) for at in left_at]
+    return {"type": "presence", "online": list(online), "away": away, "claim_after": claim_after}
 
 
 def with_clock(text: str, clock: dict[str, Any] | None) -> str:

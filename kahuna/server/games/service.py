@@ -52,12 +52,14 @@ class GameService:
         spectator_chat_lines_per_game: int = 200,
         first_move_grace: float = FIRST_MOVE_GRACE,
         notices: Notices | None = None,
+        left_claim_seconds: float = 30.0,
     ) -> None:
         self.writer = writer
         self.clock_min_seconds = clock_min_seconds
         self.chat_lines = chatting.RoomSizes(chat_lines_per_game, spectator_chat_lines_per_game)
         self.deadlines = Deadlines()
         self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines, notices)
+        self.engine.left_claim_seconds = left_claim_seconds
         self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
         self.factory = GameFactory(writer, self.registry, deal_provider, first_move_grace)
         self._tasks: list[asyncio.Task[None]] = []
@@ -146,6 +148,10 @@ class GameService:
 
     async def abort(self, game: LiveGame, seat: int | None) -> None:
         await ending.abort(self.engine, game, seat)
+
+    async def claim(self, game: LiveGame, seat: int | None, draw: bool) -> None:
+        """``claim_victory`` (``draw`` false) or ``claim_draw``: the opponent left a real-time game."""
+        await ending.claim(self.engine, game, seat, draw)
 
     async def rematch(self, game: LiveGame, client: Client) -> None:
         await rematches.rematch(self.engine, self.factory, game, client)

@@ -76,7 +76,7 @@ class GameRequest(BaseModel):
     own decisions about the game."""
 
     model_config = ConfigDict(extra="ignore", strict=True)
-    type: Literal["resign", "abort", "rematch", "takeback", "takeback_decline"]
+    type: Literal["resign", "abort", "rematch", "takeback", "takeback_decline", "claim_victory", "claim_draw"]
     id: MsgId | None = None
 
 
@@ -383,6 +383,8 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None
             await service.resign(game, client.seat)
         elif message.type == "abort":
             await service.abort(game, client.seat)
+        elif message.type in ("claim_victory", "claim_draw"):
+            await service.claim(game, client.seat, message.type == "claim_draw")
         elif message.type == "takeback":
             await service.takeback(game, client)
         elif message.type == "takeback_decline":

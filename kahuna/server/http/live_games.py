@@ -19,6 +19,7 @@ class LivePlayer(BaseModel):
     name: str | None
     account: bool = Field(description="whether the seat is an account's (else a guest's)")
     rating: int | None = Field(description="the account's rating in the game's pool; null: a guest or no pool")
+    kind: str = Field(default="human", description='"human", or "ai:<level>" for an AI level\'s seat')
 
 
 class LiveClock(BaseModel):

@@ -4,9 +4,10 @@
 // the page as text (textContent via h()), never as HTML.
 
 import { h, s, fill, copyText } from "./dom.js";
-import { t, LANGUAGES } from "./i18n.js";
+import { t, LANGUAGES, colourName } from "./i18n.js";
 import { api, csrfToken } from "./api.js";
 import { loadSeats } from "./store.js";
+import { levelName, levelOfAccount } from "./names.js";
 import { refusal } from "./refusal.js";
 import { emailPanel, forgotLink } from "./mail.js";
 import { notificationPanel } from "./notify.js";
@@ -68,13 +69,6 @@ function personIcon() {
 /** The name the server gives an AI seat of a game it creates ("Kahuna AI (easy)", kept in records). */
 const SERVER_AI_NAME = /^Kahuna AI \(([\w-]+)\)$/;
 
-/** An AI level in words: "Easy", "Medium"… ("random" says only that). */
-function levelWord(level) {
-  const key = level === "random" ? "names.level_random" : `level.${level}`;
-  const word = t(key);
-  return word === key ? level : word;
-}
-
 /**
  * A localized name for a seat's player: a deleted account's seat shows a fixed label, and an AI
  * seat the server named after its level (`kind` "ai:<level>") is named in the page's language.
@@ -82,7 +76,7 @@ function levelWord(level) {
 export function playerName(name, kind = "") {
   if (name === "(deleted player)") return t("account.deleted_player");
   const level = typeof kind === "string" && kind.startsWith("ai:") ? kind.slice(3) : null;
-  if (level && SERVER_AI_NAME.exec(name)?.[1] === level) return t("names.ai", { level: levelWord(level) });
+  if (level && (SERVER_AI_NAME.exec(name)?.[1] === level || levelOfAccount(name) === level)) return levelName(level);
   if (!level) return defaultNameHere(name);
   return name;
 }
@@ -109,6 +103,18 @@ function defaultNameHere(name) {
 /** Both seats' names as `playerName` gives them (null stays null: a seat still waiting). */
 export function playerNames(players, kinds) {
   return (players || []).map((name, seat) => (name == null ? name : playerName(name, kinds?.[seat])));
+}
+
+/**
+ * Who sits in `seat`, for the words that speak of a player (chat, a rematch offer, a take-back
+ * request, the hot-seat curtain): the player's name; "Ann (White)" when both seats bear the same
+ * name; the colour only while the seat has no name yet.
+ */
+export function seatLabel(seat, players, kinds) {
+  const names = playerNames(players, kinds);
+  const name = names[seat];
+  if (name == null || name === "") return colourName(seat);
+  return names[1 - seat] === name ? `${name} (${colourName(seat)})` : name;
 }
 
 function field(id, label, attrs) {
@@ -241,6 +247,7 @@ export async function mountAccount(root) {
           e.preventDefault();
           const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value);
           if (!scopes.length) {
+            status.classList.remove("ok");
             status.textContent = t("account.need_scope");
             return;
           }
@@ -251,6 +258,7 @@ export async function mountAccount(root) {
             showToken(shown, made.token);
             await listTokens(tokenList, status);
           } catch (err) {
+            status.classList.remove("ok");
             status.textContent = refusal(err);
           }
         },
@@ -287,6 +295,7 @@ export async function mountAccount(root) {
           await api.signOutEverywhere();
           location.href = "/signin";
         } catch (err) {
+          status.classList.remove("ok");
           status.textContent = refusal(err);
         }
       },
@@ -307,8 +316,10 @@ export async function mountAccount(root) {
             const changed = await api.changePassword(current.value, fresh.value);
             current.value = fresh.value = "";
             status.textContent = t("account.password_changed", { sessions: changed.signed_out, tokens: changed.revoked_tokens });
+            status.classList.add("ok"); // done, not refused: no error's red
             await Promise.all([listTokens(tokenList, status), listSessions(sessionList, status)]);
           } catch (err) {
+            status.classList.remove("ok");
             status.textContent = refusal(err);
           }
         },

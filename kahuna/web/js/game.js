@@ -16,7 +16,8 @@ import { LastMoves, changesBetween, loadSeen, saveSeen } from "./lastmoves.js";
 import { scoringPanel } from "./scoring.js";
 import { playSound, soundOn, setSoundOn } from "./sounds.js";
 import { Tutorial } from "./tutorial.js";
-import { playerNames, currentAccount } from "./account.js";
+import { playerNames, currentAccount, seatLabel } from "./account.js";
+import { heardPresence, claimableIn } from "./leaving.js";
 import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
@@ -330,7 +331,7 @@ export class GamePage {
       this.life.heardTakeback(msg);
       if (entry.seat !== null && msg.seat !== entry.seat) {
         const key = msg.type === "takeback_offered" ? "life.takeback_offered" : "life.takeback_declined";
-        this.showMessage(t(key, { who: colourName(msg.seat) }));
+        this.showMessage(t(key, { who: this.seatLabel(msg.seat) }), false, "info");
       }
       this.render();
     } else if (msg.type === "rematch_offered" || msg.type === "rematch") {
@@ -342,7 +343,7 @@ export class GamePage {
         if (other) other.conn.send({ type: "rematch", id: `r${other.conn.nextId++}` });
       }
       const other = entry.seat !== null && msg.type === "rematch_offered" && msg.seat !== entry.seat && !this.hotseat;
-      if (other) this.showMessage(t("life.offered_to_you", { who: colourName(msg.seat) }));
+      if (other) this.showMessage(t("life.offered_to_you", { who: this.seatLabel(msg.seat) }), false, "info");
       this.render();
     } else {
       return false;
@@ -431,7 +432,10 @@ export class GamePage {
       return;
     }
     if (msg.type === "presence") {
-      entry.online = msg.online;
+      heardPresence(entry, msg);
+      clearTimeout(entry.claimTimer);
+      const wait = this.hotseat || this.tutorial ? null : claimableIn(entry);
+      if (wait) entry.claimTimer = setTimeout(() => index === this.shown && this.render(), wait + 50);
       if (index === this.shown) this.render();
       return;
     }
@@ -462,9 +466,10 @@ export class GamePage {
         entry.casualReason = msg.casual_reason || null;
         entry.tournament = !!msg.tournament;
         this.setClock(index, msg.clock);
-        if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         entry.players = msg.players;
         entry.kinds = msg.kinds;
+        if (index === 0) this.chat.setNames((seat) => seatLabel(seat, entry.players, entry.kinds));
+        if (index === 0) this.chat.setLines(msg.chat, this.hotseat ? null : entry.seat);
         if (index === 0) this.offerReports(entry);
         this.adopt(entry);
         this.chooseShown();
@@ -808,10 +813,20 @@ export class GamePage {
   }
 
   /** Feedback in the fixed message place; it fades after a while unless sticky (connection trouble). */
-  showMessage(text, sticky = false) {
+  /** Who sits in `seat`, by name (docs/web.md, *Names, not colours*). */
+  seatLabel(seat) {
+    return seatLabel(seat, this.current?.players, this.current?.kinds);
+  }
+
+  /**
+   * Feedback in the bar at the top: a refusal or a problem (red), or with `tone` "info" a neutral
+   * notice (an offer heard, a request made) that is no error.
+   */
+  showMessage(text, sticky = false, tone = "error") {
     this.message = text;
     this.messageSticky = Boolean(text) && sticky;
     this.messageBox.textContent = text;
+    this.messageBox.classList.toggle("info", Boolean(text) && tone === "info");
     clearTimeout(this.messageTimer);
     if (text && !sticky)
       this.messageTimer = setTimeout(() => {
@@ -1057,7 +1072,7 @@ export class GamePage {
       fill(this.handBox, [
         title,
         h("div", { class: "hand-curtain", "data-testid": "curtain" }, [
-          h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: colourName(seat) }) }),
+          h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: this.seatLabel(seat) }) }),
           h("button", {
             type: "button",
             class: "btn primary reveal",
@@ -1066,7 +1081,7 @@ export class GamePage {
               this.render();
               this.focusNext();
             },
-            text: t("hotseat.reveal", { who: colourName(seat) }),
+            text: t("hotseat.reveal", { who: this.seatLabel(seat) }),
           }),
           h("div", { class: "hand-row" }, [...hand].map(() => cardBack("", t("card.back")))),
         ]),

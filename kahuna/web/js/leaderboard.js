@@ -1,15 +1,21 @@
 // The leaderboard (/leaderboard): per pool, the players whose rating is trusted (deviation below
-// 75), ranked; the others apart, with provisional ratings marked "?". Names are text only.
+// 75), ranked; the others apart, with provisional ratings marked "?". The computers (the AI
+// levels, whose ratings are fixed anchors, and players' bots) are no people: listed apart, under
+// the people, each AI level by its name in the page's language. Names are text only.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api } from "./api.js";
+import { levelName } from "./names.js";
 
 function row(player, ranked) {
   const rating = `${player.rating}${player.provisional ? "?" : ""}`;
   return h("tr", {}, [
     h("td", { class: "num", text: ranked ? String(player.rank) : "" }),
-    h("td", {}, [h("a", { href: `/users/${encodeURIComponent(player.username)}`, text: player.username }), player.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null]),
+    h("td", {}, [
+      h("a", { href: `/users/${encodeURIComponent(player.username)}`, text: player.level ? levelName(player.level) : player.username }),
+      player.is_bot && !player.level ? h("span", { class: "badge", text: t("profile.bot") }) : null,
+    ]),
     h("td", { class: "num", text: rating }),
     h("td", { class: "num", text: `±${player.deviation}` }),
     h("td", { class: "num", text: String(player.games) }),
@@ -34,6 +40,7 @@ export async function mountLeaderboard(root) {
     fill(root, [h("p", { class: "message", text: t("lobby.offline") })]);
     return;
   }
+  const computers = board.computers || [];
   fill(root, [
     h("section", { class: "leaderboard" }, [
       h("h1", { text: t("leaderboard.title") }),
@@ -44,6 +51,9 @@ export async function mountLeaderboard(root) {
       board.players.length ? table(board.players, true, "leaderboard") : h("p", { text: t("leaderboard.empty") }),
       board.unranked.length ? h("h2", { text: t("leaderboard.unranked") }) : null,
       board.unranked.length ? table(board.unranked, false, "unranked") : null,
+      computers.length ? h("h2", { text: t("leaderboard.computers") }) : null,
+      computers.length ? h("p", { class: "hint", text: t("leaderboard.computers_help") }) : null,
+      computers.length ? table(computers, true, "computers") : null,
     ]),
   ]);
 }

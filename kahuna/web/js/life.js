@@ -7,6 +7,8 @@ import { h, fill } from "./dom.js";
 import { t, colourName } from "./i18n.js";
 import { preference, setPreference, rememberSeat } from "./store.js";
 import { playSound } from "./sounds.js";
+import { seatLabel } from "./account.js";
+import { leftItems } from "./leaving.js";
 import { seatMark } from "./panels.js";
 
 const DAY = 86400;
@@ -143,7 +145,7 @@ export class LifeControls {
       });
     if (offer && offer.seat !== seat) {
       return [
-        h("span", { class: "hint", text: t("life.takeback_offered", { who: colourName(offer.seat) }) }),
+        h("span", { class: "hint", text: t("life.takeback_offered", { who: seatLabel(offer.seat, entry.players, entry.kinds) }) }),
         button("takeback-accept", "life.takeback_accept", { type: "takeback" }),
         button("takeback-decline", "life.takeback_decline", { type: "takeback_decline" }),
       ];
@@ -206,6 +208,7 @@ export class LifeControls {
         );
       }
     } else if (seat !== null && seat !== undefined && entry.status !== "waiting") {
+      items.push(...leftItems(entry, this.send));
       items.push(...this.takebackItems(entry, entry.version));
       if (this.confirming) {
         items.push(
@@ -342,6 +345,12 @@ export class ChatPanel {
     this.reportButton.textContent = t("report.opponent");
   }
 
+  /** How a seat's lines are signed: `name(seat)`, the player's name (the colour until then). */
+  setNames(name) {
+    this.name = name;
+    this.draw();
+  }
+
   /** All lines the recipient may read (from a sync) and the viewer's seat. */
   setLines(lines, seat) {
     this.lines = lines || [];
@@ -391,7 +400,7 @@ export class ChatPanel {
       shown.slice(-100).map((line) =>
         h("li", { class: `chat-line room-${line.room}` }, [
           line.seat === null ? null : seatMark(line.seat),
-          h("span", { class: "who", text: `${line.seat === null ? t("chat.spectator") : colourName(line.seat)}: ` }),
+          h("span", { class: "who", text: `${line.seat === null ? t("chat.spectator") : this.name ? this.name(line.seat) : colourName(line.seat)}: ` }),
           h("span", { class: "chat-text", text: line.text }),
           this.reportable(line)
             ? h("button", {

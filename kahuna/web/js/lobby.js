@@ -10,7 +10,7 @@ import { BoardView } from "./board.js";
 import { outcomeWords } from "./narrate.js";
 import { formatClock } from "./life.js";
 import { currentAccount, playerName, playerNames } from "./account.js";
-import { defaultName, guestName } from "./names.js";
+import { defaultName, guestName, levelWord } from "./names.js";
 
 const VARIANTS = ["no_build_at_enemy_stone", "replace_on_remove"];
 
@@ -68,7 +68,7 @@ export function mountLobby(root, board, levels) {
         h("label", { for: "level", text: t("lobby.level") }),
         select(
           "level",
-          levels.map((l) => [l, t(`level.${l}`)]),
+          levels.map((l) => [l, levelWord(l)]),
           preference("level", "easy"),
         ),
       ]),

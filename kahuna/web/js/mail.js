@@ -32,6 +32,17 @@ function describe(state) {
   return lines.length ? lines.join(" ") : t("mail.email_none");
 }
 
+/** A neutral notice ("we mailed a link"): what was asked was done, so not in the error's red. */
+function done(element, text) {
+  element.classList.add("ok");
+  element.textContent = text;
+}
+
+function failed(element, text) {
+  element.classList.remove("ok");
+  element.textContent = text;
+}
+
 /** The account page's e-mail panel: the address (verified, pending), set or remove it. */
 export function emailPanel() {
   const state = h("p", { id: "email-state", "data-testid": "email-state", "aria-live": "polite" });
@@ -62,18 +73,18 @@ export function emailPanel() {
       const address = input.value.trim();
       show(await api.setEmail(address, language()));
       input.value = "";
-      status.textContent = t("mail.email_sent", { email: address });
+      done(status, t("mail.email_sent", { email: address }));
     } catch (err) {
-      status.textContent = refusal(err);
+      failed(status, refusal(err));
     }
   });
   remove.addEventListener("click", async () => {
     try {
       await api.removeEmail();
       show(await api.email());
-      status.textContent = t("mail.removed");
+      done(status, t("mail.removed"));
     } catch (err) {
-      status.textContent = refusal(err);
+      failed(status, refusal(err));
     }
   });
   api.email().then(show, (err) => (status.textContent = refusal(err)));
@@ -104,9 +115,9 @@ export async function mountVerifyEmail(root) {
     if (!token) throw Object.assign(new Error(""), { code: "token_unknown" });
     verifying ??= api.verifyEmail(token);
     await verifying;
-    message.textContent = t("mail.verified");
+    done(message, t("mail.verified"));
   } catch (err) {
-    message.textContent = refusal(err);
+    failed(message, refusal(err));
   }
 }
 
@@ -125,9 +136,9 @@ export function mountPasswordReset(root) {
       e.preventDefault();
       try {
         await api.askReset(input.value.trim(), language());
-        status.textContent = t("mail.reset_sent");
+        done(status, t("mail.reset_sent"));
       } catch (err) {
-        status.textContent = refusal(err);
+        failed(status, refusal(err));
       }
     });
     page(root, t("mail.reset_title"), [form, status]);
@@ -147,9 +158,9 @@ export function mountPasswordReset(root) {
     try {
       await api.resetPassword(token, fresh.value);
       fill(form, [h("a", { href: "/signin", class: "btn", id: "reset-sign-in", text: t("account.sign_in") })]);
-      status.textContent = t("mail.reset_done");
+      done(status, t("mail.reset_done"));
     } catch (err) {
-      status.textContent = refusal(err);
+      failed(status, refusal(err));
       submit.disabled = err.code === "token_used" || err.code === "token_expired" || err.code === "token_unknown";
     }
   });

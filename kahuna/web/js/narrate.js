@@ -89,6 +89,7 @@ function scoreWords(ev) {
 /** Who won and why, as one sentence. */
 export function outcomeWords(winner, reason) {
   if (reason === "aborted") return t("outcome.aborted");
+  if (reason === "left-draw") return t("outcome.left-draw");
   if (winner === null) return t("outcome.draw");
   const params = { who: colourName(winner), other: colourName(1 - winner) };
   const key = `outcome.${reason}`;

@@ -53,8 +53,10 @@ export function notificationPanel() {
             try {
               show(await api.setNotifications({ [kind]: { [channel]: box.checked } }));
               status.textContent = t("notify.saved");
+              status.classList.add("ok"); // saved, not refused: no error's red
             } catch (err) {
               box.checked = !box.checked;
+              status.classList.remove("ok");
               status.textContent = refusal(err);
             }
           });

@@ -9,6 +9,7 @@ import { api, ApiError } from "./api.js";
 import { currentAccount } from "./account.js";
 import { onlineDot, nameWithDot, refusalText } from "./social.js";
 import { openReportDialog } from "./report.js";
+import { levelName, levelOfAccount } from "./names.js";
 
 const POOLS = ["realtime", "correspondence"];
 const W = 320;
@@ -59,7 +60,7 @@ function statsPanel(stats) {
     ]);
   const rows = [
     ...["realtime", "correspondence", "untimed"].map((pool) => row(t(`pool.${pool}`), stats.pools[pool])),
-    ...Object.entries(stats.ai).map(([level, tally]) => row(t("stats.against", { level: t(`level.${level}`) }), tally)),
+    ...Object.entries(stats.ai).map(([level, tally]) => row(t("stats.against", { level: levelName(level) }), tally)),
   ];
   const best = stats.best_win;
   return h("section", { class: "stats card-panel", "data-testid": "profile-stats" }, [
@@ -218,9 +219,14 @@ export async function mountProfile(root, username) {
   const challenge = other
     ? h("p", {}, [h("a", { href: `/lobby?challenge=${encodeURIComponent(profile.username)}`, id: "challenge-link", text: t("seeks.challenge", { name: profile.username }) })])
     : null;
+  const level = profile.is_bot ? levelOfAccount(profile.username) : null; // an AI level: its name, as everywhere
   fill(root, [
     h("section", { class: "profile" }, [
-      h("h1", { "data-testid": "profile-name" }, [onlineDot(profile.online), profile.username, profile.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null]),
+      h("h1", { "data-testid": "profile-name" }, [
+        onlineDot(profile.online),
+        ...(level ? [levelName(level), " ", h("span", { class: "hint", text: profile.username })] : [profile.username]),
+        profile.is_bot ? h("span", { class: "badge", text: t("profile.bot") }) : null,
+      ]),
       me && !other ? h("p", {}, [h("a", { href: "/following", id: "following-link", text: t("social.following_title") })]) : null,
       me && !other ? downloadAll(profile.username) : null,
       relations,

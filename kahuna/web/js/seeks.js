@@ -12,7 +12,7 @@ import { api, ApiError } from "./api.js";
 import { rememberSeat, preference, setPreference } from "./store.js";
 import { currentAccount } from "./account.js";
 import { formatClock } from "./life.js";
-import { guestName } from "./names.js";
+import { guestName, levelName } from "./names.js";
 
 const CLOCKS = [
   ["180+2", "3+2"],
@@ -394,7 +394,7 @@ export async function mountSeeks(root, levels) {
       h(
         "div",
         { class: "actions bot-levels" },
-        bots.map((level) => h("button", { type: "button", class: "btn", onclick: () => challenge(level), text: t(`level.${level}`) })),
+        bots.map((level) => h("button", { type: "button", class: "btn", onclick: () => challenge(level), text: levelName(level) })),
       ),
       h("p", {}, [h("a", { href: "/leaderboard", text: t("leaderboard.title") })]),
     ]),

@@ -46,7 +46,7 @@ function seatLine(game, seat) {
   return h("span", { class: `watch-seat seat${seat}` }, [
     seatMark(seat),
     " ",
-    h("span", { class: "watch-name", title: player.name || "", text: player.name ? playerName(player.name) : "—" }),
+    h("span", { class: "watch-name", title: player.name || "", text: player.name ? playerName(player.name, player.kind) : "—" }),
     rating ? " " : null,
     rating,
   ]);
@@ -126,7 +126,7 @@ class Tile {
   showMoves(n) {
     this.movesCount = n;
     this.moves.textContent = t("watch.moves", { n });
-    const names = this.game.players.map((p) => (p.name ? playerName(p.name) : "—"));
+    const names = this.game.players.map((p) => (p.name ? playerName(p.name, p.kind) : "—"));
     this.element.setAttribute("aria-label", t("watch.tile_label", { black: names[0], white: names[1], n }));
   }
 
