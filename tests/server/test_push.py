@@ -191,8 +191,8 @@ def test_the_player_to_move_gets_a_your_turn_push_after_the_opponents_move_only_
     wait_for(lambda: bool(pushes.got("pushbob")), "the push to Bob's device")
     assert pushes.errors == []
     assert pushes.got("pushbob") == [
-        {"kind": "your_turn", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
-    ]  # only the turn he was away for; the game, the opponent and the page: no card, no move
+        {"kind": "your_turn", "game": game_id, "opponent": "pushalice", "url": f"/play/{game_id}#seat:1"}
+    ]  # only the turn he was away for; the game, the opponent (its account's name) and the page
     assert [n for n, _ in queued(server) if game_id in n] == [f"your_turn:{game_id}:{version}"]
     assert pushes.got("pushalice") == []
 
@@ -291,7 +291,8 @@ def test_a_player_away_from_a_running_clock_is_warned_before_it_runs_out(
         wait_for(lambda: len(pushes.got("pushlena")) == 2, "the your-turn push, then the low clock's")
         turn, low = pushes.got("pushlena")
         assert turn["kind"] == "your_turn"
-        assert low == {"kind": "deadline", "game": game_id, "opponent": "Ann", "url": f"/play/{game_id}#seat:1"}
+        # A signed-in creator plays under its account's name, whatever the form said (docs/community.md).
+        assert low == {"kind": "deadline", "game": game_id, "opponent": "pushkyle", "url": f"/play/{game_id}#seat:1"}
         wait_for(lambda: (f"deadline:{game_id}:{version}", "sent") in queued(server), "the push marked sent")
         assert pushes.errors == []
     finally:

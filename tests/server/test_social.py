@@ -247,7 +247,7 @@ def check_live_games(server: Server) -> dict[str, str]:
     assert [p["rating"] for p in even["players"]] == [1500, 1500] and even["rated"] and even["pool"] == "realtime"
     assert sorted(p["rating"] for p in anchor["players"]) == [1105, 1500]  # ai-easy's anchor rating
     names = server.get(f"/api/games/{ids['casual']}").json()["players"]
-    assert casual["players"] == [{"name": name, "account": False, "rating": None} for name in names]
+    assert casual["players"] == [{"name": name, "account": False, "rating": None, "kind": "human"} for name in names]
     assert not casual["rated"]
     for game in listed:
         summary = server.get(f"/api/games/{game['game_id']}").json()
