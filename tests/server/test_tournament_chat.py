@@ -1,7 +1,7 @@
 """An event's chat (issue 51) through a real server on SQLite: lines posted by its players, read
 back by anyone and delivered live to a lobby socket watching the event; every refusal (a guest, a
 non-entrant, a muted account, a too-long line) stores nothing; a shadow-muted player's line is
-shown to its author only."""
+shown to its author only; a finished event's chat refuses lines."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy
 import websockets
 from server_harness import Server
 from test_accounts import client, csrf, signed_in
 from test_moderation import moderator
 from test_moderation_reports import cookie, limited, until
+
+from kahuna.server.db.schema import tournaments
 
 CLOCK = {"initial": 300, "increment": 3}
 
@@ -104,3 +107,17 @@ def test_a_sender_has_the_game_chats_budget(server: Server) -> None:
     assert answer.json()["retry_after"] > 0
     assert post(fay, tid, "my own budget").status_code == 201
     assert texts(fay, tid)[-2:] == ["line 4", "my own budget"]
+
+
+def test_a_finished_events_chat_is_read_only(server: Server) -> None:
+    gus, hal = signed_in(server, "gus"), signed_in(server, "hal")
+    body = {"kind": "swiss", "name": "Over Cup", "clock": CLOCK, "rounds": 1, "join": True}
+    tid = gus.post("/api/tournaments", json=body, headers=csrf(gus)).json()["tournament_id"]
+    assert hal.post(f"/api/tournaments/{tid}/join", headers=csrf(hal)).status_code == 204
+    assert post(hal, tid, "gg").status_code == 201
+    engine = sqlalchemy.create_engine(server.db)  # the end itself is test_tournaments.py's
+    with engine.begin() as conn:
+        conn.execute(sqlalchemy.update(tournaments).where(tournaments.c.id == tid).values(status="finished"))
+    engine.dispose()
+    refused(post(gus, tid, "one more"), 409, "finished")
+    assert texts(gus, tid) == ["gg"]
