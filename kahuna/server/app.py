@@ -28,6 +28,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.config import PushSettings, Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, counted, memory_limiter
 from kahuna.server.community import bots
+from kahuna.server.community.event_chat import EventChat
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.community.tournaments import Tournaments
 from kahuna.server.db import migrations
@@ -46,6 +47,7 @@ from kahuna.server.http import (
     accounts,
     analysis,
     challenges,
+    event_chat,
     game_ratings,
     game_socket,
     games,
@@ -346,6 +348,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))
     app.include_router(tournaments.router(events))
+    app.include_router(event_chat.router(EventChat(writer, mode.broker, chat_budget, moderators)))
     app.include_router(profiles.router(writer, presence))
     app.include_router(relations.router(writer, presence, limits))
     app.include_router(moderation.router(moderators))

@@ -43,6 +43,7 @@ HTTP_ERRORS |= {"mail_off", "invalid_email", "token_unknown", "token_used", "tok
 HTTP_ERRORS |= {"token_invalid", "unknown_kind", "unknown_channel"}  # notifications
 HTTP_ERRORS |= {"own_account", "already_following", "not_following", "blocked", "blocking"}  # follows, blocks
 HTTP_ERRORS |= {"already_blocked", "not_blocked", "too_many_follows", "too_many_blocks"}
+HTTP_ERRORS |= {"not_entrant", "muted"}  # an event's chat
 
 UNLIMITED = ("messages_burst", "reads_burst", "games_burst", "joins_burst", "replays_burst")
 

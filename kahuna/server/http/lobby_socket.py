@@ -5,7 +5,9 @@ afresh at the next ping after the broker may have lost events (``lagged``); a si
 also gets its account's challenges. A client that owns an offer says so
 (``{"type": "own", "seek_id", "token"}``): its pings keep the offer alive, the offer is cancelled
 when the connection closes, and when it is accepted the connection sends ``accepted`` with the
-owner's seat links (the token comes from the client; the broker never carries it).
+owner's seat links (the token comes from the client; the broker never carries it). A tournament's
+page watches its event (``{"type": "watch", "tournament_id"}``, one event a connection): the
+connection then forwards the event's chat lines (``tournament_chat``, ``community/event_chat.py``).
 
 An instance going away (``draining.Drain``) closes its lobby sockets with 1001 and leaves their
 offers open: the owner reconnects to another instance and owns them again there (the browser does,
@@ -28,6 +30,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket
 from kahuna.server.common.tasks import cancel_and_wait
+from kahuna.server.community.event_chat import event_channel
 from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
 from kahuna.server.games.seats import seat_links
 from kahuna.server.http.auth import websocket_account
@@ -69,6 +72,8 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
     owned: dict[str, str] = {}
     """Offers this connection owns: id → the owner's token (memory only, never logged)."""
     extra: list[Any] = []
+    watched: list[Any] = []
+    """The watched event's subscription and its task (at most one of each)."""
     outbox: asyncio.Queue[str | None] = asyncio.Queue()
     behind = False
     going_away = False
@@ -149,6 +154,13 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
                 if any(sub.lagged for sub in (subscription, *extra)):
                     await _resync(lobby, send, owned, [subscription, *extra])
                 send({"type": "pong"})
+            elif message.type == "watch":
+                if message.tournament_id is None:
+                    send({"type": "error", "code": "malformed", "message": "watch needs tournament_id"})
+                    continue
+                await _unwatch(watched)
+                watching = lobby.broker.subscribe(event_channel(message.tournament_id))
+                watched.extend([watching, asyncio.create_task(forward(watching))])
             elif message.seek_id is None or message.token is None:
                 send({"type": "error", "code": "malformed", "message": "own needs seek_id and token"})
             elif len(owned) >= MAX_OPEN_PER_CLIENT:
@@ -179,6 +191,7 @@ async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, d
             presence.leave(entry)
         for task in tasks:
             await cancel_and_wait(task)
+        await _unwatch(watched)
         await subscription.close()
         for each in extra:
             await each.close()
@@ -208,9 +221,19 @@ async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions:
 
 class _Incoming(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
-    type: Literal["ping", "own"]
+    type: Literal["ping", "own", "watch"]
     seek_id: Annotated[str, StringConstraints(min_length=1, max_length=32)] | None = None
     token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    tournament_id: Annotated[str, StringConstraints(min_length=1, max_length=32)] | None = None
+
+
+async def _unwatch(watched: list[Any]) -> None:
+    """Stop forwarding the watched event's lines (if any)."""
+    if watched:
+        subscription, task = watched
+        await cancel_and_wait(task)
+        await subscription.close()
+        watched.clear()
 
 
 async def _close(websocket: WebSocket, message: dict[str, Any], code: int) -> None:

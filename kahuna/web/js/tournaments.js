@@ -14,6 +14,7 @@ import { currentAccount } from "./account.js";
 import { clockLabel } from "./seeks.js";
 import { playSound } from "./sounds.js";
 import { podium, hasByeNow, gamesCell, shareRow } from "./tournamentparts.js";
+import { EventChat } from "./tournamentchat.js";
 
 const REFRESH_MS = 3000;
 const GO_TO_GAME_MS = 1500;
@@ -215,6 +216,7 @@ export async function mountTournament(root, tid) {
   const status = h("p", { class: "message", role: "status", "aria-live": "polite", "data-testid": "tour-status" });
   const error = h("p", { class: "error", role: "alert", "data-testid": "tour-error" });
   const body = h("div", {});
+  const chat = new EventChat(tid);
   let tour = null;
   let mine = null;
   let leaving = false;
@@ -270,6 +272,8 @@ export async function mountTournament(root, tid) {
       : joined && running && hasByeNow(tour, account.username) ? h("p", { class: "tour-bye", "data-testid": "tour-bye", text: t("tourney.bye_now", { n: tour.round }) })
       : joined && running ? h("p", { class: "muted", "data-testid": "tour-waiting", text: t("tourney.waiting") }) : null;
     const when = countdown(tour);
+    const entrant = account && tour.players.some((p) => p.username === account.username);
+    chat.writable(tour.status === "finished" ? "finished" : !account ? "guest" : entrant ? "player" : "viewer");
     fill(body, [
       h("h1", { text: tour.name }),
       h("p", { "data-testid": "tour-summary", text: [kindLabel(tour.kind), clockLabel(tour.clock), length(tour), tour.rated ? t("tourney.rated") : t("tourney.casual"), t(`tourney.status_${tour.status}`)].join(" · ") }),
@@ -324,8 +328,10 @@ export async function mountTournament(root, tid) {
     if (mine?.game_id && !leaving && sessionStorage.getItem(PLAYED_KEY) !== mine.game_id) goToGame(mine);
   };
 
-  fill(root, [h("section", { class: "tournament" }, [body, status, error])]);
+  fill(root, [h("section", { class: "tournament" }, [body, status, error, chat.element])]);
+  const loading = chat.load(); // asked with the event, so that no request follows a finished event's page
   await refresh();
+  await loading;
   if (tour?.status === "finished") return;
   timer = setInterval(() => {
     if (!document.body.contains(body) || !timer) {
@@ -333,6 +339,7 @@ export async function mountTournament(root, tid) {
       return;
     }
     refresh();
+    if (socket?.readyState !== WebSocket.OPEN) chat.load(); // a guest's page (no socket) polls the chat
   }, REFRESH_MS);
   setInterval(() => {
     const shown = root.querySelector("[data-testid=countdown]");
@@ -343,9 +350,14 @@ export async function mountTournament(root, tid) {
     const connect = () => {
       if (!document.body.contains(body) || !timer || !account) return; // the page was left, the event is over, signed out
       socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`);
+      socket.onopen = () => {
+        socket.send(JSON.stringify({ type: "watch", tournament_id: tid })); // the event's chat lines, live
+        chat.load(); // the lines written while the socket was away
+      };
       socket.onmessage = (event) => {
         const message = JSON.parse(event.data);
         if (message.type === "tournament_game" && message.tournament_id === tid) goToGame(message);
+        if (message.type === "tournament_chat" && message.tournament_id === tid) chat.add(message.line);
       };
       // Closed by an instance going away (an upgrade) or a network drop: connect again, so that a
       // new game is learnt at once rather than at the next refresh.

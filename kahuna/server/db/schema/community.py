@@ -167,6 +167,22 @@ result (``0``/``1``: the winning seat, ``draw``, ``none``: aborted) is written b
 the transaction that stores the game's end. ``round``: the Swiss round, or the Arena's pairing."""
 
 
+tournament_chat = Table(
+    "tournament_chat",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", String(32), ForeignKey("tournaments.id"), nullable=False),
+    Column("account_id", Integer, nullable=False),
+    Column("username", String(20), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", Float, nullable=False),
+    Column("shadow", Integer),
+    Index("ix_tournament_chat_event", "tournament_id", "id"),
+)
+"""An event's chat lines (``community/event_chat.py``), written by its entrants; ``shadow``: the
+``shadow_mute`` the line was written under (shown to its author only)."""
+
+
 # ------------------------------------------------------------------ follows and blocks
 
 

@@ -614,6 +614,10 @@ export default {
   "tourney.player_games": "Resultater",
   "tourney.game_against": "{result} mod {name}",
   "tourney.share": "Link til denne turnering",
+  "tourney.chat": "Turneringschat",
+  "tourney.chat_sign_in": "Log ind og deltag i turneringen for at skrive her.",
+  "tourney.chat_players_only": "Kun turneringens spillere skriver her.",
+  "tourney.chat_closed": "Turneringen er slut: dens chat kan kun læses.",
   // play
   "clock.waiting": "Uret starter, når begge spillere er her (senest om {time}).",
   "life.takeback": "Fortryd",

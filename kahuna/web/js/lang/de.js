@@ -615,6 +615,10 @@ export default {
   "tourney.player_games": "Ergebnisse",
   "tourney.game_against": "{result} gegen {name}",
   "tourney.share": "Link zu diesem Turnier",
+  "tourney.chat": "Turnier-Chat",
+  "tourney.chat_sign_in": "Melde dich an und tritt dem Turnier bei, um hier zu schreiben.",
+  "tourney.chat_players_only": "Nur die Spieler des Turniers schreiben hier.",
+  "tourney.chat_closed": "Das Turnier ist vorbei: sein Chat kann nur noch gelesen werden.",
   // play
   "clock.waiting": "Die Uhr startet, wenn beide Spieler da sind (spätestens in {time}).",
   "life.takeback": "Zurücknehmen",

@@ -614,6 +614,10 @@ export default {
   "tourney.player_games": "Results",
   "tourney.game_against": "{result} against {name}",
   "tourney.share": "Link to this tournament",
+  "tourney.chat": "Tournament chat",
+  "tourney.chat_sign_in": "Sign in and join the tournament to write here.",
+  "tourney.chat_players_only": "Only the tournament's players write here.",
+  "tourney.chat_closed": "The tournament is over: its chat is read-only.",
   // play
   "clock.waiting": "The clock starts when both players are here (in {time} at the latest).",
   "life.takeback": "Take back",

@@ -614,6 +614,10 @@ export default {
   "tourney.player_games": "Resultados",
   "tourney.game_against": "{result} contra {name}",
   "tourney.share": "Enlace a este torneo",
+  "tourney.chat": "Chat del torneo",
+  "tourney.chat_sign_in": "Inicia sesión y únete al torneo para escribir aquí.",
+  "tourney.chat_players_only": "Solo los jugadores del torneo escriben aquí.",
+  "tourney.chat_closed": "El torneo ha terminado: su chat es de solo lectura.",
   // play
   "clock.waiting": "El reloj empieza cuando estén los dos jugadores (como muy tarde en {time}).",
   "life.takeback": "Deshacer",

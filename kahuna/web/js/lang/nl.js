@@ -615,6 +615,10 @@ export default {
   "tourney.player_games": "Uitslagen",
   "tourney.game_against": "{result} tegen {name}",
   "tourney.share": "Link naar dit toernooi",
+  "tourney.chat": "Toernooichat",
+  "tourney.chat_sign_in": "Meld je aan en doe mee aan het toernooi om hier te schrijven.",
+  "tourney.chat_players_only": "Alleen de spelers van het toernooi schrijven hier.",
+  "tourney.chat_closed": "Het toernooi is voorbij: de chat is alleen nog te lezen.",
   // play
   "clock.waiting": "De klok start als beide spelers er zijn (uiterlijk over {time}).",
   "life.takeback": "Terugnemen",
