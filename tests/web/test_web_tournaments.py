@@ -121,6 +121,8 @@ def test_the_creator_invites_a_computer_level_from_the_page(
     creator.get_by_role("button", name="Maken").click()
     creator.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
     expect(creator.get_by_test_id("tour-summary")).to_contain_text("Arena")
+    # The level by the one name every page gives it, in the page's language.
+    expect(creator.locator("#tour-invite option[value='ai-medium']")).to_have_text("Kahuna-AI (Gemiddeld)")
     creator.locator("#tour-invite").select_option("ai-medium")
     creator.get_by_test_id("tour-invite").get_by_role("button", name="Uitnodigen").click()
     expect(creator.get_by_test_id("standings")).to_contain_text("ai-medium")

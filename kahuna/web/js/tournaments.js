@@ -15,6 +15,7 @@ import { clockLabel } from "./seeks.js";
 import { playSound } from "./sounds.js";
 import { podium, hasByeNow, gamesCell, shareRow } from "./tournamentparts.js";
 import { EventChat } from "./tournamentchat.js";
+import { levelName } from "./names.js";
 
 const REFRESH_MS = 3000;
 const GO_TO_GAME_MS = 1500;
@@ -252,7 +253,7 @@ export async function mountTournament(root, tid) {
     if (!account && tour.status !== "finished") buttons.push(h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") }));
     let invite = null;
     if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
-      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: t(`level.${level}`) })));
+      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) })));
       const send = (event) => {
         event.preventDefault();
         act("invite", { username: pick.value });
