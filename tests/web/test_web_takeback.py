@@ -3,25 +3,15 @@ in another browser (here in German), declines, then accepts, and the card is bac
 
 from __future__ import annotations
 
-import json
+import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from playwright.sync_api import BrowserContext, Page, expect
-from websockets.sync.client import connect
 
 OpenPage = Callable[..., Page]
-
-
-def _a_legal_build(server: str, game_id: str, token: str) -> str:
-    """A build the seat may play now, as the server lists it (the test picks nothing by the rules)."""
-    with connect(server.replace("http://", "ws://") + f"/ws/{game_id}") as ws:
-        ws.send(json.dumps({"type": "hello", "token": token}))
-        while (message := json.loads(ws.recv(timeout=10)))["type"] != "sync":
-            pass
-    build: str = next(legal for legal in message["legal"] if ">" in legal)
-    return build
+a_legal_build = cast(Callable[[str, str, str], str], importlib.import_module("web_serving").a_legal_build)
 
 
 def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
@@ -40,7 +30,7 @@ def test_a_take_back_asked_declined_then_accepted_between_two_browsers(
     cards = ann.locator('[data-testid="hand"] button.card')
     expect(cards).to_have_count(3)
     expect(ann.get_by_test_id("takeback")).to_have_count(0)  # nothing played this turn yet
-    ann.locator("#notation").fill(_a_legal_build(server, created["game_id"], created["token"]))
+    ann.locator("#notation").fill(a_legal_build(server, created["game_id"], created["token"]))
     ann.locator("#notation").press("Enter")
     expect(cards).to_have_count(2)
     ann.get_by_test_id("takeback").click()
@@ -74,7 +64,7 @@ def test_hot_seat_takes_back_at_once(create: Callable[..., dict[str, Any]], serv
     page.locator(".reveal").click()  # the first turn starts behind the curtain
     cards = page.locator('[data-testid="hand"] button.card')
     expect(cards).to_have_count(3)
-    page.locator("#notation").fill(_a_legal_build(server, created["game_id"], created["tokens"][0]))
+    page.locator("#notation").fill(a_legal_build(server, created["game_id"], created["tokens"][0]))
     page.locator("#notation").press("Enter")
     expect(cards).to_have_count(2)
     page.get_by_test_id("takeback").click()

@@ -17,6 +17,7 @@ from typing import Any
 
 import launcher
 import pytest
+from websockets.sync.client import connect
 
 TEST_SEED = os.environ.get("KAHUNA_TEST_SEED", "46")
 """The server's draws (deals, first seats, AI seeds) come from this seed (``--test-seed``,
@@ -85,3 +86,14 @@ def create_game(base: str, **body: Any) -> dict[str, Any]:
     ``token`` or ``tokens``, the links), as in docs/protocol.md; conftest's ``create`` for the
     session's server."""
     return post_json(base, "/api/games", body)
+
+
+def a_legal_build(base: str, game_id: str, token: str) -> str:
+    """A build the seat may play now, as the server at ``base`` lists it (a test picks nothing by the
+    rules)."""
+    with connect(base.replace("http://", "ws://") + f"/ws/{game_id}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        while (message := json.loads(ws.recv(timeout=10)))["type"] != "sync":
+            pass
+    build: str = next(legal for legal in message["legal"] if ">" in legal)
+    return build
