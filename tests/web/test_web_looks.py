@@ -14,6 +14,7 @@ from typing import Any, cast
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
@@ -96,6 +97,22 @@ def sign_up(page: Page, username: str) -> None:
     page.wait_for_url(re.compile(r"/account$"))
 
 
+NAMES_FIT = """() => {
+  const names = [...document.querySelectorAll('.players .player-name')];
+  return names.length === 2 && names.every((el) => el.clientWidth > 0 && el.scrollWidth <= el.clientWidth);
+}"""
+
+
+def names_fit(page: Page) -> None:
+    """Wait until both players' names fit their boxes whole: the boxes settle as the page fills them
+    in (the rating, the presence dot), and a check at one instant once caught a name mid-way (CI,
+    2026-12-07); a name that is cut stays cut, and the wait fails."""
+    try:
+        page.wait_for_function(NAMES_FIT, timeout=10_000)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"a name is cut: {page.locator('.players .player-name').all_text_contents()}") from None
+
+
 def box(page: Page, selector: str) -> dict[str, float]:
     found = page.locator(selector).bounding_box()
     assert found, selector
@@ -152,9 +169,8 @@ def test_players_names_show_whole_in_a_game_on_a_phone(
     expect(names).to_have_count(2)
     expect(names.nth(0)).to_have_text("carolina_reef")
     expect(names.nth(1)).to_have_text("bob_the_builder")
-    for i in range(2):  # not cut to "c." or "bob_t…": the whole name in its box
-        fits = names.nth(i).evaluate("el => el.scrollWidth <= el.clientWidth && el.clientWidth > 0")
-        assert fits, names.nth(i).text_content()
+    names_fit(page)  # not cut to "c." or "bob_t…": the whole name in its box
+    for i in range(2):
         assert names.nth(i).evaluate(IN_VIEW)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     shot(page, "issue51-looks-names-390x844")
@@ -165,7 +181,7 @@ def test_players_names_show_whole_in_a_game_on_a_phone(
     expect(watched.locator(".players .player-rating")).to_have_count(2)
     for i in range(2):
         expect(names.nth(i)).to_have_text(re.compile(r"^Looks_rated_[ab]$"))
-        assert names.nth(i).evaluate("el => el.scrollWidth <= el.clientWidth && el.clientWidth > 0")
+    names_fit(watched)
     shot(watched, "issue51-looks-names-rated-390x844")
 
 
