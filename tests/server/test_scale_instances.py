@@ -309,6 +309,9 @@ def test_a_take_back_asked_on_one_instance_is_accepted_through_the_other(shared_
     async def scenario() -> None:
         host = await Player.join(a, game["game_id"], game["token"])
         guest = await Player.join(b, friend["game_id"], friend["token"])
+        # A hears of the join through B from the broker: until then its sync says "waiting"
+        while not host.last["legal"]:
+            host.last = await host.conn.until(lambda m: m["type"] == "sync")
         await host.play(next(t for t in host.last["legal"] if ">" in t))
         asked_at = host.version
         await host.conn.send(type="takeback", id="t")
