@@ -9,7 +9,7 @@ PIP := $(BIN)/pip install --disable-pip-version-check -q -c constraints.txt
 
 # Test folders that mypy --strict checks as well as the package: all of them, and the contributors'
 # tools (tools/, not installed).
-TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server tests/fast tests/tools tests/test_clock.py tools
+TYPED_TESTS := tests/ai tests/envs tests/tui tests/web tests/rules tests/server tests/fast tests/tools tests/test_clock.py tests/conftest.py tools
 # Folders whose modules are imported by their plain name (tui_pty_driver, positions, server_harness,
 # test_ai_agents, and the tools).
 TEST_HELPERS := tests/tui tests/rules tests/server tests/ai tools
@@ -46,7 +46,7 @@ typecheck: $(VENV)/.dev
 
 # make test's tests run in two processes, a test file each at a time (its module's server stays
 # with it); `make test PARALLEL=` runs them in one (docs/testing.md).
-PARALLEL ?= -n 2 --dist loadfile
+PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 
 pytest: $(VENV)/.dev
 	$(BIN)/pytest -q -m "not long" $(PARALLEL)

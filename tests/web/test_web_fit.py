@@ -5,7 +5,8 @@ without scrolling (on a phone the hand and the board together); messages, the lo
 too, cover nothing one could click; hot-seat's first turn starts behind the hand-over curtain; no
 page is wider than the window (the game over, the replay and the other pages, in English, German,
 Dutch, Spanish and Danish); an aborted game shows its sentence only. One game per size is switched
-through the five languages with the picker, so no game is replayed per language.
+through the five languages with the picker, so no game is replayed per language. make test runs
+the desktop and the phone, make test-all the laptop size too (``web_matrix.py``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-SIZES = [(1280, 800), (1366, 768), (390, 844)]
-SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
-LANGUAGES = ["en", "de", "nl", "es", "da"]
+_matrix = importlib.import_module("web_matrix")
+SIZES = cast(list[tuple[int, int]], _matrix.SIZES)
+LANGUAGES = cast(list[str], _matrix.LANGUAGES)
 Shot = Callable[[Page, str], Path]
 
 _replay = importlib.import_module("test_web_replay")
@@ -176,7 +177,7 @@ def select_building_card(page: Page) -> str:
     raise AssertionError("no card of the hand can build")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_a_turn_fits_the_window_in_every_language(
     server: str, post: Post, sized: Callable[[int, int], BrowserContext], shot: Shot, width: int, height: int
 ) -> None:
@@ -211,7 +212,7 @@ def test_a_turn_fits_the_window_in_every_language(
     expect(page.locator(".game")).to_have_class("game fitted")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_a_selected_cards_mark_spills_over_nothing(
     server: str, post: Post, sized: Callable[[int, int], BrowserContext], width: int, height: int
 ) -> None:
@@ -230,7 +231,7 @@ def test_a_selected_cards_mark_spills_over_nothing(
         expect(cards.nth(i)).to_have_attribute("aria-pressed", "false")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_hotseat_starts_behind_the_curtain_and_the_low_clock_warning_covers_nothing(
     server: str, post: Post, sized: Callable[[int, int], BrowserContext], shot: Shot, width: int, height: int
 ) -> None:
@@ -295,7 +296,7 @@ def test_a_finished_and_an_aborted_game_fit_a_phone_in_every_language(
     shot(page, "fit-aborted-390x844")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_no_page_is_wider_than_the_window_in_any_language(
     server: str, finished: dict[str, Any], sized: Callable[[int, int], BrowserContext], width: int, height: int
 ) -> None:

@@ -1,6 +1,7 @@
 """Issue 31's points 7 and 10 to 17 at 1280×800, 1366×768 and 390×844, in the five languages where
 the point is words (English, German, Dutch, Spanish, Danish), each case with a screenshot kept as a
-test artefact and no page wider than its window.
+test artefact and no page wider than its window (make test runs the cases ``web_matrix.py`` names,
+make test-all the rest).
 
 The other tests check each of these points at one size and one or a few languages; the layout
 points are test_web_fit.py's. The words expected are the language's own, read from its table
@@ -34,9 +35,8 @@ Sized = Callable[[int, int], BrowserContext]
 # checks the test folders as packages, where a plain-name import of a sibling would not resolve).
 _fit = importlib.import_module("test_web_fit")
 _texts = importlib.import_module("test_web_server_texts")
-SIZES = cast(list[tuple[int, int]], _fit.SIZES)
-SIZE_IDS = cast(list[str], _fit.SIZE_IDS)
-LANGUAGES = cast(list[str], _fit.LANGUAGES)
+_matrix = importlib.import_module("web_matrix")
+LANGUAGES = cast(list[str], _matrix.LANGUAGES)
 LOCALES = cast(dict[str, str], _texts.LOCALES)
 sized = _fit.sized  # the fixture: a context of a window's size (a phone's a touch screen)
 no_wider_than_window = cast(Callable[[Page], None], _texts._fits)
@@ -52,7 +52,7 @@ sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lo
 TUTORIAL_IDLE = cast(str, importlib.import_module("test_web_tutorial").IDLE)
 serving = cast(Callable[[Path], AbstractContextManager[str]], importlib.import_module("web_serving").serving)
 
-PHONE = SIZES[-1]
+PHONE = cast(tuple[int, int], _matrix.PHONE)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def rated_seek(server: str, browser: Browser) -> Iterator[str]:
 # ---------------------------------------------------------------------------------------- point 7
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_7_a_seat_link_makes_the_game_this_browsers(
     server: str,
     open_page: OpenPage,
@@ -153,7 +153,7 @@ def test_7_a_seat_link_makes_the_game_this_browsers(
 # --------------------------------------------------------------------------------------- point 10
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_10_the_hint_is_shown_on_the_board(
     server: str, open_page: OpenPage, sized: Sized, shot: Shot, width: int, height: int
 ) -> None:
@@ -183,8 +183,7 @@ def test_10_the_hint_is_shown_on_the_board(
 # --------------------------------------------------------------------------------------- point 12
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height", "language"), _matrix.sizes_and_languages())
 def test_12_guests_see_rated_seeks_as_needing_an_account(
     open_page: OpenPage, rated_seek: str, shot: Shot, width: int, height: int, language: str
 ) -> None:
@@ -202,8 +201,7 @@ def test_12_guests_see_rated_seeks_as_needing_an_account(
 # --------------------------------------------------------------------------------------- point 13
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height", "language"), _matrix.sizes_and_languages())
 def test_13_a_guest_and_hotseat_have_default_names_in_the_browsers_language(
     open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Shot, width: int, height: int, language: str
 ) -> None:
@@ -225,7 +223,7 @@ def test_13_a_guest_and_hotseat_have_default_names_in_the_browsers_language(
     checked(page, shot, f"13-hotseat-names-{language}-{width}x{height}")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_13_two_guests_without_a_name_are_told_apart_in_every_language(
     open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Shot, width: int, height: int
 ) -> None:
@@ -251,7 +249,7 @@ def test_13_two_guests_without_a_name_are_told_apart_in_every_language(
 # --------------------------------------------------------------------------------------- point 14
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_14_chat_mute_and_notify_only_where_they_apply(
     server: str,
     open_page: OpenPage,
@@ -296,7 +294,7 @@ def test_14_chat_mute_and_notify_only_where_they_apply(
 # --------------------------------------------------------------------------------------- point 15
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_15_replay_keys_step_and_the_graph_has_axes(
     server: str, analysed: dict[str, Any], open_page: OpenPage, sized: Sized, shot: Shot, width: int, height: int
 ) -> None:
@@ -328,7 +326,7 @@ def test_15_replay_keys_step_and_the_graph_has_axes(
 # --------------------------------------------------------------------------------------- point 16
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_16_focusing_a_lines_button_lights_it_on_the_board(
     server: str, open_page: OpenPage, sized: Sized, shot: Shot, width: int, height: int
 ) -> None:
@@ -362,7 +360,7 @@ def test_16_focusing_a_lines_button_lights_it_on_the_board(
 # --------------------------------------------------------------------------------------- point 17
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", _matrix.languages())
 def test_17_the_phones_confirm_prompt_speaks_of_taps(
     server: str, open_page: OpenPage, sized: Sized, shot: Shot, language: str
 ) -> None:
@@ -379,7 +377,7 @@ def test_17_the_phones_confirm_prompt_speaks_of_taps(
     checked(page, shot, f"17-confirm-taps-{language}-{width}x{height}")
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(("width", "height"), _matrix.sizes())
 def test_17_the_tutorial_refuses_in_the_lessons_terms(
     server: str, open_page: OpenPage, sized: Sized, shot: Shot, width: int, height: int
 ) -> None:
