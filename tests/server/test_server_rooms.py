@@ -1,6 +1,7 @@
 """The server's rooms keep their shape (docs/architecture.md), checked on the source of every module.
 
-No module imports itself back through others (no circle), none is over 500 lines, only the HTTP
+The rooms stand in floors (``FLOORS``), and a module imports only from rooms on floors below its
+own; no module imports itself back through others (no circle), none is over 500 lines, only the HTTP
 layer builds FastAPI routers, ``kahuna worker`` reaches no HTTP module, and the game core reaches
 neither the community (ratings subscribe to the end hook instead) nor the cluster (its
 collaborators are given to it). Imports inside functions and ``TYPE_CHECKING`` blocks count too.
@@ -62,6 +63,44 @@ def _reach(start: str) -> set[str]:
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+FLOORS = [
+    ["ops"],
+    ["common"],
+    ["db", "serve_config"],
+    ["accounts"],
+    ["games"],
+    ["cluster", "push"],
+    ["community"],
+    ["mail", "moderation", "wiring"],
+    ["http", "admin", "run_worker"],
+    ["app"],
+    ["serve"],
+]
+"""The rooms of ``kahuna/server`` from the bottom up (a room is a folder, or a module directly in
+it), as docs/architecture.md draws them: a room uses the rooms below it and is used by those above."""
+
+
+def _room(name: str) -> str:
+    return name.removeprefix(f"{PACKAGE}.").split(".")[0]
+
+
+def test_every_room_has_a_floor() -> None:
+    floored = [room for floor in FLOORS for room in floor]
+    assert sorted({_room(name) for name in MODULES if name != PACKAGE}) == sorted(floored)
+
+
+def test_a_room_imports_only_from_the_floors_below_it() -> None:
+    floor_of = {room: n for n, floor in enumerate(FLOORS) for room in floor}
+    upward = sorted(
+        f"{name} -> {target}"
+        for name in MODULES
+        if name != PACKAGE
+        for target in GRAPH[name]
+        if _room(target) != _room(name) and floor_of[_room(target)] >= floor_of[_room(name)]
+    )
+    assert upward == []
 
 
 def test_no_module_imports_itself_back() -> None:
