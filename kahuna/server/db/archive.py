@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import ColumnElement, Connection, delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, select, update
 
 from kahuna.server.db import store
 from kahuna.server.db.archive_format import holds_game_columns, pack
@@ -91,7 +91,8 @@ def shorten_seat_digests(conn: Connection, game_ids: list[str]) -> None:
     """Keep only the :func:`~kahuna.server.db.schema.games.short_digest` of each seat token of
     these (archived) games: a look-up by token looks for both forms."""
     held = conn.execute(select(seats.c.token).where(seats.c.game_id.in_(game_ids))).scalars().all()
-    for token in held:
-        short = short_digest(token)
-        if short != token:
-            conn.execute(update(seats).where(seats.c.token == token).values(token=short))
+    pairs = [{"whole": token, "short": short_digest(token)} for token in held]
+    shortened = [pair for pair in pairs if pair["short"] != pair["whole"]]
+    if shortened:  # one statement for the batch, run for each seat (executemany)
+        rewrite = update(seats).where(seats.c.token == bindparam("whole")).values(token=bindparam("short"))
+        conn.execute(rewrite, shortened)
