@@ -122,6 +122,7 @@ def test_an_archived_game_answers_byte_for_byte_as_before(tmp_path: Path) -> Non
 
 async def _chat(server: Server, game_id: str) -> dict[str, object]:
     conn = await connect(server, game_id, seat_token(game_id, 0))
+    assert (await conn.state())["seat"] == 0  # its token still names the seat (a short digest, r0024)
     await conn.send(type="chat", text="still there?")
     reply = await conn.until(lambda m: m["type"] in ("error", "chat"))
     await conn.close()
