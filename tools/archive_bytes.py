@@ -153,7 +153,7 @@ def main() -> int:
     )  # fmt: skip
     print(done.stdout.strip(), f"(wall {time.perf_counter() - began:.1f} s)")
     after = show("after", measure(engine), args.games)
-    print(f"{before / after:.1f} times fewer bytes")
+    print(f"{before / after:.2f} times fewer bytes")
     engine.dispose()
     return 0
 

@@ -16,15 +16,16 @@ import pytest
 from alembic import command
 from finished_games import archived_of, rows_of, seat_token, write_finished
 from server_harness import ROOT, Server, connect, run
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy import text as sql
 from stored_games import stored_game
 
-from kahuna.server.accounts.store import insert_account
+from kahuna.server.accounts.store import adopt_seats, insert_account
 from kahuna.server.common.tokens import digest
-from kahuna.server.db import archive, migrations, store
+from kahuna.server.db import archive, migrations, schema, store
 from kahuna.server.db.archive_format import MARK2, ArchivedRows, unpack
 from kahuna.server.db.housekeeping import Ages, Housekeeping
+from kahuna.server.db.schema.games import short_digest
 from kahuna.server.db.writer import Writer
 
 FINISHED = [f"done{i}" for i in range(6)]
@@ -48,7 +49,8 @@ def seed_games(engine: Engine) -> None:
 
 
 def answers(server: Server) -> dict[str, bytes]:
-    """Every answer that reads a finished game's stored rows, as bytes."""
+    """Every answer that reads a finished game's stored rows, as bytes, and a browser's "my games"
+    by the seat tokens it holds (an archived game's seats keep short digests, r0024)."""
     paths = ["/api/users/alice", "/api/users/alice/games", "/api/users/alice/games.jsonl", "/api/users/bob/games.jsonl"]
     for game_id in [*FINISHED, "guest"]:
         paths += [f"/api/games/{game_id}", f"/api/games/{game_id}/record", f"/api/games/{game_id}/replay"]
@@ -57,7 +59,16 @@ def answers(server: Server) -> dict[str, bytes]:
         response = server.get(path)
         assert response.status_code == 200, (path, response.text)
         found[path] = response.content
+    tokens = [seat_token(game_id, seat) for game_id in [*FINISHED, "guest"] for seat in (0, 1)]
+    mine = server.post("/api/my-games", {"tokens": tokens})
+    assert mine.status_code == 200 and len(mine.json()) == len(tokens), mine.text
+    found["/api/my-games"] = mine.content
     return found
+
+
+def short_seats(stored: store.StoredGame) -> list[str | None]:
+    """The seats' digests as an archived game keeps them."""
+    return [None if token is None else short_digest(token) for token in stored.seat_tokens]
 
 
 def admin_archive(db: str, *more: str) -> str:
@@ -92,7 +103,8 @@ def test_an_archived_game_answers_byte_for_byte_as_before(tmp_path: Path) -> Non
             again = store.load_game(conn, game_id)
             assert again is not None and stored is not None
             assert again.archived == (game_id != "running")
-            again.archived = stored.archived
+            assert again.seat_tokens == (short_seats(stored) if again.archived else stored.seat_tokens)
+            again.archived, again.seat_tokens = stored.archived, stored.seat_tokens
             assert again == stored, game_id
     assert "archived 0 finished games" in admin_archive(server.db, "--older-than", "0")  # each game once
 
@@ -110,6 +122,7 @@ def test_an_archived_game_answers_byte_for_byte_as_before(tmp_path: Path) -> Non
 
 async def _chat(server: Server, game_id: str) -> dict[str, object]:
     conn = await connect(server, game_id, seat_token(game_id, 0))
+    assert (await conn.state())["seat"] == 0  # its token still names the seat (a short digest, r0024)
     await conn.send(type="chat", text="still there?")
     reply = await conn.until(lambda m: m["type"] in ("error", "chat"))
     await conn.close()
@@ -151,7 +164,7 @@ def test_a_game_archived_while_it_is_read_comes_back_whole(tmp_path: Path, monke
         again = store.load_game(conn, "done1")
     assert seen[-1] == 0  # the rows were gone when read
     assert first is not None and again is not None and again.archived
-    again.archived = False
+    again.archived = False  # (its seats were read before the pass: their digests whole, as matched as short ones)
     assert again == first
     engine.dispose()
 
@@ -216,7 +229,10 @@ def test_going_back_to_migration_0018_puts_the_game_columns_and_the_digests_back
         command.downgrade(migrations.config(conn), "0018")
     with engine.connect() as conn:
         assert conn.execute(columns).all() == before
-        assert sorted(token for (token,) in conn.execute(tokens)) == digests
+        kept = [digest(seat_token("guest", seat)) for seat in (0, 1)]  # the archived games' stay short (0024)
+        assert sorted(token for (token,) in conn.execute(tokens)) == sorted(
+            [*kept, *(short_digest(d) for d in digests if d not in kept)]
+        )
         records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
         assert len(records) == len(FINISHED)
         for record in records:
@@ -227,8 +243,8 @@ def test_going_back_to_migration_0018_puts_the_game_columns_and_the_digests_back
         for game_id in FINISHED:
             stored, first = store.load_game(conn, game_id), loaded[game_id]
             assert stored is not None and first is not None and stored.archived and not first.archived
-            assert stored.seat_tokens == [digest(seat_token(game_id, seat)) for seat in (0, 1)]
-            stored.archived = False
+            assert stored.seat_tokens == short_seats(first)
+            stored.archived, stored.seat_tokens = False, first.seat_tokens
             assert stored == first, game_id
     engine.dispose()
 
@@ -305,3 +321,46 @@ def _read(fd: int) -> bytes:
         return os.read(fd, 4096)
     except OSError:  # the terminal's other end is closed: all was read
         return b""
+
+
+def test_migration_0024_shortens_the_digests_of_the_games_archived_before(tmp_path: Path) -> None:
+    engine = store.open_engine(f"sqlite:///{tmp_path / 'k.db'}")
+    check_seats_of_archived_games(engine)
+    engine.dispose()
+
+
+def check_seats_of_archived_games(engine: Engine) -> None:
+    """The seats of the games archived by the code before 0024 keep their whole digests: going up
+    to 0024 shortens those (``schema.games.short_digest``) and no others; every seat is still found
+    by its token ("my games"), and an archived guest's seat is bound to an account at sign-in. On
+    PostgreSQL ``rating_history`` has no primary key at 0024, and its key on ``id`` again at 0023."""
+    seats = schema.seats
+    seed_games(engine)
+    whole = {(game_id, seat): digest(seat_token(game_id, seat)) for game_id in [*FINISHED, "guest"] for seat in (0, 1)}
+    pg = engine.dialect.name == "postgresql"
+    keys = sql("SELECT count(*) FROM pg_constraint WHERE conrelid = 'rating_history'::regclass AND contype = 'p'")
+    with engine.begin() as conn:
+        assert archive.archive_games(conn, FINISHED) == len(FINISHED)
+        command.downgrade(migrations.config(conn), "0023")
+    with engine.begin() as conn:
+        assert not pg or conn.execute(keys).scalar() == 1
+        for (game_id, seat), token in whole.items():  # as the code before 0024 left an archived game's seats
+            conn.execute(update(seats).where(seats.c.game_id == game_id, seats.c.seat == seat).values(token=token))
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "head")
+    with engine.begin() as conn:
+        assert not pg or conn.execute(keys).scalar() == 0
+        held = {
+            (game_id, seat): token
+            for token, game_id, seat in conn.execute(select(*seats.c["token", "game_id", "seat"]))
+        }
+        assert held == {key: short_digest(token) if key[0] in FINISHED else token for key, token in whole.items()}
+        found = store.seats_of_tokens(conn, list(whole.values()))
+        assert sorted(found) == sorted((token, game_id, seat) for (game_id, seat), token in whole.items())
+        assert archive.archive_games(conn, ["guest"]) == 1
+        alice = conn.execute(select(schema.accounts.c.id).where(schema.accounts.c.username == "alice")).scalar_one()
+        assert adopt_seats(conn, alice, [whole[("guest", 0)], whole[("done0", 0)]]) == 1  # done0's is bob's or hers
+        owners = conn.execute(select(seats.c.account_id).where(seats.c.game_id == "guest").order_by(seats.c.seat))
+        assert owners.scalars().all() == [alice, None]
+        shortened = conn.execute(select(seats.c.token).where(seats.c.game_id == "guest").order_by(seats.c.seat))
+        assert shortened.scalars().all() == [short_digest(whole[("guest", seat)]) for seat in (0, 1)]

@@ -13,7 +13,7 @@ from finished_games import archived_of, rows_of, seat_token
 from scale_harness import pg_url
 from sqlalchemy import Engine
 from sqlalchemy import text as sql
-from test_archive import FINISHED, PER_ACTION, admin_archive, seed_games
+from test_archive import FINISHED, PER_ACTION, admin_archive, check_seats_of_archived_games, seed_games, short_seats
 from test_guest_games import check_deletes_only_guests_old_aborted_and_abandoned_games
 
 from kahuna.server.common.tokens import digest
@@ -22,6 +22,7 @@ from kahuna.server.community.player_games import PlayedCache
 from kahuna.server.community.profiles import profile
 from kahuna.server.db import archive, migrations, store
 from kahuna.server.db.archive_format import MARK2
+from kahuna.server.db.schema.games import short_digest
 
 __all__ = ["pg_url"]
 
@@ -38,7 +39,10 @@ def _answers(engine: Engine) -> dict[str, Any]:
         profiles = json.dumps([profile(conn, name, (), PlayedCache()) for name in ("alice", "bob")])
     for stored in loaded.values():
         assert stored is not None
+        if stored.archived:  # its seats keep short digests (r0024): the short form of each, either way
+            assert all(token is None or len(token) == 22 for token in stored.seat_tokens)
         stored.archived = False
+        stored.seat_tokens = short_seats(stored)
     return {"loaded": loaded, "records": records, "export": export, "profiles": profiles}
 
 
@@ -80,7 +84,7 @@ def test_going_back_and_up_again_on_postgresql(pg_url: str) -> None:
         records = conn.execute(sql("SELECT record FROM archived_games")).scalars().all()
         assert len(records) == 7 and all(bytes(record[:1]) != MARK2 for record in records)
         digests = conn.execute(sql("SELECT token FROM seats WHERE game_id = 'done0' ORDER BY seat")).scalars().all()
-        assert digests == [digest(seat_token("done0", seat)) for seat in (0, 1)]
+        assert digests == [short_digest(digest(seat_token("done0", seat))) for seat in (0, 1)]  # short since 0024
     with engine.begin() as conn:
         command.upgrade(migrations.config(conn), "head")
     assert _answers(engine) == before
@@ -88,4 +92,10 @@ def test_going_back_and_up_again_on_postgresql(pg_url: str) -> None:
         command.downgrade(migrations.config(conn), "0014")
     with engine.connect() as conn:
         assert {game_id: store.per_action_rows(conn, game_id) for game_id in FINISHED} == rows
+    engine.dispose()
+
+
+def test_migration_0024_on_postgresql(pg_url: str) -> None:
+    engine = store.open_engine(pg_url)
+    check_seats_of_archived_games(engine)
     engine.dispose()

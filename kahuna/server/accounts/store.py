@@ -37,6 +37,7 @@ from sqlalchemy import (
 from kahuna.server.accounts.passwords import check_username, username_key
 from kahuna.server.db import schema
 from kahuna.server.db.schema import MAX_USER_AGENT, accounts, api_tokens, sessions
+from kahuna.server.db.schema.games import digest_forms
 
 SESSION_SECONDS = 30 * 24 * 3600
 """How long a sign-in lasts (fixed from sign-in, not renewed by use)."""
@@ -343,13 +344,15 @@ def touch_token(conn: Connection, token_id: int) -> None:
 
 
 def adopt_seats(conn: Connection, account_id: int, token_digests: list[str]) -> int:
-    """Bind the seats of these token digests to the account, unless bound to an account already;
-    returns how many were bound now."""
+    """Bind the seats of these token digests to the account, unless bound to an account already
+    (an archived game's seat by its short digest, ``schema.games.short_digest``); returns how many
+    were bound now."""
     if not token_digests:
         return 0
+    forms = sorted({form for token in token_digests for form in digest_forms(token)})
     bound = conn.execute(
         update(schema.seats)
-        .where(schema.seats.c.token.in_(token_digests), schema.seats.c.account_id.is_(None))
+        .where(schema.seats.c.token.in_(forms), schema.seats.c.account_id.is_(None))
         .values(account_id=account_id)
     )
     return bound.rowcount

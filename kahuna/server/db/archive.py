@@ -11,21 +11,23 @@ lock, so two passes at once (two instances, or the server and ``kahuna admin arc
 game once.
 
 What stays: the ``games`` row (its ``variant`` and ``deal`` emptied once a ``kahuna-archive/2``
-record holds them), the seats (``my-games`` finds a seat by its token, an account by its
-seats), and the rows other rooms read (``game_accounts``, ``rating_history``,
-``tournament_games``, ``rematches``, ``analyses``), unchanged. ``store.load_game`` reads an archived
-game from its record, so replay, analysis, the record and the exports give the same answers.
+record holds them), the seats (``my-games`` finds a seat by its token, an account by its seats;
+each keeps 16 bytes of its token's digest from then on, ``schema.games.short_digest``), and the
+rows other rooms read (``game_accounts``, ``rating_history``, ``tournament_games``, ``rematches``,
+``analyses``), unchanged. ``store.load_game`` reads an archived game from its record, so replay,
+analysis, the record and the exports give the same answers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlalchemy import ColumnElement, Connection, delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, select, update
 
 from kahuna.server.db import store
 from kahuna.server.db.archive_format import holds_game_columns, pack
-from kahuna.server.db.schema import actions, chat, clocks, games, reshuffles, seat_seen
+from kahuna.server.db.schema import actions, chat, clocks, games, reshuffles, seat_seen, seats
+from kahuna.server.db.schema.games import short_digest
 
 BATCH = 100
 """Games folded per transaction by ``kahuna admin archive`` (``--batch``)."""
@@ -81,4 +83,16 @@ def archive_games(conn: Connection, game_ids: list[str]) -> int:
     if folding:
         for table in PER_ACTION_TABLES:
             conn.execute(delete(table).where(table.c.game_id.in_(folding)))
+        shorten_seat_digests(conn, folding)
     return len(folding)
+
+
+def shorten_seat_digests(conn: Connection, game_ids: list[str]) -> None:
+    """Keep only the :func:`~kahuna.server.db.schema.games.short_digest` of each seat token of
+    these (archived) games: a look-up by token looks for both forms."""
+    held = conn.execute(select(seats.c.token).where(seats.c.game_id.in_(game_ids))).scalars().all()
+    pairs = [{"whole": token, "short": short_digest(token)} for token in held]
+    shortened = [pair for pair in pairs if pair["short"] != pair["whole"]]
+    if shortened:  # one statement for the batch, run for each seat (executemany)
+        rewrite = update(seats).where(seats.c.token == bindparam("whole")).values(token=bindparam("short"))
+        conn.execute(rewrite, shortened)

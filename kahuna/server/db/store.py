@@ -32,6 +32,7 @@ from kahuna.server.db.schema import (
     seats,
     tournament_games,
 )
+from kahuna.server.db.schema.games import digest_forms
 
 _last_stamp: tuple[int, str] = (-1, "")
 """The second :func:`now` last wrote, and how (every action is stamped: formatting it once a second
@@ -459,11 +460,13 @@ def game_id_of_invite(conn: Connection, invite: str) -> str | None:
 
 
 def seats_of_tokens(conn: Connection, tokens: list[str]) -> list[tuple[str, str, int]]:
-    """``(token digest, game id, seat)`` for each digest that names a seat."""
+    """``(token digest, game id, seat)`` for each digest that names a seat, whole or, in an
+    archived game, short (``schema.games.short_digest``): the digest given either way."""
     if not tokens:
         return []
-    rows = conn.execute(select(seats.c.token, seats.c.game_id, seats.c.seat).where(seats.c.token.in_(tokens)))
-    return [(token, game_id, seat) for token, game_id, seat in rows]
+    asked = {form: token for token in tokens for form in digest_forms(token)}
+    rows = conn.execute(select(seats.c.token, seats.c.game_id, seats.c.seat).where(seats.c.token.in_(list(asked))))
+    return [(asked[token], game_id, seat) for token, game_id, seat in rows]
 
 
 def due_deadlines(conn: Connection, before: float) -> dict[str, float]:

@@ -25,6 +25,7 @@ from kahuna.rules import Action, Event, GameRecord, GameState, RecordError, Term
 from kahuna.rules.board import cards_to_str
 from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tokens import digest
+from kahuna.server.db.schema.games import digest_forms
 from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
 from kahuna.server.games.client import MAX_BACKLOG as MAX_BACKLOG
@@ -189,9 +190,10 @@ class LiveGame:
         return kind[len(AI_PREFIX) :] if kind.startswith(AI_PREFIX) else None
 
     def seat_of_token(self, token: str) -> int | None:
-        token_digest = digest(token)
+        """The seat the token is for (an archived game's seats hold short digests, r0024)."""
+        forms = digest_forms(digest(token))
         for seat, stored in enumerate(self.seat_tokens):
-            if stored is not None and hmac.compare_digest(stored, token_digest):
+            if stored is not None and any(hmac.compare_digest(stored, form) for form in forms):
                 return seat
         return None
 

@@ -90,6 +90,9 @@ rating_history = Table(
 )
 """One row per account and rated game: the rating before and after it (and the deviation after).
 Indexed by game too: a profile's statistics join each game's rows (``community/player_games.py``).
+``id`` orders an account's rows (its profile's graph); on PostgreSQL it is not a primary key since
+r0024 (nothing looks a row up by it, and its index took 64 bytes a finished game), only numbered by
+its sequence; SQLite keeps the key, its rows' own numbers.
 ``kind``: ``game``, or ``refund`` (r0021): the points an account marked by a moderator took from
 this player in the game ``game_id``, given back (``ratings.refund_opponents``)."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from sqlalchemy import (
     Boolean,
     Column,
@@ -19,6 +21,10 @@ from sqlalchemy import (
 )
 
 from kahuna.server.db.schema.base import metadata
+
+SHORT_DIGEST_BYTES = 16
+"""How much of a seat token's SHA-256 an archived game's seat keeps (r0024): 128 bits, far beyond
+guessing (a token that matches one of a billion archived seats takes some 2^98 tries)."""
 
 
 def digest_bytes(text: str) -> bytes:
@@ -42,6 +48,28 @@ def digest_text(raw: bytes) -> str:
     if len(raw) == 32:
         return raw.hex()
     return (raw[:-1] if len(raw) == 33 and raw[-1] == 0 else raw).decode()
+
+
+def short_digest(text: str) -> str:
+    """What an archived game's seat keeps of a token digest (r0024): the first
+    :data:`SHORT_DIGEST_BYTES` bytes of a 64-digit hex SHA-256 as unpadded URL-safe base64, 22
+    characters where the digest takes 32 bytes (74 bytes less a game on PostgreSQL, in the row and
+    in the primary key's index: docs/scaling.md, "Storage"). ASCII text, so that the code before
+    0024, which reads a digest that is not 32 bytes long as UTF-8 text, reads it as a digest that
+    matches no token rather than failing. Any other text (tests' made-up digests) is kept whole.
+    A short form never equals a full digest (22 characters against 64)."""
+    if len(text) != 64:
+        return text
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        return text
+    return base64.urlsafe_b64encode(raw[:SHORT_DIGEST_BYTES]).rstrip(b"=").decode()
+
+
+def digest_forms(text: str) -> tuple[str, str]:
+    """The forms a seat may hold a token digest in: whole (a game not archived) or short."""
+    return text, short_digest(text)
 
 
 class Digest(TypeDecorator[str]):
@@ -115,8 +143,9 @@ seats = Table(
     Column("account_id", Integer, index=True),
 )
 """The digest of each seat token (32 bytes, :class:`Digest`), for ``my-games`` and for binding a
-token to its seat; the id of the account the seat belongs to (``accounts.id``, see
-``accounts/store.py``), if any."""
+token to its seat; once the game is archived, its :func:`short_digest` (r0024: a look-up by token
+looks for both forms, :func:`digest_forms`); the id of the account the seat belongs to
+(``accounts.id``, see ``accounts/store.py``), if any."""
 
 
 actions = Table(
