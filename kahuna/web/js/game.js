@@ -206,7 +206,8 @@ export class GamePage {
     );
     this.summaryBox = h("div", { class: "summary-box" });
     this.trackerBox = h("div", { class: "tracker-box" });
-    this.logList = h("ol", { class: "log-list", reversed: true });
+    // The log scrolls: a Tab stop of its own, so that the keyboard scrolls it too.
+    this.logList = h("ol", { class: "log-list", reversed: true, tabindex: "0", "aria-labelledby": "log-title" });
     this.announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
     this.logBox = h("section", { class: "log", "aria-labelledby": "log-title" }, [
       h("h2", { id: "log-title" }),
@@ -244,6 +245,7 @@ export class GamePage {
     this.dock = h("div", { class: "dock" }, [this.handBox, this.actionsBox, this.drawBox]);
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
+        h("h1", { class: "visually-hidden", id: "game-heading" }), // the page's title for a screen reader's headings
         this.statusBar,
         this.tutorialBox,
         this.summaryBox,
@@ -379,6 +381,7 @@ export class GamePage {
     this.root.querySelector("#notation-submit").textContent = t("game.notation_submit");
     this.root.querySelector("#notation-help").textContent = t("game.notation_help");
     this.root.querySelector("#log-title").textContent = t("log.title");
+    this.root.querySelector("#game-heading").textContent = t("title.game");
     this.root.querySelector("#speed-label").textContent = t("game.speed");
     this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
     this.root.querySelector("#sounds-label").textContent = t("game.sounds");

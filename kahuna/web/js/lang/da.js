@@ -790,6 +790,7 @@ export default {
   "social.err_unauthorized": "Log ind først.",
   "pool.untimed": "Uden ur",
   "stats.title": "Statistik",
+  "stats.row_head": "Hvilke spil",
   "stats.against": "Mod {level}",
   "stats.games": "Spil",
   "stats.wins": "Vundet",

@@ -791,6 +791,7 @@ export default {
   "social.err_unauthorized": "Melde dich zuerst an.",
   "pool.untimed": "Ohne Uhr",
   "stats.title": "Statistik",
+  "stats.row_head": "Welche Partien",
   "stats.against": "Gegen {level}",
   "stats.games": "Partien",
   "stats.wins": "Gewonnen",

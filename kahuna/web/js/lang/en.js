@@ -790,6 +790,7 @@ export default {
   "social.err_unauthorized": "Sign in first.",
   "pool.untimed": "No clock",
   "stats.title": "Statistics",
+  "stats.row_head": "Which games",
   "stats.against": "Against {level}",
   "stats.games": "Games",
   "stats.wins": "Won",

@@ -790,6 +790,7 @@ export default {
   "social.err_unauthorized": "Inicia sesión primero.",
   "pool.untimed": "Sin reloj",
   "stats.title": "Estadísticas",
+  "stats.row_head": "Qué partidas",
   "stats.against": "Contra {level}",
   "stats.games": "Partidas",
   "stats.wins": "Ganadas",

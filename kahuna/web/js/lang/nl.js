@@ -791,6 +791,7 @@ export default {
   "social.err_unauthorized": "Meld je eerst aan.",
   "pool.untimed": "Zonder klok",
   "stats.title": "Statistieken",
+  "stats.row_head": "Welke partijen",
   "stats.against": "Tegen {level}",
   "stats.games": "Partijen",
   "stats.wins": "Gewonnen",
