@@ -81,7 +81,7 @@ class Visit:
     route: str
     path: str
     ready: str
-    then: str = ""  # a selector clicked, or "key:<Key>" pressed, once the page is ready
+    then: str = ""  # once the page is ready: "key:<Key>" pressed, "tab:<selector>" or "check:<selector>" clicked
 
 
 @dataclass
@@ -114,6 +114,7 @@ def visits(base: str, page: Page) -> list[Visit]:
     return [
         Visit("home", "/", "/", "#main h1"),
         Visit("play-ai", "/play/{game_id}", f"/play/{ai['game_id']}#{ai['token']}", MINE),
+        Visit("play-ai-reader", "/play/{game_id}", f"/play/{ai['game_id']}#{ai['token']}", MINE, "check:#reader-mode"),
         Visit(
             "hotseat",
             "/play/{game_id}",
@@ -137,9 +138,9 @@ def visits(base: str, page: Page) -> list[Visit]:
         Visit("signin", "/signin", "/signin", "#signin-submit"),
         Visit("account", "/account", "/account", "[data-testid=notify-grid] *, #notify-title"),
         Visit("mod-queue", "/mod", "/mod", "#mod-panel-queue > *"),
-        Visit("mod-appeals", "/mod", "/mod", "#mod-tab-appeals", then="#mod-tab-appeals"),
-        Visit("mod-log", "/mod", "/mod", "#mod-tab-log", then="#mod-tab-log"),
-        Visit("mod-moderators", "/mod", "/mod", "#mod-tab-moderators", then="#mod-tab-moderators"),
+        Visit("mod-appeals", "/mod", "/mod", "#mod-tab-appeals", then="tab:#mod-tab-appeals"),
+        Visit("mod-log", "/mod", "/mod", "#mod-tab-log", then="tab:#mod-tab-log"),
+        Visit("mod-moderators", "/mod", "/mod", "#mod-tab-moderators", then="tab:#mod-tab-moderators"),
         Visit("verify-email", "/email/verify", "/email/verify", "[data-testid=verify-status]"),
         Visit("password-reset", "/password-reset", "/password-reset", "#reset-email"),
         Visit("unsubscribe", "/unsubscribe/{token}", "/unsubscribe/not-a-token", "[data-testid=unsubscribe-status]"),
@@ -161,7 +162,9 @@ def visits(base: str, page: Page) -> list[Visit]:
 def pages(site: tuple[str, str], browser: Browser) -> Iterator[Site]:
     """The module's server, a moderator (and admin) signed in in one browser context, and the pages."""
     base, db = site
-    context: BrowserContext = browser.new_context(locale="en-GB", reduced_motion="reduce")
+    # No service worker: hundreds of page loads in one context once stalled for 20 s on the shell
+    # cache's worker (the offline shell has its own test, test_web_app.py)
+    context: BrowserContext = browser.new_context(locale="en-GB", reduced_motion="reduce", service_workers="block")
     context.set_default_timeout(20000)
     context.add_init_script(AXE)  # every page the context opens has axe-core, as a page's own script
     page = context.new_page()
@@ -179,11 +182,15 @@ def pages(site: tuple[str, str], browser: Browser) -> Iterator[Site]:
 def show(site: Site, visit: Visit, code: str) -> None:
     """Open the page in the language ``code`` (the picker's stored choice) and wait until it has drawn."""
     page = site.page
-    page.evaluate("code => localStorage.setItem('kahuna.lang', code)", code)
+    # the language, and screen-reader mode off unless the visit switches it on
+    page.evaluate(
+        "code => { localStorage.setItem('kahuna.lang', code); localStorage.removeItem('kahuna.reader'); }", code
+    )
     if page.url == site.base + visit.path:
         page.reload()  # the same address with a fragment (a seat's link) would not load the page again
     else:
         page.goto(site.base + visit.path)
+    page.locator("#language").wait_for(state="attached")  # the header: the page's script has run
     expect(page.locator("html")).to_have_attribute("lang", code)
     try:
         if visit.ready.startswith("()"):
@@ -194,11 +201,14 @@ def show(site: Site, visit: Visit, code: str) -> None:
         raise AssertionError(
             f"{visit.name} in {code} never drew: {page.locator('main').inner_text()[:300]}"
         ) from timeout
-    if visit.then.startswith("key:"):
-        page.keyboard.press(visit.then.removeprefix("key:"))
-    elif visit.then:
-        page.locator(visit.then).click()
-        expect(page.locator(visit.then)).to_have_attribute("aria-selected", "true")
+    how, _, what = visit.then.partition(":")
+    if how == "key":
+        page.keyboard.press(what)
+    elif how == "tab":
+        page.locator(what).click()
+        expect(page.locator(what)).to_have_attribute("aria-selected", "true")
+    elif how == "check":
+        page.locator(what).check()
 
 
 def check(page: Page, theme: Theme, size: tuple[int, int]) -> list[dict[str, Any]]:
@@ -309,7 +319,7 @@ UNREACHED = """() => {
     .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.getAttribute("class") || ""}`);
 }"""
 
-KEYBOARD_SAMPLE = ("home", "play-ai", "replay", "account", "mod-queue", "lobby", "tournament")
+KEYBOARD_SAMPLE = ("home", "play-ai-reader", "account", "mod-queue", "tournament")  # make test's: a few seconds
 
 
 def walk(page: Page, limit: int = 200) -> tuple[int, list[str], list[str]]:
@@ -356,3 +366,20 @@ def test_every_control_of_some_pages_is_reached_by_tab_with_its_focus_shown(page
 @pytest.mark.long
 def test_every_control_of_every_page_is_reached_by_tab_with_its_focus_shown(pages: Site) -> None:
     keyboard_check(pages, None)
+
+
+def test_screen_reader_mode_is_one_setting_on_the_account_page_and_the_game_page(pages: Site) -> None:
+    """The account page's switch and the game page's are the same setting of this browser."""
+    page = pages.page
+    account = next(visit for visit in pages.visits if visit.name == "account")
+    game = next(visit for visit in pages.visits if visit.name == "play-ai")
+    show(pages, account, "en")
+    expect(page.locator("#account-reader-mode")).not_to_be_checked()
+    page.get_by_label("Screen-reader mode").check()
+    page.goto(pages.base + game.path)
+    page.wait_for_function(game.ready)
+    expect(page.get_by_test_id("reader")).to_be_visible()
+    page.locator("#reader-mode").uncheck()
+    expect(page.get_by_test_id("reader")).to_be_hidden()
+    page.goto(pages.base + account.path)
+    expect(page.locator("#account-reader-mode")).not_to_be_checked()

@@ -22,6 +22,7 @@ import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 import { GameRatings } from "./gameratings.js";
+import { ReaderPanel, readerOn, setReaderOn } from "./reader.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -105,6 +106,7 @@ export class GamePage {
       (token) => this.play(token),
       (line) => this.lineClicked(line),
     );
+    this.reader = new ReaderPanel(board, (token) => this.play(token, true));
     this.build();
     const list = tokens.length ? tokens : [null];
     this.conns = list.map((token, i) => {
@@ -238,6 +240,10 @@ export class GamePage {
         this.render();
       }),
       toggle("sounds", soundOn(), (on) => setSoundOn(on)),
+      toggle("reader-mode", readerOn(), (on) => {
+        setReaderOn(on);
+        this.render();
+      }),
     ]);
     this.boardWrap.append(this.scoringBox);
     // Hand, display and deck, and the turn's buttons: the dock under the board (DOM order is
@@ -253,6 +259,7 @@ export class GamePage {
         this.dock,
       ]),
       h("aside", { class: "side-col" }, [
+        this.reader.element,
         this.playersBox,
         this.sinceBox,
         this.notationForm,
@@ -385,6 +392,7 @@ export class GamePage {
     this.root.querySelector("#speed-label").textContent = t("game.speed");
     this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
     this.root.querySelector("#sounds-label").textContent = t("game.sounds");
+    this.root.querySelector("#reader-mode-label").textContent = t("reader.mode");
     this.root.querySelector("#board-size-label").textContent = t("game.board_size");
     const size = preference("board", "fit");
     fill(
@@ -957,6 +965,7 @@ export class GamePage {
     if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
       this.proposed = null;
     this.renderActions(view, seat, mine, picks, curtain);
+    this.reader.render(view, seat, mine ? entry.legal.filter((token) => this.isLegal(token)) : [], curtain);
     this.stepHint.textContent = curtain ? "" : this.hint(view, mine, this.selectedCards());
     this.renderConfirm(seat);
     this.renderShare(entry);
