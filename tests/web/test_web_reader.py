@@ -86,6 +86,7 @@ def test_the_game_in_words_and_its_actions_by_keyboard(
     expect(island).to_contain_text(f"Black's bridges to {other}.")
 
     # The turn goes on by the lists: draw from the deck; then the AI's turn is announced in words.
+    page.wait_for_function(MINE)  # the build applied: the page takes the next action
     reader.locator('button.reader-act[data-token="d?"]').focus()
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.__said.some((s) => s.startsWith('White '))", timeout=30000)
