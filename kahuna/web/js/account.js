@@ -14,6 +14,7 @@ import { notificationPanel } from "./notify.js";
 import { pushPanel } from "./push.js";
 import { myReportsPanel } from "./report.js";
 import { mySanctionsPanel, renamePanel } from "./sanctions.js";
+import { readerSetting } from "./reader.js";
 
 let signedIn; // the promise of GET /api/me: the account, or null for a guest
 
@@ -385,6 +386,7 @@ export async function mountAccount(root) {
       mySanctionsPanel(),
       notificationPanel(),
       pushPanel(),
+      readerSetting(),
       tokens,
       sessions,
       passwordPanel,

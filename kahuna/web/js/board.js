@@ -95,10 +95,10 @@ export class BoardView {
    * board: the parsed board.json; onPick(token) is called when a highlighted line or bridge is
    * chosen, onLine(line) when any other line or bridge is clicked (so the page can say why not).
    */
-  constructor(board, onPick, onLine = () => {}) {
+  constructor(board, onPick, onLine = null) {
     this.board = board;
     this.onPick = onPick;
-    this.onLine = onLine;
+    this.onLine = onLine || (() => {});
     this.islands = new Map(board.islands.map((i) => [i.letter, i]));
     this.bridges = {};
     this.stones = {};
@@ -107,7 +107,7 @@ export class BoardView {
     this.spot = null;
     this.element = s("svg", {
       viewBox: viewBoxOf(board),
-      class: "board",
+      class: onLine ? "board explains" : "board", // its lines and bridges answer a click (a pointer cursor)
       role: "group",
       "aria-label": t("board.label"),
     });

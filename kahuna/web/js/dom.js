@@ -27,6 +27,15 @@ export function s(tag, attrs, children) {
   return apply(document.createElementNS(SVG_NS, tag), attrs, children);
 }
 
+/**
+ * The box a wide table scrolls sideways in on a narrow screen: a named region one can Tab to, so
+ * that the keyboard's arrow keys scroll it too (a table of text has nothing else to focus), and a
+ * screen reader names it (axe-core's scrollable-region-focusable; docs/web.md, *Accessibility*).
+ */
+export function scrollBox(label, children, attrs = {}) {
+  return h("div", { class: "table-scroll", role: "region", tabindex: "0", "aria-label": label, ...attrs }, children);
+}
+
 /** Replace all children of el. */
 export function fill(el, children) {
   el.replaceChildren();

@@ -22,6 +22,7 @@ import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 import { GameRatings } from "./gameratings.js";
+import { ReaderPanel, readerOn, setReaderOn } from "./reader.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -105,6 +106,7 @@ export class GamePage {
       (token) => this.play(token),
       (line) => this.lineClicked(line),
     );
+    this.reader = new ReaderPanel(board, (token) => this.play(token, true));
     this.build();
     const list = tokens.length ? tokens : [null];
     this.conns = list.map((token, i) => {
@@ -206,7 +208,8 @@ export class GamePage {
     );
     this.summaryBox = h("div", { class: "summary-box" });
     this.trackerBox = h("div", { class: "tracker-box" });
-    this.logList = h("ol", { class: "log-list", reversed: true });
+    // The log scrolls: a Tab stop of its own, so that the keyboard scrolls it too.
+    this.logList = h("ol", { class: "log-list", reversed: true, tabindex: "0", "aria-labelledby": "log-title" });
     this.announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
     this.logBox = h("section", { class: "log", "aria-labelledby": "log-title" }, [
       h("h2", { id: "log-title" }),
@@ -237,6 +240,10 @@ export class GamePage {
         this.render();
       }),
       toggle("sounds", soundOn(), (on) => setSoundOn(on)),
+      toggle("reader-mode", readerOn(), (on) => {
+        setReaderOn(on);
+        this.render();
+      }),
     ]);
     this.boardWrap.append(this.scoringBox);
     // Hand, display and deck, and the turn's buttons: the dock under the board (DOM order is
@@ -244,6 +251,7 @@ export class GamePage {
     this.dock = h("div", { class: "dock" }, [this.handBox, this.actionsBox, this.drawBox]);
     this.gameElement = h("div", { class: "game" }, [
       h("div", { class: "table-col" }, [
+        h("h1", { class: "visually-hidden", id: "game-heading" }), // the page's title for a screen reader's headings
         this.statusBar,
         this.tutorialBox,
         this.summaryBox,
@@ -251,6 +259,7 @@ export class GamePage {
         this.dock,
       ]),
       h("aside", { class: "side-col" }, [
+        this.reader.element,
         this.playersBox,
         this.sinceBox,
         this.notationForm,
@@ -379,9 +388,11 @@ export class GamePage {
     this.root.querySelector("#notation-submit").textContent = t("game.notation_submit");
     this.root.querySelector("#notation-help").textContent = t("game.notation_help");
     this.root.querySelector("#log-title").textContent = t("log.title");
+    this.root.querySelector("#game-heading").textContent = t("title.game");
     this.root.querySelector("#speed-label").textContent = t("game.speed");
     this.root.querySelector("#confirm-moves-label").textContent = t("game.confirm_moves");
     this.root.querySelector("#sounds-label").textContent = t("game.sounds");
+    this.root.querySelector("#reader-mode-label").textContent = t("reader.mode");
     this.root.querySelector("#board-size-label").textContent = t("game.board_size");
     const size = preference("board", "fit");
     fill(
@@ -954,6 +965,7 @@ export class GamePage {
     if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
       this.proposed = null;
     this.renderActions(view, seat, mine, picks, curtain);
+    this.reader.render(view, seat, mine ? entry.legal.filter((token) => this.isLegal(token)) : [], curtain);
     this.stepHint.textContent = curtain ? "" : this.hint(view, mine, this.selectedCards());
     this.renderConfirm(seat);
     this.renderShare(entry);

@@ -3,7 +3,7 @@
 // levels, whose ratings are fixed anchors, and players' bots) are no people: listed apart, under
 // the people, each AI level by its name in the page's language. Names are text only.
 
-import { h, fill } from "./dom.js";
+import { h, fill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { api } from "./api.js";
 import { levelName } from "./names.js";
@@ -22,9 +22,9 @@ function row(player, ranked) {
   ]);
 }
 
-function table(players, ranked, testid) {
+function table(players, ranked, testid, label) {
   const head = ["leaderboard.rank", "leaderboard.player", "leaderboard.rating", "leaderboard.deviation", "leaderboard.games"];
-  return h("div", { class: "table-scroll" }, [
+  return scrollBox(label, [
     h("table", { class: "games-table", "data-testid": testid }, [
       h("thead", {}, [h("tr", {}, head.map((k) => h("th", { text: t(k) })))]),
       h("tbody", {}, players.map((p) => row(p, ranked))),
@@ -48,12 +48,12 @@ export async function mountLeaderboard(root) {
         h("a", { href: `/leaderboard?pool=${p}`, "aria-current": p === pool ? "page" : null, text: t(`pool.${p}`) }),
       )),
       h("p", { text: t("leaderboard.rule", { n: board.trusted_below }) }),
-      board.players.length ? table(board.players, true, "leaderboard") : h("p", { text: t("leaderboard.empty") }),
+      board.players.length ? table(board.players, true, "leaderboard", t("leaderboard.title")) : h("p", { text: t("leaderboard.empty") }),
       board.unranked.length ? h("h2", { text: t("leaderboard.unranked") }) : null,
-      board.unranked.length ? table(board.unranked, false, "unranked") : null,
+      board.unranked.length ? table(board.unranked, false, "unranked", t("leaderboard.unranked")) : null,
       computers.length ? h("h2", { text: t("leaderboard.computers") }) : null,
       computers.length ? h("p", { class: "hint", text: t("leaderboard.computers_help") }) : null,
-      computers.length ? table(computers, true, "computers") : null,
+      computers.length ? table(computers, true, "computers", t("leaderboard.computers")) : null,
     ]),
   ]);
 }

@@ -8,7 +8,7 @@
 // does not exist. An admin also has the moderators' tab: the moderators, each revoked, and a player
 // made one. Names and texts go on the page as text only.
 
-import { h, fill } from "./dom.js";
+import { h, fill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { when } from "./report.js";
@@ -288,7 +288,7 @@ function logPanel(entries, reload, status) {
       ]),
     ]);
   };
-  const heads = ["mod.at", "mod.actor", "mod.action", "mod.target", "mod.why", "mod.detail", ""];
+  const heads = ["mod.at", "mod.actor", "mod.action", "mod.target", "mod.why", "mod.detail", "mod.undo"]; // the last column's buttons are read "Undo": named, not shown
   return [
     h("p", {}, [
       h("a", {
@@ -299,9 +299,9 @@ function logPanel(entries, reload, status) {
         text: t("mod.download_log"),
       }),
     ]),
-    h("div", { class: "table-scroll" }, [
+    scrollBox(t("mod.tab_log"), [
       h("table", { class: "games-table mod-log", "data-testid": "mod-log" }, [
-        h("thead", {}, [h("tr", {}, heads.map((k) => h("th", { scope: "col", text: k ? t(k) : "" })))]),
+        h("thead", {}, [h("tr", {}, heads.map((k) => h("th", { scope: "col" }, [h("span", { class: k === "mod.undo" ? "visually-hidden" : null, text: t(k) })])))]),
         h("tbody", {}, entries.map(row)),
       ]),
     ]),

@@ -1,7 +1,7 @@
 // Read-only panels of the game page, each a pure function of a player view: players and
 // points, the opponent's hand, the card tracker and the end-of-game summary.
 
-import { h } from "./dom.js";
+import { h, scrollBox } from "./dom.js";
 import { t, colourName } from "./i18n.js";
 import { cardBack, cardShown } from "./cards.js";
 import { islandName, outcomeWords } from "./narrate.js";
@@ -67,6 +67,7 @@ export function playersPanel(view, players, me, online, hideHands = false) {
             "div",
             {
               class: "opponent-hand",
+              role: "group",
               "aria-label": t("players.hand_known", {
                 known: hideHands ? "—" : [...known].map(islandName).join(", ") || "—",
               }),
@@ -111,7 +112,7 @@ export function summaryPanel(view, players, links) {
   const result = view.result;
   const outcome = h("p", { class: "summary-outcome", text: outcomeWords(result.winner, result.reason) });
   const parts = [h("h2", { id: "summary-title", text: t("summary.title") }), outcome];
-  if (result.reason !== "aborted") parts.push(h("div", { class: "table-scroll" }, [scoreTable(view, players)]));
+  if (result.reason !== "aborted") parts.push(scrollBox(t("summary.title"), [scoreTable(view, players)]));
   parts.push(h("p", { class: "summary-links" }, links));
   return h("section", { class: "summary", role: "status", "aria-labelledby": "summary-title" }, parts);
 }

@@ -3,7 +3,7 @@
 // result and opponent, paged), each game linked to its replay; a signed-in visitor follows or blocks
 // from here. Names are put on the page as text only.
 
-import { h, s, fill } from "./dom.js";
+import { h, s, fill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { currentAccount } from "./account.js";
@@ -65,9 +65,9 @@ function statsPanel(stats) {
   const best = stats.best_win;
   return h("section", { class: "stats card-panel", "data-testid": "profile-stats" }, [
     h("h2", { text: t("stats.title") }),
-    h("div", { class: "table-scroll" }, [
+    scrollBox(t("stats.title"), [
       h("table", { class: "games-table stats-table" }, [
-        h("thead", {}, [h("tr", {}, ["", "stats.games", "stats.wins", "stats.losses", "stats.draws"].map((k) => h("th", { text: k ? t(k) : "" })))]),
+        h("thead", {}, [h("tr", {}, ["stats.row_head", "stats.games", "stats.wins", "stats.losses", "stats.draws"].map((k) => h("th", {}, [h("span", { class: k === "stats.row_head" ? "visually-hidden" : null, text: t(k) })])))]),
         h("tbody", {}, rows),
       ]),
     ]),
@@ -96,7 +96,7 @@ function followsPanel(follows) {
 function gamesList(username) {
   const result = h("select", { id: "games-result" }, ["", "win", "loss", "draw"].map((r) => h("option", { value: r, text: r ? t(`profile.result_${r}`) : t("stats.any_result") })));
   const opponent = h("input", { id: "games-opponent", type: "text", maxlength: 20, autocomplete: "off" });
-  const table = h("div", { class: "table-scroll", "data-testid": "profile-games" });
+  const table = scrollBox(t("profile.games"), [], { "data-testid": "profile-games" });
   const pager = h("p", { class: "pager" });
   const status = h("p", { class: "message", role: "status" });
   let page = 1;

@@ -7,7 +7,7 @@
 // finished event shows its podium and is not polled again; a sign-out elsewhere turns the page
 // into a guest's, without polling /me into 401s). Names are text only.
 
-import { h, fill } from "./dom.js";
+import { h, fill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { ApiError, csrfToken } from "./api.js";
 import { currentAccount } from "./account.js";
@@ -75,10 +75,10 @@ function tourRow(tour) {
   ]);
 }
 
-function tourTable(list, testid) {
+function tourTable(list, testid, label) {
   if (!list.length) return h("p", { class: "muted", text: t("tourney.none") });
   const head = ["tourney.name", "tourney.kind", "tourney.clock", "tourney.length", "tourney.rating", "tourney.creator"];
-  return h("div", { class: "table-scroll" }, [
+  return scrollBox(label, [
     h("table", { class: "games-table", "data-testid": testid }, [
       h("thead", {}, [h("tr", {}, head.map((k) => h("th", { text: t(k) })))]),
       h("tbody", {}, list.map(tourRow)),
@@ -144,13 +144,13 @@ export async function mountTournaments(root) {
       h("h1", { text: t("tourney.title") }),
       h("p", { text: t("tourney.intro") }),
       h("h2", { text: t("tourney.running") }),
-      tourTable(list.running, "tour-running"),
+      tourTable(list.running, "tour-running", t("tourney.running")),
       h("h2", { text: t("tourney.upcoming") }),
-      tourTable(list.upcoming, "tour-upcoming"),
+      tourTable(list.upcoming, "tour-upcoming", t("tourney.upcoming")),
       me ? createForm((text) => (error.textContent = text)) : h("p", {}, [h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") })]),
       error,
       h("h2", { text: t("tourney.finished") }),
-      tourTable(list.finished, "tour-finished"),
+      tourTable(list.finished, "tour-finished", t("tourney.finished")),
     ]),
   ]);
 }
@@ -175,7 +175,7 @@ function result(board, seat) {
 function standingsTable(tour) {
   const swiss = tour.kind === "swiss";
   const head = ["tourney.place", "tourney.player", "tourney.score", "tourney.games", "tourney.player_games", ...(swiss ? ["tourney.buchholz", "tourney.sb"] : ["tourney.sheet"])];
-  return h("div", { class: "table-scroll" }, [
+  return scrollBox(t("tourney.standings"), [
     h("table", { class: "games-table", "data-testid": "standings" }, [
       h("thead", {}, [h("tr", {}, head.map((k) => h("th", { text: t(k) })))]),
       h("tbody", {}, tour.standings.map((row, i) => h("tr", {}, [

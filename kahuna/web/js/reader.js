@@ -1,0 +1,127 @@
+// Screen-reader mode (issue 53; a setting kept in this browser, switched on the game page): the
+// game in words a screen reader can walk by headings and lists — the points and whose turn, one's
+// hand, the display and the deck, every island with its stone, its bridges by owner and its free
+// lines — and the seat's legal actions as buttons grouped by kind, each read as the log would word
+// it. Every action of either seat is already announced in words from the server's events (the
+// game page's live announcer). It words what the server sent: the view and its legal tokens,
+// grouped by their notation's shape (docs/NOTATION.md); it decides no rule.
+
+import { h, fill } from "./dom.js";
+import { t, colourName } from "./i18n.js";
+import { islandName, narrateToken } from "./narrate.js";
+import { preference, setPreference } from "./store.js";
+
+const KINDS = ["build", "remove", "draw", "discard", "other"];
+
+export function readerOn() {
+  return preference("reader", "off") === "on";
+}
+
+export function setReaderOn(on) {
+  setPreference("reader", on ? "on" : "off");
+}
+
+/** The account page's switch for this browser (the game page's settings have the same one). */
+export function readerSetting() {
+  const box = h("input", { type: "checkbox", id: "account-reader-mode", checked: readerOn(), onchange: (e) => setReaderOn(e.target.checked) });
+  return h("section", { class: "card-panel", "aria-labelledby": "reader-setting-title" }, [
+    h("h2", { id: "reader-setting-title", text: t("reader.setting_title") }),
+    h("p", {}, [h("label", { class: "toggle" }, [box, " ", t("reader.mode")])]),
+    h("p", { class: "hint", text: t("reader.setting_help") }),
+  ]);
+}
+
+/** The kind of a legal token, read off its notation: X>Y builds, xXY:.. removes, d draws, -X discards. */
+function kindOf(token) {
+  if (token[1] === ">") return "build";
+  if (token[0] === "x") return "remove";
+  if (token[0] === "d") return "draw";
+  if (token[0] === "-") return "discard";
+  return "other";
+}
+
+function total(points) {
+  return points.reduce((a, b) => a + b, 0);
+}
+
+function list(items, empty) {
+  return items.length ? h("ul", {}, items.map((item) => h("li", {}, item))) : h("p", { text: empty });
+}
+
+export class ReaderPanel {
+  /** board: the parsed board.json; onPlay(token) plays a legal action. */
+  constructor(board, onPlay) {
+    this.board = board;
+    this.onPlay = onPlay;
+    this.element = h("section", { class: "reader card-panel", "data-testid": "reader", "aria-labelledby": "reader-title" });
+  }
+
+  /**
+   * The game in words for the view on screen. seat: the seat shown (null for a spectator);
+   * legal: the tokens it may play now; curtained: hot-seat's hand-over hides the seat's hand.
+   */
+  render(view, seat, legal, curtained) {
+    this.element.hidden = !readerOn();
+    if (this.element.hidden) {
+      fill(this.element, []);
+      return;
+    }
+    const mover = view.result ? t("reader.over") : t("reader.to_move", { who: colourName(view.to_move) });
+    const points = t("reader.points", { black: total(view.points[0]), white: total(view.points[1]) });
+    const own = seat !== null && !curtained; // the seat's own actions and hand (not a spectator's, not behind the curtain)
+    fill(this.element, [
+      h("h2", { id: "reader-title", text: t("reader.title") }),
+      h("p", { "data-testid": "reader-status", text: `${mover} ${points}` }),
+      own ? this.actions(view, seat, legal) : null,
+      own ? h("h3", { text: t("reader.hand") }) : null,
+      own ? list([...(view.hand || "")].map(islandName), t("reader.no_cards")) : null,
+      h("h3", { text: t("reader.display") }),
+      list([...view.display].map(islandName), t("reader.no_cards")),
+      h("p", { text: t("draw.deck", { n: view.deck_size }) }),
+      h("h3", { text: t("reader.islands") }),
+      h("ul", { "data-testid": "reader-islands" }, this.board.islands.map((island) => h("li", { text: this.island(view, island) }))),
+    ]);
+  }
+
+  /** The seat's legal actions, grouped by kind, each a button that plays it. */
+  actions(view, seat, legal) {
+    if (!legal.length) return h("p", { "data-testid": "reader-no-actions", text: t("reader.no_actions") });
+    const groups = KINDS.map((kind) => [kind, legal.filter((token) => kindOf(token) === kind)]).filter(([, tokens]) => tokens.length);
+    return h("div", { class: "reader-actions", "data-testid": "reader-actions" }, [
+      h("h3", { text: t("reader.actions") }),
+      ...groups.map(([kind, tokens]) =>
+        h("section", { "aria-label": t(`reader.kind_${kind}`) }, [
+          h("h4", { text: t(`reader.kind_${kind}`) }),
+          h("ul", {}, tokens.map((token) =>
+            h("li", {}, [
+              h("button", {
+                type: "button",
+                class: "reader-act btn",
+                dataset: { token },
+                text: narrateToken(token, seat),
+                onclick: () => this.onPlay(token),
+              }),
+            ]),
+          )),
+        ]),
+      ),
+    ]);
+  }
+
+  /** One island in words: its stone, its bridges by owner, its free lines (from board.json and the view). */
+  island(view, island) {
+    const letter = island.letter;
+    const lines = this.board.lines.filter((line) => line.includes(letter));
+    const other = (line) => islandName(line.replace(letter, ""));
+    const owned = (seat) => lines.filter((line) => view.bridges[line] === seat).map(other);
+    const free = lines.filter((line) => view.bridges[line] === undefined || view.bridges[line] === null).map(other);
+    const stone = view.stones[letter];
+    const parts = [
+      t("reader.island", { name: island.name, lines: lines.length, control: island.control }),
+      stone === undefined || stone === null ? t("reader.no_stone") : t("reader.stone", { who: colourName(stone) }),
+      ...[0, 1].filter((seat) => owned(seat).length).map((seat) => t("reader.bridges", { who: colourName(seat), to: owned(seat).join(", ") })),
+      free.length ? t("reader.free", { to: free.join(", ") }) : t("reader.no_free"),
+    ];
+    return parts.join(" ");
+  }
+}
