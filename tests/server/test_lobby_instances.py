@@ -20,7 +20,11 @@ from kahuna.bench.lobby import CLOCK, client, new_account
 
 __all__ = ["pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 @pytest.fixture

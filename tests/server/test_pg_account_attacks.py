@@ -14,7 +14,11 @@ from test_lobby_instances import pair
 
 __all__ = ["pair", "pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 def test_guesses_sent_at_once_to_two_instances_are_checked_at_most_the_accounts_budget(

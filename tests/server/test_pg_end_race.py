@@ -34,7 +34,7 @@ from kahuna.server.wiring import end_hooks
 
 __all__ = ["pg_url"]
 
-pytestmark = pytest.mark.pg
+pytestmark = [pytest.mark.pg, pytest.mark.long]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 class NoAiTurns:

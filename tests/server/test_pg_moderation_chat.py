@@ -23,7 +23,11 @@ from kahuna.cli import main
 
 __all__ = ["pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 async def seen(ws: Any, text: str, known: tuple[str, ...] = ()) -> list[str]:

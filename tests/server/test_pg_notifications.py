@@ -19,7 +19,12 @@ from server_harness import Server, free_port, wait_for
 
 __all__ = ["pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.slow,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 PASSWORD = "tide-pool-basalt"
 TURN = "Kahuna: it is your turn"

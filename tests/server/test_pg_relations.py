@@ -19,7 +19,12 @@ from kahuna.bench.lobby import CLOCK, client, new_account
 
 __all__ = ["pair", "pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.slow,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 async def _until(ws: Any, kind: str) -> dict[str, Any]:

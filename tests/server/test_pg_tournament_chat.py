@@ -17,7 +17,11 @@ from kahuna.bench.lobby import CLOCK, client, new_account
 
 __all__ = ["pair", "pg_url", "redis_url"]
 
-pytestmark = [pytest.mark.pg, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.pg,
+    pytest.mark.redis,
+    pytest.mark.long,
+]  # two instances: make test-all (docs/testing.md, *Markers*)
 
 
 def test_a_line_posted_on_one_instance_is_heard_on_the_other(pair: tuple[Server, Server]) -> None:
