@@ -1,0 +1,111 @@
+"""Fair play (issue 49, docs/fair-play.md): a rated game between two accounts on a real server is
+screened in the background into each player's figures, and with a threshold low enough (a test's
+``--limit fair_play_match``) into automatic ``cheating`` reports that a moderator sees, with the
+figures, on the report and on the player, and the players never do; a game is screened once,
+whoever claims it (the claims on a database of its own, two screeners and a killed one)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import loopback
+import pytest
+from server_harness import Server, wait_for
+from sqlalchemy import func, insert, select
+from test_moderation import moderator
+from test_social import rated_seats
+
+from kahuna.bench.lobby import new_account
+from kahuna.bot.client import play_with_agent
+from kahuna.server.db.migrations import migrate
+from kahuna.server.db.schema import fair_play_figures, fair_play_games, games
+from kahuna.server.db.store import open_engine
+from kahuna.server.fairplay import queue
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    limits = ("fair_play_match=0.01", "fair_play_iterations=40", "signups_burst=100", "logins_burst=100")
+    running = Server(tmp_path_factory.mktemp("fairplay"), args=tuple(p for a in limits for p in ("--limit", a))).start()
+    yield running
+    running.stop()
+
+
+def automatic(mod: Any) -> dict[str, dict[str, Any]]:
+    """The open reports the screening filed, by the player reported."""
+    found = mod.get("/api/mod/reports").json()["reports"]
+    return {r["username"]: r for r in found if r["reporter"] == "kahuna"}
+
+
+def test_a_rated_game_between_two_people_is_screened_into_reports_that_only_moderators_see(server: Server) -> None:
+    names = ["fp-ann", "fp-bob"]
+
+    async def rated_game() -> tuple[list[dict[str, str]], str]:
+        headers = [await new_account(server.url, name) for name in names]
+        seats = await rated_seats(server.url, headers)
+        plays = [play_with_agent(server.url, s["game_id"], s["token"], "master", i) for i, s in enumerate(seats)]
+        await asyncio.gather(*plays)  # to the end, as the AI would play it: most choices its first
+        return headers, seats[0]["game_id"]
+
+    headers, game_id = asyncio.run(rated_game())
+    mod = moderator(server, "fp-mod")
+    wait_for(lambda: set(automatic(mod)) == set(names), "both players reported by the screening")
+    for name, report in automatic(mod).items():
+        assert report["reason"] == "cheating"
+        figures = report["context"]["fair_play"]
+        assert (figures["games"], figures["threshold"]) == (1, 0.01)
+        assert figures["choices"] > 0 and 0 <= figures["matched"] <= figures["choices"]
+        low, high = figures["interval"]
+        assert 0.01 <= low <= figures["match_rate"] <= high
+        (game,) = figures["by_game"]
+        assert game["game_id"] == game_id and game["actions"] >= game["choices"]
+        assert report["target"]["fair_play"]["games"] == 1  # on the player too
+        assert str(figures["matched"]) in report["note"]
+    for header, name in zip(headers, names, strict=True):  # the players see nothing of it
+        mine = loopback.get(f"{server.url}/api/me/reports", headers=header).json()["reports"]
+        assert mine == []
+        assert loopback.get(f"{server.url}/api/me/sanctions", headers=header).json()["sanctions"] == []
+        for path in ("/api/me", f"/api/users/{name}"):
+            assert "fair" not in loopback.get(f"{server.url}{path}", headers=header).text
+    engine = open_engine(server.db)
+    with engine.connect() as conn:  # screened once: one row done, one figure row per player
+        assert conn.execute(select(fair_play_games.c.status)).scalars().all() == ["done"]
+        assert conn.execute(select(func.count()).select_from(fair_play_figures)).scalar() == 2
+    engine.dispose()
+    assert '"event":"fair_play_screened"' in server.log()
+
+
+def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_lapses(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'claims.db'}")
+    migrate(engine)
+    figures = {1: (0, {"choices": 3, "matched": 1}, 0.0)}
+    with engine.begin() as conn:
+        for game_id in ("g1", "g2"):
+            row = {"created": "", "updated": "", "variant": "{}", "deal": "", "kind0": "human", "kind1": "human"}
+            conn.execute(insert(games).values(id=game_id, status="over", **row))
+            conn.execute(insert(fair_play_games).values(game_id=game_id, status="pending", queued=1.0))
+        conn.execute(
+            insert(__import__("kahuna.server.db.schema", fromlist=["accounts"]).accounts).values(
+                id=1, username="x", username_key="x", created="", is_bot=False
+            )
+        )
+        assert queue.claim(conn, "a", 100.0) == "g1"
+        assert queue.claim(conn, "b", 100.0) == "g2"  # g1 is held: the next one
+        assert queue.claim(conn, "c", 100.0) is None
+        assert queue.finish(conn, "g2", "b", figures, 101.0)
+        assert not queue.finish(conn, "g2", "b", figures, 102.0)  # done already
+        # "a" is killed: its claim lapses and "c" takes g1 over; "a" coming back stores nothing
+        late = 100.0 + queue.LEASE_SECONDS + 1
+        assert queue.claim(conn, "c", late) == "g1"
+        assert not queue.finish(conn, "g1", "a", figures, late)
+        assert queue.finish(conn, "g1", "c", figures, late)
+        assert queue.claim(conn, "a", late + 1) is None
+        stored = conn.execute(select(fair_play_figures.c.game_id, fair_play_figures.c.figures)).all()
+        assert sorted(game for game, _ in stored) == ["g1", "g2"]
+        assert all(json.loads(text) == figures[1][1] for _, text in stored)
+        assert queue.backlog(conn) == 0
+    engine.dispose()
