@@ -36,8 +36,8 @@ from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
-from kahuna.server.fairplay.screener import Screener
 from kahuna.server.fairplay.figures import Thresholds
+from kahuna.server.fairplay.screener import Screener
 from kahuna.server.fairplay.verdict import ensure_reporter
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.ai_pool import AiPool

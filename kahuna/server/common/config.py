@@ -162,7 +162,7 @@ class Limits:
     """Reports made from one IP address, whatever the accounts."""
     fair_play_window: int = 40
     """A player's last screened rated games its fair-play figures add up: docs/fair-play.md."""
-    fair_play_match: float = 0.5
+    fair_play_match: float = 0.38
     """The lower end of a player's match rate (its decisions that were the AI's first choice) at
     which an automatic ``cheating`` report is filed: calibrated in docs/fair-play.md."""
     fair_play_z: float = 3.0

@@ -27,7 +27,7 @@ class Thresholds:
 
     window: int = 40
     """The player's last screened games the figures add up."""
-    match: float = 0.5
+    match: float = 0.38
     """The lower end of the match rate's interval at which a report is filed."""
     z: float = 3.0
     """Standard errors of that interval."""

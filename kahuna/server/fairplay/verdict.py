@@ -72,16 +72,21 @@ def review(conn: Connection, account_ids: list[int], thresholds: Thresholds) -> 
         figures = player_figures(conn, account_id, thresholds, _since(conn, reporter, account_id))
         if not crosses(figures, thresholds):
             continue
-        context = json.dumps({"fair_play": {**figures, "threshold": thresholds.match}})
+        figures = {**figures, "threshold": thresholds.match}
         open_one = conn.execute(
-            select(reports.c.id).where(
+            select(reports.c.id, reports.c.context).where(
                 reports.c.reporter == reporter, reports.c.target == account_id, reports.c.status == OPEN
             )
-        ).scalar()
-        if open_one is not None:
-            conn.execute(update(reports).where(reports.c.id == open_one).values(note=_note(figures), context=context))
-            filed.append(int(open_one))
+        ).first()
+        if open_one is not None:  # the figures now, and after how many games it was first filed
+            first = json.loads(open_one.context).get("flagged_at_games", figures["games"])
+            context = json.dumps({"fair_play": figures, "flagged_at_games": first})
+            conn.execute(
+                update(reports).where(reports.c.id == open_one.id).values(note=_note(figures), context=context)
+            )
+            filed.append(int(open_one.id))
             continue
+        context = json.dumps({"fair_play": figures, "flagged_at_games": figures["games"]})
         values = {
             "reporter": reporter,
             "target": account_id,

@@ -292,6 +292,14 @@ def router(moderation: Moderation) -> APIRouter:
         """The open reports with their context."""
         return {"reports": await moderation.queue()}
 
+    @mod.get("/players/{username}/fair-play")
+    async def fair_play(
+        username: Annotated[str, Path(min_length=1, max_length=20)], _moderator: TheModerator
+    ) -> dict[str, Any]:
+        """A player's fair-play figures over its last screened rated games (docs/fair-play.md):
+        moderators only, never the player. 404 ``not_found``."""
+        return await moderation.fair_play(username)
+
     @mod.post("/reports/{report_id}/close", status_code=204)
     async def close_report(report_id: RowId, body: Closing, moderator: TheModerator) -> None:
         """Close a report with no sanction (logged). 404 ``no_such_report``, 409 ``report_not_open``."""

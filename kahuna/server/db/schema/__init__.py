@@ -3,9 +3,10 @@
 SQLAlchemy Core tables on one :data:`metadata`, in a module per room that writes them: the games'
 records (``games``: the store), ``accounts``, the ``community`` (offers, ratings, tournaments,
 follows and blocks), ``fair_play`` (the screening of rated games), ``mail`` (mail, notifications,
-Web Push) and ``moderation`` (roles, reports, sanctions, the log). A module that reads or writes a table imports it from here; the migrations in
-``db/migrations/versions`` create and change them (``tests/server/test_migrations.py`` checks that
-the two agree), so a schema change is a new revision plus its edit in the room's module.
+Web Push) and ``moderation`` (roles, reports, sanctions, the log). A module that reads or writes a
+table imports it from here; the migrations in ``db/migrations/versions`` create and change them
+(``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
+revision plus its edit in the room's module.
 """
 
 from __future__ import annotations
