@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,15 +17,19 @@ import loopback
 import pytest
 from server_harness import Server, wait_for
 from sqlalchemy import func, insert, select
+from test_lobby import Stop, resign, turns_ended
 from test_moderation import moderator
 from test_social import rated_seats
 
+from kahuna.ai.registry import make_agent
 from kahuna.bench.lobby import new_account
-from kahuna.bot.client import play_with_agent
+from kahuna.bot.client import play_seat
+from kahuna.rules import PlayerView
 from kahuna.server.db.migrations import migrate
-from kahuna.server.db.schema import fair_play_figures, fair_play_games, games
+from kahuna.server.db.schema import accounts, fair_play_figures, fair_play_games, games, reports
 from kahuna.server.db.store import open_engine
-from kahuna.server.fairplay import queue
+from kahuna.server.fairplay import queue, verdict
+from kahuna.server.fairplay.figures import Thresholds
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +38,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running = Server(tmp_path_factory.mktemp("fairplay"), args=tuple(p for a in limits for p in ("--limit", a))).start()
     yield running
     running.stop()
+
+
+TURNS = 8
+"""Turns played before a seat resigns: enough real choices for figures, a few seconds of play."""
+
+
+def master_until(turns: int, seed: int) -> Any:
+    """A chooser that plays ``master``'s moves (most of them the judge's first choice) until
+    ``turns`` turns have ended, then stops."""
+    agent, rng = make_agent("master"), random.Random(seed)
+
+    def choose(view: dict[str, Any], _legal: list[str]) -> str:
+        if turns_ended(view["history"]) >= turns:
+            raise Stop
+        return agent.choose(PlayerView.from_json(view), rng).token
+
+    return choose
 
 
 def automatic(mod: Any) -> dict[str, dict[str, Any]]:
@@ -47,15 +69,22 @@ def test_a_rated_game_between_two_people_is_screened_into_reports_that_only_mode
     async def rated_game() -> tuple[list[dict[str, str]], str]:
         headers = [await new_account(server.url, name) for name in names]
         seats = await rated_seats(server.url, headers)
-        plays = [play_with_agent(server.url, s["game_id"], s["token"], "master", i) for i, s in enumerate(seats)]
-        await asyncio.gather(*plays)  # to the end, as the AI would play it: most choices its first
+        plays = [
+            asyncio.create_task(play_seat(server.url, s["game_id"], s["token"], master_until(TURNS, i)))
+            for i, s in enumerate(seats)
+        ]
+        done, _ = await asyncio.wait(plays, return_when=asyncio.FIRST_EXCEPTION)
+        assert all(isinstance(task.exception(), Stop) for task in done)
+        await resign(server.url, seats[0]["game_id"], seats[0]["token"])
+        for task in plays:
+            task.cancel()
         return headers, seats[0]["game_id"]
 
     headers, game_id = asyncio.run(rated_game())
     mod = moderator(server, "fp-mod")
     wait_for(lambda: set(automatic(mod)) == set(names), "both players reported by the screening")
-    for name, report in automatic(mod).items():
-        assert report["reason"] == "cheating"
+    for report in automatic(mod).values():
+        assert report["reason"] == "cheating" and report["context"]["flagged_at_games"] == 1
         figures = report["context"]["fair_play"]
         assert (figures["games"], figures["threshold"]) == (1, 0.01)
         assert figures["choices"] > 0 and 0 <= figures["matched"] <= figures["choices"]
@@ -65,7 +94,11 @@ def test_a_rated_game_between_two_people_is_screened_into_reports_that_only_mode
         assert game["game_id"] == game_id and game["actions"] >= game["choices"]
         assert report["target"]["fair_play"]["games"] == 1  # on the player too
         assert str(figures["matched"]) in report["note"]
+    shown = mod.get("/api/mod/players/fp-ann/fair-play").json()  # any player's, for a moderator
+    assert shown["games"] == 1 and shown["by_game"][0]["game_id"] == game_id
+    assert mod.get("/api/mod/players/nobody-here/fair-play").status_code == 404
     for header, name in zip(headers, names, strict=True):  # the players see nothing of it
+        assert loopback.get(f"{server.url}/api/mod/players/{name}/fair-play", headers=header).status_code == 404
         mine = loopback.get(f"{server.url}/api/me/reports", headers=header).json()["reports"]
         assert mine == []
         assert loopback.get(f"{server.url}/api/me/sanctions", headers=header).json()["sanctions"] == []
@@ -82,17 +115,13 @@ def test_a_rated_game_between_two_people_is_screened_into_reports_that_only_mode
 def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_lapses(tmp_path: Path) -> None:
     engine = open_engine(f"sqlite:///{tmp_path / 'claims.db'}")
     migrate(engine)
-    figures = {1: (0, {"choices": 3, "matched": 1}, 0.0)}
+    figures = {1: (0, {"choices": 30, "matched": 20, "loss": 0.3}, 0.0)}
     with engine.begin() as conn:
         for game_id in ("g1", "g2"):
             row = {"created": "", "updated": "", "variant": "{}", "deal": "", "kind0": "human", "kind1": "human"}
             conn.execute(insert(games).values(id=game_id, status="over", **row))
             conn.execute(insert(fair_play_games).values(game_id=game_id, status="pending", queued=1.0))
-        conn.execute(
-            insert(__import__("kahuna.server.db.schema", fromlist=["accounts"]).accounts).values(
-                id=1, username="x", username_key="x", created="", is_bot=False
-            )
-        )
+        conn.execute(insert(accounts).values(id=1, username="x", username_key="x", created="", is_bot=False))
         assert queue.claim(conn, "a", 100.0) == "g1"
         assert queue.claim(conn, "b", 100.0) == "g2"  # g1 is held: the next one
         assert queue.claim(conn, "c", 100.0) is None
@@ -108,4 +137,11 @@ def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_
         assert sorted(game for game, _ in stored) == ["g1", "g2"]
         assert all(json.loads(text) == figures[1][1] for _, text in stored)
         assert queue.backlog(conn) == 0
+        # two games over the threshold: one report, updated, that says when it was first filed
+        strict = Thresholds(window=40, match=0.2, z=1.0)
+        (first,) = verdict.review(conn, [1], strict)
+        assert verdict.review(conn, [1], strict) == [first]
+        context = json.loads(conn.execute(select(reports.c.context)).scalar_one())
+        assert context["flagged_at_games"] == 2 and context["fair_play"]["games"] == 2
+        assert verdict.review(conn, [1], Thresholds(match=0.9)) == []  # under it: nothing filed
     engine.dispose()

@@ -26,8 +26,10 @@ from kahuna.server.accounts.store import ensure_bot_account
 from kahuna.server.db.migrations import hold_startup_lock
 from kahuna.server.db.schema import reports
 from kahuna.server.fairplay.figures import Thresholds, player_figures
-from kahuna.server.moderation.reports import OPEN
 
+OPEN = "open"
+"""A report's status while it waits in the queue (``moderation/reports.py``'s, the room above this one
+that reads the same rows)."""
 REPORTER = "kahuna"
 """The account that files the automatic reports: a reserved name (``accounts.passwords.RESERVED``),
 a bot account without a password, so nobody signs in as it."""
