@@ -10,10 +10,11 @@ budget as the server) and appends one JSON line per player and game to FILE (its
 ``python tools/fair_play_calibrate.py --from FILE --accounts A --match M --z Z`` then makes A
 accounts of each kind, each a sequence of that kind's screened games drawn with replacement
 (200 games for an honest kind, 30 for a cheating one), applies the server's rule after every game
-(``fairplay/figures.py``: the last 40 games, the lower end of the match rate's interval at Z
-standard errors against M) and prints the share of accounts flagged, by kind, and when. A bootstrap:
-as good as the games it draws from, which is why the thresholds are chosen on one seed's games and
-checked on another's, and on the real server (``tools/fair_play_trial.py``).
+(``fairplay/figures.py``: from the ``--min-games``-th game on, the last 40 games, the lower end of
+the match rate's interval at Z standard errors against M) and prints the share of accounts
+flagged, by kind, and when. A bootstrap: as good as the games it draws from, which is why the
+thresholds are chosen on one seed's games and checked on another's, and on the real server
+(``tools/fair_play_trial.py``).
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ def play(games: int, seed: int, out: str) -> None:
             sink.flush()
 
 
-def first_flag(games: list[tuple[int, int]], match: float, z: float) -> int | None:
+def first_flag(games: list[tuple[int, int]], match: float, z: float, min_games: int) -> int | None:
     """After how many games the server's rule would report an account playing ``games``."""
-    for end in range(1, len(games) + 1):
+    for end in range(min_games, len(games) + 1):
         window = games[max(0, end - WINDOW) : end]
         choices, matched = sum(c for c, _ in window), sum(m for _, m in window)
         if choices and wilson(matched, choices, z)[0] >= match:
@@ -65,7 +66,7 @@ def first_flag(games: list[tuple[int, int]], match: float, z: float) -> int | No
     return None
 
 
-def bootstrap(path: str, accounts: int, match: float, z: float, seed: int) -> dict[str, Any]:
+def bootstrap(path: str, accounts: int, match: float, z: float, min_games: int, seed: int) -> dict[str, Any]:
     pool: dict[str, list[tuple[int, int]]] = defaultdict(list)
     cpu = []
     with open(path) as source:
@@ -78,7 +79,7 @@ def bootstrap(path: str, accounts: int, match: float, z: float, seed: int) -> di
     for kind in KINDS:
         games = pool[kind]
         length = 200 if kind in HONEST else 30
-        flags = [first_flag([rng.choice(games) for _ in range(length)], match, z) for _ in range(accounts)]
+        flags = [first_flag([rng.choice(games) for _ in range(length)], match, z, min_games) for _ in range(accounts)]
         flagged = sorted(f for f in flags if f is not None)
         choices, matched = sum(c for c, _ in games), sum(m for _, m in games)
         out[kind] = {
@@ -103,11 +104,12 @@ def main() -> int:
     p.add_argument("--accounts", type=int, default=400)
     p.add_argument("--match", type=float, default=0.38)
     p.add_argument("--z", type=float, default=3.0)
+    p.add_argument("--min-games", type=int, default=3)
     args = p.parse_args()
     if args.out:
         play(args.games, args.seed, args.out)
     if args.source:
-        print(json.dumps(bootstrap(args.source, args.accounts, args.match, args.z, args.seed)))
+        print(json.dumps(bootstrap(args.source, args.accounts, args.match, args.z, args.min_games, args.seed)))
     return 0
 
 

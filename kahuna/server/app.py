@@ -236,7 +236,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         upcoming_per_address=limits.upcoming_tournaments_per_address,
     )
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
-    thresholds = Thresholds(limits.fair_play_window, limits.fair_play_match, limits.fair_play_z)
+    thresholds = Thresholds(
+        limits.fair_play_window, limits.fair_play_match, limits.fair_play_z, limits.fair_play_min_games
+    )
     screener = Screener(writer, ai_pool, thresholds, limits.fair_play_iterations)
     mailer = Mailer(
         writer,

@@ -34,7 +34,7 @@ from kahuna.server.fairplay.figures import Thresholds
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    limits = ("fair_play_match=0.01", "fair_play_iterations=40", "signups_burst=100", "logins_burst=100")
+    limits = ("fair_play_match=0.01", "fair_play_min_games=1", "fair_play_iterations=40", "logins_burst=100")
     running = Server(tmp_path_factory.mktemp("fairplay"), args=tuple(p for a in limits for p in ("--limit", a))).start()
     yield running
     running.stop()
@@ -138,7 +138,8 @@ def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_
         assert all(json.loads(text) == figures[1][1] for _, text in stored)
         assert queue.backlog(conn) == 0
         # two games over the threshold: one report, updated, that says when it was first filed
-        strict = Thresholds(window=40, match=0.2, z=1.0)
+        assert verdict.review(conn, [1], Thresholds(match=0.2, z=1.0, min_games=3)) == []  # two games: too few
+        strict = Thresholds(window=40, match=0.2, z=1.0, min_games=2)
         (first,) = verdict.review(conn, [1], strict)
         assert verdict.review(conn, [1], strict) == [first]
         context = json.loads(conn.execute(select(reports.c.context)).scalar_one())

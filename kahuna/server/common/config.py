@@ -167,6 +167,8 @@ class Limits:
     which an automatic ``cheating`` report is filed: calibrated in docs/fair-play.md."""
     fair_play_z: float = 3.0
     """Standard errors of the match rate's interval (the lower end is what is compared)."""
+    fair_play_min_games: int = 3
+    """Screened rated games before a player may be reported at all."""
     fair_play_iterations: int = 400
     """The judge's search iterations per decision of a screened game (its CPU per game)."""
     tournaments_per_account: int = 3

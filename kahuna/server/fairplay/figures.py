@@ -31,6 +31,9 @@ class Thresholds:
     """The lower end of the match rate's interval at which a report is filed."""
     z: float = 3.0
     """Standard errors of that interval."""
+    min_games: int = 3
+    """Screened games before a player may be reported at all: the interval counts decisions as if
+    each were independent, which the first game or two stretch most (docs/fair-play.md)."""
 
 
 def wilson(k: int, n: int, z: float) -> tuple[float, float]:
