@@ -10,7 +10,9 @@ their records, then starts a real AI pool (``AiPool(1)``, as ``kahuna serve`` by
 2. asks, one after the other, ``--moves`` moves of ``medium`` and of ``hard`` for a client, timing
    each from the request to the answer, first with nothing else running, then while every record
    is queued for screening four times over (the backlog), as ``tools/ai_fairness.py`` does for the
-   grandmaster lane.
+   grandmaster lane, with the time each move waited for a worker (the pool's own measure,
+   ``kahuna_ai_wait_seconds``): the screening has a lane of its own, so the wait stays what it is
+   alone, and what grows, if anything, is the move's own computing beside the low-priority worker.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import statistics
 import sys
 import time
 from typing import Any
+
+from prometheus_client import REGISTRY
 
 from kahuna.ai.eval.match import play_game
 from kahuna.ai.registry import make_agent
@@ -43,6 +47,16 @@ def records(games: int, seed: int) -> list[dict[str, Any]]:
         assert result.record is not None
         out.append(json.loads(result.record))
     return out
+
+
+def queue_waits() -> tuple[float, float, float]:
+    """The moves' lane's wait for a worker so far (``kahuna_ai_wait_seconds``): how many waited, the
+    seconds in all, how many under a millisecond."""
+    labels = {"lane": "count"}
+    count = REGISTRY.get_sample_value("kahuna_ai_wait_seconds_count", labels) or 0.0
+    total = REGISTRY.get_sample_value("kahuna_ai_wait_seconds_sum", labels) or 0.0
+    quick = REGISTRY.get_sample_value("kahuna_ai_wait_seconds_bucket", {**labels, "le": "0.001"}) or 0.0
+    return count, total, quick
 
 
 def summary(values: list[float]) -> str:
@@ -70,6 +84,7 @@ async def measure(games: list[dict[str, Any]], moves: int, seed: int) -> None:
                 ]
                 await asyncio.sleep(0.5)  # the screening is under way
             for level in ("medium", "hard"):
+                before = queue_waits()
                 waits = []
                 for k, view in enumerate(views):
                     start = time.perf_counter()
@@ -77,7 +92,13 @@ async def measure(games: list[dict[str, Any]], moves: int, seed: int) -> None:
                     waits.append(time.perf_counter() - start)
                 left = pool.background_queue.waiting()
                 label = f"with a backlog ({left} screenings still queued at the end)" if backlog else "alone"
-                print(f"{level} move, request to answer, {label}: {summary(waits)} s", flush=True)
+                after = queue_waits()
+                count, total, quick = (a - b for a, b in zip(after, before, strict=True))
+                print(
+                    f"{level} move, request to answer, {label}: {summary(waits)} s; waiting for a worker: "
+                    f"mean {1000 * total / count:.2f} ms, {quick:.0f} of {count:.0f} under 1 ms",
+                    flush=True,
+                )
             for future in queued:
                 future.cancel()
             await asyncio.gather(*queued, return_exceptions=True)
