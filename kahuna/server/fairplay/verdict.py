@@ -38,8 +38,8 @@ a bot account without a password, so nobody signs in as it."""
 def crosses(figures: dict[str, Any], thresholds: Thresholds) -> bool:
     """Whether the figures make a report: enough games, and the lower end of the match rate's
     interval at or above the threshold."""
-    enough = figures["games"] >= thresholds.min_games and figures["choices"] > 0
-    return enough and figures["interval"][0] >= thresholds.match
+    enough = int(figures["games"]) >= thresholds.min_games and int(figures["choices"]) > 0
+    return enough and float(figures["interval"][0]) >= thresholds.match
 
 
 def _since(conn: Connection, reporter: int, target: int) -> float:
