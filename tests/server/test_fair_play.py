@@ -25,7 +25,6 @@ from kahuna.ai.registry import make_agent
 from kahuna.bench.lobby import new_account
 from kahuna.bot.client import play_seat
 from kahuna.rules import PlayerView
-from kahuna.server.db.migrations import migrate
 from kahuna.server.db.schema import accounts, fair_play_figures, fair_play_games, games, reports
 from kahuna.server.db.store import open_engine
 from kahuna.server.fairplay import queue, verdict
@@ -113,15 +112,22 @@ def test_a_rated_game_between_two_people_is_screened_into_reports_that_only_mode
 
 
 def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_lapses(tmp_path: Path) -> None:
-    engine = open_engine(f"sqlite:///{tmp_path / 'claims.db'}")
-    migrate(engine)
-    figures = {1: (0, {"choices": 30, "matched": 20, "loss": 0.3}, 0.0)}
+    claims_and_reports(f"sqlite:///{tmp_path / 'claims.db'}")
+
+
+def claims_and_reports(url: str) -> None:
+    """Two screeners, a killed one and its late return on the queue of ``url``'s database, then
+    the automatic report filed, updated and not filed (``test_pg_fair_play.py`` on PostgreSQL)."""
+    engine = open_engine(url)
+    found = {"choices": 30, "matched": 20, "loss": 0.3}
     with engine.begin() as conn:
         for game_id in ("g1", "g2"):
             row = {"created": "", "updated": "", "variant": "{}", "deal": "", "kind0": "human", "kind1": "human"}
             conn.execute(insert(games).values(id=game_id, status="over", **row))
             conn.execute(insert(fair_play_games).values(game_id=game_id, status="pending", queued=1.0))
-        conn.execute(insert(accounts).values(id=1, username="x", username_key="x", created="", is_bot=False))
+        row = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**row).returning(accounts.c.id)).scalar_one())
+        figures = {player: (0, found, 0.0)}
         assert queue.claim(conn, "a", 100.0) == "g1"
         assert queue.claim(conn, "b", 100.0) == "g2"  # g1 is held: the next one
         assert queue.claim(conn, "c", 100.0) is None
@@ -135,14 +141,14 @@ def test_a_game_is_screened_once_whoever_claims_it_and_a_killed_screeners_claim_
         assert queue.claim(conn, "a", late + 1) is None
         stored = conn.execute(select(fair_play_figures.c.game_id, fair_play_figures.c.figures)).all()
         assert sorted(game for game, _ in stored) == ["g1", "g2"]
-        assert all(json.loads(text) == figures[1][1] for _, text in stored)
+        assert all(json.loads(text) == found for _, text in stored)
         assert queue.backlog(conn) == 0
         # two games over the threshold: one report, updated, that says when it was first filed
-        assert verdict.review(conn, [1], Thresholds(match=0.2, z=1.0, min_games=3)) == []  # two games: too few
+        assert verdict.review(conn, [player], Thresholds(match=0.2, z=1.0, min_games=3)) == []  # two games: too few
         strict = Thresholds(window=40, match=0.2, z=1.0, min_games=2)
-        (first,) = verdict.review(conn, [1], strict)
-        assert verdict.review(conn, [1], strict) == [first]
+        (first,) = verdict.review(conn, [player], strict)
+        assert verdict.review(conn, [player], strict) == [first]
         context = json.loads(conn.execute(select(reports.c.context)).scalar_one())
         assert context["flagged_at_games"] == 2 and context["fair_play"]["games"] == 2
-        assert verdict.review(conn, [1], Thresholds(match=0.9)) == []  # under it: nothing filed
+        assert verdict.review(conn, [player], Thresholds(match=0.9)) == []  # under it: nothing filed
     engine.dispose()
