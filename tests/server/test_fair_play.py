@@ -125,8 +125,8 @@ def claims_and_reports(url: str) -> None:
             row = {"created": "", "updated": "", "variant": "{}", "deal": "", "kind0": "human", "kind1": "human"}
             conn.execute(insert(games).values(id=game_id, status="over", **row))
             conn.execute(insert(fair_play_games).values(game_id=game_id, status="pending", queued=1.0))
-        row: dict[str, Any] = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
-        player = int(conn.execute(insert(accounts).values(**row).returning(accounts.c.id)).scalar_one())
+        person: dict[str, Any] = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
         figures = {player: (0, found, 0.0)}
         assert queue.claim(conn, "a", 100.0) == "g1"
         assert queue.claim(conn, "b", 100.0) == "g2"  # g1 is held: the next one
