@@ -6,7 +6,7 @@ accounts of each kind (``kahuna.bench.cheaters``: the honest levels ``easy``, ``
 ``expert``; the cheaters ``always``, ``one_in_three``, ``critical``), and plays N rounds: each
 round pairs the accounts at random (never a pair that has had its three rated games of the day,
 ``games/rated_pairs.py``, whose next game would start casual) and plays every pair's rated game
-from a seek to the end, each seat played by its account's agent over the game socket, as a program
+from a challenge to the end, each seat played by its account's agent over the game socket, as a program
 plays. Then it waits until the server has screened every game and reads the moderators' queue: an
 account is flagged when the screening filed a ``cheating`` report about it, after the number of
 games the report says (``flagged_at_games``).
@@ -104,19 +104,26 @@ def pairings(names: list[str], played: Counter[frozenset[str]], rng: random.Rand
 
 
 async def rated_game(url: str, seats: list[tuple[str, dict[str, str]]], seed: int) -> str:
-    """A rated seek of the first account accepted by the second, played to the end by each
-    account's agent; the game's id."""
+    """A rated challenge of the first account to the second, accepted, and played to the end by
+    each account's agent; the game's id. A challenge, not a seek: the lobby's matcher pairs open
+    seeks with each other, which took a seek meant for one account away to another's now and then
+    when many were open at once (a trial of 14 games at a time stopped on it, docs/fair-play.md)."""
     async with client(url, headers=seats[0][1]) as a, client(url, headers=seats[1][1]) as b:
-        seek = (await a.post("/api/seeks", json={"clock": CLOCK, "rated": True})).json()
-        taken = (await b.post(f"/api/seeks/{seek['seek_id']}/accept")).json()
-        own = (await a.get(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]})).json()
-    tokens = [own, taken]
+        made = await a.post("/api/challenges", json={"opponent": seats[1][0], "clock": CLOCK, "rated": True})
+        offer = made.json()
+        taken = await b.post(f"/api/seeks/{offer.get('seek_id')}/accept")
+        own = await a.get(f"/api/seeks/{offer.get('seek_id')}", headers={"X-Seek-Token": offer.get("token", "")})
+    tokens = [own.json(), taken.json()]
+    if any("game_id" not in seat for seat in tokens):
+        raise RuntimeError(
+            f"no rated game between {seats[0][0]} and {seats[1][0]}: {made.text} {taken.text} {own.text}"
+        )
     plays = []
     for index, ((name, _headers), seat) in enumerate(zip(seats, tokens, strict=True)):
         agent = player(name.split("-")[1])
         plays.append(play_seat(url, seat["game_id"], seat["token"], chooser(agent, random.Random(seed + index))))
     await asyncio.gather(*plays)
-    return str(own["game_id"])
+    return str(tokens[0]["game_id"])
 
 
 async def screened(url: str, mod: dict[str, str], name: str, last_game: str) -> dict[str, Any] | None:
