@@ -47,6 +47,8 @@ BUDGETS = (
     "logins_burst=100000",
     "logins_per_minute=100000",
     "games_burst=100000",
+    "joins_burst=100000",
+    "joins_per_minute=100000",
     "games_per_minute=100000",
     "reads_burst=100000",
     "reads_per_second=100000",
@@ -105,9 +107,8 @@ def pairings(names: list[str], played: Counter[frozenset[str]], rng: random.Rand
 
 async def rated_game(url: str, seats: list[tuple[str, dict[str, str]]], seed: int) -> str:
     """A rated challenge of the first account to the second, accepted, and played to the end by
-    each account's agent; the game's id. A challenge, not a seek: the lobby's matcher pairs open
-    seeks with each other, which took a seek meant for one account away to another's now and then
-    when many were open at once (a trial of 14 games at a time stopped on it, docs/fair-play.md)."""
+    each account's agent; the game's id (a challenge, which only that account may accept, rather
+    than an open seek the lobby's matcher might pair with another)."""
     async with client(url, headers=seats[0][1]) as a, client(url, headers=seats[1][1]) as b:
         made = await a.post("/api/challenges", json={"opponent": seats[1][0], "clock": CLOCK, "rated": True})
         offer = made.json()
