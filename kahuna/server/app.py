@@ -36,6 +36,9 @@ from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
+from kahuna.server.fairplay.figures import Thresholds
+from kahuna.server.fairplay.screener import Screener
+from kahuna.server.fairplay.verdict import ensure_reporter
 from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.ai_turns import LocalAiTurns
@@ -233,6 +236,10 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         upcoming_per_address=limits.upcoming_tournaments_per_address,
     )
     bot_levels = [level for level in LEVELS if ai_seats.available(level)]
+    thresholds = Thresholds(
+        limits.fair_play_window, limits.fair_play_match, limits.fair_play_z, limits.fair_play_min_games
+    )
+    screener = Screener(writer, ai_pool, thresholds, limits.fair_play_iterations)
     mailer = Mailer(
         writer,
         settings.mail,
@@ -276,6 +283,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             service.start()
             resumed = await mode.resume(service)
             await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
+            await writer.transact(ensure_reporter)
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             mailer.start()  # sends what the queue held when the server stopped
@@ -284,9 +292,11 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             push.start()
             presence.start()
             upkeep.start()
+            screener.start()
             logs.event("started", resumed_games=resumed, ai_workers=settings.ai_workers)
             yield
         finally:
+            await screener.stop()
             await upkeep.stop()
             await presence.stop()
             await push.stop()

@@ -160,6 +160,17 @@ class Limits:
     reports_per_address_per_hour: float = 20
     reports_per_address_burst: int = 10
     """Reports made from one IP address, whatever the accounts."""
+    fair_play_window: int = 40
+    """A player's last screened rated games its fair-play figures add up: docs/fair-play.md."""
+    fair_play_match: float = 0.38
+    """The lower end of a player's match rate (its decisions that were the AI's first choice) at
+    which an automatic ``cheating`` report is filed: calibrated in docs/fair-play.md."""
+    fair_play_z: float = 3.0
+    """Standard errors of the match rate's interval (the lower end is what is compared)."""
+    fair_play_min_games: int = 3
+    """Screened rated games before a player may be reported at all."""
+    fair_play_iterations: int = 400
+    """The judge's search iterations per decision of a screened game (its CPU per game)."""
     tournaments_per_account: int = 3
     """Tournaments one account may have created and not yet finished (``too_many_tournaments``)."""
     upcoming_tournaments_per_address: int = 6

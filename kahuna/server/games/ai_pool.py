@@ -13,6 +13,10 @@ that the other levels' moves wait for, but ``long_workers`` processes of their o
 the owners take turns and one owner holds at most :data:`LONG_PER_OWNER` of them at a time (the
 budget capped per client). So one player's grandmaster games delay nobody else's moves by more
 than the sharing of the cores (docs/scaling.md counts the workers they need).
+
+Background work nobody waits for (the fair-play screening of finished games, docs/fair-play.md)
+has the lowest lane: one process of its own, at the lowest CPU priority (``nice`` 19), so it never
+takes a place a live move waits for and yields the cores to the other lanes' workers.
 Workers watch their parent and exit when it dies, even by ``SIGKILL``.
 """
 
@@ -69,6 +73,17 @@ def choose_token(spec: str, view_json: dict[str, Any], seed: int, clock: ClockRe
     now_left = left - max(0.0, time.time() - at)
     quick = _agent(timed.QUICK_LEVEL)
     return timed.choose_on_clock(_agent(spec), quick, view, rng, now_left, TimeControl(**control)).token
+
+
+BACKGROUND_NICE = 19
+"""The background lane's CPU priority: the lowest, below every live move's worker."""
+
+
+def _exit_with_parent_at_low_priority() -> None:
+    """The background lane's worker initializer: as :func:`_exit_with_parent`, at the lowest CPU
+    priority."""
+    os.nice(BACKGROUND_NICE)
+    _exit_with_parent()
 
 
 def _exit_with_parent() -> None:
@@ -189,9 +204,12 @@ class _Lane:
     """``workers`` processes (spawned, so that no lock held by a server thread is inherited) and
     the fair queue of the moves that wait for them."""
 
-    def __init__(self, name: str, workers: int, per_owner: int | None) -> None:
+    def __init__(
+        self, name: str, workers: int, per_owner: int | None, initializer: Callable[[], None] = _exit_with_parent
+    ) -> None:
         self.name = name
-        """The lane in the metrics: ``count`` or ``time``."""
+        """The lane in the metrics: ``count``, ``time`` or ``background``."""
+        self._initializer = initializer
         self.workers = max(1, workers)
         self.queue = FairQueue(self.workers, per_owner)
         self._executor: ProcessPoolExecutor | None = None
@@ -203,7 +221,7 @@ class _Lane:
             raise RuntimeError("the AI pool is closed")
         if self._executor is None:
             context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_exit_with_parent)
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=self._initializer)
         return self._executor
 
     async def run(self, owner: str, expensive: bool, fn: Callable[..., T], *args: Any) -> T:
@@ -254,6 +272,7 @@ class AiPool:
     def __init__(self, workers: int, long_workers: int = 1) -> None:
         self._lane = _Lane("count", workers, None)
         self._long = _Lane("time", long_workers, LONG_PER_OWNER)
+        self._background = _Lane("background", 1, None, _exit_with_parent_at_low_priority)
         self.workers = self._lane.workers
         self.long_workers = self._long.workers
 
@@ -266,6 +285,11 @@ class AiPool:
     def long_queue(self) -> FairQueue:
         """The queue of the levels by time."""
         return self._long.queue
+
+    @property
+    def background_queue(self) -> FairQueue:
+        """The queue of the background work (:meth:`background`)."""
+        return self._background.queue
 
     async def warm_up(self, long: bool = False) -> None:
         """Start a worker now (importing the engine takes a while) rather than at the first AI move;
@@ -295,8 +319,14 @@ class AiPool:
         move so that live games keep their turn."""
         return await self._lane.run(owner, True, fn, *args)
 
+    async def background(self, owner: str, fn: Callable[..., T], *args: Any) -> T:
+        """Work nobody waits for (a game's fair-play screening) in the lowest lane: its own process
+        at the lowest CPU priority, never a place a move waits for (the module docstring)."""
+        return await self._background.run(owner, False, fn, *args)
+
     def close(self) -> None:
         """Drop queued moves, let a running one finish (workers exit cleanly), and release the
         pool's queues (their semaphores would otherwise outlive a process stopped by a signal)."""
         self._lane.close()
         self._long.close()
+        self._background.close()

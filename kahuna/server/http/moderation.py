@@ -82,6 +82,10 @@ class TargetHistory(BaseModel):
     alternates: list[dict[str, Any]] = Field(
         description="other accounts seen on its browsers or addresses: username, via (browser, address)"
     )
+    fair_play: dict[str, Any] = Field(
+        description="its fair-play figures over its last screened rated games (docs/fair-play.md): games, "
+        "choices, matched, match_rate, interval, mean_loss, seconds_median, hard_easy_seconds, by_game"
+    )
 
 
 class QueuedReport(BaseModel):
@@ -91,7 +95,10 @@ class QueuedReport(BaseModel):
     reporter: str
     note: str
     created: float
-    context: dict[str, Any] = Field(description="the game (game_id, seats) or the chat line (line_id, lines around it)")
+    context: dict[str, Any] = Field(
+        description="the game (game_id, seats), the chat line (line_id, lines around it), or an automatic "
+        "report's fair_play figures (docs/fair-play.md)"
+    )
     target: TargetHistory = Field(description="the player reported, read on this request")
 
 
@@ -284,6 +291,14 @@ def router(moderation: Moderation) -> APIRouter:
     async def queue(_moderator: TheModerator) -> dict[str, Any]:
         """The open reports with their context."""
         return {"reports": await moderation.queue()}
+
+    @mod.get("/players/{username}/fair-play")
+    async def fair_play(
+        username: Annotated[str, Path(min_length=1, max_length=20)], _moderator: TheModerator
+    ) -> dict[str, Any]:
+        """A player's fair-play figures over its last screened rated games (docs/fair-play.md):
+        moderators only, never the player. 404 ``not_found``."""
+        return await moderation.fair_play(username)
 
     @mod.post("/reports/{report_id}/close", status_code=204)
     async def close_report(report_id: RowId, body: Closing, moderator: TheModerator) -> None:

@@ -1,7 +1,8 @@
 """What the queue shows of a reported player beside its reports (docs/moderation.md, *The
 moderators' API*): its account's age, how often it was reported, its sanctions and its latest
-finished games, its latest rating changes and the other accounts seen on its browsers and addresses,
-read from the tables on each request (nothing is stored for it)."""
+finished games, its latest rating changes, the other accounts seen on its browsers and addresses,
+and its fair-play figures (docs/fair-play.md), read from the tables on each request (nothing is
+stored for it)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kahuna.server.db.schema import (
     reports,
     sanctions,
 )
+from kahuna.server.fairplay.figures import Thresholds, player_figures
 
 SANCTIONS = 20
 """A target's sanctions listed, the newest first."""
@@ -54,7 +56,8 @@ def alternates(conn: Connection, target: int) -> list[dict[str, Any]]:
 
 def target_history(conn: Connection, target: int) -> dict[str, Any]:
     """``created`` (the account's), ``reports`` (every report of it, any status, the open ones
-    included), ``sanctions`` (kind, created, whether undone) and ``games`` (ids)."""
+    included), ``sanctions`` (kind, created, whether undone), ``games`` (ids) and ``fair_play``
+    (its figures over its last screened rated games, the default window; no game screened: ``games`` 0)."""
     created = conn.execute(select(accounts.c.created).where(accounts.c.id == target)).scalar_one()
     count = conn.execute(select(func.count()).select_from(reports).where(reports.c.target == target)).scalar_one()
     given = conn.execute(
@@ -93,4 +96,5 @@ def target_history(conn: Connection, target: int) -> dict[str, Any]:
         "reports": count,
         "sanctions": [{"kind": s.kind, "created": s.created, "undone": s.undone is not None} for s in given],
         "games": [row.id for row in played],
+        "fair_play": player_figures(conn, target, Thresholds()),
     }

@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
-from kahuna.server.accounts.store import Account
+from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.db.schema import appeals as appeals_table
 from kahuna.server.db.schema import sanctions as sanctions_table
 from kahuna.server.db.writer import Conflict, Writer
+from kahuna.server.fairplay.figures import Thresholds, player_figures
 from kahuna.server.moderation import account_sanctions, appeals, chat_sanctions, log, reports, roles, sanctions
 from kahuna.server.moderation.closing import Enforcement
 
@@ -106,6 +107,18 @@ class Moderation:
 
     async def queue(self) -> list[dict[str, Any]]:
         return await self.writer.read(reports.open_reports)
+
+    async def fair_play(self, username: str) -> dict[str, Any]:
+        """A player's fair-play figures over its last screened rated games (docs/fair-play.md)."""
+
+        def read(conn: Connection) -> dict[str, Any] | None:
+            account = account_by_name(conn, username)
+            return None if account is None else player_figures(conn, account.id, Thresholds())
+
+        found = await self.writer.read(read)
+        if found is None:
+            raise Rejected("not_found", f"no player {username!r}", 404)
+        return found
 
     async def close_report(self, moderator: Account, report_id: int, reason: str) -> None:
         refusal = await self.writer.transact(lambda conn: reports.close_report(conn, moderator.id, report_id, reason))

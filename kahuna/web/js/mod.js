@@ -100,6 +100,7 @@ function reportItem(report, reload, status) {
     ]),
     report.note ? h("blockquote", { class: "mod-note", text: report.note }) : null,
     contextLines(context),
+    context.fair_play ? fairPlay(context.fair_play) : null,
     context.game_id
       ? h("p", {}, [h("a", { href: `/replay/${encodeURIComponent(context.game_id)}`, class: "mod-replay", text: t("mod.replay") })])
       : null,
@@ -159,6 +160,32 @@ function targetHistory(target) {
     h("p", {}, games.length ? [t("mod.games"), ...games.flatMap((a) => [" ", a])] : [t("mod.no_games")]),
     ratingChanges(target.rating_history || []),
     alternates(target.alternates || []),
+    target.fair_play && target.fair_play.games ? fairPlay(target.fair_play) : null,
+  ]);
+}
+
+/** A player's fair-play figures (docs/fair-play.md): its screened games, the real choices made as
+ * the AI's first choice with their interval, the mean loss, the time per decision, and its most
+ * suspicious games (links to their replays). Moderators only: the player never sees them. */
+function fairPlay(f) {
+  const pct = (x) => `${Math.round(100 * x)} %`;
+  const summary = t("mod.fair_play", {
+    games: f.games,
+    matched: f.matched,
+    choices: f.choices,
+    rate: f.match_rate == null ? "–" : pct(f.match_rate),
+    low: pct(f.interval[0]),
+    high: pct(f.interval[1]),
+    loss: f.mean_loss == null ? "–" : f.mean_loss.toFixed(3),
+  });
+  const seconds = f.seconds_median == null ? "" : ` ${t("mod.fair_play_seconds", { s: f.seconds_median, ratio: f.hard_easy_seconds ?? "–" })}`;
+  const games = (f.by_game || []).slice(0, 5).map((g) => [
+    " ",
+    h("a", { href: `/replay/${encodeURIComponent(g.game_id)}`, text: `${g.matched}/${g.choices}` }),
+  ]);
+  return h("div", { class: "mod-fair-play", "data-testid": "mod-fair-play" }, [
+    h("p", { text: summary + seconds }),
+    games.length ? h("p", {}, [t("mod.fair_play_games"), ...games.flat()]) : null,
   ]);
 }
 

@@ -2,10 +2,11 @@
 
 SQLAlchemy Core tables on one :data:`metadata`, in a module per room that writes them: the games'
 records (``games``: the store), ``accounts``, the ``community`` (offers, ratings, tournaments,
-follows and blocks), ``mail`` (mail, notifications, Web Push) and ``moderation`` (roles, reports,
-sanctions, the log). A module that reads or writes a table imports it from here; the migrations in
-``db/migrations/versions`` create and change them (``tests/server/test_migrations.py`` checks that
-the two agree), so a schema change is a new revision plus its edit in the room's module.
+follows and blocks), ``fair_play`` (the screening of rated games), ``mail`` (mail, notifications,
+Web Push) and ``moderation`` (roles, reports, sanctions, the log). A module that reads or writes a
+table imports it from here; the migrations in ``db/migrations/versions`` create and change them
+(``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
+revision plus its edit in the room's module.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from kahuna.server.db.schema.community import (
     tournament_players,
     tournaments,
 )
+from kahuna.server.db.schema.fair_play import fair_play_figures, fair_play_games
 from kahuna.server.db.schema.games import (
     actions,
     analyses,
@@ -75,6 +77,8 @@ __all__ = [
     "browser_accounts",
     "chat",
     "clocks",
+    "fair_play_figures",
+    "fair_play_games",
     "follows",
     "game_accounts",
     "games",
