@@ -73,6 +73,7 @@ FLOORS = [
     ["games"],
     ["cluster", "push"],
     ["community"],
+    ["fairplay"],
     ["mail", "moderation", "wiring"],
     ["http", "admin", "run_worker"],
     ["app"],

@@ -19,7 +19,7 @@ fair_play_games = Table(
     Column("screened", Float),
     Index("ix_fair_play_games_status", "status", "queued"),
 )
-"""A finished rated game between two people (r0024), ``pending`` from its end (the end hook writes
+"""A finished rated game between two people (r0025), ``pending`` from its end (the end hook writes
 the row in the ending transaction) until its figures are stored (``done``), or ``failed`` after
 :data:`kahuna.server.fairplay.queue.MAX_ATTEMPTS` claims. A screener claims it by a conditional
 update (``claimed_by`` an instance's name, until ``claimed_until``, seconds since the epoch): one

@@ -1,8 +1,8 @@
 """Issue 49's fair play (docs/fair-play.md): ``fair_play_games`` holds the rated games between
 people to screen and their claims, ``fair_play_figures`` each player's figures in a screened game.
 
-Revision ID: 0024
-Revises: 0023 (tournament chat)
+Revision ID: 0025
+Revises: 0024 (smaller seats and rating history)
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0024"
-down_revision = "0023"
+revision = "0025"
+down_revision = "0024"
 branch_labels = None
 depends_on = None
 
