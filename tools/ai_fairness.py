@@ -53,7 +53,7 @@ async def measure(moves: int, mode: str) -> list[float]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--moves", type=int, default=20)
     args = p.parse_args()
     for mode in ("none", "lane", "before"):

@@ -360,7 +360,9 @@ def _rss_kb() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python tools/core_fuzz.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python tools/core_fuzz.py", description=" ".join(__doc__.split("\n\n")[0].split())
+    )
     parser.add_argument("--rounds", type=int, default=0, help="fuzz rounds (each: a state, 20 actions, a search, ...)")
     parser.add_argument("--memory", type=int, default=0, metavar="GAMES", help="the memory check over GAMES games")
     parser.add_argument("--seed", type=int, default=0)

@@ -96,7 +96,7 @@ def bootstrap(path: str, accounts: int, match: float, z: float, min_games: int, 
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="play and screen games into this file")

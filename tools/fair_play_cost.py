@@ -107,7 +107,7 @@ async def measure(games: list[dict[str, Any]], moves: int, seed: int) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--moves", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)

@@ -196,7 +196,7 @@ def costs(log: Path) -> dict[str, Any]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--accounts", type=int, default=3, help="accounts of each kind")
     p.add_argument("--games", type=int, default=10, help="rounds: rated games of each account")
     p.add_argument("--seed", type=int, default=1)

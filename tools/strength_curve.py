@@ -18,7 +18,7 @@ from kahuna.ai.eval.curve import Step, chain, svg, table
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--spec", required=True, help="agent spec with {x} where the budget goes")
     p.add_argument("--x", type=float, nargs="+", required=True, help="the budgets, increasing")
     p.add_argument("--x-name", default="iterations per decision", help="what x is (axis and table)")
