@@ -86,6 +86,9 @@ class Figures:
     errors: int = 0
     error_codes: dict[str, int] = field(default_factory=dict)
     """The errors by code (``stale_version``, ``not_your_turn``, …)."""
+    connection_errors: dict[str, int] = field(default_factory=dict)
+    """Seats and game creations lost to the connection, by what happened (``refused``, ``closed``,
+    ``handshake``, ``timeout``, ``create``): counted, and the round goes on without them."""
     throttled: int = 0
     """Actions answered ``rate_limited`` (sent again after the wait the server asked for)."""
     games_over: int = 0
@@ -228,7 +231,8 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
                 after.pg, after.redis = stores.pg, stores.redis
                 figures.costs = costs.per_action(before, after, len(figures.latencies), figures.games_created)
             else:
-                with own_server(module=FLOOR_MODULE if floor else SERVER_MODULE) as (url, pid):
+                room = room_for(games)
+                with own_server(*room, module=FLOOR_MODULE if floor else SERVER_MODULE) as (url, pid):
                     figures, seconds = _run_loop(_bench(url, games, pace, args.seed, pid, beside_all))
             if paths:
                 figures.probes = probes.summary()
@@ -291,6 +295,9 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
     )
     if figures.throttled:
         print(f"{figures.throttled} actions were rate limited and sent again")
+    if figures.connection_errors:
+        lost = ", ".join(f"{kind} {count}" for kind, count in sorted(figures.connection_errors.items()))
+        print(f"connections lost (counted, the round went on without them): {lost}")
     cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
     if cpu_ms is not None:
         print(f"server CPU {cpu_ms:.2f} ms per action ({figures.server_cpu:.1f} s in all)")
@@ -337,6 +344,8 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         }
         if figures.error_codes:
             line["error_codes"] = figures.error_codes
+        if figures.connection_errors:
+            line["connection_errors"] = figures.connection_errors
         line["server_cpu_ms_per_action"] = cpu_ms
         if figures.attacks:
             line["attacks"] = figures.attacks
@@ -375,7 +384,8 @@ async def _bench(
 ) -> tuple[Figures, float]:
     figures = Figures()
     async with _GameMaker(url, pace, figures) as maker:
-        created = [await maker.new_game(honest_address(url, i)) for i in range(games)]
+        made = [await maker.new_game(honest_address(url, i)) for i in range(games)]
+        created = [game for game in made if game is not None]
         with Progress(games, "games") as bar, collector_off():
             return await _play(url, created, pace, seed, server_pid, beside, figures, maker, bar)
 
@@ -431,14 +441,19 @@ class _GameMaker:
         for http in self.clients.values():
             await http.aclose()
 
-    async def new_game(self, address: str | None) -> dict[str, Any]:
-        """A new game (``POST /api/games``) asked for from ``address``."""
+    async def new_game(self, address: str | None) -> dict[str, Any] | None:
+        """A new game (``POST /api/games``) asked for from ``address``; ``None`` when the request
+        failed (counted in :attr:`Figures.connection_errors` as ``create``)."""
         http = self.clients.get(address)
         if http is None:
             transport = httpx.AsyncHTTPTransport(local_address=address) if address else None
             http = self.clients[address] = httpx.AsyncClient(base_url=self.url, timeout=30, transport=transport)
-        response = await http.post("/api/games", json=self.pace.new_game())
-        response.raise_for_status()
+        try:
+            response = await http.post("/api/games", json=self.pace.new_game())
+            response.raise_for_status()
+        except httpx.HTTPError:
+            _count(self.figures.connection_errors, "create")
+            return None
         self.figures.games_created += 1
         game: dict[str, Any] = response.json()
         return game
@@ -476,10 +491,13 @@ class _Table:
                         self.bar,
                     )
                 )
-            await asyncio.gather(*seats)
-            if time.perf_counter() >= self.deadline:
+            ended = await asyncio.gather(*seats)
+            if time.perf_counter() >= self.deadline or not all(ended):
+                return  # a table that lost a seat to its connection stops (no new game each instant)
+            made = await self.maker.new_game(self.address)
+            if made is None:
                 return
-            game = await self.maker.new_game(self.address)
+            game = made
 
 
 async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
@@ -508,8 +526,41 @@ async def _seat(
     deadline: float,
     figures: Figures,
     bar: Progress,
+) -> bool:
+    """One seat's client: answer every position where it is to move with a random legal token;
+    whether the seat ended as a client does (``False``: its connection was lost).
+
+    A connection refused, closed without a close frame, or a handshake that fails is counted in
+    :attr:`Figures.connection_errors` and ends this seat only: a round of a thousand games must give
+    its figures, not stop at the first socket the server or the machine dropped."""
+    try:
+        await _play_seat(game_url, hello, address, rng, think, deadline, figures, bar)
+        return True
+    except websockets.ConnectionClosed:
+        _count(figures.connection_errors, "closed")
+    except websockets.InvalidHandshake:
+        _count(figures.connection_errors, "handshake")
+    except TimeoutError:
+        _count(figures.connection_errors, "timeout")
+    except OSError:
+        _count(figures.connection_errors, "refused")
+    return False
+
+
+def _count(counts: dict[str, int], kind: str) -> None:
+    counts[kind] = counts.get(kind, 0) + 1
+
+
+async def _play_seat(
+    game_url: str,
+    hello: dict[str, Any],
+    address: str | None,
+    rng: random.Random,
+    think: float,
+    deadline: float,
+    figures: Figures,
+    bar: Progress,
 ) -> None:
-    """One seat's client: answer every position where it is to move with a random legal token."""
     local = None if address is None else (address, 0)
     # A loaded machine can take more than websockets' default 10 s to answer a thousand handshakes
     # at once: a slow handshake is part of the figures, not a reason to abandon the round.
@@ -557,6 +608,14 @@ def _free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def room_for(games: int) -> list[str]:
+    """The limits the bench's own server is started with so that the round's own clients fit: two
+    sockets a game, the game makers' HTTP clients (one per local address) and the probes. The
+    server's default ``max_connections`` (2,000) is exactly the sockets of 1,000 games, and the
+    1,000-game round used to stop at the first socket past it (issue 54)."""
+    return ["--limit", f"max_connections={max(2000, 2 * games + 500)}"]
 
 
 SERVER_MODULE = ("kahuna", "serve")

@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import loopback
 import pytest
-from server_harness import ROOT, free_port
+from server_harness import ROOT, Server, free_port
 
-from kahuna.bench.server import collector_off
+from kahuna.bench.server import collector_off, room_for
 
 
 def _kahuna(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -99,6 +99,27 @@ def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_cli
     assert figures["server_cpu_ms_per_action"] is not None
     played = int(result.stdout.split(" played to the end")[0].rsplit("(", 1)[1])
     assert played > 0  # a recorded game ran out and its clients asked the floor for the next
+
+
+def test_bench_server_counts_refused_connections_and_goes_on(tmp_path: Path) -> None:
+    """A server with room for fewer sockets than the round opens: the refused seats are counted
+    as connection errors, the seats that got in play, and the round ends with its figures (issue
+    54: the 1,000-game round stopped at the first socket past the server's cap instead)."""
+    # three games: three game-making clients (one per address) and six seats, for seven places
+    server = Server(tmp_path, args=("--limit", "max_connections=7")).start()
+    try:
+        args = ("bench", "server", "--url", server.url, "--games", "3", "--seconds", "3", "--warm-up", "1")
+        result = _kahuna(*args, "--think", "10", "--json", timeout=90)
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    lost = figures["connection_errors"]
+    print(f"3 games against max_connections=7: {figures['actions']} actions, connections lost {lost}")
+    assert 0 < sum(lost.values()) <= 6 and "connections lost" in result.stdout
+    assert figures["actions"] > 0
+    # The bench's own server is started with room for two sockets a game and the game makers'.
+    assert room_for(1000) == ["--limit", "max_connections=2500"] and room_for(10) == ["--limit", "max_connections=2000"]
 
 
 def test_bench_server_floor_refuses_a_url() -> None:
