@@ -69,8 +69,8 @@ export default {
 
   "board.label": "El archipiélago de Kahuna",
   "board.island": "{name} ({letter}): {lines} líneas",
-  "board.bridge": "Puente {colour} {line}",
-  "board.stone": "Piedra {colour} en {name}",
+  "board.bridge": "Puente de {colour}: {line}",
+  "board.stone": "Piedra de {colour} en {name}",
   "board.pick_build": "Construir en {line}",
   "board.pick_remove": "Eliminar el puente {line}",
   "card.label": "Carta {name}, {lines} líneas",
