@@ -50,7 +50,7 @@ def legal_now(base: str, game_id: str, token: str) -> list[str]:
 def test_the_game_in_words_and_its_actions_by_keyboard(
     server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
 ) -> None:
-    game = create(opponent="ai", level="easy", seat="first", name="Reader")
+    game = create(opponent="ai", level="easy", seat="first", name="Reader", clock={"initial": 300, "increment": 0})
     page = open_page(f"/play/{game['game_id']}#{game['token']}", reduced_motion=True)
     page.wait_for_function(MINE)
     reader = page.get_by_test_id("reader")
@@ -65,6 +65,13 @@ def test_the_game_in_words_and_its_actions_by_keyboard(
     expect(islands).to_have_count(12)
     expect(islands.first).to_have_text(re.compile(r"^ALOA, 3 lines, 2 bridges to control it: no stone\. .*Free lines"))
     expect(reader.get_by_role("heading", name="Your hand")).to_be_visible()
+
+    # The clocks in words, on request (a button of the mode), in its live region.
+    reader.get_by_role("button", name="Read the clocks").focus()
+    page.keyboard.press("Enter")
+    clocks = re.compile(r"^Black: (5 minutes|4 minutes( \d+ seconds?)?) left, running\. White: 5 minutes left\.$")
+    expect(reader.get_by_test_id("reader-said")).to_have_text(clocks)
+    print(f"the clocks read: {reader.get_by_test_id('reader-said').inner_text()}")
 
     # The lists are the server's legal actions, grouped by kind, each worded as the log words it.
     legal = legal_now(server, game["game_id"], game["token"])
@@ -222,3 +229,27 @@ def test_between_two_browsers_each_action_is_read_with_its_consequence(
     theirs.wait_for_function("(words) => window.__said.some((s) => s.includes(words))", arg=heard)
     said = theirs.evaluate("(words) => window.__said.find((s) => s.includes(words))", heard)
     print(f"heard in the other browser: {said} (close islands: {len(foreseen['close'])})")
+
+
+def test_hot_seat_in_the_mode_hides_the_seat_behind_the_curtain_and_says_the_low_clock(
+    create: Callable[..., dict[str, Any]], new_context: Callable[..., BrowserContext], open_page: OpenPage
+) -> None:
+    """Hot-seat in screen-reader mode: behind the hand-over curtain the game in words has no hand and no
+    actions; revealed, the seat's lists come; the low-clock warning is said in the mode's words."""
+    game = create(opponent="hotseat", seat="first", clock={"initial": 14, "increment": 0})  # runs from now
+    context = new_context(reduced_motion=True)
+    context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")
+    page = open_page(f"/play/{game['game_id']}#{','.join(game['tokens'])}", context=context)
+    reader = page.get_by_test_id("reader")
+    expect(reader.get_by_test_id("reader-status")).to_have_text("Black to move. Points: Black 0, White 0.")
+    expect(page.get_by_test_id("curtain")).to_be_visible()
+    expect(reader.locator("button.reader-act")).to_have_count(0)
+    expect(reader.get_by_role("heading", name="Your hand")).to_have_count(0)
+    page.get_by_test_id("curtain").locator(".reveal").focus()
+    page.keyboard.press("Enter")
+    expect(reader.get_by_role("heading", name="Your hand")).to_be_visible()
+    assert reader.locator("button.reader-act").count() > 0
+    # Black's own clock below ten seconds: said once, in words, in the mode's live region.
+    said = reader.get_by_test_id("reader-said")
+    expect(said).to_have_text(re.compile(r"^Your clock: (10|[1-9]) seconds? left\.$"), timeout=30000)
+    print(f"the low clock said: {said.inner_text()}")
