@@ -120,9 +120,10 @@ export class ReaderPanel {
   /**
    * The game in words for the view on screen. seat: the seat shown (null for a spectator);
    * legal: the tokens it may play now; curtained: hot-seat's hand-over hides the seat's hand;
-   * foreseen: the server's `foreseen` message for this view's version (or null: not come yet).
+   * foreseen: the server's `foreseen` message for this view's version (or null: not come yet);
+   * hands: both hands as letters when they are public (a finished game's replay), else null.
    */
-  render(view, seat, legal, curtained, foreseen = null) {
+  render(view, seat, legal, curtained, foreseen = null, hands = null) {
     this.element.hidden = !readerOn();
     if (this.element.hidden) {
       fill(this.body, []);
@@ -143,6 +144,10 @@ export class ReaderPanel {
       own ? this.actions(view, seat, legal) : null,
       own ? h("h3", { text: t("reader.hand") }) : null,
       own ? list([...(view.hand || "")].map(islandName), t("reader.no_cards")) : null,
+      ...(hands || []).flatMap((cards, who) => [
+        h("h3", { text: t("reader.hand_of", { who: colourName(who) }) }),
+        list([...cards].map(islandName), t("reader.no_cards")),
+      ]),
       h("h3", { text: t("reader.display") }),
       list([...view.display].map(islandName), t("reader.no_cards")),
       h("p", { text: t("draw.deck", { n: view.deck_size }) }),

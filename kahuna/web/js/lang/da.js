@@ -983,6 +983,7 @@ export default {
   "reader.over": "Spillet er slut.",
   "reader.points": "Point: Sort {black}, Hvid {white}.",
   "reader.hand": "Din hånd",
+  "reader.hand_of": "{who}s hånd",
   "reader.no_cards": "Ingen kort.",
   "reader.display": "Åbne kort",
   "reader.islands": "Øerne",
@@ -1024,5 +1025,4 @@ export default {
   "reader.minutes": "{n} minutter",
   "reader.seconds_one": "1 sekund",
   "reader.seconds": "{n} sekunder",
-  "reader.step": "Træk {n} af {total}.",
 };

@@ -984,6 +984,7 @@ export default {
   "reader.over": "Die Partie ist vorbei.",
   "reader.points": "Punkte: Schwarz {black}, Weiß {white}.",
   "reader.hand": "Deine Hand",
+  "reader.hand_of": "Hand von {who}",
   "reader.no_cards": "Keine Karten.",
   "reader.display": "Auslage",
   "reader.islands": "Die Inseln",
@@ -1025,5 +1026,4 @@ export default {
   "reader.minutes": "{n} Minuten",
   "reader.seconds_one": "1 Sekunde",
   "reader.seconds": "{n} Sekunden",
-  "reader.step": "Zug {n} von {total}.",
 };

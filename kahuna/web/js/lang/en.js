@@ -983,6 +983,7 @@ export default {
   "reader.over": "The game is over.",
   "reader.points": "Points: Black {black}, White {white}.",
   "reader.hand": "Your hand",
+  "reader.hand_of": "{who}'s hand",
   "reader.no_cards": "No cards.",
   "reader.display": "Display",
   "reader.islands": "The islands",
@@ -1024,5 +1025,4 @@ export default {
   "reader.minutes": "{n} minutes",
   "reader.seconds_one": "1 second",
   "reader.seconds": "{n} seconds",
-  "reader.step": "Move {n} of {total}.",
 };

@@ -983,6 +983,7 @@ export default {
   "reader.over": "La partida ha terminado.",
   "reader.points": "Puntos: Negro {black}, Blanco {white}.",
   "reader.hand": "Tu mano",
+  "reader.hand_of": "Mano de {who}",
   "reader.no_cards": "Sin cartas.",
   "reader.display": "Cartas boca arriba",
   "reader.islands": "Las islas",
@@ -1024,5 +1025,4 @@ export default {
   "reader.minutes": "{n} minutos",
   "reader.seconds_one": "1 segundo",
   "reader.seconds": "{n} segundos",
-  "reader.step": "Jugada {n} de {total}.",
 };

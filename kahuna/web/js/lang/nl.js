@@ -984,6 +984,7 @@ export default {
   "reader.over": "De partij is voorbij.",
   "reader.points": "Punten: Zwart {black}, Wit {white}.",
   "reader.hand": "Je hand",
+  "reader.hand_of": "Hand van {who}",
   "reader.no_cards": "Geen kaarten.",
   "reader.display": "Open kaarten",
   "reader.islands": "De eilanden",
@@ -1025,5 +1026,4 @@ export default {
   "reader.minutes": "{n} minuten",
   "reader.seconds_one": "1 seconde",
   "reader.seconds": "{n} seconden",
-  "reader.step": "Zet {n} van {total}.",
 };
