@@ -135,6 +135,7 @@ export class ReaderPanel {
     const own = seat !== null && !curtained; // the seat's own actions and hand (not a spectator's, not behind the curtain)
     const timed = this.clocks() !== null;
     this.foreseen = foreseen;
+    this.element.dataset.foreseen = foreseen ? "yes" : "no"; // for scripts and tests: the lists say what the referee foresees
     fill(this.body, [
       h("h2", { id: "reader-title", text: t("reader.title") }),
       h("p", { "data-testid": "reader-status", text: `${mover} ${points}` }),
