@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page, expect
 from websockets.sync.client import connect
 
+BOARD = Path(__file__).resolve().parents[2] / "kahuna" / "rules" / "board.json"
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 
@@ -91,6 +93,17 @@ def test_replay_viewer_steps_jumps_and_plays(
     line = "".join(sorted(build["action"][0] + build["action"][2]))
     page.locator(".replay-log .log-jump").nth(build["version"] - 1).click()
     expect(page.locator(f'[data-testid="last-move"][data-line="{line}"][data-kind="built"]')).to_have_count(1)
+    # In the mode, the islands whose majority was close at a step say so (the server's `close`).
+    close = next(s for s in steps if s["close"])
+    page.locator(".replay-log .log-jump").nth(close["version"] - 1).click()
+    names = {i["letter"]: i["name"] for i in json.loads(BOARD.read_text())["islands"]}
+    first = close["close"][0]
+    words = "wins it with one more bridge" if first["change"] == "claim" else "loses the stone with one bridge fewer"
+    colour = ("Black", "White")[first["seat"]]
+    island = (
+        reader.get_by_test_id("reader-islands").locator("li").filter(has_text=re.compile(f"^{names[first['island']]},"))
+    )
+    expect(island).to_contain_text(f"Close: {colour} {words}.")
     page.locator("#replay-first").click()
     expect(step).to_contain_text(f"Action 0 of {last}")
     # The game is over, its record public: both hands are shown face up, none as a card back.

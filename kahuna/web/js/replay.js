@@ -81,8 +81,9 @@ class ReplayViewer {
     this.index = 0;
     this.playing = false;
     this.board = new BoardView(board, () => {});
-    // Screen-reader mode (a setting of this browser): each step's position in words; the step
-    // label, a live region, already says each step's actions as they are stepped through.
+    // Screen-reader mode (a setting of this browser): each step's position in words, with the
+    // close majorities the server sent for it; the step label, a live region, says each step's
+    // actions as they are stepped through.
     this.reader = new ReaderPanel(board);
     const last = data.steps.length - 1;
     this.slider = h("input", {
@@ -252,7 +253,7 @@ class ReplayViewer {
     // A finished game's record is public: each step's hands are shown face up (as known cards).
     const shown = step.hands ? { ...view, known: step.hands } : view;
     fill(this.playersBox, playersPanel(shown, playerNames(this.data.players, this.data.kinds), null, null));
-    this.reader.render(view, null, [], false, null, step.hands || null);
+    this.reader.render(view, null, [], false, { close: step.close || [] }, step.hands || null);
     if (view.result)
       fill(
         this.summaryBox,
