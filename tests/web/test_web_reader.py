@@ -194,18 +194,23 @@ def test_between_two_browsers_each_action_is_read_with_its_consequence(
 ) -> None:
     """A game between two people, both in screen-reader mode: driven over the protocol to a position
     where the seat to move has a claim the referee foresees, then the mover's list reads that action
-    with its consequence, the islands say which majorities are close, and the action played from the
-    list is announced in the other browser."""
+    with its consequence, the islands say which majorities are close (to a spectator in the mode too,
+    who has no actions), and the action played from the list is announced in the other browser and
+    the spectator's."""
     host = create(opponent="human", seat="first", name="Ann")
     friend = post_json(server, f"/api/join/{host['invite_url'].rsplit('/', 1)[1]}", {"name": "Bob"})
     tokens = [host["token"], friend["token"]]
     seat, token, events = to_a_foreseen_claim(server, host["game_id"], tokens, random.Random(53))
     pages = []
-    for s in (seat, 1 - seat):
+    for path in (
+        f"/play/{host['game_id']}#{tokens[seat]}",
+        f"/play/{host['game_id']}#{tokens[1 - seat]}",
+        f"/watch/{host['game_id']}",
+    ):
         context = new_context(reduced_motion=True)
         context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")
-        pages.append(open_page(f"/play/{host['game_id']}#{tokens[s]}", context=context))
-    mine, theirs = pages
+        pages.append(open_page(path, context=context))
+    mine, theirs, watcher = pages
     mine.wait_for_function(MINE)
     button = mine.locator(f'button.reader-act[data-token="{token}"]')
     what = ", ".join(consequence_words(e) for e in events)
@@ -221,12 +226,23 @@ def test_between_two_browsers_each_action_is_read_with_its_consequence(
         line = islands.filter(has_text=re.compile(f"^{NAMES[entry['island']]},"))
         expect(line).to_contain_text(f"Close: {COLOURS[entry['seat']]} {changes[entry['change']]}.")
     assert foreseen["close"], "a claim is foreseen: its island is close"
+    # A spectator in the mode: the game in words and the close majorities, no actions of its own.
+    first = foreseen["close"][0]
+    spectated = (
+        watcher.get_by_test_id("reader-islands")
+        .locator("li")
+        .filter(has_text=re.compile(f"^{NAMES[first['island']]},"))
+    )
+    expect(spectated).to_contain_text(f"Close: {COLOURS[first['seat']]} {changes[first['change']]}.")
+    expect(watcher.get_by_test_id("reader").locator("button.reader-act")).to_have_count(0)
     theirs.evaluate(LISTEN)
+    watcher.evaluate(LISTEN)
     button.focus()
     mine.keyboard.press("Enter")
     claimed = next(e for e in events if e["type"] == "island_claimed")
     heard = f"{COLOURS[seat]} claims {NAMES[claimed['island']]} and places a stone."
     theirs.wait_for_function("(words) => window.__said.some((s) => s.includes(words))", arg=heard)
+    watcher.wait_for_function("(words) => window.__said.some((s) => s.includes(words))", arg=heard)
     said = theirs.evaluate("(words) => window.__said.find((s) => s.includes(words))", heard)
     print(f"heard in the other browser: {said} (close islands: {len(foreseen['close'])})")
 
