@@ -48,7 +48,7 @@ def test_whole_game_against_the_ai(server: Server) -> None:
         for update in watched:  # the spectator's stream (it connected after the AI's first moves)
             step = replay["steps"][update["version"]]
             assert {k: step[k] for k in keys} == {k: update[k] for k in keys}
-            assert sorted(step) == sorted([*keys, "hands"])  # and, the game being over, both hands
+            assert sorted(step) == sorted([*keys, "hands", "close"])  # and, the game being over, both hands
         assert replay["steps"][0]["view"]["history"] == [] and replay["steps"][0]["view"]["hand"] is None
         late = await me.conn.state()
         await me.conn.send(type="action", action="pass", version=late["version"], id="late")

@@ -109,3 +109,60 @@ def test_reconnect_gets_the_missed_updates_or_a_sync(server: Server) -> None:
             await back.close()
 
     run(scenario())
+
+
+FOLLOWERS = ("island_claimed", "bridge_returned", "stone_lost", "round_scored", "final_turns_began", "game_over")
+
+
+def _follows(event: dict[str, Any]) -> bool:
+    """An event beyond the action itself that may be foreseen (the variant's replacing bridge too)."""
+    return event["type"] in FOLLOWERS or (event["type"] == "bridge_built" and event["card"] is None)
+
+
+async def _foreseen(conn: Conn, version: int) -> dict[str, Any]:
+    """Ask what the referee foresees at ``version``: its ``foreseen`` message, or the ``error``."""
+    await conn.send(type="foresee", version=version, id="f")
+    return await conn.until(lambda m: m["type"] == "foreseen" or (m["type"] == "error" and m.get("id") == "f"))
+
+
+def test_what_the_referee_foresees_is_what_happens(server: Server) -> None:
+    """The ``foresee`` message (issue 53): the seat to move gets its legal actions that cause more than
+    themselves with those events, exactly the events that follow when one is played; the other seat
+    and a spectator get the same close islands and no actions; one answer per version and connection."""
+    created = server.create(opponent="hotseat", seat="first")
+    game_id, tokens = created["game_id"], created["tokens"]
+
+    async def scenario() -> tuple[int, int]:
+        seats = {s: await Player.join(server, game_id, tokens[s]) for s in (0, 1)}
+        watcher = await Player.join(server, game_id)
+        rng = random.Random(8)
+        asked = played = 0
+        while played < 3 and not seats[0].over:
+            mover = seats[seats[0].last["view"]["to_move"]]
+            version = mover.version
+            answer = await _foreseen(mover.conn, version)
+            asked += 1
+            assert answer["type"] == "foreseen" and answer["version"] == version, answer
+            assert set(answer["actions"]) <= set(mover.last["legal"])
+            for other in (seats[1 - mover.last["view"]["to_move"]], watcher):
+                await other.reach(version)
+                theirs = await _foreseen(other.conn, version)
+                assert theirs["actions"] == {} and theirs["close"] == answer["close"], theirs
+            assert (await _foreseen(mover.conn, version))["code"] == "already_sent"
+            assert (await _foreseen(mover.conn, version - 1))["code"] == "stale_version"
+            if answer["actions"]:  # play one that causes something: the update has those events
+                token = sorted(answer["actions"])[rng.randrange(len(answer["actions"]))]
+                await mover.play(token)
+                events = [e for e in mover.last["events"] if _follows(e)]
+                assert events == answer["actions"][token], (token, mover.last["events"])
+                played += 1
+            else:
+                legal = mover.last["legal"]
+                await mover.play(legal[rng.randrange(len(legal))])
+            for player in [*seats.values(), watcher]:
+                await player.reach(mover.version)
+        return asked, played
+
+    asked, played = run(scenario())
+    print(f"foresee: {asked} versions asked, {played} foreseen actions played and matched")
+    assert played == 3

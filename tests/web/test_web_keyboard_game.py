@@ -1,5 +1,7 @@
-"""A whole game against the AI by keyboard alone (issue 53): started from the home page's form and
-played to its end with Tab, Shift+Tab, the arrow keys, Space and Enter only, every key counted.
+"""A whole game against the AI and a whole tournament game by keyboard alone (issue 53): started from
+the home page's form (the tournament: from its page) and played to the end with Tab, Shift+Tab, the
+arrow keys, Space and Enter only, every key counted; the tournament game in screen-reader mode, from
+the mode's lists, checking what the mode announced in the accessibility tree.
 
 The player acts as a sighted keyboard user would: it reads the page (which controls are there,
 which one has the focus) and moves the focus to the control it wants, one key at a time, towards
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, CDPSession, Page, expect
 
 OpenPage = Callable[..., Page]
 
@@ -144,3 +147,143 @@ def test_a_whole_game_against_the_ai_by_keyboard_alone(open_page: OpenPage) -> N
     log = page.get_by_role("list", name="Game log")
     expect(log.get_by_role("listitem").filter(has_text=re.compile("builds"))).not_to_have_count(0)
     print(f"a whole game against the AI by keyboard: {turns} turns, {keys.presses} key presses")
+
+
+def live_texts(cdp: CDPSession) -> list[str]:
+    """What the page's live regions hold now, read from Chromium's accessibility tree (what a screen
+    reader is told), not from the DOM or the pixels: each region's text, in the tree's order."""
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    by_id = {node["nodeId"]: node for node in nodes}
+
+    def text(node: dict[str, Any]) -> str:
+        if node["role"]["value"] == "StaticText":
+            return str(node.get("name", {}).get("value", ""))
+        return "".join(text(by_id[child]) for child in node.get("childIds", []) if child in by_id)
+
+    live = [n for n in nodes if any(p["name"] == "live" for p in n.get("properties", []))]
+    return [text(node) for node in live]
+
+
+def heard(cdp: CDPSession, start: str) -> str:
+    """The live region's text that starts with ``start`` (it must be there)."""
+    texts = live_texts(cdp)
+    found = next((s for s in texts if s.startswith(start)), None)
+    assert found is not None, f"no live region says {start!r}: {texts}"
+    return found
+
+
+READER_ENDS = tuple(f"button.reader-act[data-token{match}]" for match in ('="d?"', "^=d", '="pass"', '="end"'))
+
+
+class ReaderTurns:
+    """One seat's turns played from the screen-reader mode's lists by keyboard, each checked against
+    what the page's live regions then say; counts what it saw."""
+
+    def __init__(self, keys: Keyboard, cdp: CDPSession) -> None:
+        self.keys = keys
+        self.cdp = cdp
+        self.colour = ""
+        self.turns = self.foreseen = self.builds = self.heard_opponent = 0
+
+    def actions(self) -> list[tuple[str, str]]:
+        """The lists' buttons once they say what the referee foresees: (token, words)."""
+        page = self.keys.page
+        page.wait_for_selector("[data-testid=reader][data-foreseen=yes]")
+        found: list[tuple[str, str]] = page.evaluate(
+            "() => [...document.querySelectorAll('button.reader-act')].map((b) => [b.dataset.token, b.textContent])"
+        )
+        return found
+
+    def turn(self) -> None:
+        """Build (a foreseen claim first), then draw, take, decline or end; with a full hand discard first."""
+        self.turns += 1
+        acts = self.actions()
+        self.colour = self.colour or acts[0][1].split()[0]  # "Black builds …": the words name the seat
+        if self.turns > 1 or self.colour == "White":
+            other = "White" if self.colour == "Black" else "Black"
+            heard(self.cdp, other)  # the opponent's last action, said in words
+            self.heard_opponent += 1
+        builds = [(token, words) for token, words in acts if ">" in token]
+        if builds:
+            token, words = next(((t, w) for t, w in builds if " — " in w), builds[0])
+            self.keys.tab_to(f'button.reader-act[data-token="{token}"]')
+            self.keys.act("Enter")
+            self.builds += 1
+            said = heard(self.cdp, words.split(" — ")[0].rstrip("."))
+            if " — " in words:  # the foreseen claim came true, and was said
+                self.foreseen += 1
+                for island in re.findall(r"wins the majority on (\w+)", words):
+                    assert f"{self.colour} claims {island} and places a stone." in said, (words, said)
+            if settle(self.keys) != "mine":
+                return
+        self.end_turn()
+
+    def end_turn(self) -> None:
+        page = self.keys.page
+        for selector in READER_ENDS:
+            if page.locator(selector).count():
+                self.keys.tab_to(selector)
+                self.keys.act("Enter")
+                return
+        self.keys.tab_to("button.reader-act[data-token^='-']")
+        self.keys.act("Enter")
+        self.end_turn()
+
+
+@pytest.mark.long  # a whole game: a minute and more on a loaded machine
+@pytest.mark.timeout(1200)
+def test_a_whole_tournament_game_in_screen_reader_mode_by_keyboard_alone(
+    open_page: OpenPage, new_context: Callable[..., BrowserContext]
+) -> None:
+    """A player signs up, makes a one-round Swiss (10+5), invites the easy AI level and starts it,
+    then plays the tournament game to its end in screen-reader mode from the mode's lists, by
+    keyboard alone; what the mode announced is read from the accessibility tree."""
+    context = new_context(reduced_motion=True)
+    context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")
+    page = open_page("/signup", context)
+    keys = Keyboard(page)
+    page.locator("#username").fill("Reader_tour")
+    page.locator("#password").fill("reef-lagoon-coral-7")
+    keys.tab_to("#signup-submit")
+    keys.press("Enter")
+    page.wait_for_url(re.compile(r"/account$"))
+    page.goto(page.url.replace("/account", "/tournaments"))
+    page.locator("#tour-name").fill("Reader Swiss")
+    page.locator("#tour-clock").select_option("600+5")
+    page.locator("#tour-rounds").fill("1")
+    keys.tab_to("#tour-name")
+    keys.press("Enter")  # the keyboard submits the form
+    page.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
+    page.locator("#tour-invite").select_option("ai-easy")
+    keys.tab_to("[data-testid=tour-invite] button")
+    keys.press("Enter")
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")
+    keys.tab_to("[data-testid=tour-start]")
+    keys.press("Enter")
+    page.wait_for_url(re.compile(r"/play/[\w-]+\?tournament="))
+    setup = keys.presses
+    keys.presses = 0
+
+    cdp = context.new_cdp_session(page)
+    player = ReaderTurns(keys, cdp)
+    clocks = False
+    while settle(keys) == "mine":
+        assert player.turns < 300, "the game should end"
+        if not clocks:  # once: the clocks read on request, said in words
+            keys.tab_to("[data-testid=reader-clocks]")
+            keys.press("Enter")
+            said = heard(cdp, "Black: ")
+            assert re.fullmatch(r"Black: .+ left(, running)?\. White: .+ left(, running)?\.", said), said
+            clocks = True
+        player.turn()
+    said_at_end = live_texts(cdp)  # at once: the page goes back to the event 5 s after the end
+    ending = page.locator(".summary-outcome").inner_text()
+    assert ending and any(ending in text for text in said_at_end), (ending, said_at_end)  # the end was said
+    page.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
+    expect(page.get_by_test_id("tour-summary")).to_contain_text("finished")
+    print(
+        f"a whole tournament game in screen-reader mode by keyboard: {player.turns} turns as {player.colour}, "
+        f"{keys.presses} key presses ({setup} more to sign up, make the event and start it), "
+        f"{player.builds} builds from the lists ({player.foreseen} with a foreseen claim, each said when played), "
+        f"the opponent's last action heard {player.heard_opponent} times; the clocks said: {said}; the end: {ending}"
+    )

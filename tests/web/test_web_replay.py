@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 from websockets.sync.client import connect
 
+BOARD = Path(__file__).resolve().parents[2] / "kahuna" / "rules" / "board.json"
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
 
@@ -50,20 +52,34 @@ def finish_game(server: str, game: dict[str, Any], rng: random.Random) -> int:
 
 
 def test_replay_viewer_steps_jumps_and_plays(
-    server: str, create: Callable[..., dict[str, Any]], open_page: OpenPage, shot: Callable[[Page, str], Path]
+    server: str,
+    create: Callable[..., dict[str, Any]],
+    new_context: Callable[..., BrowserContext],
+    open_page: OpenPage,
+    shot: Callable[[Page, str], Path],
 ) -> None:
     game = create(opponent="hotseat", name="Replayer")
     last = finish_game(server, game, random.Random(11))
     assert last > 20
 
-    page = open_page(f"/replay/{game['game_id']}", reduced_motion=True)
+    context = new_context(reduced_motion=True)
+    context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")  # screen-reader mode (issue 53)
+    page = open_page(f"/replay/{game['game_id']}", context=context)
     step = page.locator(".replay-step")
     expect(step).to_contain_text(f"Action 0 of {last}")
     expect(page.locator(".board .bridge")).to_have_count(0)
+    # The mode's game in words follows the step: whose turn, both hands (public now), the islands.
+    reader = page.get_by_test_id("reader")
+    expect(reader.get_by_test_id("reader-status")).to_have_text("Black to move. Points: Black 0, White 0.")
+    expect(reader.get_by_role("heading", name="White's hand")).to_be_visible()
+    expect(reader.get_by_test_id("reader-islands").locator("li")).to_have_count(12)
+    expect(step).to_have_attribute("aria-live", "polite")  # each step is said as it is stepped to
     page.locator("#replay-next").click()
     expect(step).to_contain_text(f"Action 1 of {last}")
+    expect(step).to_contain_text("Black ")  # the action in words
     page.keyboard.press("End")
     expect(step).to_contain_text(f"Action {last} of {last}")
+    expect(reader.get_by_test_id("reader-status")).to_contain_text("The game is over.")
     expect(page.locator(".summary")).to_be_visible()
     expect(page.locator(".summary tbody tr")).to_have_count(5)
     shot(page, "replay-end-1280x800")
@@ -77,6 +93,17 @@ def test_replay_viewer_steps_jumps_and_plays(
     line = "".join(sorted(build["action"][0] + build["action"][2]))
     page.locator(".replay-log .log-jump").nth(build["version"] - 1).click()
     expect(page.locator(f'[data-testid="last-move"][data-line="{line}"][data-kind="built"]')).to_have_count(1)
+    # In the mode, the islands whose majority was close at a step say so (the server's `close`).
+    close = next(s for s in steps if s["close"])
+    page.locator(".replay-log .log-jump").nth(close["version"] - 1).click()
+    names = {i["letter"]: i["name"] for i in json.loads(BOARD.read_text())["islands"]}
+    first = close["close"][0]
+    words = "wins it with one more bridge" if first["change"] == "claim" else "loses the stone with one bridge fewer"
+    colour = ("Black", "White")[first["seat"]]
+    island = (
+        reader.get_by_test_id("reader-islands").locator("li").filter(has_text=re.compile(f"^{names[first['island']]},"))
+    )
+    expect(island).to_contain_text(f"Close: {colour} {words}.")
     page.locator("#replay-first").click()
     expect(step).to_contain_text(f"Action 0 of {last}")
     # The game is over, its record public: both hands are shown face up, none as a card back.

@@ -36,6 +36,8 @@ class Client:
         self.answered_at = 0
         """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
         ``hello`` is refused (its answer would only pile up behind the first one)."""
+        self.foreseen: int | None = None
+        """The version whose ``foreseen`` answer this connection got (one per version: ``foresight``)."""
 
     def busy(self) -> bool:
         """Whether the answer to the previous ``hello`` is still being sent."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import random
 import time
 from collections import deque
@@ -22,7 +21,6 @@ from typing import Any
 
 from kahuna.clock import Clock
 from kahuna.rules import Action, Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
-from kahuna.rules.board import cards_to_str
 from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.schema.games import digest_forms
@@ -30,6 +28,7 @@ from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
 from kahuna.server.games.client import MAX_BACKLOG as MAX_BACKLOG
 from kahuna.server.games.client import Client as Client
+from kahuna.server.games.replays import replay_steps
 
 MAX_CATCH_UP = 64
 """A reconnecting client further behind than this gets a ``sync`` instead of the missed updates
@@ -82,26 +81,6 @@ def encode_updates(
             update = messages.update(replay, actor, events, recipient, status, takebacks=takebacks)
             out.append(messages.encode(update))
     return out
-
-
-def replay_steps(deal: str, variant: Variant, reshuffles: list[str], history: list[tuple[int, Action]]) -> bytes:
-    """The steps of a finished game as a spectator saw them, as JSON (see ``GET .../replay``), with
-    both hands at every step: once the game is over its record is public, cards included."""
-    replay = GameState.from_deal(deal, variant, reshuffles)
-
-    def hands() -> list[str]:
-        return [cards_to_str(replay.hands[0]), cards_to_str(replay.hands[1])]
-
-    start = view_of(replay, None).to_json()
-    steps: list[dict[str, Any]] = [
-        {"version": 0, "seat_acted": None, "action": None, "events": [], "view": start, "hands": hands()}
-    ]
-    for actor, action in history:
-        events = replay.apply(action)
-        update = messages.update(replay, actor, events, None, messages.status_of(replay, True))
-        step = {key: update[key] for key in ("version", "seat_acted", "action", "events", "view")}
-        steps.append({**step, "hands": hands()})
-    return json.dumps(steps, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 @dataclass(eq=False)

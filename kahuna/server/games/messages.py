@@ -15,6 +15,7 @@ import orjson
 
 from kahuna.rules import Event, GameState, parse, view_of
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
+from kahuna.rules.foresight import close_islands, consequences
 
 WAITING, PLAYING, OVER = "waiting", "playing", "over"
 
@@ -111,6 +112,20 @@ def update(
         "status": status,
         "result": None if state.outcome is None else state.outcome.to_json(),
         "can_take_back": can_take_back(state, recipient, status, takebacks),
+    }
+
+
+def foreseen(state: GameState, recipient: int | None, status: str, version: int) -> dict[str, Any]:
+    """What the referee foresees from ``recipient``'s view (``kahuna.rules.foresight``): for the seat
+    to move in a game being played, its legal actions that cause more than themselves, each with
+    those events; for everyone, the islands one bridge would change."""
+    view = view_of(state, recipient)
+    actions = consequences(view) if status == PLAYING else {}
+    return {
+        "type": "foreseen",
+        "version": version,
+        "actions": {token: [e.to_json() for e in events] for token, events in actions.items()},
+        "close": [c.to_json() for c in close_islands(view)],
     }
 
 

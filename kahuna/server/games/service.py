@@ -9,7 +9,7 @@ It holds the parts and hands each request to the module that checks it; the part
 - the deadlines of timed games and the loop that ends those whose clock ran out.
 
 A new kind of request is a new module beside ``playing``, ``ending``, ``chat``, ``rematch``, ``takeback``,
-``joining`` and ``connections``, and one line here; a new room that must see games start or end
+``foresight``, ``joining`` and ``connections``, and one line here; a new room that must see games start or end
 uses the factory or subscribes to the end hook (``ended.py``) and changes nothing here.
 """
 
@@ -24,7 +24,7 @@ from kahuna.rules import Action
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import chat as chatting
-from kahuna.server.games import connections, creating, ending, joining, playing
+from kahuna.server.games import connections, creating, ending, foresight, joining, playing
 from kahuna.server.games import rematch as rematches
 from kahuna.server.games import takeback as takebacks
 from kahuna.server.games.creating import NewGame
@@ -142,6 +142,10 @@ class GameService:
         msg_id: str | None = None,
     ) -> None:
         await playing.act(self.engine, game, seat, action, version, actor, msg_id)
+
+    def foresee(self, game: LiveGame, client: Client, version: int) -> dict[str, Any]:
+        """What the referee foresees from the connection's view (the screen-reader mode asks)."""
+        return foresight.foresee(game, client, version)
 
     async def resign(self, game: LiveGame, seat: int | None) -> None:
         await ending.resign(self.engine, game, seat)

@@ -87,7 +87,16 @@ class ChatMessage(BaseModel):
     id: MsgId | None = None
 
 
-Message = Hello | ActionMessage | Ping | GameRequest | ChatMessage
+class Foresee(BaseModel):
+    """Ask what the referee foresees at ``version`` (``games/foresight.py``)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+    type: Literal["foresee"]
+    version: StrictInt
+    id: MsgId | None = None
+
+
+Message = Hello | ActionMessage | Ping | GameRequest | ChatMessage | Foresee
 Incoming = TypeAdapter[Message](Annotated[Message, Field(discriminator="type")])
 """What a client may send."""
 
@@ -367,10 +376,14 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
     return True
 
 
-async def _request(conn: Connection, message: GameRequest | ChatMessage) -> None:
-    """Resign, abort, rematch, take-back or chat; answered with ``ack`` (the change itself is broadcast)."""
+async def _request(conn: Connection, message: GameRequest | ChatMessage | Foresee) -> None:
+    """Resign, abort, rematch, take-back or chat; answered with ``ack`` (the change itself is
+    broadcast). ``foresee`` is answered with its ``foreseen`` message instead."""
     service, game, client = conn.service, conn.game, conn.client
     try:
+        if isinstance(message, Foresee):
+            client.send(service.foresee(game, client, message.version))
+            return
         if isinstance(message, ChatMessage):
             wait = await conn.chat_budget.take(chat_sender(conn))
             if wait:

@@ -22,7 +22,7 @@ import { openReportDialog } from "./report.js";
 import { hintAllowed, hintButton } from "./hintbutton.js";
 import { tournamentOf, returnToTournament } from "./tournamentgame.js";
 import { GameRatings } from "./gameratings.js";
-import { ReaderPanel, readerOn, setReaderOn } from "./reader.js";
+import { ReaderPanel, durationWords, readerOn, setReaderOn } from "./reader.js";
 
 const STEP_MS = { normal: 480, fast: 140, off: 0 };
 /** How long a message stays in view before it fades (connection trouble stays until solved). */
@@ -106,7 +106,11 @@ export class GamePage {
       (token) => this.play(token),
       (line) => this.lineClicked(line),
     );
-    this.reader = new ReaderPanel(board, (token) => this.play(token, true));
+    this.reader = new ReaderPanel(
+      board,
+      (token) => this.play(token, true),
+      () => this.clockWords(),
+    );
     this.build();
     const list = tokens.length ? tokens : [null];
     this.conns = list.map((token, i) => {
@@ -278,7 +282,10 @@ export class GamePage {
   /** The clocks above the board, resign/abort/rematch beside the players, the chat right under
    * them (beside the board, in view without scrolling at 1280×800; on a phone it comes after the board). */
   buildLife() {
-    this.clocks = new ClockPanel(() => lowClockWarning((text) => this.showMessage(text), this.clocks.clock));
+    this.clocks = new ClockPanel(() => {
+      lowClockWarning((text) => this.showMessage(text), this.clocks.clock);
+      this.reader.say(t("reader.clock_low", { time: durationWords(this.clocks.left(this.current.seat)) }));
+    });
     this.life = new LifeControls((msg) => this.sendRequest(msg));
     this.chat = new ChatPanel(this.gameId, (msg) => this.sendRequest(msg));
     this.notifier = new TurnNotifier();
@@ -452,6 +459,13 @@ export class GamePage {
     }
     if (msg.type === "pong" || msg.type === "ack") return;
     if (this.lifeMessage(index, msg)) return;
+    if (msg.type === "foreseen") {
+      entry.foreseen = msg;
+      if (index === this.shown) this.render();
+      return;
+    }
+    // A foresee that came too late (the game moved on) or twice: the next version asks again.
+    if (msg.type === "error" && String(msg.id ?? "").startsWith("f")) return;
     if (msg.type === "error") {
       this.pending = null;
       if (msg.code === "stale_version") entry.conn.send({ type: "hello", version: entry.conn.version });
@@ -558,11 +572,12 @@ export class GamePage {
     if (!this.logHas(number)) this.log.unshift(item);
     this.lastMoves.startAction();
     this.sinceLeft = null;
-    for (const raw of msg.events) {
-      const ev = this.hotseat ? redact(raw) : raw;
+    const events = msg.events.map((raw) => (this.hotseat ? redact(raw) : raw));
+    // The whole action at once: a live region read after each event would be cut short by the next.
+    this.announcer.textContent = events.map(narrateEvent).join(" ");
+    for (const ev of events) {
       item.lines.push(ev);
       this.renderLog();
-      this.announcer.textContent = narrateEvent(ev);
       if (this.lastMoves.note(ev)) this.board.showLastMoves(this.lastMoves.changes);
       if (ev.type === "round_scored") this.showScoring(ev);
       if (animate) playSound(soundOf(ev));
@@ -965,7 +980,9 @@ export class GamePage {
     if (this.proposed !== null && ![...picks.values()].some((p) => p.token === this.proposed) && !this.isLegal(this.proposed))
       this.proposed = null;
     this.renderActions(view, seat, mine, picks, curtain);
-    this.reader.render(view, seat, mine ? entry.legal.filter((token) => this.isLegal(token)) : [], curtain);
+    const foreseen = entry.foreseen?.version === entry.version ? entry.foreseen : null;
+    this.reader.render(view, seat, mine ? entry.legal.filter((token) => this.isLegal(token)) : [], curtain, foreseen);
+    this.foresee(entry);
     this.stepHint.textContent = curtain ? "" : this.hint(view, mine, this.selectedCards());
     this.renderConfirm(seat);
     this.renderShare(entry);
@@ -974,6 +991,32 @@ export class GamePage {
     this.notationForm.hidden = seat === null || curtain || Boolean(view.result);
     this.fit();
     this.board.offer(picks, this.proposed);
+  }
+
+  /**
+   * In screen-reader mode, ask the server once per version what the referee foresees (each
+   * action's consequences, the close islands: `foresee`, docs/protocol.md), once the page has
+   * caught up with every message; the answer comes as `foreseen` and re-renders the lists.
+   */
+  foresee(entry) {
+    if (!readerOn() || this.busy || this.queue.length || entry.view.result || entry.version === undefined) return;
+    if (entry.askedAt === entry.version) return;
+    const conn = entry.conn;
+    if (conn.send({ type: "foresee", version: entry.version, id: `f${conn.nextId++}` })) entry.askedAt = entry.version;
+  }
+
+  /** Both clocks in words, for the screen-reader mode's "Read the clocks" (null: untimed). */
+  clockWords() {
+    const clock = this.clocks?.clock;
+    if (!clock) return null;
+    return [0, 1]
+      .map((seat) =>
+        t(clock.running === seat ? "reader.clock_running" : "reader.clock_left", {
+          who: colourName(seat),
+          time: durationWords(this.clocks.left(seat)),
+        }),
+      )
+      .join(" ");
   }
 
   /** The move waiting for confirmation ("confirm moves" setting), with Confirm and Cancel. */

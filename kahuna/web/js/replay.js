@@ -13,6 +13,7 @@ import { narrateEvent, narrateToken, outcomeWords } from "./narrate.js";
 import { downloadLink, playersPanel, summaryPanel, seatMark } from "./panels.js";
 import { LastMoves } from "./lastmoves.js";
 import { mountAnalysis } from "./analysis.js";
+import { ReaderPanel } from "./reader.js";
 
 const PLAY_MS = 700;
 
@@ -80,6 +81,10 @@ class ReplayViewer {
     this.index = 0;
     this.playing = false;
     this.board = new BoardView(board, () => {});
+    // Screen-reader mode (a setting of this browser): each step's position in words, with the
+    // close majorities the server sent for it; the step label, a live region, says each step's
+    // actions as they are stepped through.
+    this.reader = new ReaderPanel(board);
     const last = data.steps.length - 1;
     this.slider = h("input", {
       type: "range",
@@ -120,6 +125,7 @@ class ReplayViewer {
           this.analysisBox,
         ]),
         h("aside", { class: "side-col" }, [
+          this.reader.element,
           this.playersBox,
           h("section", { class: "log" }, [h("h2", { text: t("log.title") }), this.logList]),
         ]),
@@ -247,6 +253,7 @@ class ReplayViewer {
     // A finished game's record is public: each step's hands are shown face up (as known cards).
     const shown = step.hands ? { ...view, known: step.hands } : view;
     fill(this.playersBox, playersPanel(shown, playerNames(this.data.players, this.data.kinds), null, null));
+    this.reader.render(view, null, [], false, { close: step.close || [] }, step.hands || null);
     if (view.result)
       fill(
         this.summaryBox,
