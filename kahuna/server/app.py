@@ -21,7 +21,8 @@ from sqlalchemy import Connection
 
 from kahuna.ai.levels import LEVELS
 from kahuna.ai.review.analysis import Budget
-from kahuna.server.accounts.store import games_players
+from kahuna.server.accounts.service import Accounts
+from kahuna.server.accounts.throttle import LoginThrottle
 from kahuna.server.cluster.broker import Broker, LocalBroker
 from kahuna.server.cluster.presence import LocalShare, Presence, Share
 from kahuna.server.common import logs
@@ -29,10 +30,13 @@ from kahuna.server.common.config import PushSettings, Settings
 from kahuna.server.common.ratelimit import LimiterFactory, Quotas, counted, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.event_chat import EventChat
+from kahuna.server.community.game_ratings import GameRatingService
+from kahuna.server.community.live_games import LiveList
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.community.players import Players
+from kahuna.server.community.social import Social
 from kahuna.server.community.tournaments import Tournaments
 from kahuna.server.db import migrations
-from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.housekeeping import Ages, Housekeeping
 from kahuna.server.db.store import check_writable, open_engine
 from kahuna.server.db.writer import Writer
@@ -66,18 +70,20 @@ from kahuna.server.http import (
     renames,
     tournaments,
 )
+from kahuna.server.http import auth as authentication
 from kahuna.server.http import mail as mail_api
 from kahuna.server.http import push as push_api
-from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.draining import Drain
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
 from kahuna.server.http.measured import Measured
 from kahuna.server.http.pages import add_pages
 from kahuna.server.mail.mailer import Budgets, Mailer
+from kahuna.server.mail.notification_settings import NotificationSettings
 from kahuna.server.mail.reminders import Reminders, Timing
 from kahuna.server.moderation.closing import Enforcement
 from kahuna.server.moderation.service import Moderation, ReportBudgets
+from kahuna.server.moderation.standing import ModeratedStanding
 from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
 from kahuna.server.wiring import end_hooks
@@ -319,51 +325,48 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         docs_url=None,
         redoc_url=None,
     )
-    app.state.broker = mode.broker
-    auth = app.state.auth = Authenticator(
-        writer,
-        LoginThrottle(
-            mode.limiters("login_failures", limits.login_failures_per_hour / 3600, limits.login_failures_burst),
-            mode.limiters(
-                "client_login_failures",
-                limits.client_login_failures_per_hour / 3600,
-                limits.client_login_failures_burst,
-            ),
+    quotas = Quotas(limits, mode.limiters)
+    throttle = LoginThrottle(
+        mode.limiters("login_failures", limits.login_failures_per_hour / 3600, limits.login_failures_burst),
+        mode.limiters(
+            "client_login_failures", limits.client_login_failures_per_hour / 3600, limits.client_login_failures_burst
         ),
     )
-    quotas = Quotas(limits, mode.limiters)
+    auth = authentication.Authenticator(Accounts(writer, throttle, ModeratedStanding(), quotas.signups))
+    authentication.bind(app, auth)
     # The sockets first: a route is found by trying each in turn, and a thousand players connecting
     # at once each paid for trying every HTTP router before the game's socket (180 µs a connection).
     drain = app.state.drain = Drain()  # the WebSockets, closed going away when told to stop (serve.py)
     app.include_router(health.router(_readiness(writer, mode, ai_pool, drain)))
-    app.include_router(lobby_socket.router(the_lobby, presence, drain))  # /ws/lobby before /ws/{game_id}
+    app.include_router(lobby_socket.router(the_lobby, presence, auth, drain))  # /ws/lobby before /ws/{game_id}
     chat_budget = mode.limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
-    players = BatchedReader(writer, games_players, dict)  # every hello asks for its seat's account
     report_budgets = ReportBudgets(
         mode.limiters("reports_account", limits.reports_per_account_per_hour / 3600, limits.reports_per_account_burst),
         mode.limiters("reports_address", limits.reports_per_address_per_hour / 3600, limits.reports_per_address_burst),
     )
     moderators = Moderation(writer, report_budgets, service, Enforcement(service, the_lobby.withdraw_all, mode.broker))
     app.include_router(
-        game_socket.router(service, settings.max_frame, limits, chat_budget, presence, players, drain, moderators)
+        game_socket.router(service, settings.max_frame, limits, chat_budget, presence, auth, drain, moderators)
     )
-    app.include_router(live_games.router(writer))  # /api/games/live before /api/games/{game_id}
-    app.include_router(games.router(service))
-    app.include_router(game_ratings.router(writer))
-    app.include_router(accounts.router(auth, service, the_lobby.withdraw_all, quotas.signups))
+    app.include_router(live_games.router(LiveList(writer)))  # /api/games/live before /api/games/{game_id}
+    app.include_router(games.router(service, auth))
+    app.include_router(game_ratings.router(GameRatingService(writer)))
+    app.include_router(accounts.router(auth, service, the_lobby.withdraw_all))
     app.include_router(mail_api.router(mailer))
-    app.include_router(notifications.router(writer, ["push"] if settings.mail is None else ["mail", "push"]))
+    channels = ["push"] if settings.mail is None else ["mail", "push"]
+    app.include_router(notifications.router(NotificationSettings(writer, channels)))
     app.include_router(push_api.router(push))
-    app.include_router(analysis.router(service, analyses))
+    app.include_router(analysis.router(service, analyses, auth))
     app.include_router(lobby.router(the_lobby))
     app.include_router(challenges.router(the_lobby))
     app.include_router(tournaments.router(events))
     app.include_router(event_chat.router(EventChat(writer, mode.broker, chat_budget, moderators)))
-    app.include_router(profiles.router(writer, presence))
-    app.include_router(relations.router(writer, presence, limits))
+    app.include_router(profiles.router(Players(writer, presence)))
+    social = Social(writer, presence, limits.follows_per_account, limits.blocks_per_account)
+    app.include_router(relations.router(social))
     app.include_router(moderation.router(moderators))
     app.include_router(renames.router(moderators))
-    app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
+    app.include_router(hints.router(service, ai_pool, auth, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     add_error_handlers(app)
     add_pages(app)
     app.add_middleware(Guard, max_body=settings.max_body, body_timeout=limits.body_timeout, quotas=quotas)

@@ -143,3 +143,13 @@ def test_the_check_sees_each_kind_of_import() -> None:
     assert f"{PACKAGE}.games.live" in replication and f"{PACKAGE}.cluster.redis_broker" in replication  # TYPE_CHECKING
     assert f"{PACKAGE}.cluster.redis_broker" in GRAPH[f"{PACKAGE}.app"]  # inside a function
     assert f"{PACKAGE}.db.store" in GRAPH[f"{PACKAGE}.games.engine"]  # from kahuna.server.db import store
+
+
+def test_the_http_layer_is_given_its_services() -> None:
+    """Each HTTP area's router is given its room's service at assembly: no ``http/`` module imports
+    the database room (its writer, tables or readers) nor looks a collaborator up in ``app.state``."""
+    http = [name for name in MODULES if name.startswith(f"{PACKAGE}.http")]
+    to_db = {name: sorted(t for t in GRAPH[name] if t.startswith(f"{PACKAGE}.db")) for name in http}
+    state = sorted(name for name in http if "app.state" in MODULES[name].read_text(encoding="utf-8"))
+    print(f"{len(http)} http modules: {sum(map(len, to_db.values()))} imports of db, {len(state)} read app.state")
+    assert (to_db, state) == ({name: [] for name in http}, [])
