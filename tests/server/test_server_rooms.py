@@ -75,8 +75,8 @@ FLOORS = [
     ["community"],
     ["fairplay"],
     ["mail", "moderation", "wiring"],
-    ["http", "admin", "run_worker"],
-    ["app"],
+    ["http", "admin", "assembly"],
+    ["app", "run_worker"],
     ["serve"],
 ]
 """The rooms of ``kahuna/server`` from the bottom up (a room is a folder, or a module directly in
@@ -119,7 +119,7 @@ def test_only_the_http_layer_builds_routers() -> None:
 
 
 def test_the_worker_reaches_no_http_module() -> None:
-    for worker in (f"{PACKAGE}.run_worker", f"{PACKAGE}.cluster.worker"):
+    for worker in (f"{PACKAGE}.run_worker", f"{PACKAGE}.assembly", f"{PACKAGE}.cluster.worker"):
         assert sorted(m for m in _reach(worker) if m.startswith(f"{PACKAGE}.http")) == [], worker
 
 
@@ -141,7 +141,7 @@ def test_the_check_sees_each_kind_of_import() -> None:
     """The scanner itself: plain, from-package, relative and function-level imports are all seen."""
     replication = GRAPH[f"{PACKAGE}.cluster.replication"]
     assert f"{PACKAGE}.games.live" in replication and f"{PACKAGE}.cluster.redis_broker" in replication  # TYPE_CHECKING
-    assert f"{PACKAGE}.cluster.redis_broker" in GRAPH[f"{PACKAGE}.app"]  # inside a function
+    assert f"{PACKAGE}.cluster.redis_broker" in GRAPH[f"{PACKAGE}.assembly"]  # inside a function
     assert f"{PACKAGE}.db.store" in GRAPH[f"{PACKAGE}.games.engine"]  # from kahuna.server.db import store
 
 
