@@ -2,9 +2,11 @@
 
 The rooms stand in floors (``FLOORS``), and a module imports only from rooms on floors below its
 own; no module imports itself back through others (no circle), none is over 500 lines, only the HTTP
-layer builds FastAPI routers, ``kahuna worker`` reaches no HTTP module, and the game core reaches
+layer builds FastAPI routers, ``kahuna worker`` reaches no HTTP module, the game core reaches
 neither the community (ratings subscribe to the end hook instead) nor the cluster (its
-collaborators are given to it). Imports inside functions and ``TYPE_CHECKING`` blocks count too.
+collaborators are given to it), and the HTTP layer neither imports the database room nor looks
+anything up in ``app.state`` (each router is given its area's service at assembly). Imports inside
+functions and ``TYPE_CHECKING`` blocks count too.
 """
 
 from __future__ import annotations
