@@ -1,12 +1,6 @@
-"""``kahuna worker``: the command line and the process it wires (``cluster/worker.py`` plays the jobs;
-with ``--smtp`` it also sends the mail the servers queue, ``mail/sender.py``).
-
-The worker builds the same game engine as a server (``wiring.py``: the same rooms hear of every
-end), with the worker's collaborators: it announces what it stores (``cluster.replication.Announcer``)
-and queues the next AI move itself (``cluster.ai_jobs.NextQueuedByWorker``). It also sends the Web
-Pushes that the instances queue (``push/sender.py``), with the same VAPID key as they (``--vapid-key``).
-It queues no your-turn push itself: it does not know who is connected; the instances that hold the
-game hear of its move and decide.
+"""``kahuna worker``: the command line; the process it runs is ``assembly.worker`` (``cluster/worker.py``
+plays the jobs; with ``--smtp`` it also sends the mail the servers queue, ``mail/sender.py``, and it
+sends the Web Pushes they queue, ``push/sender.py``, with the same VAPID key as they, ``--vapid-key``).
 """
 
 from __future__ import annotations
@@ -17,35 +11,18 @@ import os
 import signal
 import socket
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.server.cluster.ai_jobs import NextQueuedByWorker
-from kahuna.server.cluster.jobs import CLAIM_AFTER, RETRY_FIRST, RETRY_MOST, JobQueue
-from kahuna.server.cluster.replication import Announcer
-from kahuna.server.cluster.worker import Worker, sleep_unless
+from kahuna.server import assembly
+from kahuna.server.assembly import WorkerSettings
+from kahuna.server.cluster.jobs import CLAIM_AFTER
 from kahuna.server.common import logs
-from kahuna.server.common.config import Limits, MailSettings, PushSettings, default_db_url
-from kahuna.server.db.store import open_engine
-from kahuna.server.db.writer import Writer
-from kahuna.server.games.ai_pool import AiPool
-from kahuna.server.games.deadlines import Deadlines
-from kahuna.server.games.engine import GameEngine
-from kahuna.server.mail import smtp_url
-from kahuna.server.mail.sender import WORKER_POLL_SECONDS as MAIL_POLL_SECONDS
-from kahuna.server.mail.sender import MailSender
+from kahuna.server.common.config import Limits, default_db_url
+from kahuna.server.mail.options import QUEUED_MAIL, senders
 from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
-from kahuna.server.push.options import add_push_options, push_settings
-from kahuna.server.push.sender import WORKER_POLL_SECONDS as PUSH_POLL_SECONDS
-from kahuna.server.push.sender import PushSender
-from kahuna.server.push.vapid import KeyFileError, VapidKey, default_key_path
-from kahuna.server.wiring import end_hooks
-
-if TYPE_CHECKING:  # the Redis client is the ``redis`` extra; ``kahuna worker`` needs it, imported in main
-    from kahuna.server.cluster.redis_broker import RedisBroker
+from kahuna.server.push.options import add_push_options
+from kahuna.server.push.vapid import KeyFileError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -88,20 +65,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
-@dataclass(frozen=True)
-class WorkerSettings:
-    db_url: str
-    broker_url: str
-    consumer: str
-    jobs: int = 1
-    claim_after: float = CLAIM_AFTER
-    mail: MailSettings | None = None
-    """The mail server this worker sends the queued mail through (``None``: it sends none)."""
-    mail_retry: float = Limits.mail_retry_seconds
-    push: PushSettings = field(default_factory=PushSettings)
-    """The Web Push key and subject: the worker sends the pushes the instances queue."""
-
-
 def run(args: argparse.Namespace) -> int:
     if not check_listen("worker", args.metrics_listen):
         return 2
@@ -111,25 +74,13 @@ def run(args: argparse.Namespace) -> int:
     if args.claim_after <= 0:
         print("kahuna worker: --claim-after must be positive", file=sys.stderr)
         return 2
-    mail = None
-    if args.smtp is not None:
-        if args.mail_from is None:
-            print("kahuna worker: --smtp needs --mail-from", file=sys.stderr)
-            return 2
-        try:
-            mail = smtp_url.parse(args.smtp, args.mail_from, "http://localhost")  # links are in the queued mail
-        except ValueError as exc:
-            print(f"kahuna worker: --smtp: {exc}", file=sys.stderr)
-            return 2
-    elif args.mail_from is not None:
-        print("kahuna worker: --mail-from needs --smtp", file=sys.stderr)
+    chosen = senders(args, QUEUED_MAIL)  # the links are in the queued mail
+    if isinstance(chosen, str):
+        print(f"kahuna worker: {chosen}", file=sys.stderr)
         return 2
+    mail, push = chosen
     if args.mail_retry <= 0:
         print("kahuna worker: --mail-retry must be positive", file=sys.stderr)
-        return 2
-    push = push_settings(args)
-    if isinstance(push, str):
-        print(f"kahuna worker: {push}", file=sys.stderr)
         return 2
     if not start_metrics("worker", args.metrics_listen):
         return 1
@@ -162,54 +113,4 @@ async def main(settings: WorkerSettings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    from kahuna.server.cluster.redis_broker import RedisBroker
-
-    database = open_engine(settings.db_url)
-    writer = Writer(database)
-    writer.start()
-    pool = AiPool(settings.jobs)
-    queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
-    broker = RedisBroker(settings.broker_url)
-    engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
-    sender = None
-    if settings.mail is not None:
-        sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=MAIL_POLL_SECONDS)
-    key_path = Path(settings.push.key_path) if settings.push.key_path else default_key_path()
-    key = VapidKey.load_or_create(key_path, settings.push.subject)
-    pushes = PushSender(
-        writer, key, Limits().push_retry_seconds, PUSH_POLL_SECONDS, insecure_hosts=settings.push.insecure_hosts
-    )
-    try:
-        pushes.start()  # the instances queue pushes; the workers send them
-        await _start_broker(broker, stop)
-        await pool.warm_up()
-        if sender is not None:
-            sender.start()
-        print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
-        logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
-        await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)
-    finally:
-        await pushes.stop()
-        if sender is not None:
-            await sender.stop()
-        await queue.close()
-        await broker.close()
-        pool.close()
-        await writer.close()
-        database.dispose()
-        logs.event("worker_stopped", consumer=settings.consumer)
-
-
-async def _start_broker(broker: RedisBroker, stop: asyncio.Event) -> None:
-    """Start the broker as soon as Redis answers (a worker may start before it)."""
-    from redis.exceptions import RedisError
-
-    pause = RETRY_FIRST
-    while not stop.is_set():
-        try:
-            await broker.start()
-            return
-        except (RedisError, OSError) as exc:
-            logs.event("worker_redis_error", error=type(exc).__name__)
-            await sleep_unless(stop, pause)
-            pause = min(2 * pause, RETRY_MOST)
+    await assembly.worker(settings, stop)

@@ -14,8 +14,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from kahuna.server import serve_config
 from kahuna.server.common import draws, logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
+from kahuna.server.mail.options import senders
 from kahuna.server.ops.options import add_metrics_option, check_listen, start_metrics
-from kahuna.server.push.options import add_push_options, push_settings
+from kahuna.server.push.options import add_push_options
 from kahuna.server.push.vapid import KeyFileError
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
@@ -156,33 +157,18 @@ def run(args: argparse.Namespace) -> int:
         return 1
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    mail = None
-    if args.smtp is not None:
-        from kahuna.server.mail import smtp_url
-
-        if args.public_url is None and host not in ("127.0.0.1", "::1", "localhost"):
-            print(
-                "kahuna serve: --smtp needs --public-url (the address players open) for the links it mails",
-                file=sys.stderr,
-            )
-            return 2
-        try:
-            mail = smtp_url.parse(args.smtp, args.mail_from, args.public_url or f"http://{shown}:{port}/")
-        except ValueError as exc:
-            print(f"kahuna serve: --smtp: {exc}", file=sys.stderr)
-            return 2
-    elif args.mail_from is not None:
-        print("kahuna serve: --mail-from needs --smtp", file=sys.stderr)
+    own = f"http://{shown}:{port}/" if host in ("127.0.0.1", "::1", "localhost") else None
+    chosen = senders(args, args.public_url or own)  # the links of the mails start at --public-url
+    if isinstance(chosen, str):
+        print(f"kahuna serve: {chosen}", file=sys.stderr)
         return 2
-    push = push_settings(args)
-    if isinstance(push, str):
-        print(f"kahuna serve: {push}", file=sys.stderr)
-        return 2
+    mail, push = chosen
     logs.configure()
     if args.test_seed is not None:
         draws.seed_for_tests(args.test_seed)
     from kahuna.server.app import create_app
     from kahuna.server.http.conns import protocol_class, server
+    from kahuna.server.http.draining import Drain
 
     try:
         db_url = args.db or default_db_url()
@@ -198,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
             archive_after_days=args.archive_after,
             guest_games_after_days=args.delete_guest_games_after,
         )
-        app = create_app(settings)
+        drain = Drain()  # told to close the sockets going away on SIGTERM (http/conns.py)
+        app = create_app(settings, drain=drain)
     except ModuleNotFoundError as exc:
         extra = _EXTRAS.get((exc.name or "").split(".")[0])
         if extra is None:
@@ -228,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         backlog=LISTEN_BACKLOG,
     )
     tune_gc()
-    server(config, app.state.drain).run(sockets=[sock])
+    server(config, drain).run(sockets=[sock])
     return 0
 
 

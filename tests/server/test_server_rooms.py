@@ -2,9 +2,11 @@
 
 The rooms stand in floors (``FLOORS``), and a module imports only from rooms on floors below its
 own; no module imports itself back through others (no circle), none is over 500 lines, only the HTTP
-layer builds FastAPI routers, ``kahuna worker`` reaches no HTTP module, and the game core reaches
+layer builds FastAPI routers, ``kahuna worker`` reaches no HTTP module, the game core reaches
 neither the community (ratings subscribe to the end hook instead) nor the cluster (its
-collaborators are given to it). Imports inside functions and ``TYPE_CHECKING`` blocks count too.
+collaborators are given to it), and the HTTP layer neither imports the database room nor looks
+anything up in ``app.state`` (each router is given its area's service at assembly). Imports inside
+functions and ``TYPE_CHECKING`` blocks count too.
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ FLOORS = [
     ["community"],
     ["fairplay"],
     ["mail", "moderation", "wiring"],
-    ["http", "admin", "run_worker"],
-    ["app"],
+    ["http", "admin", "assembly"],
+    ["app", "run_worker"],
     ["serve"],
 ]
 """The rooms of ``kahuna/server`` from the bottom up (a room is a folder, or a module directly in
@@ -119,7 +121,7 @@ def test_only_the_http_layer_builds_routers() -> None:
 
 
 def test_the_worker_reaches_no_http_module() -> None:
-    for worker in (f"{PACKAGE}.run_worker", f"{PACKAGE}.cluster.worker"):
+    for worker in (f"{PACKAGE}.run_worker", f"{PACKAGE}.assembly", f"{PACKAGE}.cluster.worker"):
         assert sorted(m for m in _reach(worker) if m.startswith(f"{PACKAGE}.http")) == [], worker
 
 
@@ -141,5 +143,15 @@ def test_the_check_sees_each_kind_of_import() -> None:
     """The scanner itself: plain, from-package, relative and function-level imports are all seen."""
     replication = GRAPH[f"{PACKAGE}.cluster.replication"]
     assert f"{PACKAGE}.games.live" in replication and f"{PACKAGE}.cluster.redis_broker" in replication  # TYPE_CHECKING
-    assert f"{PACKAGE}.cluster.redis_broker" in GRAPH[f"{PACKAGE}.app"]  # inside a function
+    assert f"{PACKAGE}.cluster.redis_broker" in GRAPH[f"{PACKAGE}.assembly"]  # inside a function
     assert f"{PACKAGE}.db.store" in GRAPH[f"{PACKAGE}.games.engine"]  # from kahuna.server.db import store
+
+
+def test_the_http_layer_is_given_its_services() -> None:
+    """Each HTTP area's router is given its room's service at assembly: no ``http/`` module imports
+    the database room (its writer, tables or readers) nor looks a collaborator up in ``app.state``."""
+    http = [name for name in MODULES if name.startswith(f"{PACKAGE}.http")]
+    to_db = {name: sorted(t for t in GRAPH[name] if t.startswith(f"{PACKAGE}.db")) for name in http}
+    state = sorted(name for name in http if "app.state" in MODULES[name].read_text(encoding="utf-8"))
+    print(f"{len(http)} http modules: {sum(map(len, to_db.values()))} imports of db, {len(state)} read app.state")
+    assert (to_db, state) == ({name: [] for name in http}, [])

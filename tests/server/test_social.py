@@ -23,9 +23,9 @@ from kahuna.bot.client import play_with_agent
 from kahuna.rules.record import GameRecord
 from kahuna.server.accounts.store import account_by_name
 from kahuna.server.community import exports
+from kahuna.server.community.live_games import LiveList
 from kahuna.server.db.store import open_engine
 from kahuna.server.db.writer import Writer
-from kahuna.server.http.live_games import SharedList
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -287,7 +287,7 @@ def test_the_live_list_is_read_once_for_requests_that_come_together(tmp_path: Pa
             return await super().read(fn, threads)
 
     writer = CountingWriter(open_engine(f"sqlite:///{tmp_path / 'k.db'}"))
-    shared = SharedList(writer)
+    shared = LiveList(writer)
 
     async def scenario() -> list[list[dict[str, Any]]]:
         together = await asyncio.gather(*(shared.first(50) for _ in range(20)))

@@ -21,15 +21,20 @@ would pass for the server's staff or the site itself are reserved (:data:`RESERV
 
 from __future__ import annotations
 
+import asyncio
 import re
 import unicodedata
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib import resources
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from kahuna.server.common import draws
+from kahuna.server.common.errors import Rejected
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
@@ -215,3 +220,19 @@ def _dummy() -> str:
 
 def _hasher() -> PasswordHasher:
     return _TEST_HASHER if draws.seeded() else _HASHER
+
+
+T = TypeVar("T")
+_HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
+
+
+async def in_password_pool(fn: Callable[[], T]) -> T:
+    """``fn`` (a check, judgement or hash of a password) in the passwords' own pool, two at a time:
+    an Argon2id hash takes 64 MiB and tens of milliseconds, never on the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, fn)
+
+
+def refused(exc: Refused) -> Rejected:
+    """A refused username or password: 422 ``invalid`` with the English message and the ``reason``
+    (code and parameters) that the browser words in its language."""
+    return Rejected("invalid", str(exc), 422, reason=exc.reason())

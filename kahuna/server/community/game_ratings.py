@@ -23,6 +23,7 @@ from sqlalchemy import Connection, select
 from kahuna.server.community import glicko2
 from kahuna.server.community.ratings import anchor_of
 from kahuna.server.db.schema import game_accounts, games, rating_history, ratings
+from kahuna.server.db.writer import Writer
 
 
 def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
@@ -61,3 +62,14 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
             }
         )
     return {"rated": bool(row["rated"]), "paired": True, "pool": pool, "players": players}
+
+
+class GameRatingService:
+    """What ``GET /api/games/<id>/ratings`` reads (``http/game_ratings.py``), built at assembly."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+
+    async def of(self, game_id: str) -> dict[str, Any] | None:
+        """:func:`game_ratings` of ``game_id``; ``None``: no such game."""
+        return await self.writer.read(lambda conn: game_ratings(conn, game_id))

@@ -21,6 +21,7 @@ loaded or replayed (``tools/live_games_cost.py`` measures it, docs/community.md)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -32,6 +33,7 @@ from kahuna.server.community.ratings import ANCHORS
 from kahuna.server.db.schema import accounts, actions, clocks, game_accounts, games
 from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.db.store import TAKEBACK
+from kahuna.server.db.writer import Writer
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 20
@@ -146,3 +148,36 @@ def _clock(row: Any, now: float) -> dict[str, Any]:
     if row.running is not None and row.since is not None:
         remaining[row.running] = max(0.0, remaining[row.running] - (now - float(row.since)))
     return {"control": json.loads(row.control), "remaining": [round(r, 3) for r in remaining], "running": row.running}
+
+
+FRESH_SECONDS = 1.0
+"""How long one reading of the list serves every request: the list is the same for everyone, and
+the Watch page, TV and the lobby of every visitor ask for it."""
+
+
+class LiveList:
+    """The live list read at most once per :data:`FRESH_SECONDS` (its :data:`MAX_LIMIT` entries; a
+    smaller ``limit`` is their beginning), by one reading at a time however many requests come at
+    once: under load a reading waits for the database's threads, and each request used to add
+    one (``kahuna bench server --probe``, docs/community.md). Built once at assembly, given to
+    ``http/live_games.py``."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self._read_at = float("-inf")
+        self._games: list[dict[str, Any]] = []
+        self._reading: asyncio.Task[list[dict[str, Any]]] | None = None
+
+    async def first(self, limit: int) -> list[dict[str, Any]]:
+        if time.monotonic() - self._read_at > FRESH_SECONDS:
+            if self._reading is None:
+                self._reading = asyncio.ensure_future(self.writer.read(lambda conn: live_games(conn, MAX_LIMIT)))
+                try:
+                    began = time.monotonic()
+                    self._games = await asyncio.shield(self._reading)
+                    self._read_at = began
+                finally:
+                    self._reading = None
+            else:
+                await asyncio.shield(self._reading)
+        return self._games[:limit]

@@ -2,46 +2,30 @@
 its sessions and password, personal API tokens with scopes, adopting the games a browser holds, and
 deleting an account.
 
-Passwords are checked, judged and hashed in a small thread pool of their own (two at a time: an
-Argon2id hash takes 64 MiB and tens of milliseconds), never on the event loop. Every check of a
-password goes through the one throttle (``auth.LoginThrottle``), whatever the endpoint.
+What each request does is ``accounts.service.Accounts``'s (built at assembly): passwords checked,
+judged and hashed in a small thread pool of their own, never on the event loop, every check through
+the one throttle (``accounts.throttle.LoginThrottle``), whatever the endpoint.
 """
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
-from sqlalchemy import Connection
 
 from kahuna.server.accounts import store as db
-from kahuna.server.accounts.passwords import (
-    MAX_PASSWORD,
-    Refused,
-    check_new_username,
-    check_password,
-    hash_password,
-    username_key,
-    verify_password,
-)
+from kahuna.server.accounts.passwords import MAX_PASSWORD
 from kahuna.server.accounts.store import DELETED_NAME, Account
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_name
-from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.common.tokens import digest
-from kahuna.server.community import ratings, relations
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import (
     CSRF_COOKIE,
     SESSION_COOKIE,
-    TOKEN_PREFIX,
     Authenticator,
     csrf_of,
     is_https,
@@ -50,10 +34,7 @@ from kahuna.server.http.auth import (
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
-from kahuna.server.moderation import account_sanctions, appeals, chat_sanctions, roles
 
-T = TypeVar("T")
-_HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kahuna-argon2")
 MY_GAMES_LIMIT = 200
 
 Username = Annotated[str, StringConstraints(max_length=64)]
@@ -166,16 +147,6 @@ class AccountGame(BaseModel):
     clock: dict[str, Any] | None
 
 
-async def in_password_pool(fn: Callable[[], T]) -> T:
-    return await asyncio.get_running_loop().run_in_executor(_HASHING, fn)
-
-
-def refused(exc: Refused) -> Rejected:
-    """A refused username or password: 422 ``invalid`` with the English message and the ``reason``
-    (code and parameters) that the browser words in its language."""
-    return Rejected("invalid", str(exc), 422, reason=exc.reason())
-
-
 def _set_session_cookies(response: Response, request: Request, session_id: str) -> None:
     """The session cookie (HttpOnly) and its CSRF companion (readable by this origin's scripts)."""
     secure = is_https(request)
@@ -195,38 +166,11 @@ def router(
     auth: Authenticator,
     service: GameService,
     withdraw_offers: Callable[[int], Awaitable[None]],
-    signups: Limiter,
 ) -> APIRouter:
-    """The accounts API; ``withdraw_offers(account_id)`` cancels a deleted account's lobby offers;
-    ``signups`` is the per-address budget of accounts created."""
+    """The accounts API (``auth.accounts`` does the work); ``withdraw_offers(account_id)`` cancels
+    a deleted account's lobby offers."""
     api = APIRouter(prefix="/api", tags=["accounts"])
-    writer = auth.writer
-
-    async def write(fn: Callable[[Connection], T]) -> T:
-        """Run ``fn`` in the writer's transaction and return what it returned."""
-        out: list[T] = []
-        await writer.write(lambda conn: out.append(fn(conn)))
-        return out[-1]
-
-    async def password_checked(username: str, password: str, request: Request) -> Account | None:
-        """The active account ``username`` if ``password`` is its password, through the throttle."""
-        found = await writer.read(
-            lambda conn: db.credentials(conn, username) or chat_sanctions.renamed_credentials(conn, username)
-        )
-        stored = None if found is None else found[1]
-
-        async def check() -> bool:
-            return await in_password_pool(lambda: verify_password(stored, password)) and found is not None
-
-        right = await auth.throttle.checked(username_key(username), client_ip(request), check)
-        return found[0] if right and found is not None else None
-
-    async def judged(password: str, username: str) -> str:
-        """The password if it may be used (``Rejected`` 422 with the reason), judged in the pool."""
-        try:
-            return await in_password_pool(lambda: check_password(password, username))
-        except Refused as exc:
-            raise refused(exc) from None
+    accounts = auth.accounts
 
     @api.post("/accounts", status_code=201)
     async def sign_up(body: Credentials, request: Request, response: Response) -> dict[str, str]:
@@ -234,43 +178,8 @@ def router(
         look-alikes; 422 ``invalid`` with the reason; 429 when the address created enough accounts
         lately: only accounts created count; 403 ``signups_blocked`` from a browser or address a
         moderator blocked). Sign in afterwards with ``POST /api/session``."""
-        browser, address_digest = digest(browser_id(request, response)), digest(client_ip(request))
-        if await writer.read(lambda conn: account_sanctions.signups_blocked(conn, browser, address_digest)):
-            raise Rejected("signups_blocked", "a moderator blocked sign-ups from this browser or address", 403)
-        try:
-            username = check_new_username(body.username)
-        except Refused as exc:
-            raise refused(exc) from None
-        taken = Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
-        if await writer.read(lambda conn: db.username_taken(conn, username)):
-            raise taken
-        password = await judged(body.password, username)
-        address = client_ip(request)
-        wait = await signups.take(address)
-        if wait:
-            raise Rejected(
-                "rate_limited", f"enough accounts from this address: try again in {wait:.0f} s", 429, retry_after=wait
-            )
-        hashed = await in_password_pool(lambda: hash_password(password))
-        moment = time.time()
-
-        def create(conn: Connection) -> Account | None:
-            made = db.insert_account(conn, username, hashed)
-            if made is not None:  # where it was made, for moderators only (blocked sign-ups, alternates)
-                relations.remember_browser(conn, browser, made.id, moment)
-                account_sanctions.remember_address(conn, address_digest, made.id, moment)
-            return made
-
-        try:
-            account = await write(create)
-        except RuntimeError:  # the unique key, if another instance took the name a moment ago
-            if not await writer.read(lambda conn: db.username_taken(conn, username)):
-                raise
-            account = None
-        if account is None:
-            await signups.refund(address)  # no account was created
-            raise taken
-        logs.event("account_created", account_id=account.id)
+        browser = digest(browser_id(request, response))
+        account = await accounts.sign_up(body.username, body.password, browser, client_ip(request))
         return {"username": account.username}
 
     @api.post("/session")
@@ -278,31 +187,16 @@ def router(
         """Sign in: a new session cookie (and ``csrf`` cookie) every time; adopts the seats of
         ``tokens``. 401 when wrong, 429 with ``Retry-After`` after repeated failures, 403
         ``account_closed`` when a moderator closed the account."""
-        account = await password_checked(body.username, body.password, request)
-        if account is None:
-            logs.event("sign_in_failed")
-            raise Rejected("unauthorized", "wrong username or password", 401)
-        session_id = secrets.token_urlsafe(32)
-        previous = request.cookies.get(SESSION_COOKIE)
-        moment = time.time()
-        user_agent = request.headers.get("user-agent", "")
-        browser = digest(browser_id(request, response))
-        address = digest(client_ip(request))
-
-        def store_session(conn: Connection) -> bool:
-            if account_sanctions.closed(conn, account.id):  # in the transaction: no session outlives a close
-                return False
-            if previous:  # whatever session this browser had is over: a fixed id never becomes valid
-                db.delete_session(conn, digest(previous))
-            db.insert_session(conn, digest(session_id), account.id, moment, user_agent)
-            relations.remember_browser(conn, browser, account.id, moment)  # a block outlives signing out
-            account_sanctions.remember_address(conn, address, account.id, moment)  # for moderators only
-            return True
-
-        if not await write(store_session):
-            raise Rejected("account_closed", "a moderator closed this account", 403)
+        account, session_id = await accounts.sign_in(
+            body.username,
+            body.password,
+            client_ip(request),
+            digest(browser_id(request, response)),
+            request.cookies.get(SESSION_COOKIE),
+            request.headers.get("user-agent", ""),
+        )
         _set_session_cookies(response, request, session_id)
-        adopted = await auth.adopt(account, body.tokens)
+        adopted = await accounts.adopt(account, body.tokens)
         logs.event("signed_in", account_id=account.id, adopted=adopted)
         return {"username": account.username, "adopted": adopted}
 
@@ -312,14 +206,13 @@ def router(
         limited (a neighbour's failed sign-ins must not keep anyone signed in)."""
         session_id = request.cookies.get(SESSION_COOKIE)
         if session_id and await auth.of_request(request) is not None:  # CSRF-checked
-            await writer.write(lambda conn: db.delete_session(conn, digest(session_id)))
+            await accounts.sign_out(session_id)
         _clear_session_cookies(response, request)
 
     @api.get("/sessions", response_model=list[SessionListing])
     async def list_sessions(request: Request, account: Annotated[Account, Depends(require_session)]) -> Any:
         """The account's signed-in sessions (browsers), newest first; ``current`` is this one."""
-        current, moment = digest(request.cookies.get(SESSION_COOKIE, "")), time.time()
-        return await writer.read(lambda conn: db.sessions_of(conn, account.id, current, moment))
+        return await accounts.sessions(account, request.cookies.get(SESSION_COOKIE, ""))
 
     @api.delete("/sessions/{session_id}", status_code=204)
     async def end_session(
@@ -327,9 +220,7 @@ def router(
         account: Annotated[Account, Depends(require_session)],
     ) -> None:
         """Sign one of the account's sessions out (404 if it has no such session)."""
-        if not await write(lambda conn: db.end_session(conn, account.id, session_id)):
-            raise Rejected("not_found", "no such session", 404)
-        logs.event("session_ended", account_id=account.id)
+        await accounts.end_session(account, session_id)
 
     @api.delete("/sessions", response_model=SignedOut)
     async def sign_out_everywhere(
@@ -337,9 +228,8 @@ def router(
     ) -> dict[str, int]:
         """Sign out everywhere: every session of the account ends, this one too (tokens stay:
         revoke them one by one, or change the password)."""
-        ended = await write(lambda conn: db.end_sessions(conn, account.id))
+        ended = await accounts.end_sessions(account)
         _clear_session_cookies(response, request)
-        logs.event("signed_out_everywhere", account_id=account.id, sessions=ended)
         return {"signed_out": ended}
 
     @api.post("/me/password", response_model=PasswordChanged)
@@ -349,32 +239,13 @@ def router(
         """Change the password (the current one again: 401 if wrong, 429 when the throttle says so;
         422 with the reason if the new one may not be used). Every other session is signed out and
         every token revoked; this session stays."""
-        if await password_checked(account.username, body.password, request) is None:
-            raise Rejected("unauthorized", "wrong password", 401)
-        password = await judged(body.new_password, account.username)
-        hashed = await in_password_pool(lambda: hash_password(password))
-        keep = digest(request.cookies.get(SESSION_COOKIE, ""))
-        changed = await write(lambda conn: db.set_password(conn, account.id, hashed, keep))
-        logs.event("password_changed", account_id=account.id, **changed)
-        return changed
+        keep = request.cookies.get(SESSION_COOKIE, "")
+        return await accounts.change_password(account, body.password, body.new_password, client_ip(request), keep)
 
     @api.get("/me", response_model=Me)
     async def me(account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
         """The signed-in account and its ratings (401 for a guest)."""
-
-        def read(conn: Connection) -> dict[str, Any]:
-            info = db.account_info(conn, account.id)
-            held = roles.roles_of(conn, account.id)
-            return {
-                **info,
-                "moderates": roles.moderates(held),
-                "admin": roles.ADMIN in held,
-                "notices": appeals.unseen(conn, account.id),
-                "must_rename": chat_sanctions.must_rename(conn, account.id),
-                "ratings": ratings.ratings_of(conn, account.id),
-            }
-
-        return await writer.read(read)
+        return await accounts.shown_to_itself(account)
 
     @api.delete("/me", status_code=204)
     async def delete_me(
@@ -383,9 +254,7 @@ def router(
         """Delete the account (its password again: 401 if wrong, 429 when the throttle says so):
         sessions and tokens are revoked, its games stay and show a deleted player, its username
         stays taken."""
-        if await password_checked(account.username, body.password, request) is None:
-            raise Rejected("unauthorized", "wrong password", 401)
-        held = await write(lambda conn: db.delete_account(conn, account.id))
+        held = await accounts.delete(account, body.password, client_ip(request))
         for game_id, seat in held:
             service.rename_seat(game_id, seat, DELETED_NAME)
         await withdraw_offers(account.id)
@@ -396,9 +265,8 @@ def router(
     async def my_account_games(account: Annotated[Account, Depends(require_account)]) -> list[dict[str, Any]]:
         """The account's games on any browser, newest first (one entry per seat; no seat tokens:
         a seat of the account is played by saying ``hello`` with ``"seat"`` on a signed-in WebSocket)."""
-        held = await writer.read(lambda conn: db.seats_of_account(conn, account.id, MY_GAMES_LIMIT))
         out = []
-        for game_id, seat in held:
+        for game_id, seat in await accounts.seats(account, MY_GAMES_LIMIT):
             try:
                 game = await service.get(game_id)
             except Rejected:  # damaged: left out
@@ -410,7 +278,7 @@ def router(
     @api.post("/me/games/adopt")
     async def adopt_games(body: SeatTokens, account: Annotated[Account, Depends(require_account)]) -> dict[str, int]:
         """Make the seats of these seat tokens the account's (seats of another account stay theirs)."""
-        return {"adopted": await auth.adopt(account, body.tokens)}
+        return {"adopted": await accounts.adopt(account, body.tokens)}
 
     @api.post("/tokens", status_code=201, response_model=CreatedToken)
     async def create_token(
@@ -418,28 +286,18 @@ def router(
     ) -> dict[str, Any]:
         """A personal API token for programs (``Authorization: Bearer``) with the scopes asked for:
         shown once, stored hashed. Needs the password (401 if wrong) and a signed-in session."""
-        if await password_checked(account.username, body.password, request) is None:
-            raise Rejected("unauthorized", "wrong password", 401)
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        scopes: list[str] = list(body.scopes)
-        listing = await write(lambda conn: db.insert_token(conn, account.id, digest(token), body.name, scopes))
-        if listing is None:
-            raise Rejected("too_many_tokens", f"an account holds at most {db.MAX_TOKENS} tokens; revoke one", 409)
-        logs.event("token_created", account_id=account.id, token_id=listing["id"], scopes=listing["scopes"])
-        return {**listing, "token": token}
+        return await accounts.create_token(account, body.password, client_ip(request), body.name, list(body.scopes))
 
     @api.get("/tokens", response_model=list[TokenListing])
     async def list_tokens(account: Annotated[Account, Depends(require_session)]) -> list[dict[str, Any]]:
         """The account's tokens without their secrets."""
-        return await writer.read(lambda conn: db.tokens_of(conn, account.id))
+        return await accounts.tokens(account)
 
     @api.delete("/tokens/{token_id}", status_code=204)
     async def revoke_token(
         token_id: Annotated[int, Path(ge=1, le=2**62)], account: Annotated[Account, Depends(require_session)]
     ) -> None:
         """Revoke a token at once (404 if the account has no such token)."""
-        if not await write(lambda conn: db.delete_token(conn, account.id, token_id)):
-            raise Rejected("not_found", "no such token", 404)
-        logs.event("token_revoked", account_id=account.id, token_id=token_id)
+        await accounts.revoke_token(account, token_id)
 
     return api

@@ -13,6 +13,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.games.analysis import AnalysisJobs
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
 
 
@@ -23,7 +24,7 @@ class AnalysisRequest(BaseModel):
     """A seat token of the game; none when the signed-in account holds a seat of it."""
 
 
-def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
+def router(service: GameService, jobs: AnalysisJobs, auth: Authenticator) -> APIRouter:
     """``POST /api/games/{id}/analysis`` (a player: start it) and ``GET`` (anyone: follow it, read it)."""
     api = APIRouter(prefix="/api")
 
@@ -44,7 +45,7 @@ def router(service: GameService, jobs: AnalysisJobs) -> APIRouter:
         before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""
         game = await game_or_404(game_id)
         tokens = [] if body.token is None else [body.token]
-        if not await request.app.state.auth.held_seats(game, tokens, account):
+        if not await auth.held_seats(game, tokens, account):
             raise Rejected("not_a_player", "only a player of the game may ask for its analysis", 403)
         if not game.state.is_over:
             raise Rejected("not_over", "the analysis is available once the game is over", 409)

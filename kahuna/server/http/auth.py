@@ -18,14 +18,13 @@ match. Bearer requests need none (a browser never adds that header on its own), 
 guests' requests without a session cookie: guest play stays exactly as before. The WebSocket
 accepts the cookie only from a page of this origin (``Origin`` equal to ``Host``).
 
-**Throttling.** Every password check (signing in, deleting the account, changing the password,
-making a token) takes an attempt from two token buckets (``ratelimit.Limiter``) *before* the
-password is checked: one per account (its username key) and one per client address. When either is
-empty the answer is ``429`` with ``Retry-After`` and no password is checked; a right password gives
-its attempts back. Taking before checking is what makes the budget hold when guesses arrive at once:
-a check in flight has already paid, so twenty guesses sent together cost twenty attempts, not one
-look at a bucket that is not empty yet. The buckets sit behind that small async interface, so that
-several instances share them in Redis (``kahuna serve --broker``) instead of each keeping its own.
+**Throttling.** Every password check goes through ``accounts.throttle.LoginThrottle`` (per account
+and per client address, taken before the check), in ``accounts.service.Accounts``.
+
+**Wiring.** The :class:`Authenticator` is built once at assembly with the accounts' service. The
+routers that ask it something (a seat's account, the seats a request holds) are given it; the
+account dependencies below (:func:`optional_account` and the rest) reach it through the FastAPI
+dependency :func:`authenticator`, which the assembly binds to it (:func:`bind`).
 """
 
 from __future__ import annotations
@@ -33,20 +32,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import math
-import time
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated
 
-from fastapi import Request, WebSocket
+from fastapi import Depends, FastAPI, Request, WebSocket
 from starlette.requests import HTTPConnection
 
-from kahuna.server.accounts import store as db
+from kahuna.server.accounts.service import Accounts
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.common.ratelimit import MAX_KEYS, Limiter
-from kahuna.server.common.tokens import digest
-from kahuna.server.db.writer import Writer
 
 if TYPE_CHECKING:
     from kahuna.server.games.live import LiveGame
@@ -55,12 +49,6 @@ SESSION_COOKIE = "session"
 CSRF_COOKIE = "csrf"
 CSRF_HEADER = "x-csrf-token"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-TOKEN_PREFIX = "kahuna_"
-"""Personal API tokens start with this, so that secret scanners can recognise a leaked one."""
-SATISFIES = {"read": frozenset({"read", "play"}), "play": frozenset({"play"})}
-"""The token scopes that allow what a request needs (``play`` includes reading)."""
-TOUCH_EVERY = 60.0
-"""Seconds between two writes of a token's ``last_used`` (not one write per request)."""
 
 
 def csrf_of(session_id: str) -> str:
@@ -74,92 +62,22 @@ def is_https(connection: HTTPConnection) -> bool:
     return connection.url.scheme in ("https", "wss")
 
 
-# ------------------------------------------------------------------ throttling
-
-
-class LoginThrottle:
-    """The two budgets of password checks: per account (its username key) and per client address."""
-
-    def __init__(self, per_account: Limiter, per_client: Limiter) -> None:
-        self.per_account = per_account
-        self.per_client = per_client
-
-    async def checked(self, account_key: str, client: str, check: Callable[[], Awaitable[bool]]) -> bool:
-        """``check()`` (a password check) once an attempt is taken from both budgets; ``Rejected``
-        (429, ``retry_after``) without checking when either is spent. A right password (``True``)
-        gives both attempts back; a wrong one, or a check that fails, keeps them spent."""
-        wait = await self.per_account.take(account_key)
-        if not wait:
-            wait = await self.per_client.take(client)
-            if wait:  # the address is spent: the account's attempt was not used
-                await self.per_account.refund(account_key)
-        if wait:
-            raise Rejected(
-                "rate_limited", f"too many failed password checks: try again in {wait:.0f} s", 429, retry_after=wait
-            )
-        right = await check()
-        if right:
-            await self.per_account.refund(account_key)
-            await self.per_client.refund(client)
-        return right
-
-
 # ------------------------------------------------------------------ who is asking
 
 
 class Authenticator:
-    """Resolves the account of a request or WebSocket (one per app, at ``app.state.auth``)."""
+    """Resolves the account of a request or WebSocket (one per app, built at assembly)."""
 
-    def __init__(self, writer: Writer, throttle: LoginThrottle) -> None:
-        self.writer = writer
-        self.throttle = throttle
-        self._touched: dict[int, float] = {}
-
-    async def of_bearer(self, token: str, needed: str) -> Account:
-        """The account of a Bearer token that has the scope ``needed``; ``Rejected``: 401 if it
-        names none, 403 ``insufficient_scope`` if it may not do this."""
-        if not token or len(token) > 128:
-            raise Rejected("unauthorized", "use Authorization: Bearer <personal API token>", 401)
-        holder = await self.writer.read(lambda conn: db.account_of_token(conn, digest(token)))
-        if holder is None:
-            raise Rejected("unauthorized", "this token is not valid (revoked, or its account was deleted)", 401)
-        if not holder.scopes & SATISFIES[needed]:
-            raise Rejected("insufficient_scope", f"this token's scopes do not include {needed!r}", 403)
-        now = time.monotonic()
-        if now - self._touched.get(holder.token_id, -math.inf) >= TOUCH_EVERY:
-            self._touched[holder.token_id] = now
-            if len(self._touched) > MAX_KEYS:
-                self._touched.clear()
-            await self.writer.write(lambda conn: db.touch_token(conn, holder.token_id))
-        return holder.account
-
-    async def adopt(self, account: Account, tokens: list[str]) -> int:
-        """Bind the seats of these seat tokens to the account (not those of another account);
-        returns how many became the account's now."""
-        digests = sorted({digest(token) for token in tokens})
-        if not digests:
-            return 0
-        adopted: list[int] = []
-        await self.writer.write(lambda conn: adopted.append(db.adopt_seats(conn, account.id, digests)))
-        return adopted[-1]
-
-    async def seats_in_game(self, account: Account, game_id: str) -> list[int]:
-        """The seats of ``game_id`` that belong to the account."""
-        return await self.writer.read(lambda conn: db.seats_in_game(conn, account.id, game_id))
+    def __init__(self, accounts: Accounts) -> None:
+        self.accounts = accounts
 
     async def held_seats(self, game: LiveGame, tokens: Iterable[str], account: Account | None) -> set[int]:
         """The seats of ``game`` a request speaks for: those of the seat tokens it shows and, when it
         is signed in, its account's (hints and analyses accept either)."""
         held = {seat for token in tokens if (seat := game.seat_of_token(token)) is not None}
         if account is not None:
-            held.update(await self.seats_in_game(account, game.game_id))
+            held.update(await self.accounts.seats_in_game(account, game.game_id))
         return held
-
-    async def of_session(self, session_id: str) -> Account | None:
-        if not session_id or len(session_id) > 128:
-            return None
-        moment = time.time()
-        return await self.writer.read(lambda conn: db.account_of_session(conn, digest(session_id), moment))
 
     async def of_request(self, request: Request) -> Account | None:
         """The request's account (``None``: a guest); enforces CSRF on cookie-authenticated changes.
@@ -172,10 +90,10 @@ class Authenticator:
         account: Account | None
         request.state.by_token = bearer is not None
         if bearer is not None:
-            account = await self.of_bearer(bearer, "play" if request.method in UNSAFE_METHODS else "read")
+            account = await self.accounts.of_token(bearer, "play" if request.method in UNSAFE_METHODS else "read")
         else:
             session_id = request.cookies.get(SESSION_COOKIE, "")
-            account = await self.of_session(session_id)
+            account = await self.accounts.of_session(session_id)
             if account is not None and request.method in UNSAFE_METHODS:
                 echoed = request.headers.get(CSRF_HEADER, "")
                 if not hmac.compare_digest(echoed.encode(), csrf_of(session_id).encode()):
@@ -188,11 +106,11 @@ class Authenticator:
         this origin only."""
         bearer = _bearer(websocket)
         if bearer is not None:
-            return await self.of_bearer(bearer, "play")
+            return await self.accounts.of_token(bearer, "play")
         origin = websocket.headers.get("origin")
         if origin is not None and origin.partition("://")[2] != websocket.headers.get("host"):
             return None  # another site's page: its cookie must not act (cross-site WebSocket hijacking)
-        return await self.of_session(websocket.cookies.get(SESSION_COOKIE, ""))
+        return await self.accounts.of_session(websocket.cookies.get(SESSION_COOKIE, ""))
 
 
 def _bearer(connection: HTTPConnection) -> str | None:
@@ -202,35 +120,39 @@ def _bearer(connection: HTTPConnection) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
-def _authenticator(connection: HTTPConnection) -> Authenticator:
-    auth: Authenticator = connection.app.state.auth
-    return auth
+def authenticator() -> Authenticator:
+    """FastAPI dependency: the app's :class:`Authenticator`, which the assembly binds with
+    :func:`bind` (an app that bound none answers every signed-in request 500)."""
+    raise RuntimeError("no Authenticator bound to this app (http.auth.bind)")
 
 
-async def optional_account(request: Request) -> Account | None:
+def bind(app: FastAPI, auth: Authenticator) -> None:
+    """Make ``auth`` the app's :func:`authenticator`."""
+    app.dependency_overrides[authenticator] = lambda: auth
+
+
+TheAuthenticator = Annotated[Authenticator, Depends(authenticator)]
+
+
+async def optional_account(request: Request, auth: TheAuthenticator) -> Account | None:
     """FastAPI dependency: the signed-in account, or ``None`` for a guest (401 for a bad Bearer
     token, 403 ``csrf`` for a cookie-authenticated change without the CSRF header)."""
-    return await _authenticator(request).of_request(request)
+    return await auth.of_request(request)
 
 
-async def require_account(request: Request) -> Account:
+async def require_account(request: Request, auth: TheAuthenticator) -> Account:
     """FastAPI dependency: the signed-in account; ``401 unauthorized`` for a guest."""
-    account = await optional_account(request)
+    account = await auth.of_request(request)
     if account is None:
         raise Rejected("unauthorized", "sign in first (session cookie or Authorization: Bearer)", 401)
     return account
 
 
-async def websocket_account(websocket: WebSocket) -> Account | None:
-    """The account of a WebSocket's handshake (``None``: a guest); ``Rejected`` for a bad Bearer token."""
-    return await _authenticator(websocket).of_websocket(websocket)
-
-
-async def require_session(request: Request) -> Account:
+async def require_session(request: Request, auth: TheAuthenticator) -> Account:
     """FastAPI dependency: the account of a signed-in browser session (the session cookie, CSRF
     checked for changes); ``403 session_required`` for a Bearer token, ``401`` for a guest. Managing
     tokens, sessions and the account goes through it."""
-    account = await require_account(request)
+    account = await require_account(request, auth)
     if request.state.by_token:
         raise Rejected("session_required", "this needs a signed-in session (the web page), not an API token", 403)
     return account

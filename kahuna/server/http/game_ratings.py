@@ -9,8 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from kahuna.server.common.errors import Rejected
-from kahuna.server.community.game_ratings import game_ratings
-from kahuna.server.db.writer import Writer
+from kahuna.server.community.game_ratings import GameRatingService
 
 
 class SeatRating(BaseModel):
@@ -26,14 +25,14 @@ class GameRatings(BaseModel):
     players: list[SeatRating]
 
 
-def router(writer: Writer) -> APIRouter:
+def router(ratings: GameRatingService) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.get("/games/{game_id}/ratings", response_model=GameRatings)
     async def ratings_of_game(game_id: str) -> dict[str, Any]:
         """Each seat's rating in the game's pool, and for a rated game that has ended its rating
         before and after (the end summary's change). 404 ``not_found``: no such game."""
-        found = await writer.read(lambda conn: game_ratings(conn, game_id))
+        found = await ratings.of(game_id)
         if found is None:
             raise Rejected("not_found", f"no game {game_id!r}", 404)
         return found

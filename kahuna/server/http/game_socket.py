@@ -38,11 +38,10 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Bucket, Limiter
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community import relations
-from kahuna.server.db.batched import BatchedReader
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
-from kahuna.server.http.auth import websocket_account
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.draining import CLOSE_GOING_AWAY, Drain
 from kahuna.server.moderation.service import Moderation
 
@@ -146,13 +145,13 @@ class Connection:
         limits: Limits,
         chat_budget: Limiter,
         presence: Presence,
-        players: BatchedReader[dict[int, int]],
+        auth: Authenticator,
         moderation: Moderation,
     ) -> None:
         self.websocket = websocket
         self.moderation = moderation
         self.presence = presence
-        self.players = players
+        self.auth = auth
         self.entry: Entry | None = None
         """This connection in the instance's presence, from its first ``hello`` on."""
         self.chat_budget = chat_budget
@@ -199,20 +198,20 @@ def router(
     limits: Limits,
     chat_budget: Limiter,
     presence: Presence,
-    players: BatchedReader[dict[int, int]],
+    auth: Authenticator,
     drain: Drain,
     moderation: Moderation,
 ) -> APIRouter:
     """``chat_budget``: chat lines per sender and game (``chat_per_minute``, ``chat_burst``);
     ``presence``: who is online (each connection is counted from its first ``hello``);
-    ``players``: the accounts seated in a game, read in batches (``hello`` asks for them);
+    ``auth``: the account of the handshake, and the accounts seated in a game (``hello`` asks);
     ``drain``: the open sockets, closed with 1001 when the instance goes away; ``moderation``:
     whether a line's account is muted (asked for each line, so that a mute holds at once)."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/{game_id}")
     async def game_ws(websocket: WebSocket, game_id: str) -> None:
-        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, players, drain, moderation)
+        await play(websocket, service, game_id, max_frame, limits, chat_budget, presence, auth, drain, moderation)
 
     return sockets
 
@@ -225,7 +224,7 @@ async def play(
     limits: Limits,
     chat_budget: Limiter,
     presence: Presence,
-    players: BatchedReader[dict[int, int]],
+    auth: Authenticator,
     drain: Drain,
     moderation: Moderation,
 ) -> None:
@@ -240,9 +239,9 @@ async def play(
     if game is None:
         await _refuse(websocket, "not_found", "no such game", CLOSE_NOT_FOUND)
         return
-    conn = Connection(websocket, service, game, limits, chat_budget, presence, players, moderation)
+    conn = Connection(websocket, service, game, limits, chat_budget, presence, auth, moderation)
     try:
-        conn.account = await websocket_account(websocket)
+        conn.account = await auth.of_websocket(websocket)
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
         await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
         return
@@ -312,8 +311,7 @@ async def _claim(conn: Connection, seat: int) -> bool:
     """Bind the connection to ``seat`` if it belongs to the handshake's account; else close it (4403)."""
     account = conn.account
     game_id = conn.game.game_id
-    auth = conn.websocket.app.state.auth
-    if account is None or seat not in await auth.seats_in_game(account, game_id):
+    if account is None or seat not in await conn.auth.accounts.seats_in_game(account, game_id):
         await _refuse(conn.websocket, "forbidden", "this seat is not your account's", CLOSE_FORBIDDEN)
         return False
     conn.client.seat = seat
@@ -444,7 +442,7 @@ async def _seat_account(conn: Connection) -> int | None:
         return None if conn.account is None else conn.account.id
     if conn.client.by_account and conn.account is not None:
         return conn.account.id
-    return (await conn.players.get(game_id)).get(seat)
+    return await conn.auth.accounts.seated(game_id, seat)
 
 
 async def _present(conn: Connection) -> None:

@@ -19,6 +19,7 @@ from kahuna.server.games import ai_pool as ai_seats
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.common import GameId, MaybeAccount, Name, Secret, client_ip
 
 AI_LEVELS = (*LEVELS, "random")
@@ -112,7 +113,8 @@ class MyGame(Summary):
     token: str
 
 
-def router(service: GameService) -> APIRouter:
+def router(service: GameService, auth: Authenticator) -> APIRouter:
+    """``auth``: a signed-in player's new seats become its account's."""
     api = APIRouter(prefix="/api")
 
     async def game_or_404(game_id: str) -> LiveGame:
@@ -132,7 +134,7 @@ def router(service: GameService) -> APIRouter:
         owner = digest(f"address:{client_ip(request)}")
         created = await service.create(spec, owner=owner, account=None if account is None else account.id)
         if account is not None:
-            await request.app.state.auth.adopt(account, created["tokens"] or [created["token"]])
+            await auth.accounts.adopt(account, created["tokens"] or [created["token"]])
         return created
 
     @api.get("/levels", response_model=Levels)
@@ -154,7 +156,7 @@ def router(service: GameService) -> APIRouter:
         else:
             joined = await service.join(invite, account.username, account.id)
         if account is not None:
-            await request.app.state.auth.adopt(account, [joined["token"]])
+            await auth.accounts.adopt(account, [joined["token"]])
         return joined
 
     @api.get("/games/{game_id}", response_model=Summary)

@@ -23,6 +23,7 @@ from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.service import GameService
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
 
 
@@ -35,7 +36,12 @@ class HintRequest(BaseModel):
 
 
 def router(
-    service: GameService, ai: AiPool, per_minute: float, burst: int, limiters: LimiterFactory = memory_limiter
+    service: GameService,
+    ai: AiPool,
+    auth: Authenticator,
+    per_minute: float,
+    burst: int,
+    limiters: LimiterFactory = memory_limiter,
 ) -> APIRouter:
     api = APIRouter(prefix="/api")
     quota = limiters("hints", per_minute / 60.0, burst)
@@ -52,7 +58,7 @@ def router(
         game = await service.get(game_id)
         if game is None:
             raise Rejected("not_found", "no such game", 404)
-        held = await request.app.state.auth.held_seats(game, body.tokens, account)
+        held = await auth.held_seats(game, body.tokens, account)
         if not held:
             raise Rejected("forbidden", "hints are for the players of the game", 403)
         state = game.state

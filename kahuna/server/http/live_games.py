@@ -4,15 +4,12 @@ the clock and how many actions were played; the board is watched at ``watch_url`
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from kahuna.server.community.live_games import DEFAULT_LIMIT, MAX_LIMIT, live_games
-from kahuna.server.db.writer import Writer
+from kahuna.server.community.live_games import DEFAULT_LIMIT, MAX_LIMIT, LiveList
 
 
 class LivePlayer(BaseModel):
@@ -43,41 +40,8 @@ class LiveGames(BaseModel):
     games: list[LiveGameEntry]
 
 
-FRESH_SECONDS = 1.0
-"""How long one reading of the list serves every request: the list is the same for everyone, and
-the Watch page, TV and the lobby of every visitor ask for it."""
-
-
-class SharedList:
-    """The live list read at most once per :data:`FRESH_SECONDS` (its :data:`MAX_LIMIT` entries; a
-    smaller ``limit`` is their beginning), by one reading at a time however many requests come at
-    once: under load a reading waits for the database's threads, and each request used to add
-    one (``kahuna bench server --probe``, docs/community.md)."""
-
-    def __init__(self, writer: Writer) -> None:
-        self.writer = writer
-        self._read_at = float("-inf")
-        self._games: list[dict[str, Any]] = []
-        self._reading: asyncio.Task[list[dict[str, Any]]] | None = None
-
-    async def first(self, limit: int) -> list[dict[str, Any]]:
-        if time.monotonic() - self._read_at > FRESH_SECONDS:
-            if self._reading is None:
-                self._reading = asyncio.ensure_future(self.writer.read(lambda conn: live_games(conn, MAX_LIMIT)))
-                try:
-                    began = time.monotonic()
-                    self._games = await asyncio.shield(self._reading)
-                    self._read_at = began
-                finally:
-                    self._reading = None
-            else:
-                await asyncio.shield(self._reading)
-        return self._games[:limit]
-
-
-def router(writer: Writer) -> APIRouter:
+def router(shared: LiveList) -> APIRouter:
     api = APIRouter(prefix="/api")
-    shared = SharedList(writer)
 
     @api.get("/games/live", response_model=LiveGames)
     async def running(limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT) -> dict[str, Any]:

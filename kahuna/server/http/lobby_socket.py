@@ -33,7 +33,7 @@ from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community.event_chat import event_channel
 from kahuna.server.community.lobby import MAX_OPEN_PER_CLIENT, SEEK_TTL, Lobby, seek_channel
 from kahuna.server.games.seats import seat_links
-from kahuna.server.http.auth import websocket_account
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.draining import CLOSE_GOING_AWAY, Drain
 
 LOBBY_FRAME = 512
@@ -47,23 +47,25 @@ CLOSE_FORBIDDEN = 4403
 """The account was closed by a moderator (``account_closed`` on its ``user:`` channel)."""
 
 
-def router(lobby: Lobby, presence: Presence, drain: Drain) -> APIRouter:
+def router(lobby: Lobby, presence: Presence, auth: Authenticator, drain: Drain) -> APIRouter:
     """``presence``: a signed-in lobby connection counts its account as online while it is open;
     ``drain``: the open sockets, closed with 1001 when the instance goes away."""
     sockets = APIRouter()
 
     @sockets.websocket("/ws/lobby")
     async def lobby_ws(websocket: WebSocket) -> None:
-        await lobby_socket(websocket, lobby, presence, drain)
+        await lobby_socket(websocket, lobby, presence, auth, drain)
 
     return sockets
 
 
-async def lobby_socket(websocket: WebSocket, lobby: Lobby, presence: Presence, drain: Drain) -> None:
+async def lobby_socket(
+    websocket: WebSocket, lobby: Lobby, presence: Presence, auth: Authenticator, drain: Drain
+) -> None:
     """Serve one ``/ws/lobby`` connection until it closes, falls silent or the instance goes away."""
     await websocket.accept()
     try:
-        account = await websocket_account(websocket)
+        account = await auth.of_websocket(websocket)
     except Rejected as exc:
         await _close(websocket, {"type": "error", "code": exc.code, "message": exc.message}, 4401)
         return

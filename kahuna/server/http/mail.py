@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from kahuna.server.accounts.passwords import Refused, check_password, hash_password
+from kahuna.server.accounts.passwords import Refused, check_password, hash_password, in_password_pool, refused
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.http.accounts import Password, in_password_pool, refused
+from kahuna.server.http.accounts import Password
 from kahuna.server.http.auth import require_session
 from kahuna.server.http.common import client_ip
 from kahuna.server.mail import templates

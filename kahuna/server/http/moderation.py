@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.http.auth import optional_account
+from kahuna.server.http.auth import TheAuthenticator
 from kahuna.server.http.common import TheAccount, client_ip
 from kahuna.server.moderation import appeals, reports, roles, sanctions
 from kahuna.server.moderation.service import Moderation
@@ -271,11 +271,11 @@ def router(moderation: Moderation) -> APIRouter:
         409 ``already_undone``, 409 ``already_appealed``, 422 ``note_too_long``."""
         return {"appeal_id": await moderation.appeal(account, sanction_id, body.note)}
 
-    async def moderator(request: Request) -> Moderator:
+    async def moderator(request: Request, auth: TheAuthenticator) -> Moderator:
         """The moderator or admin making the request; for anyone else the 404 of a path that does
         not exist (a guest, a bad token or a missing CSRF header included)."""
         try:
-            account = await optional_account(request)
+            account = await auth.of_request(request)
         except Rejected:
             account = None
         if account is not None:
