@@ -68,6 +68,7 @@ from kahuna.server.http import (
 )
 from kahuna.server.http import mail as mail_api
 from kahuna.server.http import push as push_api
+from kahuna.server.http import puzzles as puzzles_api
 from kahuna.server.http.auth import Authenticator, LoginThrottle
 from kahuna.server.http.draining import Drain
 from kahuna.server.http.errors import add_error_handlers
@@ -80,6 +81,7 @@ from kahuna.server.moderation.closing import Enforcement
 from kahuna.server.moderation.service import Moderation, ReportBudgets
 from kahuna.server.ops.readiness import NotReady, Readiness
 from kahuna.server.push.service import WebPush
+from kahuna.server.puzzles.service import Puzzles
 from kahuna.server.wiring import end_hooks
 
 
@@ -240,6 +242,9 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
         limits.fair_play_window, limits.fair_play_match, limits.fair_play_z, limits.fair_play_min_games
     )
     screener = Screener(writer, ai_pool, thresholds, limits.fair_play_iterations)
+    the_puzzles = Puzzles(
+        writer, mode.limiters("puzzle_attempts", limits.puzzle_attempts_per_minute / 60, limits.puzzle_attempts_burst)
+    )
     mailer = Mailer(
         writer,
         settings.mail,
@@ -284,6 +289,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             resumed = await mode.resume(service)
             await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
             await writer.transact(ensure_reporter)
+            await the_puzzles.load()  # the shipped set, once per database
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             mailer.start()  # sends what the queue held when the server stopped
@@ -362,6 +368,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
     app.include_router(profiles.router(writer, presence))
     app.include_router(relations.router(writer, presence, limits))
     app.include_router(moderation.router(moderators))
+    app.include_router(puzzles_api.router(the_puzzles))
     app.include_router(renames.router(moderators))
     app.include_router(hints.router(service, ai_pool, limits.hints_per_minute, limits.hints_burst, mode.limiters))
     add_error_handlers(app)

@@ -73,7 +73,7 @@ FLOORS = [
     ["games"],
     ["cluster", "push"],
     ["community"],
-    ["fairplay"],
+    ["fairplay", "puzzles"],
     ["mail", "moderation", "wiring"],
     ["http", "admin", "run_worker"],
     ["app"],
