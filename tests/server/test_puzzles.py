@@ -5,15 +5,21 @@ account's first answer counted once, guests unrated, the history, the 404s and t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from server_harness import Server
+from sqlalchemy import insert
 from test_accounts import csrf, signed_in
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import read_set
 from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of
 from kahuna.rules.board import LETTERS
+from kahuna.server.db.schema import accounts
+from kahuna.server.db.store import open_engine
+from kahuna.server.puzzles import store
 
 BURST = 30
 
@@ -107,3 +113,31 @@ def test_puzzles_over_http(server: Server) -> None:
     ]
     print("answers before 429:", statuses.index(429) + used)
     assert statuses[-1] == 429 and set(statuses) <= {422, 429}
+
+
+def test_the_store_on_sqlite(tmp_path: Path) -> None:
+    store_round(f"sqlite:///{tmp_path / 'puzzles.db'}")
+
+
+def store_round(url: str) -> None:
+    """Loading twice, the daily puzzle, an answer counted once, the nearest unanswered puzzles and
+    the history, on ``url``'s database (``test_pg_puzzles.py`` runs it on PostgreSQL)."""
+    engine = open_engine(url)
+    shipped = list(SHIPPED.values())[:5]
+    with engine.begin() as conn:
+        assert store.load(conn, shipped) == 5 and store.load(conn, shipped) == 0
+        day = store.daily(conn, "2026-12-07")
+        assert day is not None and day == store.daily(conn, "2026-12-07")
+        days = {row.puzzle.puzzle_id for d in range(1, 29) if (row := store.daily(conn, f"2026-02-{d:02}"))}
+        assert len(days) >= 2  # the date picks it
+        person: dict[str, Any] = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
+        first = shipped[0].puzzle_id
+        counted = store.record(conn, player, first, True)
+        assert counted.before == 1500 and counted.after is not None and counted.after > 1500
+        assert store.record(conn, player, first, False) == store.Counted(None, None)
+        assert first not in store.nearest(conn, player, 1500, None)
+        assert len(store.nearest(conn, None, 1500, None)) == 5
+        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
+        assert store.player_rating(conn, player).rating == counted.after
+    engine.dispose()
