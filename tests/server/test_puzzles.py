@@ -15,7 +15,7 @@ from test_accounts import csrf, signed_in
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of
+from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
 from kahuna.server.db.schema import accounts
 from kahuna.server.db.store import open_engine
@@ -77,7 +77,15 @@ def test_puzzles_over_http(server: Server) -> None:
             f"/api/puzzles/{mine.puzzle_id}/attempt", json={"actions": [long[0]]}, headers=csrf(browser)
         ).json()
         used += 1
-        assert so_far == {"correct": None, "solution": None, "rating": None}
+        assert {k: so_far[k] for k in ("correct", "solution", "rating")} == {
+            "correct": None,
+            "solution": None,
+            "rating": None,
+        }
+        state = mine.game_state()
+        state.apply(long[0])
+        assert so_far["view"] == view_of(state, mine.seat).to_json() and long[1] in so_far["legal"]
+        assert set(so_far) == {"correct", "solution", "rating", "view", "legal", "events"}
 
     # A miss counts once: the rating falls; the same answer again, or a right one, counts nothing.
     miss = browser.post(

@@ -4,7 +4,8 @@
 A puzzle is shown as ``{"puzzle_id", "view", "legal", "rating", "themes"}``: the seat's view and
 its legal actions, nothing else of the position. An attempt's answer is ``{"correct", "solution",
 "rating"}``: ``correct`` null while the actions are right so far and the turn not closed (nothing
-counted, no solution), else true or false with the best turn as ``solution``; ``rating`` is
+counted, no solution; then also the seat's ``view`` after them, its ``legal`` actions and the last
+action's ``events``, for the board to go on), else true or false with the best turn as ``solution``; ``rating`` is
 ``{"before", "after"}`` when a signed-in account's first answer moved its puzzle rating, else null.
 Guests play too (not rated). The rules are :class:`kahuna.server.puzzles.service.Puzzles`.
 """
@@ -48,6 +49,11 @@ class Answer(BaseModel):
     correct: bool | None = Field(description="null: right so far, the turn not closed yet (nothing counted)")
     solution: list[str] | None = Field(description="the best turn, once answered")
     rating: RatingChange | None = Field(description="the account's puzzle rating, when this answer counted")
+    view: dict[str, Any] | None = Field(
+        default=None, description="right so far only: the seat's view after the actions"
+    )
+    legal: list[str] | None = Field(default=None, description="right so far only: the legal actions then")
+    events: list[dict[str, Any]] | None = Field(default=None, description="right so far only: the last action's events")
 
 
 class Answered(BaseModel):
@@ -82,7 +88,7 @@ def router(puzzles: Puzzles) -> APIRouter:
         near 1500); ``above`` for a streak, each puzzle harder than the last. 404 when none is left."""
         return await puzzles.next(account, above)
 
-    @api.post("/{puzzle_id}/attempt", response_model=Answer)
+    @api.post("/{puzzle_id}/attempt", response_model=Answer, response_model_exclude_unset=True)
     async def attempt(puzzle_id: PuzzleId, body: Attempt, account: MaybeAccount, request: Request) -> dict[str, Any]:
         """Check an answer with the referee. 404 ``not_found``, 422 ``illegal`` (with the referee's
         ``reason`` and the ``step`` refused: nothing counted), 429 ``rate_limited``."""

@@ -5,7 +5,8 @@ nor the accepted turns; its answer is checked here by the referee (:func:`kahuna
 
 * an action that is not legal is refused ``422 illegal`` with the referee's reason: nothing counts;
 * actions that stay on an accepted turn without closing it are *right so far* (``correct`` null):
-  nothing counts, the client goes on (the browser asks after each action);
+  nothing counts, and the answer adds the seat's ``view`` after them, its ``legal`` actions and the
+  last action's ``events`` so that the client goes on (the browser asks after each action);
 * a miss, or an accepted turn closed, is the answer: the solution is sent, and a signed-in
   account's first answer to the puzzle moves its puzzle rating and the puzzle's (Glicko-2); a
   guest's, and any later answer, moves nothing.
@@ -23,7 +24,7 @@ from typing import Any
 
 from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import legal_actions_of
+from kahuna.rules import legal_actions_of, view_of
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
@@ -109,7 +110,7 @@ class Puzzles:
             assert verdict.reason is not None
             raise Rejected("illegal", "that action is not legal here", 422, reason=verdict.reason, step=verdict.step)
         if verdict.status == "open":
-            return {"correct": None, "solution": None, "rating": None}
+            return {"correct": None, "solution": None, "rating": None, **self._after(row.puzzle, actions)}
         correct = verdict.status == "correct"
         rating = None
         if account is not None and not account.is_bot:
@@ -121,6 +122,21 @@ class Puzzles:
             if counted.before is not None and counted.after is not None:
                 rating = {"before": round(counted.before), "after": round(counted.after)}
         return {"correct": correct, "solution": list(row.puzzle.solutions[0]), "rating": rating}
+
+    @staticmethod
+    def _after(puzzle: Puzzle, actions: list[str]) -> dict[str, Any]:
+        """The seat's view after its own actions (right so far), its legal actions and the last
+        action's events as the seat sees them: what the board needs to go on."""
+        state = puzzle.game_state()
+        events = []
+        for token in actions:
+            events = state.apply(token)
+        view = view_of(state, puzzle.seat)
+        return {
+            "view": view.to_json(),
+            "legal": [a.token for a in legal_actions_of(view)],
+            "events": [e.seen_by(puzzle.seat).to_json() for e in events],
+        }
 
     async def history(self, username: str) -> dict[str, Any]:
         """An account's puzzle rating and its latest counted answers (a profile's)."""
