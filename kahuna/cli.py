@@ -10,6 +10,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module with add_parser(sub) and run(args), one-line help)
     "replay": ("kahuna.replay", "replay a game record (kahuna-record/1), optionally with a trace"),
     "play": ("kahuna.tui.play", "play in the terminal against the AI or hot-seat"),
+    "puzzle": ("kahuna.tui.puzzle", "solve a puzzle in the terminal: find the best turn"),
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
     "arena": ("kahuna.ai.commands.arena", "play AI agents against each other: win rates, Elo, time per turn"),
     "analyse": ("kahuna.ai.commands.analyse", "analyse a finished game: win chances, best moves, blunders"),

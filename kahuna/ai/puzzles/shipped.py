@@ -7,6 +7,7 @@ how many were proved and how long it took. ``docs/puzzles.md`` gives the command
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from importlib import resources
@@ -39,6 +40,12 @@ def read_set(path: Path | None = None) -> tuple[list[Puzzle], list[dict[str, Any
         elif entry.get("type") == "game":
             games.append(entry)
     return puzzles, games
+
+
+def daily_index(day: str, count: int) -> int:
+    """Which of ``count`` puzzles (ordered by id) is the puzzle of ``day`` (``YYYY-MM-DD``): a
+    function of the date alone, so every server instance and the terminal agree."""
+    return int(hashlib.sha256(f"kahuna-daily-puzzle:{day}".encode()).hexdigest(), 16) % count
 
 
 def band(rating: int) -> str:

@@ -4,7 +4,6 @@ connection, run by :class:`kahuna.server.puzzles.service.Puzzles` through the wr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, func, insert, select, update
 
 from kahuna.ai.puzzles.puzzle import Puzzle
+from kahuna.ai.puzzles.shipped import daily_index
 from kahuna.server.community import glicko2
 from kahuna.server.db.schema import puzzle_attempts, puzzle_ratings, puzzles
 
@@ -65,7 +65,7 @@ def daily(conn: Connection, day: str) -> Row | None:
     count = conn.execute(select(func.count()).select_from(puzzles)).scalar_one()
     if not count:
         return None
-    index = int(hashlib.sha256(f"kahuna-daily-puzzle:{day}".encode()).hexdigest(), 16) % count
+    index = daily_index(day, count)
     found = conn.execute(
         select(puzzles.c.document, puzzles.c.rating).order_by(puzzles.c.id).offset(index).limit(1)
     ).one()
