@@ -52,6 +52,9 @@ def test_a_puzzle_solved_and_one_failed(
     expect(page.get_by_test_id("puzzle-themes")).to_contain_text("Themes: ")
     page.get_by_test_id("show-solution").click()
     expect(page.get_by_test_id("puzzle-solution")).to_contain_text(solution[0])
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    print("page width", wide, "of", width)
+    assert wide <= width  # nothing sticks out sideways, on a phone neither
     shot(page, f"puzzle-solved-{size}")
 
     wrong = next(

@@ -55,7 +55,7 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
-      h("a", { href: "/puzzles", text: t("nav.puzzles") }),
+      h("a", { href: "/puzzles", class: "wide-only", text: t("nav.puzzles") }),
       watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       tournamentsNavLink(),

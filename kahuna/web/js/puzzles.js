@@ -198,11 +198,14 @@ export function dailyPuzzleCard() {
 
 /** A profile's puzzles: the rating and the latest answers. */
 export function puzzleHistory(username) {
-  const box = h("section", { class: "puzzle-history", "aria-labelledby": "puzzle-history-title", "data-testid": "puzzle-history" });
+  // Named by its heading once it has one: an empty box is hidden and names nothing.
+  const box = h("section", { class: "puzzle-history", "data-testid": "puzzle-history", hidden: true });
   api
     .puzzleHistory(username)
     .then((found) => {
       if (!found.answers.length) return;
+      box.setAttribute("aria-labelledby", "puzzle-history-title");
+      box.hidden = false;
       fill(box, [
         h("h2", { id: "puzzle-history-title", text: t("puzzle.history", { rating: found.rating }) }),
         h(
