@@ -289,7 +289,6 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None) ->
             resumed = await mode.resume(service)
             await writer.write(lambda conn: bots.ensure_level_bots(conn, bot_levels))
             await writer.transact(ensure_reporter)
-            await the_puzzles.load()  # the shipped set, once per database
             the_lobby.start()
             events.start()  # resumes every running tournament: pairs what is due, starts unstarted boards
             mailer.start()  # sends what the queue held when the server stopped

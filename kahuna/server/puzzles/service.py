@@ -17,6 +17,7 @@ a function of the date (UTC) and the stored set alone, the same on every instanc
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import random
 from collections.abc import Callable
@@ -65,16 +66,26 @@ class Puzzles:
         self.budget = budget
         self.shipped = shipped
         self.today = today
+        self._loaded = False
+        self._loading = asyncio.Lock()
 
     async def load(self) -> int:
-        """Store the shipped puzzles the database lacks (at start; instances may start at once)."""
-        puzzles = self.shipped()
-        try:
-            return await self.writer.transact(lambda conn: store.load(conn, puzzles))
-        except Conflict:  # another instance loaded them in the same moment
-            return 0
+        """Store the shipped puzzles the database lacks, once per process, at the first request
+        that needs them (a server nobody asks for a puzzle spends nothing on them); instances may
+        do it at once."""
+        async with self._loading:
+            if self._loaded:
+                return 0
+            puzzles = self.shipped()
+            try:
+                added = await self.writer.transact(lambda conn: store.load(conn, puzzles))
+            except Conflict:  # another instance stored them in the same moment
+                added = 0
+            self._loaded = True
+            return added
 
     async def daily(self) -> dict[str, Any]:
+        await self.load()
         row = await self.writer.read(lambda conn: store.daily(conn, self.today()))
         if row is None:
             raise Rejected("not_found", "no puzzles are stored", 404)
@@ -82,6 +93,7 @@ class Puzzles:
 
     async def next(self, account: Account | None, above: float | None) -> dict[str, Any]:
         """A puzzle near the player's puzzle rating it has not answered (above ``above``: streaks)."""
+        await self.load()
         account_id = None if account is None else account.id
 
         def choose(conn: Any) -> store.Row | None:
@@ -102,6 +114,7 @@ class Puzzles:
             raise Rejected("rate_limited", f"too many answers: try again in {wait:.0f} s", 429, retry_after=wait)
         if len(actions) > MAX_ACTIONS:
             raise Rejected("too_long", f"an answer holds at most {MAX_ACTIONS} actions", 422)
+        await self.load()
         row = await self.writer.read(lambda conn: store.by_id(conn, puzzle_id))
         if row is None:
             raise Rejected("not_found", "no such puzzle", 404)
