@@ -102,3 +102,15 @@ def test_cli_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture
     args = parser.parse_args(["puzzles", "stats", str(tmp_path / "missing.jsonl"), "--json"])
     assert args.func(args) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.long
+def test_every_shipped_puzzle_checks_with_the_referee() -> None:
+    """Every accepted turn of the shipped set is right, and each puzzle leaves a legal wrong answer."""
+    puzzles, _ = read_set(shipped_path())
+    for puzzle in puzzles:
+        for turn in puzzle.solutions:
+            assert check(puzzle, list(turn)).status == "correct", (puzzle.puzzle_id, turn)
+        firsts = {turn[0] for turn in puzzle.solutions}
+        assert any(a.token not in firsts for a in legal_actions_of(puzzle.view())), puzzle.puzzle_id
+    print("shipped puzzles checked", len(puzzles))
