@@ -108,6 +108,11 @@ def test_puzzles_over_http(server: Server) -> None:
     hard = server.get("/api/puzzles/next?above=1600").json()
     assert hard["rating"] > 1600 or hard["rating"] == max(round(p.rating) for p in SHIPPED.values())
 
+    # A token that is no action: the game socket's error, nothing counted.
+    typo = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": ["E>>J"]})
+    used += 1
+    assert typo.status_code == 422 and typo.json()["error"] == "malformed", typo.text
+
     # Unknown puzzles and players, bad bodies.
     assert server.post("/api/puzzles/0000/attempt", {"actions": ["pass"]}).status_code == 404
     assert server.get("/api/puzzles/history/nobody-here").status_code == 404

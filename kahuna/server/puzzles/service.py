@@ -121,6 +121,8 @@ class Puzzles:
         verdict = check(row.puzzle, actions)
         if verdict.status == "refused":
             assert verdict.reason is not None
+            if verdict.reason["code"] == "malformed":  # no action at all: the game socket's error too
+                raise Rejected("malformed", f"{verdict.reason['token']!r} is not an action", 422, step=verdict.step)
             raise Rejected("illegal", "that action is not legal here", 422, reason=verdict.reason, step=verdict.step)
         if verdict.status == "open":
             return {"correct": None, "solution": None, "rating": None, **self._after(row.puzzle, actions)}
