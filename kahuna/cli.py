@@ -10,9 +10,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module with add_parser(sub) and run(args), one-line help)
     "replay": ("kahuna.replay", "replay a game record (kahuna-record/1), optionally with a trace"),
     "play": ("kahuna.tui.play", "play in the terminal against the AI or hot-seat"),
+    "puzzle": ("kahuna.tui.puzzle", "solve a puzzle in the terminal: find the best turn"),
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
     "arena": ("kahuna.ai.commands.arena", "play AI agents against each other: win rates, Elo, time per turn"),
     "analyse": ("kahuna.ai.commands.analyse", "analyse a finished game: win chances, best moves, blunders"),
+    "puzzles": ("kahuna.ai.commands.puzzles", "make puzzles from self-play and read a set's figures"),
     "tune": ("kahuna.ai.commands.tune", "tune the heuristic's weights by SPSA self-play and measure them"),
     "train": ("kahuna.ai.commands.train", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),

@@ -41,6 +41,7 @@ from kahuna.server.http import (
 )
 from kahuna.server.http import mail as mail_api
 from kahuna.server.http import push as push_api
+from kahuna.server.http import puzzles as puzzles_api
 from kahuna.server.http.draining import Drain
 from kahuna.server.http.errors import add_error_handlers
 from kahuna.server.http.guard import Guard
@@ -107,6 +108,7 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None, dr
     app.include_router(profiles.router(built.players))
     app.include_router(relations.router(built.social))
     app.include_router(moderation.router(built.moderation))
+    app.include_router(puzzles_api.router(built.puzzles))
     app.include_router(renames.router(built.moderation))
     app.include_router(
         hints.router(

@@ -81,6 +81,7 @@ from kahuna.server.push.sender import WORKER_POLL_SECONDS as PUSH_POLL_SECONDS
 from kahuna.server.push.sender import PushSender
 from kahuna.server.push.service import WebPush
 from kahuna.server.push.vapid import VapidKey, default_key_path
+from kahuna.server.puzzles.service import Puzzles
 from kahuna.server.wiring import end_hooks
 
 if TYPE_CHECKING:  # the Redis client is the ``redis`` extra: imported where an instance or a worker needs it
@@ -202,6 +203,7 @@ class Server:
     social: Social
     live: LiveList
     game_ratings: GameRatingService
+    puzzles: Puzzles
     checks: dict[str, Check]
     """What ``/readyz`` checks of the parts (the HTTP layer adds whether it is going away)."""
     running: Callable[[], AbstractAsyncContextManager[None]] = field(repr=False)
@@ -331,6 +333,9 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
         Social(writer, presence, limits.follows_per_account, limits.blocks_per_account),
         LiveList(writer),
         GameRatingService(writer),
+        Puzzles(
+            writer, limiters("puzzle_attempts", limits.puzzle_attempts_per_minute / 60, limits.puzzle_attempts_burst)
+        ),
         _checks(writer, mode, ai_pool),
         running,
     )

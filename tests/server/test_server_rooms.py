@@ -75,7 +75,7 @@ FLOORS = [
     ["games"],
     ["cluster", "push"],
     ["community"],
-    ["fairplay"],
+    ["fairplay", "puzzles"],
     ["mail", "moderation", "wiring"],
     ["http", "admin", "assembly"],
     ["app", "run_worker"],

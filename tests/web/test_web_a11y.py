@@ -134,6 +134,7 @@ def visits(base: str, page: Page) -> list[Visit]:
         Visit("tv", "/tv", "/tv", "[data-testid=tv-player-0]"),
         Visit("replay", "/replay/{game_id}", f"/replay/{over['game_id']}", ".replay-step", then="key:End"),
         Visit("rules", "/rules", "/rules", "#main h1"),
+        Visit("puzzles", "/puzzles", "/puzzles?daily", "[data-testid=puzzle-task]"),
         Visit("signup", "/signup", "/signup", "#signup-submit"),
         Visit("signin", "/signin", "/signin", "#signin-submit"),
         Visit("account", "/account", "/account", "[data-testid=notify-grid] *, #notify-title"),

@@ -63,12 +63,13 @@ class Judge:
 
     def config(self) -> NetSearchConfig:
         return NetSearchConfig(
-            iterations=self.iterations, c_puct=1.0, mix=0.0, heuristic=_heuristic(), stop=True, share=0.0
+            iterations=self.iterations, c_puct=1.0, mix=0.0, heuristic=judge_heuristic(), stop=True, share=0.0
         )
 
 
 @cache
-def _heuristic() -> Any:
+def judge_heuristic() -> Any:
+    """The playout heuristic of ``master``'s search (the judge's and the puzzles' proof's)."""
     return load_weights("ismcts-tuned")
 
 

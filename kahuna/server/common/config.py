@@ -79,6 +79,10 @@ class Limits:
     spectator_chat_lines_per_game: int = 200
     """Chat lines the spectators' room of a game keeps; more are refused (``chat_full``). The
     players' room has its own budget, so spectators can never silence the players."""
+    puzzle_attempts_per_minute: float = 30
+    puzzle_attempts_burst: int = 20
+    """Puzzle answers per IP address (each one replays the accepted turns through the referee; the
+    browser asks after every action of a turn): docs/puzzles.md."""
     analyses_per_hour: float = 6
     analyses_burst: int = 3
     """Post-game analyses started per IP address (each costs a worker tens of seconds; a cached

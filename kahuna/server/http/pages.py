@@ -35,6 +35,7 @@ PAGE_ROUTES = (
     "/tv",
     "/replay/{game_id}",
     "/rules",
+    "/puzzles",
     "/signup",
     "/signin",
     "/account",

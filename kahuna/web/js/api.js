@@ -44,6 +44,10 @@ async function call(method, path, body, extra = {}) {
 }
 
 export const api = {
+  dailyPuzzle: () => call("GET", "/api/puzzles/daily"),
+  nextPuzzle: (above) => call("GET", above === null ? "/api/puzzles/next" : `/api/puzzles/next?above=${above}`),
+  attemptPuzzle: (id, actions) => call("POST", `/api/puzzles/${encodeURIComponent(id)}/attempt`, { actions }),
+  puzzleHistory: (name) => call("GET", `/api/puzzles/history/${encodeURIComponent(name)}`),
   createGame: (options) => call("POST", "/api/games", options),
   join: (invite, name) => call("POST", `/api/join/${encodeURIComponent(invite)}`, { name }),
   summary: (gameId) => call("GET", `/api/games/${encodeURIComponent(gameId)}`),

@@ -23,6 +23,7 @@ import { tournamentsNavLink } from "./tournamentparts.js";
 import { mountWatch, mountTv, watchNavLink } from "./watch.js";
 import { registerWorker } from "./push.js";
 import { mountFollowing } from "./social.js";
+import { mountPuzzles } from "./puzzles.js";
 
 function route(path) {
   const [, page = "", arg = ""] = path.split("/").map(decodeURIComponent);
@@ -54,6 +55,7 @@ function header(main) {
     h("nav", { "aria-label": t("nav.label") }, [
       h("a", { href: "/", text: t("nav.lobby") }),
       h("a", { href: "/rules", text: t("nav.rules") }),
+      h("a", { href: "/puzzles", class: "wide-only", text: t("nav.puzzles") }),
       watchNavLink(),
       h("a", { href: "/lobby", class: "wide-only", text: t("nav.community") }),
       tournamentsNavLink(),
@@ -91,6 +93,7 @@ async function start() {
     fill(top, [header(main), sanctionNotices(currentAccount())]);
     if (page === "") mountLobby(main, board, levels);
     else if (page === "rules") mountRules(main, board);
+    else if (page === "puzzles") mountPuzzles(main, board);
     else if (page === "lobby") mountSeeks(main, levels);
     else if (page === "users") mountProfile(main, arg);
     else if (page === "leaderboard") mountLeaderboard(main);

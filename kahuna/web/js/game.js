@@ -71,8 +71,10 @@ export class GamePage {
   /**
    * tokens: the seat tokens this browser plays with (empty: watch as a spectator). tutorial: the
    * game is the tutorial's (both seats; the script plays White and Black sees only Black's view).
+   * connect(token, onMessage, onState): the connection to use instead of the game's WebSocket
+   * (the puzzles' page answers over HTTP, js/puzzles.js), with GameConnection's send and act.
    */
-  constructor(root, board, gameId, tokens, tutorial = false) {
+  constructor(root, board, gameId, tokens, tutorial = false, connect = null) {
     this.root = root;
     this.gameId = gameId;
     this.tutorial = tutorial
@@ -82,6 +84,7 @@ export class GamePage {
         )
       : null;
     this.hotseat = tokens.length > 1 && !this.tutorial;
+    this.offline = connect !== null; // not a game of the server's (a puzzle): nothing to ask about it
     this.goingTo = null; // the rematch agreed while this page is open, to go to once its links are in
     this.selected = [];
     this.pending = null;
@@ -115,12 +118,9 @@ export class GamePage {
     const list = tokens.length ? tokens : [null];
     this.conns = list.map((token, i) => {
       const entry = { seat: null, view: null, legal: [], whyNot: {}, status: null, players: null, kinds: null, online: null };
-      entry.conn = new GameConnection(
-        gameId,
-        token,
-        (msg) => this.receive(i, msg),
-        (state) => this.connState(i, state),
-      );
+      const onMessage = (msg) => this.receive(i, msg);
+      const onState = (state) => this.connState(i, state);
+      entry.conn = connect ? connect(token, onMessage, onState) : new GameConnection(gameId, token, onMessage, onState);
       return entry;
     });
     this.shown = 0;
@@ -969,7 +969,7 @@ export class GamePage {
       playersPanel(view, playerNames(entry.players, entry.kinds), seat, entry.online, curtain),
       casualNote(entry.casualReason),
     ]);
-    this.ratings.want(Boolean(view.result));
+    if (!this.offline) this.ratings.want(Boolean(view.result)); // a puzzle is no stored game: no ratings
     this.ratings.decoratePlayers(this.playersBox);
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;

@@ -1,5 +1,6 @@
 // The lobby: start a game (AI, friend by invite link, hot-seat), resume "my games", watch a game.
 
+import { dailyPuzzleCard } from "./puzzles.js";
 import { onlineCounts } from "./social.js";
 import { h, fill } from "./dom.js";
 import { t, colourName } from "./i18n.js";
@@ -202,6 +203,7 @@ export function mountLobby(root, board, levels) {
           result,
         ]),
         h("div", { class: "lobby-side" }, [
+          dailyPuzzleCard(),
           h("section", { class: "learn card-panel" }, [
             h("div", { class: "intro-board", "aria-hidden": "true" }, [new BoardView(board, () => {}).element]),
             h("p", {}, [tutorialButton("primary")]),

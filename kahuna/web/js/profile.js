@@ -3,6 +3,7 @@
 // result and opponent, paged), each game linked to its replay; a signed-in visitor follows or blocks
 // from here. Names are put on the page as text only.
 
+import { puzzleHistory } from "./puzzles.js";
 import { h, s, fill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
@@ -251,6 +252,7 @@ export async function mountProfile(root, username) {
         ]),
       )),
       statsPanel(profile.stats),
+      puzzleHistory(profile.username),
       followsPanel(follows),
       gamesList(profile.username),
     ]),

@@ -2,7 +2,8 @@
 
 SQLAlchemy Core tables on one :data:`metadata`, in a module per room that writes them: the games'
 records (``games``: the store), ``accounts``, the ``community`` (offers, ratings, tournaments,
-follows and blocks), ``fair_play`` (the screening of rated games), ``mail`` (mail, notifications,
+follows and blocks), ``fair_play`` (the screening of rated games),
+``puzzles`` (the puzzles and their ratings), ``mail`` (mail, notifications,
 Web Push) and ``moderation`` (roles, reports, sanctions, the log). A module that reads or writes a
 table imports it from here; the migrations in ``db/migrations/versions`` create and change them
 (``tests/server/test_migrations.py`` checks that the two agree), so a schema change is a new
@@ -62,6 +63,7 @@ from kahuna.server.db.schema.moderation import (
     shadow_lines,
     signup_blocks,
 )
+from kahuna.server.db.schema.puzzles import puzzle_attempts, puzzle_ratings, puzzles
 
 __all__ = [
     "MAX_USER_AGENT",
@@ -90,6 +92,9 @@ __all__ = [
     "notification_settings",
     "push_queue",
     "push_subscriptions",
+    "puzzle_attempts",
+    "puzzle_ratings",
+    "puzzles",
     "rating_history",
     "ratings",
     "rematches",

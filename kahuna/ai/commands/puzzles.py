@@ -1,0 +1,139 @@
+"""``kahuna puzzles``: make a puzzle set from self-play, and read its figures.
+
+* ``generate OUT``: play self-play games, cut and prove puzzles into ``OUT`` (JSON lines,
+  resumable: run it again with the same file and seed to go on), with a progress bar;
+* ``stats [FILE] [--json]``: the count, themes and rating bands of a set (the shipped one by
+  default);
+* ``levels [FILE]``: let each AI level try every puzzle of a set once more (a seed of its own)
+  and print the share each solves per rating band (the table of docs/puzzles.md).
+
+Exit 2 on bad arguments or an unreadable file, with nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+from kahuna.progress import Progress
+
+MAX_GAMES = 1_000_000
+MAX_SECONDS = 600.0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "puzzles",
+        help="make puzzles from self-play (generate), read a set's figures (stats, levels)",
+        description="Puzzles: a seat's view at a moment of a game and the task 'find the best turn', "
+        "proved by search over the hidden cards (docs/puzzles.md).",
+    )
+    actions = p.add_subparsers(dest="puzzles_command", metavar="ACTION", required=True)
+    gen = actions.add_parser(
+        "generate",
+        help="cut and prove puzzles from self-play into a JSON-lines file (resumable)",
+        description="Play self-play games of the strong levels, cut the turns that matter, prove each "
+        "over determinizations of the hidden cards, theme and rate it, and append it to OUT. Run again "
+        "with the same OUT and --seed to continue where it stopped.",
+    )
+    gen.add_argument("out", help="output file (JSON lines); appended to, never overwritten")
+    gen.add_argument("--seed", type=int, default=0, help="seed of the games and proofs (default 0)")
+    gen.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    gen.add_argument("--target", type=int, default=None, help="stop once OUT holds this many puzzles")
+    gen.add_argument("--worlds", type=int, default=None, help="determinizations per proof (default 16)")
+    gen.add_argument("--seconds", type=float, default=20.0, help="time bound of one candidate's proof (default 20)")
+    gen.add_argument("--quiet", action="store_true", help="no progress bar")
+    gen.set_defaults(func=run_generate)
+    st = actions.add_parser("stats", help="count, themes and rating bands of a set", description="Figures of a set.")
+    st.add_argument("file", nargs="?", help="a set file (default: the shipped set)")
+    st.add_argument("--json", action="store_true", help='one JSON object: {"count", "by_theme", "by_rating", ...}')
+    st.set_defaults(func=run_stats)
+    lv = actions.add_parser(
+        "levels",
+        help="the share of a set each AI level solves, by rating band",
+        description="Let each AI level (easy to master) try every puzzle once, seeded apart from the "
+        "run that set the ratings, and print a Markdown table by rating band.",
+    )
+    lv.add_argument("file", nargs="?", help="a set file (default: the shipped set)")
+    lv.add_argument("--seed", type=int, default=1, help="seed of the levels' choices (default 1)")
+    lv.add_argument("--quiet", action="store_true", help="no progress bar")
+    lv.set_defaults(func=run_levels)
+
+
+def _fail(message: str) -> int:
+    print(f"kahuna puzzles: {message}", file=sys.stderr)
+    return 2
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from kahuna.ai.puzzles.generate import generate
+    from kahuna.ai.puzzles.prove import ProofConfig
+
+    if not 1 <= args.games <= MAX_GAMES:
+        return _fail(f"--games must be between 1 and {MAX_GAMES}")
+    if not 0 < args.seconds <= MAX_SECONDS:
+        return _fail(f"--seconds must be above 0 and at most {MAX_SECONDS}")
+    if args.worlds is not None and not 1 <= args.worlds <= 256:
+        return _fail("--worlds must be between 1 and 256")
+    if args.target is not None and args.target < 1:
+        return _fail("--target must be at least 1")
+    out = Path(args.out)
+    if out.exists() and not out.is_file():
+        return _fail(f"{out} is not a file")
+    config = ProofConfig(seconds=args.seconds)
+    if args.worlds is not None:
+        config = ProofConfig(seconds=args.seconds, worlds=args.worlds)
+    cut = proved = 0
+    with Progress(args.games, "games", enabled=False if args.quiet else None) as bar:
+        for log in generate(args.seed, args.games, out, config=config, target=args.target):
+            cut += log.candidates
+            proved += log.proved
+            bar.advance(note=f"{proved}/{cut} proved")
+    print(json.dumps({"candidates": cut, "proved": proved, "out": str(out)}))
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from kahuna.ai.puzzles.shipped import read_set, stats
+
+    try:
+        puzzles, games = read_set(Path(args.file) if args.file else None)
+    except (OSError, ValueError, KeyError) as exc:
+        return _fail(f"cannot read the set: {exc}")
+    found = stats(puzzles, games)
+    if args.json:
+        print(json.dumps(found))
+        return 0
+    print(f"{found['count']} puzzles from {found['games']} games ({found['candidates']} candidates cut)")
+    for name, value in found["by_rating"].items():
+        print(f"  rating {name}: {value}")
+    for name, value in found["by_theme"].items():
+        print(f"  {name}: {value}")
+    return 0
+
+
+def run_levels(args: argparse.Namespace) -> int:
+    from kahuna.ai.puzzles.generate import AgentCache
+    from kahuna.ai.puzzles.rate import RATING_LEVELS, attempt
+    from kahuna.ai.puzzles.shipped import level_table, read_set
+
+    try:
+        puzzles, _ = read_set(Path(args.file) if args.file else None)
+    except (OSError, ValueError, KeyError) as exc:
+        return _fail(f"cannot read the set: {exc}")
+    agents = AgentCache()
+    solved: dict[str, dict[str, bool]] = {}
+    with Progress(len(puzzles), "puzzles", enabled=False if args.quiet else None) as bar:
+        for puzzle in puzzles:
+            solved[puzzle.puzzle_id] = {
+                name: attempt(
+                    agents(name), puzzle, random.Random(f"kahuna-puzzle-levels:{args.seed}:{puzzle.puzzle_id}:{name}")
+                )
+                for name in RATING_LEVELS
+            }
+            bar.advance()
+    print(level_table(puzzles, solved, RATING_LEVELS))
+    return 0

@@ -1,0 +1,226 @@
+"""Cutting puzzles from self-play: play a game, find the turns that matter, prove, theme and rate.
+
+Game ``g`` of seed ``s`` is played by :data:`PLAYERS` (the strong levels), every choice seeded from
+``(s, g)``, so a run replays. At the start of each turn (both seats) the fair-play judge's cheap
+search (:func:`kahuna.ai.review.screening.root_stats`, :data:`CUT_ITERATIONS`) looks for a turn
+that matters: the first action's value beats every other action's by :attr:`Cut.gap`, or the action
+played lost at least :attr:`Cut.loss`, with the mover's chances still open
+(:attr:`Cut.low` to :attr:`Cut.high`). At most :attr:`Cut.per_game` such candidates per game (the
+largest gaps) go to the proof (:func:`kahuna.ai.puzzles.prove.prove`); each proved one is themed
+and rated, and written out.
+
+The output is a JSON-lines file: one ``{"type": "puzzle", ...}`` line per puzzle and one
+``{"type": "game", ...}`` line per finished game (its candidates, proofs and seconds), flushed as
+it goes. A run given the same file again skips the games it already holds: it is resumable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kahuna.ai.base import Agent
+from kahuna.ai.puzzles.prove import ProofConfig, prove
+from kahuna.ai.puzzles.puzzle import Puzzle, puzzle_id_of
+from kahuna.ai.puzzles.rate import solved_by, starting_rating
+from kahuna.ai.puzzles.themes import themes_of
+from kahuna.ai.registry import make_agent
+from kahuna.ai.review.screening import Judge, judge_network, root_stats
+from kahuna.rules import GameState, PlayerView, legal_actions_of, view_of
+
+PLAYERS: tuple[str, str] = ("master", "master")
+CUT_ITERATIONS = 600
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Which turns of a game are candidates."""
+
+    gap: float = 0.12
+    loss: float = 0.15
+    low: float = 0.10
+    high: float = 0.95
+    per_game: int = 3
+
+
+@dataclass
+class GameLog:
+    """What one game gave: the line written for it."""
+
+    game: int
+    candidates: int = 0
+    proved: int = 0
+    seconds: float = 0.0
+    puzzles: list[Puzzle] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "game",
+            "game": self.game,
+            "candidates": self.candidates,
+            "proved": self.proved,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    step: int
+    state: GameState
+    score: float
+
+
+class AgentCache:
+    """Each level's agent built once per process (a network loads once)."""
+
+    def __init__(self, make: Callable[[str], Agent] = make_agent) -> None:
+        self._make = make
+        self._agents: dict[str, Agent] = {}
+
+    def __call__(self, name: str) -> Agent:
+        if name not in self._agents:
+            self._agents[name] = self._make(name)
+        return self._agents[name]
+
+
+def cut_score(view: PlayerView, played_index: int, cut: Cut, seed: int) -> float | None:
+    """How much the turn from ``view`` matters (the gap or the loss), ``None`` when it is no candidate."""
+    if len(legal_actions_of(view)) < 2:
+        return None
+    judge = Judge(iterations=CUT_ITERATIONS)
+    stats = root_stats(view, judge_network(), judge.config(), seed)
+    if not stats:
+        return None
+    first = max(stats, key=lambda i: (stats[i][0], -i))
+    best = stats[first][1]
+    if not cut.low <= best <= cut.high:
+        return None
+    others = [v for i, (_, v) in stats.items() if i != first]
+    gap = best - max(others) if others else 0.0
+    played = stats[played_index][1] if played_index in stats else min(v for _, v in stats.values())
+    loss = best - played
+    if gap >= cut.gap or loss >= cut.loss:
+        return max(gap, loss)
+    return None
+
+
+def play_game(seed: int, game: int, agents: AgentCache, cut: Cut) -> list[Candidate]:
+    """Self-play game ``game`` of ``seed`` and its candidate turns (largest score first, capped)."""
+    rng = random.Random(f"kahuna-puzzles:{seed}:{game}")
+    state = GameState.new(rng)
+    found: list[Candidate] = []
+    turn_start = True
+    step = 0
+    while not state.is_over:
+        seat = state.to_move
+        view = view_of(state, seat)
+        action = agents(PLAYERS[seat]).choose(view, rng)
+        if turn_start:
+            score = cut_score(view, action.index, cut, rng.getrandbits(32))
+            if score is not None:
+                found.append(Candidate(step, state.copy(), score))
+        state.apply(action)
+        turn_start = action.ends_turn
+        step += 1
+    found.sort(key=lambda c: (-c.score, c.step))
+    return found[: cut.per_game]
+
+
+def make_puzzle(candidate: Candidate, seed: int, game: int, agents: AgentCache, config: ProofConfig) -> Puzzle | None:
+    """Prove, theme and rate one candidate; ``None`` when the proof fails."""
+    state = candidate.state
+    seat = state.to_move
+    proof_seed = random.Random(f"kahuna-puzzle-proof:{seed}:{game}:{candidate.step}").getrandbits(32)
+    proof = prove(view_of(state, seat), proof_seed, config)
+    if proof is None:
+        return None
+    document = state.to_json(complete=True)
+    unrated = Puzzle(
+        puzzle_id=puzzle_id_of(document, seat),
+        state=document,
+        seat=seat,
+        solutions=proof.turns,
+        themes=themes_of(state, proof.turns[0]),
+        rating=0,
+        proof={
+            "worlds": proof.worlds,
+            "agreement": round(proof.first.agreement, 3),
+            "best": round(proof.first.best_value, 3),
+            "runner_up": round(proof.first.runner_up, 3),
+            "seconds": round(proof.seconds, 2),
+        },
+        source={"seed": seed, "game": game, "step": candidate.step, "players": list(PLAYERS)},
+    )
+    solved = solved_by(unrated, seed, agents)
+    return dataclasses.replace(unrated, solved_by=solved, rating=starting_rating(solved))
+
+
+def run_game(seed: int, game: int, agents: AgentCache, cut: Cut, config: ProofConfig) -> GameLog:
+    """One game's candidates, proved."""
+    start = time.perf_counter()
+    log = GameLog(game)
+    candidates = play_game(seed, game, agents, cut)
+    log.candidates = len(candidates)
+    for candidate in candidates:
+        puzzle = make_puzzle(candidate, seed, game, agents, config)
+        if puzzle is not None:
+            log.puzzles.append(puzzle)
+    log.proved = len(log.puzzles)
+    log.seconds = time.perf_counter() - start
+    return log
+
+
+def read_output(path: Path) -> tuple[set[int], set[str], int]:
+    """The games already in ``path``, the puzzle ids and the puzzle count (for a resumed run)."""
+    games: set[int] = set()
+    ids: set[str] = set()
+    if not path.exists():
+        return games, ids, 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        entry = json.loads(line)
+        if entry.get("type") == "game":
+            games.add(int(entry["game"]))
+        elif entry.get("type") == "puzzle":
+            ids.add(str(entry["puzzle_id"]))
+    return games, ids, len(ids)
+
+
+def generate(
+    seed: int,
+    games: int,
+    path: Path,
+    cut: Cut | None = None,
+    config: ProofConfig | None = None,
+    target: int | None = None,
+    agents: AgentCache | None = None,
+) -> Iterator[GameLog]:
+    """Play games ``0..games-1`` of ``seed`` not yet in ``path``, appending each game's puzzles and
+    log line; stops early once ``path`` holds ``target`` puzzles. Yields each game's log."""
+    cut = cut or Cut()
+    config = config or ProofConfig()
+    agents = agents or AgentCache()
+    done, ids, count = read_output(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        for game in range(games):
+            if game in done:
+                continue
+            if target is not None and count >= target:
+                return
+            log = run_game(seed, game, agents, cut, config)
+            fresh = [p for p in log.puzzles if p.puzzle_id not in ids]
+            for puzzle in fresh:
+                ids.add(puzzle.puzzle_id)
+                out.write(json.dumps(puzzle.to_json(), separators=(",", ":")) + "\n")
+            out.write(json.dumps(log.to_json()) + "\n")
+            out.flush()
+            count += len(fresh)
+            yield log

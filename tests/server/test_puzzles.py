@@ -1,0 +1,156 @@
+"""Puzzles (issue 52) through one real server on SQLite: the daily puzzle, the next one, answers
+checked by the referee (right, wrong, right so far, illegal with the referee's reason), a rated
+account's first answer counted once, guests unrated, the history, the 404s and the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_harness import Server
+from sqlalchemy import insert
+from test_accounts import csrf, signed_in
+
+from kahuna.ai.puzzles.puzzle import Puzzle
+from kahuna.ai.puzzles.shipped import read_set
+from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of, view_of
+from kahuna.rules.board import LETTERS
+from kahuna.server.db.schema import accounts
+from kahuna.server.db.store import open_engine
+from kahuna.server.puzzles import store
+
+BURST = 30
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    limits = ("signups_burst=100", "logins_burst=100", f"puzzle_attempts_burst={BURST}", "puzzle_attempts_per_minute=1")
+    running = Server(tmp_path_factory.mktemp("puzzles"), args=tuple(p for x in limits for p in ("--limit", x))).start()
+    yield running
+    running.stop()
+
+
+SHIPPED = {p.puzzle_id: p for p in read_set()[0]}
+
+
+def wrong_first(puzzle: Puzzle) -> str:
+    view = puzzle.view()
+    firsts = {turn[0] for turn in puzzle.solutions}
+    return next(a.token for a in legal_actions_of(view) if a.token not in firsts)
+
+
+def test_puzzles_over_http(server: Server) -> None:
+    used = 0
+    daily = server.get("/api/puzzles/daily").json()
+    assert daily == server.get("/api/puzzles/daily").json()
+    assert set(daily) == {"puzzle_id", "view", "legal", "rating", "themes"}
+    puzzle = SHIPPED[daily["puzzle_id"]]
+    view = daily["view"]
+    assert view["seat"] == puzzle.seat and "hands" not in view and "deck" not in view
+    assert view == puzzle.view().to_json()  # the seat's view, nothing more
+    assert daily["legal"] == [a.token for a in legal_actions_of(PlayerView.from_json(view))]
+
+    # A guest: right, unrated; the solution only in the answer.
+    answer = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": list(puzzle.solutions[0])}).json()
+    used += 1
+    assert answer == {"correct": True, "solution": list(puzzle.solutions[0]), "rating": None}
+
+    # A signed-in account: an illegal action counts nothing, with the referee's reason.
+    browser = signed_in(server, "solver")
+    shown = browser.get("/api/puzzles/next").json()
+    mine = SHIPPED[shown["puzzle_id"]]
+    hand = mine.view().hand or ()
+    missing = next(c for c in range(12) if hand[c] == 0)
+    build = next(a.token for a in ALL_ACTIONS if a.kind is Kind.BUILD and a.card == missing)
+    refused = browser.post(f"/api/puzzles/{mine.puzzle_id}/attempt", json={"actions": [build]}, headers=csrf(browser))
+    used += 1
+    assert refused.status_code == 422 and refused.json()["error"] == "illegal", refused.text
+    assert refused.json()["reason"] == {"code": "no_card", "card": LETTERS[missing]}
+    print("refused:", refused.json()["reason"])
+
+    # Right so far: nothing counted, no solution.
+    long = next((t for t in mine.solutions if len(t) > 1), None)
+    if long is not None:
+        so_far = browser.post(
+            f"/api/puzzles/{mine.puzzle_id}/attempt", json={"actions": [long[0]]}, headers=csrf(browser)
+        ).json()
+        used += 1
+        assert {k: so_far[k] for k in ("correct", "solution", "rating")} == {
+            "correct": None,
+            "solution": None,
+            "rating": None,
+        }
+        state = mine.game_state()
+        state.apply(long[0])
+        assert so_far["view"] == view_of(state, mine.seat).to_json() and long[1] in so_far["legal"]
+        assert set(so_far) == {"correct", "solution", "rating", "view", "legal", "events"}
+
+    # A miss counts once: the rating falls; the same answer again, or a right one, counts nothing.
+    miss = browser.post(
+        f"/api/puzzles/{mine.puzzle_id}/attempt", json={"actions": [wrong_first(mine)]}, headers=csrf(browser)
+    ).json()
+    used += 1
+    assert miss["correct"] is False and miss["solution"] == list(mine.solutions[0])
+    assert miss["rating"]["before"] == 1500 and miss["rating"]["after"] < 1500, miss
+    print("rating after a miss:", miss["rating"])
+    again = browser.post(
+        f"/api/puzzles/{mine.puzzle_id}/attempt", json={"actions": list(mine.solutions[0])}, headers=csrf(browser)
+    ).json()
+    used += 1
+    assert again["correct"] is True and again["rating"] is None
+    history = server.get("/api/puzzles/history/solver").json()
+    assert history["rating"] == miss["rating"]["after"]
+    assert [(a["puzzle_id"], a["correct"]) for a in history["answers"]] == [(mine.puzzle_id, False)]
+    # The next puzzle is one it has not answered.
+    assert browser.get("/api/puzzles/next").json()["puzzle_id"] != mine.puzzle_id
+    hard = server.get("/api/puzzles/next?above=1600").json()
+    assert hard["rating"] > 1600 or hard["rating"] == max(round(p.rating) for p in SHIPPED.values())
+
+    # A token that is no action: the game socket's error, nothing counted.
+    typo = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": ["E>>J"]})
+    used += 1
+    assert typo.status_code == 422 and typo.json()["error"] == "malformed", typo.text
+
+    # Unknown puzzles and players, bad bodies.
+    assert server.post("/api/puzzles/0000/attempt", {"actions": ["pass"]}).status_code == 404
+    assert server.get("/api/puzzles/history/nobody-here").status_code == 404
+    assert server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": []}).status_code == 422
+    used += 1  # the empty body is refused before the budget: it does not count, but leave a margin
+
+    # The budget per address: refused 429 once spent.
+    statuses = [
+        server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": ["zz"]}).status_code
+        for _ in range(BURST - used + 2)
+    ]
+    print("answers before 429:", statuses.index(429) + used)
+    assert statuses[-1] == 429 and set(statuses) <= {422, 429}
+
+
+def test_the_store_on_sqlite(tmp_path: Path) -> None:
+    store_round(f"sqlite:///{tmp_path / 'puzzles.db'}")
+
+
+def store_round(url: str) -> None:
+    """Loading twice, the daily puzzle, an answer counted once, the nearest unanswered puzzles and
+    the history, on ``url``'s database (``test_pg_puzzles.py`` runs it on PostgreSQL)."""
+    engine = open_engine(url)
+    shipped = list(SHIPPED.values())[:5]
+    with engine.begin() as conn:
+        assert store.load(conn, shipped) == 5 and store.load(conn, shipped) == 0
+        day = store.daily(conn, "2026-12-07")
+        assert day is not None and day == store.daily(conn, "2026-12-07")
+        days = {row.puzzle.puzzle_id for d in range(1, 29) if (row := store.daily(conn, f"2026-02-{d:02}"))}
+        assert len(days) >= 2  # the date picks it
+        person: dict[str, Any] = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
+        first = shipped[0].puzzle_id
+        counted = store.record(conn, player, first, True)
+        assert counted.before == 1500 and counted.after is not None and counted.after > 1500
+        assert store.record(conn, player, first, False) == store.Counted(None, None)
+        assert first not in store.nearest(conn, player, 1500, None)
+        assert len(store.nearest(conn, None, 1500, None)) == 5
+        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
+        assert store.player_rating(conn, player).rating == counted.after
+    engine.dispose()
