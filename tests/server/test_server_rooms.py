@@ -77,6 +77,7 @@ FLOORS = [
     ["community"],
     ["fairplay"],
     ["mail", "moderation", "wiring"],
+    ["notify"],
     ["http", "admin", "assembly"],
     ["app", "run_worker"],
     ["serve"],
