@@ -1,5 +1,5 @@
 """What differs between the processes that run games, as small protocols given to the engine when
-it is built; the wiring (``app.py``, ``run_worker.py``) picks one implementation of each per mode:
+it is built; ``assembly.py`` picks one implementation of each per mode:
 
 - :class:`Replication`, how a stored change reaches the other processes: :class:`SingleInstance`
   in the embedded server (nobody to tell), ``cluster.replication.RedisReplication`` in a clustered
