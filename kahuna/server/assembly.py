@@ -26,7 +26,6 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
@@ -43,6 +42,7 @@ from kahuna.server.cluster.replication import Announcer
 from kahuna.server.cluster.worker import Worker, sleep_unless
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, MailSettings, PushSettings, Settings
+from kahuna.server.common.outbox import LeftQueued, Outbox
 from kahuna.server.common.ratelimit import Limiter, LimiterFactory, Quotas, counted, memory_limiter
 from kahuna.server.community import bots
 from kahuna.server.community.event_chat import EventChat
@@ -68,19 +68,22 @@ from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.factory import DealProvider
 from kahuna.server.games.ports import AiTurns, Replication, SingleInstance
 from kahuna.server.games.service import GameService
+from kahuna.server.mail.channel import MailChannel
 from kahuna.server.mail.mailer import Budgets, Mailer
 from kahuna.server.mail.notification_settings import NotificationSettings
-from kahuna.server.mail.reminders import Reminders, Timing
+from kahuna.server.mail.reminders import ConnectedSeats, Timing
 from kahuna.server.mail.sender import WORKER_POLL_SECONDS as MAIL_POLL_SECONDS
 from kahuna.server.mail.sender import MailSender
 from kahuna.server.moderation.closing import Enforcement
 from kahuna.server.moderation.service import Moderation, ReportBudgets
 from kahuna.server.moderation.standing import ModeratedStanding
+from kahuna.server.notify.notifier import Channel, Notifier
 from kahuna.server.ops.readiness import Check, NotReady
+from kahuna.server.push.channel import AccountSettings, PushChannel
 from kahuna.server.push.sender import WORKER_POLL_SECONDS as PUSH_POLL_SECONDS
 from kahuna.server.push.sender import PushSender
 from kahuna.server.push.service import WebPush
-from kahuna.server.push.vapid import VapidKey, default_key_path
+from kahuna.server.push.vapid import VapidKey
 from kahuna.server.puzzles.service import Puzzles
 from kahuna.server.wiring import end_hooks
 
@@ -225,7 +228,27 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
         else _instance(settings, writer, ai_pool, budget)
     )
     limiters = counted(mode.limiters)  # every budget's refusals in the metrics
-    push = WebPush(writer, settings.push or PushSettings(), limits, send=mode.sends)
+    push_settings = settings.push or PushSettings()
+    key = VapidKey.of(push_settings)
+    push_out: Outbox = (
+        PushSender(writer, key, limits.push_retry_seconds, insecure_hosts=push_settings.insecure_hosts)
+        if mode.sends
+        else LeftQueued()
+    )
+    mail_out: Outbox = (
+        MailSender(writer, settings.mail, limits.mail_retry_seconds)
+        if mode.sends and settings.mail is not None
+        else LeftQueued()
+    )
+    pushes = PushChannel(writer, AccountSettings(writer), push_out, limits.pushes_per_account_per_hour)
+    channels: list[Channel] = [pushes]
+    if settings.mail is not None:  # the service is built below: its seats are asked when the scan runs
+
+        def connected() -> list[tuple[str, int]]:
+            return service.registry.correspondence_seats()
+
+        channels.append(_mail_channel(writer, settings.mail, limits, limiters, mail_out, connected))
+    notifier = Notifier(writer, channels, limits.push_clock_low_fraction, limits.push_clock_low_min_seconds)
     service = GameService(
         writer,
         mode.replication,
@@ -237,7 +260,7 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
         chat_lines_per_game=limits.chat_lines_per_game,
         spectator_chat_lines_per_game=limits.spectator_chat_lines_per_game,
         first_move_grace=limits.first_move_grace,
-        notices=push.notices,
+        notices=notifier,
         left_claim_seconds=limits.left_claim_seconds,
     )
     upkeep = Housekeeping(
@@ -246,14 +269,14 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
         lambda: list(service.registry.games),  # the games in memory are left alone
     )
     analyses = AnalysisJobs(writer, mode.analyses, limits.analyses_per_hour, limits.analyses_burst, limiters)
-    lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, push.notices)
+    lobby = Lobby(writer, service.factory, mode.broker, limits.clock_min_seconds, notifier)
     presence = Presence(mode.presence)
     events = Tournaments(
         writer,
         service.factory,
         mode.broker,
         limits.clock_min_seconds,
-        push.notices,
+        notifier,
         per_account=limits.tournaments_per_account,
         upcoming_per_address=limits.upcoming_tournaments_per_address,
     )
@@ -268,10 +291,8 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
             limiters("mail_address", limits.mails_per_address_per_hour / 3600, limits.mails_per_address_burst),
             limiters("mail_account", limits.mails_per_account_per_hour / 3600, limits.mails_per_account_burst),
         ),
-        limits.mail_retry_seconds,
-        send_here=mode.sends,
+        mail_out,
     )
-    reminders = None if settings.mail is None else _reminders(writer, settings.mail, limits, limiters, service, mailer)
     quotas = Quotas(limits, limiters)
     chat_budget = limiters("chat", limits.chat_per_minute / 60, limits.chat_burst)
     report_budgets = ReportBudgets(
@@ -302,10 +323,10 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
             await writer.transact(ensure_reporter)
             await _part(stack, lobby.start, lobby.stop)
             await _part(stack, events.start, events.stop)  # resumes every running tournament
-            await _part(stack, mailer.start, mailer.stop)  # sends what the queue held when the server stopped
-            if reminders is not None:
-                await _part(stack, reminders.start, reminders.stop)
-            await _part(stack, push.start, push.stop)
+            await _part(stack, mail_out.start, mail_out.stop)  # sends what the queue held when the server stopped
+            await _part(stack, _nothing, mailer.stop)
+            await _part(stack, push_out.start, push_out.stop)
+            await _part(stack, notifier.start, notifier.stop)  # stops before the outboxes
             await _part(stack, presence.start, presence.stop)
             await _part(stack, upkeep.start, upkeep.stop)
             await _part(stack, screener.start, screener.stop)
@@ -326,7 +347,7 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
         EventChat(writer, mode.broker, chat_budget, moderation),
         mailer,
         NotificationSettings(writer, ["push"] if settings.mail is None else ["mail", "push"]),
-        push,
+        WebPush(writer, push_settings, limits, key),
         moderation,
         Accounts(writer, throttle, ModeratedStanding(), quotas.signups),
         Players(writer, presence),
@@ -341,10 +362,16 @@ def server(settings: Settings, deal_provider: DealProvider | None = None) -> Ser
     )
 
 
-def _reminders(
-    writer: Writer, mail: MailSettings, limits: Limits, limiters: LimiterFactory, service: GameService, mailer: Mailer
-) -> Reminders:
-    """The periodic scan for notification mails that are due (with ``--smtp``)."""
+def _mail_channel(
+    writer: Writer,
+    mail: MailSettings,
+    limits: Limits,
+    limiters: LimiterFactory,
+    outbox: Outbox,
+    connected: ConnectedSeats,
+) -> MailChannel:
+    """The notifier's mail channel (with ``--smtp``), with the notices' own budgets and the scan of
+    what is due after a while."""
     budgets = Budgets(
         limiters(
             "notice_address", limits.notice_mails_per_address_per_hour / 3600, limits.notice_mails_per_address_burst
@@ -353,7 +380,7 @@ def _reminders(
             "notice_account", limits.notice_mails_per_account_per_hour / 3600, limits.notice_mails_per_account_burst
         ),
     )
-    return Reminders(writer, mail, budgets, Timing.of(limits), service.registry.correspondence_seats, mailer.wake)
+    return MailChannel(writer, mail, budgets, outbox, Timing.of(limits), connected)
 
 
 def _checks(writer: Writer, mode: Mode, ai_pool: AiPool) -> dict[str, Check]:
@@ -405,10 +432,14 @@ async def worker(settings: WorkerSettings, stop: asyncio.Event) -> None:
     queue = JobQueue.from_url(settings.broker_url, claim_after=settings.claim_after)
     broker = RedisBroker(settings.broker_url)
     engine = GameEngine(writer, Announcer(broker), NextQueuedByWorker(), end_hooks(), Deadlines())
-    key_path = Path(settings.push.key_path) if settings.push.key_path else default_key_path()
-    key = VapidKey.load_or_create(key_path, settings.push.subject)
+    key = VapidKey.of(settings.push)
     pushes = PushSender(
         writer, key, Limits().push_retry_seconds, PUSH_POLL_SECONDS, insecure_hosts=settings.push.insecure_hosts
+    )
+    mails: Outbox = (
+        LeftQueued()
+        if settings.mail is None
+        else MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=MAIL_POLL_SECONDS)
     )
     async with AsyncExitStack() as stack:
         stack.callback(logs.event, "worker_stopped", consumer=settings.consumer)
@@ -418,9 +449,7 @@ async def worker(settings: WorkerSettings, stop: asyncio.Event) -> None:
         await _part(stack, pushes.start, pushes.stop)  # the instances queue pushes; the workers send them
         await _part(stack, lambda: _start_broker(broker, stop), broker.close)
         await _part(stack, pool.warm_up, pool.close)
-        if settings.mail is not None:
-            sender = MailSender(writer, settings.mail, settings.mail_retry, poll_seconds=MAIL_POLL_SECONDS)
-            await _part(stack, sender.start, sender.stop)
+        await _part(stack, mails.start, mails.stop)
         print(f"Kahuna worker {settings.consumer}: {settings.jobs} job(s) at once", flush=True)
         logs.event("worker_started", consumer=settings.consumer, jobs=settings.jobs)
         await Worker(engine, pool, queue, settings.consumer, settings.jobs).run(stop)

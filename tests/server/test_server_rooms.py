@@ -77,6 +77,7 @@ FLOORS = [
     ["community"],
     ["fairplay", "puzzles"],
     ["mail", "moderation", "wiring"],
+    ["notify"],
     ["http", "admin", "assembly"],
     ["app", "run_worker"],
     ["serve"],

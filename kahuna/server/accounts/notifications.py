@@ -10,12 +10,46 @@ it off, so only what is off is stored (``notification_settings.off``: ``kind:cha
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection, select, update
 
 from kahuna.server.db.schema import notification_settings
 
 KINDS = ("your_turn", "deadline", "challenge", "tournament")
 CHANNELS = ("mail", "push")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One notification for one account, as decided once by the notifier (``notify/notifier.py``)
+    and handed to each channel (``push/channel.py``, ``mail/channel.py``), which says it in its own
+    words. Never a card, a hand or a move: a channel's words leave the server."""
+
+    kind: str
+    """One of :data:`KINDS`."""
+    account_id: int
+    subject: str
+    """What it is about: a game's id (``your_turn``, ``deadline``, a tournament's game), a
+    challenge's id, a tournament's id (a tournament starting soon)."""
+    step: int | None
+    """The game's version for ``your_turn`` and ``deadline`` (a later turn is a new notice);
+    ``None`` for the others."""
+    other: str | None
+    """The opponent's, challenger's or tournament's name."""
+    path: str
+    """The page it opens (relative to the server's public address)."""
+    expires: float
+    """When it is no longer worth delivering (a deadline passed, a challenge gone)."""
+    seat: int | None = None
+    """The account's seat in the game it is about, if any."""
+    left: float = 0.0
+    """Seconds until the deadline or the tournament's start (0 for the others)."""
+
+    @property
+    def key(self) -> str:
+        """What makes it one notice: ``your_turn:GAME:VERSION``, ``challenge:ID``."""
+        return f"{self.kind}:{self.subject}" if self.step is None else f"{self.kind}:{self.subject}:{self.step}"
 
 
 class UnknownSetting(ValueError):

@@ -45,8 +45,8 @@ from kahuna.server.db import store
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.factory import GameFactory, Terms, pool_of
 from kahuna.server.games.live import AI_PREFIX
+from kahuna.server.games.ports import Notices
 from kahuna.server.games.seats import seat_links
-from kahuna.server.push.notices import PushNotices
 
 SEEK_TTL = 30.0
 """Seconds an offer stays open after its owner's last sign of life (a lobby heartbeat or a poll)."""
@@ -106,14 +106,14 @@ class Lobby:
         factory: GameFactory,
         broker: Broker,
         clock_min_seconds: int,
-        notices: PushNotices | None = None,
+        notices: Notices,
     ) -> None:
         self.writer = writer
         self.factory = factory
         self.broker = broker
         self.clock_min_seconds = clock_min_seconds
         self.notices = notices
-        """Who pushes a challenge to the challenged account's devices (``None``: nobody)."""
+        """Who notifies the challenged account (``notify/notifier.py``: its devices and mailbox)."""
         self._loop = Periodic(self.pass_once, PAIR_EVERY, "lobby_error")
         self.damaged: set[str] = set()
         """Ids of offers whose rows cannot be read (quarantined: logged once, left out of lists)."""
@@ -219,8 +219,7 @@ class Lobby:
             out["casual_reason"] = reason  # both learn it before the game starts: the challenger here,
             challenge = {**stored.public(), "casual_reason": reason}  # the challenged with the challenge
             await self._publish(user_channel(target.id), {"type": "challenge", "challenge": challenge})
-            if self.notices is not None:
-                self.notices.challenge(target.id, seek.seek_id, seek.owner_name)
+            self.notices.challenge(target.id, seek.seek_id, seek.owner_name, seek.alive_until)
         else:
             paired = await self._pair_newcomer(stored)
             if paired is not None:

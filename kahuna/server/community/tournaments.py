@@ -55,7 +55,7 @@ from kahuna.server.community.tournament_rows import ARENA, CREATED, FINISHED, RU
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.factory import GameFactory, Player, Terms
 from kahuna.server.games.live import AI_PREFIX
-from kahuna.server.push.notices import PushNotices
+from kahuna.server.games.ports import Notices
 
 TICK = 1.0
 """Seconds between two passes of the loop (an Arena pairs a finished player within one)."""
@@ -88,7 +88,7 @@ class Tournaments:
         factory: GameFactory,
         broker: Broker,
         clock_min_seconds: int,
-        notices: PushNotices | None = None,
+        notices: Notices,
         *,
         per_account: int,
         upcoming_per_address: int,
@@ -103,7 +103,7 @@ class Tournaments:
         """Events created from one address not yet started (``Limits.upcoming_tournaments_per_address``):
         without it a few addresses with many accounts filled the listed upcoming events."""
         self.notices = notices
-        """Who pushes a starting game to its players' devices (``None``: nobody)."""
+        """Who notifies the players of a starting game (``notify/notifier.py``)."""
         self._loop = Periodic(self.tick, TICK, "tournament_error", first_at_once=True)
 
     # ----------------------------------------------------------------- life cycle
@@ -453,10 +453,9 @@ class Tournaments:
                 "seat_url": views.seat_url(board.game_id, seat),
             }
             await self.broker.publish(user_channel(account), json.dumps(message))
-            if self.notices is not None:
-                opponent = entrants[(first, second)[1 - seat]].username
-                url = f"/play/{board.game_id}?tournament={event.tournament_id}#seat:{seat}"
-                self.notices.tournament_game(account, board.game_id, seat, opponent, url)
+            opponent = entrants[(first, second)[1 - seat]].username
+            url = f"/play/{board.game_id}?tournament={event.tournament_id}#seat:{seat}"
+            self.notices.tournament_game(account, board.game_id, seat, opponent, url)
 
     # ----------------------------------------------------------------- views
 

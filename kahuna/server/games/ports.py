@@ -1,12 +1,13 @@
 """What differs between the processes that run games, as small protocols given to the engine when
-it is built; the wiring (``app.py``, ``run_worker.py``) picks one implementation of each per mode:
+it is built; ``assembly.py`` picks one implementation of each per mode:
 
 - :class:`Replication`, how a stored change reaches the other processes: :class:`SingleInstance`
   in the embedded server (nobody to tell), ``cluster.replication.RedisReplication`` in a clustered
   instance (``--broker``), ``cluster.replication.Announcer`` in ``kahuna worker`` (it tells the
   instances of its moves and follows no game).
-- :class:`Notices`, who hears of a turn to notify a player who is away: ``push.notices.PushNotices``
-  in a server, :class:`NoNotices` where nobody knows who is connected (``kahuna worker``).
+- :class:`Notices`, who hears of the moments worth telling a player who is away (a turn, and the
+  lobby's challenges and the tournaments' games): ``notify.notifier.Notifier`` in a server,
+  :class:`NoNotices` where nobody knows who is connected (``kahuna worker``).
 - :class:`AiTurns`, how AI moves are scheduled: ``games.ai_turns.LocalAiTurns`` (this process's
   pool: embedded, or ``--local-ai``), ``cluster.ai_jobs.QueuedAiTurns`` (a clustered instance queues
   them for workers), ``cluster.ai_jobs.NextQueuedByWorker`` (the worker queues the next move itself).
@@ -102,12 +103,21 @@ class AiTurns(Protocol):
 
 
 class Notices(Protocol):
-    """Who hears that a game moved on, to notify a player who has no tab open on it. Called with the
-    game's lock held; returns at once (the notice is queued in a task of its own)."""
+    """Who hears of the moments worth a notice, to tell a player who has no tab open. Each call
+    returns at once (the notice is decided in a task of its own); ``turn`` is called with the
+    game's lock held."""
 
     def turn(self, game: LiveGame, acted: int | None) -> None:
         """``game`` has a new action of seat ``acted`` (stored here or elsewhere), or its clock
         started (``None``): maybe the seat to move is away."""
+        ...
+
+    def challenge(self, account_id: int, challenge_id: str, challenger: str, expires: float) -> None:
+        """``challenger`` challenged the account; the challenge lapses at ``expires``."""
+        ...
+
+    def tournament_game(self, account_id: int, game_id: str, seat: int, opponent: str | None, url: str) -> None:
+        """A tournament game of the account's starts, on ``seat``; ``url`` opens it."""
         ...
 
 
@@ -115,6 +125,12 @@ class NoNotices:
     """Nobody is notified (a process that does not know who is connected: ``kahuna worker``)."""
 
     def turn(self, game: LiveGame, acted: int | None) -> None:
+        return
+
+    def challenge(self, account_id: int, challenge_id: str, challenger: str, expires: float) -> None:
+        return
+
+    def tournament_game(self, account_id: int, game_id: str, seat: int, opponent: str | None, url: str) -> None:
         return
 
 

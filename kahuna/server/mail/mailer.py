@@ -32,13 +32,13 @@ from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
 from kahuna.server.common.config import MailSettings
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.outbox import Outbox
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.writer import Writer
 from kahuna.server.mail import addresses, queue, templates
 from kahuna.server.mail.addresses import TokenRefused, TokenUse
-from kahuna.server.mail.sender import MailSender
 
 VERIFY_SECONDS = 24 * 3600
 """How long a verification link works."""
@@ -78,34 +78,23 @@ class Mailer:
     """The e-mail of accounts; ``settings`` ``None``: e-mail is off (every mail is refused with
     ``404 mail_off``; the address already stored is still shown)."""
 
-    def __init__(
-        self,
-        writer: Writer,
-        settings: MailSettings | None,
-        budgets: Budgets,
-        retry_seconds: float,
-        send_here: bool = True,
-    ) -> None:
+    def __init__(self, writer: Writer, settings: MailSettings | None, budgets: Budgets, outbox: Outbox) -> None:
+        """``outbox``: what sends the mail queued here (``common/outbox.py``: this process's sender,
+        or left queued for ``kahuna worker --smtp``)."""
         self.writer = writer
         self.settings = settings
         self.budgets = budgets
-        self.sender = None if settings is None or not send_here else MailSender(writer, settings, retry_seconds)
-        """``None`` with ``send_here`` false: mail is queued here and sent by ``kahuna worker --smtp``."""
+        self.outbox = outbox
         self._resets: set[asyncio.Task[None]] = set()
 
     @property
     def enabled(self) -> bool:
         return self.settings is not None
 
-    def start(self) -> None:
-        if self.sender is not None:
-            self.sender.start()
-
     async def stop(self) -> None:
+        """Stop the password resets being looked up (their mails are not queued)."""
         for task in list(self._resets):
             await cancel_and_wait(task)
-        if self.sender is not None:
-            await self.sender.stop()
 
     def _on(self) -> MailSettings:
         if self.settings is None:
@@ -136,9 +125,8 @@ class Mailer:
         queue_link_mail(conn, kind, account, address, lang, path, ttl, settings.public_url, message_domain(settings))
 
     def wake(self) -> None:
-        """Mail was queued: the sender of this process (if it has one) looks now."""
-        if self.sender is not None:
-            self.sender.wake()
+        """Mail was queued: the outbox looks now."""
+        self.outbox.wake()
 
     # ---------------------------------------------------------------- the account's address
 

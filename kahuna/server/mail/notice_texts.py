@@ -1,4 +1,4 @@
-"""The words of notification mails (``mail/reminders.py``) in the five languages of the web UI.
+"""The words of notification mails (``mail/channel.py``) in the five languages of the web UI.
 
 Unlike verification and reset mails (``templates.py``) nobody asked for these just now, so each
 ends with the link that turns its kind off in one click (the same URL is the mail's

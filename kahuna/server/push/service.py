@@ -1,57 +1,27 @@
-"""Web Push as the server uses it: the key, the devices' subscriptions, the notices and the sender,
-built once by ``app.py`` and stopped with it."""
+"""Web Push as the HTTP API uses it: the server's key and the devices' subscriptions, built once
+by ``assembly.py``."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from kahuna.server.common import logs
 from kahuna.server.common.config import Limits, PushSettings
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db.writer import Writer
 from kahuna.server.push import subscriptions
-from kahuna.server.push.notices import AccountSettings, PushNotices
-from kahuna.server.push.sender import PushSender
-from kahuna.server.push.vapid import VapidKey, default_key_path
+from kahuna.server.push.vapid import VapidKey
 
 
 class WebPush:
-    def __init__(
-        self,
-        writer: Writer,
-        settings: PushSettings,
-        limits: Limits,
-        send: bool = True,
-    ) -> None:
-        """``send`` ``False``: this process queues pushes but another (``kahuna worker``) sends them."""
+    """The devices' side of Web Push (what ``/api/push/key`` and ``/api/me/push`` ask); the pushes
+    themselves are the notifier's push channel (``push/channel.py``)."""
+
+    def __init__(self, writer: Writer, settings: PushSettings, limits: Limits, key: VapidKey) -> None:
         self.writer = writer
         self.settings = settings
         self.devices_per_account = limits.push_devices_per_account
-        path = Path(settings.key_path) if settings.key_path else default_key_path()
-        self.key = VapidKey.load_or_create(path, settings.subject)
-        self.sender = (
-            PushSender(writer, self.key, limits.push_retry_seconds, insecure_hosts=settings.insecure_hosts)
-            if send
-            else None
-        )
-        self.notices = PushNotices(
-            writer,
-            AccountSettings(writer),
-            None if self.sender is None else self.sender.wake,
-            limits.push_clock_low_fraction,
-            limits.push_clock_low_min_seconds,
-            limits.pushes_per_account_per_hour,
-        )
-
-    def start(self) -> None:
-        if self.sender is not None:
-            self.sender.start()
-
-    async def stop(self) -> None:
-        await self.notices.drain()
-        if self.sender is not None:
-            await self.sender.stop()
+        self.key = key
 
     async def subscribe(self, account_id: int, endpoint: str, p256dh: str, auth: str) -> None:
         """Store the device (``Rejected`` 422 ``invalid_endpoint``, ``invalid_keys``, ``too_many_devices``)."""

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02, b64urlencode
 
 from kahuna.datadir import data_dir
+from kahuna.server.common.config import PushSettings
 
 TOKEN_SECONDS = 12 * 3600
 """How long a signed VAPID token holds (RFC 8292 allows at most 24 hours)."""
@@ -75,6 +76,13 @@ class VapidKey:
         except Exception as exc:  # py_vapid raises whatever cryptography raised
             raise KeyFileError(f"{path} holds no VAPID private key (a P-256 key in PEM)") from exc
         return cls(vapid, subject)
+
+    @classmethod
+    def of(cls, settings: PushSettings) -> VapidKey:
+        """The key ``--vapid-key`` names, or the one in the data directory (``kahuna serve`` and
+        ``kahuna worker`` alike)."""
+        path = Path(settings.key_path) if settings.key_path else default_key_path()
+        return cls.load_or_create(path, settings.subject)
 
     def authorization(self, endpoint: str, now: float | None = None) -> str:
         """The ``Authorization`` header of a push to ``endpoint``: a token for its origin."""

@@ -97,10 +97,10 @@ notices = Table(
     Column("status", String(16), nullable=False),
     Column("at", Float, nullable=False, index=True),
 )
-"""Each notification decided once (``mail/reminders.py``): its key is the kind, what it is about
+"""Each notification mail decided once (``mail/channel.py``): its key is the kind, what it is about
 (a game, a challenge, a tournament), the step (a game's ply; 0 otherwise) and the account; the
-instance whose insert wins queues the mail, the others' inserts fail. ``status`` ``queued``, or
-``dropped`` (over the account's or address's budget)."""
+instance whose insert wins queues the mail, the others' inserts fail. ``status`` ``queued``,
+``dropped`` (over the account's or address's budget), or ``off`` (turned off meanwhile)."""
 
 
 seat_seen = Table(
