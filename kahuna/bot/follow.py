@@ -68,5 +68,6 @@ def whole_update(view: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]
     out = {key: value for key, value in update.items() if key != "changed"}
     out["view"] = apply(view, update)
     for key, default in DEFAULTS.items():
-        out.setdefault(key, copy.deepcopy(default))
+        if key not in out:
+            out[key] = copy.copy(default)  # empty containers: a fresh one each time
     return out
