@@ -32,7 +32,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from starlette.requests import Request
 
-from kahuna.rules import GameState
+from kahuna.rules import GameState, view_of
 from kahuna.server.common.config import Limits
 from kahuna.server.common.logs import configure
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
@@ -51,11 +51,11 @@ DEALS = 16
 @dataclass(frozen=True)
 class Recording:
     """One game's frames as each seat got them: ``syncs[seat]`` at the start, then for each action
-    ``updates[version - 1][seat]`` and the seat that played it."""
+    ``updates[version - 1][seat, protocol]`` and the seat that played it."""
 
     deal: str
     syncs: tuple[str, str]
-    updates: list[tuple[str, str]]
+    updates: list[dict[tuple[int, int], str]]
     movers: list[int]
 
 
@@ -69,18 +69,23 @@ def record(seed: int) -> Recording:
         sync = messages.sync(state, seat, messages.PLAYING, names, kinds)
         sync.update(termination=None, chat=[], rematch=None, rematch_of=None)
         syncs.append(messages.encode(sync))
-    updates, movers = [], []
+    updates: list[dict[tuple[int, int], str]] = []
+    movers = []
+    views = [view_of(state, seat).to_json() for seat in (0, 1)]
     while not state.is_over:
-        seat = state.to_move
+        mover = state.to_move
         events = state.apply(rng.choice(state.legal_actions()))
         status = messages.status_of(state, True)
-        updates.append(
-            (
-                messages.encode(messages.update(state, seat, events, 0, status)),
-                messages.encode(messages.update(state, seat, events, 1, status)),
-            )
-        )
-        movers.append(seat)
+        texts = {}
+        for seat in (0, 1):
+            shown = view_of(state, seat).to_json()
+            for protocol in messages.PROTOCOLS:
+                before = views[seat] if protocol == 2 else None
+                update = messages.update(state, mover, events, seat, status, view=shown, before=before)
+                texts[seat, protocol] = messages.encode(update)
+            views[seat] = shown
+        updates.append(texts)
+        movers.append(mover)
     assert state.deal is not None
     return Recording(state.deal, (syncs[0], syncs[1]), updates, movers)
 
@@ -130,7 +135,7 @@ class Floor:
         texts = game.recording.updates[version]
         for other in game.clients:
             if other.seat is not None:
-                other.send_text(texts[other.seat])
+                other.send_text(texts[other.seat, other.protocol])
 
 
 async def _send_loop(websocket: WebSocket, client: Client) -> None:
@@ -160,6 +165,7 @@ async def _serve_socket(floor: Floor, websocket: WebSocket, game_id: str) -> Non
                 if found is None or found[0] is not game:
                     break
                 client.seat = found[1]
+                client.protocol = 2 if data.get("protocol", 1) >= 2 else 1
                 client.send_text(game.recording.syncs[found[1]])
                 game.clients.add(client)
                 client.send(messages.presence([True, True], [None, None], 0.0, 30.0))

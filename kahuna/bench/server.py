@@ -51,6 +51,7 @@ import websockets
 
 from kahuna.bench import costs
 from kahuna.bench.pages import Probes
+from kahuna.bot import follow
 from kahuna.progress import Progress
 
 T = TypeVar("T")
@@ -66,6 +67,9 @@ class Pace:
     """An AI level to play against (one client per game, seat 0); ``None``: hotseat games."""
     warm_up: float = 2.0
     """Seconds at the start of a round whose actions the ``steady`` figures leave out."""
+    protocol: int = follow.PROTOCOL
+    """The game protocol the clients speak (docs/protocol.md): 2 follows the updates' changes, 1 gets
+    whole views (an old client)."""
 
     def new_game(self) -> dict[str, str]:
         """The body of ``POST /api/games`` for one table's game."""
@@ -92,6 +96,12 @@ class Figures:
     throttled: int = 0
     """Actions answered ``rate_limited`` (sent again after the wait the server asked for)."""
     games_over: int = 0
+    protocol: int = follow.PROTOCOL
+    """The game protocol the clients spoke."""
+    bytes_received: int = 0
+    """What the clients received over their game sockets (the frames' text, UTF-8)."""
+    finished_bytes: int = 0
+    """Of which the connections of the games played to the end, from ``hello`` to the end."""
     server_cpu: float | None = None
     """CPU seconds the server process used while the games were played (own server on Linux only)."""
     rss_mib: list[float] = field(default_factory=list)
@@ -157,6 +167,14 @@ def add_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' choices (default 0)")
     p.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=follow.PROTOCOL,
+        help="the game protocol the clients speak (default 2: updates carry what changed; 1: whole views, "
+        "as an old client)",
+    )
+    p.add_argument(
         "--ai",
         metavar="LEVEL",
         help="games against this AI level, one client each (default: hotseat games, two clients each); "
@@ -212,7 +230,7 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
         raise SystemExit(f"kahuna bench server: {exc}") from None
     if args.warm_up < 0 or args.warm_up >= args.seconds:
         raise SystemExit("kahuna bench server: --warm-up must be at least 0 and shorter than --seconds")
-    pace = Pace(args.think / 1000, args.seconds, args.ai, args.warm_up)
+    pace = Pace(args.think / 1000, args.seconds, args.ai, args.warm_up, args.protocol)
     paths: list[str] = getattr(args, "probe", [])
     if any(not path.startswith("/") for path in paths):
         raise SystemExit("kahuna bench server: --probe takes a path that starts with /")
@@ -293,6 +311,12 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         f"after the warm-up: p50 {steady_p50:.1f} ms, p99 {steady_p99:.1f} ms "
         f"over {len(figures.steady_latencies)} actions"
     )
+    per_action = figures.bytes_received / actions if actions else 0.0
+    per_game = figures.finished_bytes / figures.games_over if figures.games_over else 0.0
+    print(
+        f"the clients received {figures.bytes_received:,} bytes: {per_action:,.0f} per action, "
+        f"{per_game:,.0f} per game played to the end (its seats, protocol {figures.protocol})"
+    )
     if figures.throttled:
         print(f"{figures.throttled} actions were rate limited and sent again")
     if figures.connection_errors:
@@ -337,6 +361,7 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         line: dict[str, Any] = {"games": games, "actions": actions, "seconds": round(seconds, 3)}
         line["p50_ms"] = round(p50, 2)
         line.update({"p99_ms": round(p99, 2), "actions_per_s": round(rate, 1), "errors": figures.errors})
+        line.update(protocol=figures.protocol, bytes_per_action=round(per_action), bytes_per_game=round(per_game))
         line["steady"] = {
             "actions": len(figures.steady_latencies),
             "p50_ms": round(steady_p50, 2),
@@ -382,7 +407,7 @@ def honest_address(url: str, game: int) -> str | None:
 async def _bench(
     url: str, games: int, pace: Pace, seed: int, server_pid: int | None, beside: Sequence[Beside] = ()
 ) -> tuple[Figures, float]:
-    figures = Figures()
+    figures = Figures(protocol=pace.protocol)
     async with _GameMaker(url, pace, figures) as maker:
         made = [await maker.new_game(honest_address(url, i)) for i in range(games)]
         created = [game for game in made if game is not None]
@@ -478,7 +503,9 @@ class _Table:
             seats = []
             tokens = [game["token"]] if self.pace.ai else game["tokens"]
             for seat, token in enumerate(tokens):
-                hello = {"type": "hello", "version": None, "token": token}
+                hello: dict[str, Any] = {"type": "hello", "version": None, "token": token}
+                if self.pace.protocol > 1:  # an old client names none
+                    hello["protocol"] = self.pace.protocol
                 seats.append(
                     _seat(
                         f"{ws_url}/ws/{game['game_id']}",
@@ -568,11 +595,16 @@ async def _play_seat(
         await ws.send(json.dumps(hello))
         sent_at = 0.0
         last_sent = ""
+        received = 0
+        game = follow.Follower()
         while True:
             try:
                 raw = await asyncio.wait_for(ws.recv(), max(deadline - time.perf_counter(), 0.001))
             except TimeoutError:
                 return
+            size = len(raw) if isinstance(raw, bytes) else len(raw.encode())
+            received += size
+            figures.bytes_received += size
             message: dict[str, Any] = json.loads(raw)
             kind = message["type"]
             if kind == "ack":
@@ -587,7 +619,16 @@ async def _play_seat(
                 figures.errors += 1
                 figures.error_codes[message["code"]] = figures.error_codes.get(message["code"], 0) + 1
             elif kind in ("sync", "update"):
+                try:
+                    whole = game.follow(message)
+                except follow.OutOfStep:  # a version missed: the whole state again
+                    await ws.send(json.dumps({**hello, "version": None}))
+                    continue
+                if whole is None:
+                    continue
+                message = whole
                 if message["view"]["result"] is not None:
+                    figures.finished_bytes += received
                     if message["view"]["seat"] == 0:
                         figures.games_over += 1
                         bar.advance()

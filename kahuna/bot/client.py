@@ -3,7 +3,8 @@
 The seat token goes in the first ``hello`` (or, for ``seat:N``, the seat of the account whose
 ``Authorization`` header the connection carries: a tournament's seats are their accounts'); every
 ``sync`` or ``update`` that offers this seat ``legal`` actions is answered with the agent's choice
-at that version. A dropped connection is
+at that version. It speaks protocol 2: each ``update`` carries what changed, and
+:class:`~kahuna.bot.follow.Follower` keeps the whole view. A dropped connection is
 reopened and greeted with the last version seen, so the server catches the client up (or sends a
 ``sync``); the game is over when a message says ``status`` ``over``.
 """
@@ -20,6 +21,7 @@ import websockets
 
 from kahuna.ai.base import Agent
 from kahuna.ai.registry import make_agent
+from kahuna.bot import follow
 from kahuna.rules import PlayerView
 
 RECONNECT_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -46,15 +48,15 @@ async def play_seat(
 ) -> dict[str, Any]:
     """Play the seat of ``token`` (``seat:N``: the account's seat N, signed in by ``headers``) until
     the game is over; its final ``sync`` or ``update``."""
-    hello: dict[str, Any] = {"type": "hello", "token": token}
+    hello: dict[str, Any] = {"type": "hello", "protocol": follow.PROTOCOL, "token": token}
     if token.startswith("seat:"):
-        hello = {"type": "hello", "seat": int(token.removeprefix("seat:"))}
-    version: int | None = None
+        hello = {"type": "hello", "protocol": follow.PROTOCOL, "seat": int(token.removeprefix("seat:"))}
+    game = follow.Follower()
     attempt = 0
     while True:
         try:
             async with websockets.connect(f"{ws_url(server)}/ws/{game_id}", additional_headers=headers) as ws:
-                await ws.send(json.dumps({**hello, "version": version}))
+                await ws.send(json.dumps({**hello, "version": game.version}))
                 attempt = 0
                 legal: list[str] = []
                 async for text in ws:
@@ -65,9 +67,17 @@ async def play_seat(
                     if kind == "error" and message.get("code") == "illegal" and legal:
                         # the agent erred: a legal action rather than a stalled game
                         fallback = legal[random.randrange(len(legal))]
-                        await ws.send(json.dumps({"type": "action", "action": fallback, "version": version}))
+                        await ws.send(json.dumps({"type": "action", "action": fallback, "version": game.version}))
                     if kind not in ("sync", "update"):
                         continue
+                    try:
+                        whole = game.follow(message)
+                    except follow.OutOfStep:  # a version missed: the whole state again
+                        await ws.send(json.dumps({**hello, "version": None}))
+                        continue
+                    if whole is None:
+                        continue
+                    message = whole
                     version = message["version"]
                     if message["view"].get("result") is not None or message.get("status") == "over":
                         return dict(message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kahuna.bench.floor import record
+from kahuna.bot.follow import Follower
 
 
 def test_a_recording_is_a_whole_game_in_the_servers_frames_for_each_seat() -> None:
@@ -13,9 +14,14 @@ def test_a_recording_is_a_whole_game_in_the_servers_frames_for_each_seat() -> No
     first = [json.loads(text) for text in recording.syncs]
     assert [sync["seat"] for sync in first] == [0, 1]
     assert bool(first[0]["legal"]) and not first[1]["legal"]  # Black moves first
+    followers = [Follower(), Follower()]
+    for follower, sync in zip(followers, first, strict=True):
+        follower.follow(sync)
     for version, (texts, mover) in enumerate(zip(recording.updates, recording.movers, strict=True), start=1):
-        updates = [json.loads(text) for text in texts]
+        updates = [json.loads(texts[seat, 1]) for seat in (0, 1)]
         assert [u["version"] for u in updates] == [version, version] and updates[0]["seat_acted"] == mover
         assert [u["view"]["seat"] for u in updates] == [0, 1]  # each seat's own view
-    assert json.loads(recording.updates[-1][0])["result"] is not None
+        for seat in (0, 1):  # protocol 2's frames, followed, are protocol 1's
+            assert followers[seat].follow(json.loads(texts[seat, 2])) == updates[seat]
+    assert json.loads(recording.updates[-1][0, 1])["result"] is not None
     assert record(5) == recording  # the same seed, the same frames

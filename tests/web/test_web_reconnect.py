@@ -56,6 +56,8 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
     game = create(opponent="ai", level="easy", seat="first", name="Mover")
     sockets: list[WebSocketRoute] = []
     dropped: list[str] = []
+    hellos: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
 
     def route(ws: WebSocketRoute) -> None:
         """The first socket loses the first action and is closed going away, as by an instance
@@ -65,14 +67,23 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
         first = len(sockets) == 1
 
         def from_page(message: str | bytes) -> None:
-            if first and isinstance(message, str) and json.loads(message)["type"] == "action":
-                dropped.append(message)
+            sent = json.loads(message) if isinstance(message, str) else {}
+            if sent.get("type") == "hello":
+                hellos.append(sent)
+            if first and sent.get("type") == "action":
+                dropped.append(str(message))
                 ws.close(code=1001, reason="going away")
                 return
             upstream.send(message)
 
+        def from_server(message: str | bytes) -> None:
+            got = json.loads(message) if isinstance(message, str) else {}
+            if got.get("type") == "update":
+                updates.append(got)
+            ws.send(message)
+
         ws.on_message(from_page)
-        upstream.on_message(ws.send)
+        upstream.on_message(from_server)
 
     page = open_page("/", reduced_motion=True)
     page.route_web_socket(f"**/ws/{game['game_id']}", route)
@@ -86,6 +97,9 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
     page.wait_for_function(MY_TURN)  # caught up, and free to act again
     line = _build(page)
     expect(page.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
+    # the page speaks protocol 2 on each socket: its updates carry what changed, not the view
+    assert [h["protocol"] for h in hellos] == [2] * len(sockets) and hellos[-1]["version"] == 0
+    assert updates and all("changed" in u and "view" not in u for u in updates)
 
 
 def test_the_tournament_page_connects_its_lobby_socket_again_after_a_going_away_close(

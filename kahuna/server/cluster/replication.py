@@ -286,11 +286,11 @@ class RedisReplication:
             return False
         if after.reshuffle_queue:
             return False
-        game.state = after
+        before, game.state = game.state, after
         if data["clk"] is not None:
             game.clock = Clock.from_store(data["clk"])
         game.updated = data["at"]
-        engine.applied_elsewhere(game, seat, events)
+        engine.applied_elsewhere(game, seat, events, before)
         return True
 
     # ----------------------------------------------------------------- announcing

@@ -36,6 +36,9 @@ class Client:
         self.answered_at = 0
         """``queued`` after the last ``hello`` was answered: until ``sent`` reaches it, another
         ``hello`` is refused (its answer would only pile up behind the first one)."""
+        self.protocol = 1
+        """The protocol version its first ``hello`` asked for (``messages.PROTOCOLS``): 1 gets whole
+        views in every ``update``, 2 what changed."""
         self.foreseen: int | None = None
         """The version whose ``foreseen`` answer this connection got (one per version: ``foresight``)."""
 

@@ -14,7 +14,7 @@ async def hello(engine: GameEngine, game: LiveGame, client: Client, version: int
     """Answer a ``hello``: catch the client up, then register it for live updates."""
     async with game.lock:
         await engine.time_out_now(game)
-        for text in await game.catch_up(client.seat, version):
+        for text in await game.catch_up(client.seat, version, client.protocol):
             client.send_text(text)
         clock = game.clock_json()
         if clock is not None:  # caught-up updates carry the clock of their time

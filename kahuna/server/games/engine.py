@@ -138,7 +138,7 @@ class GameEngine:
         self.deadlines.track(game)
         if actor is not None:
             actor.send(messages.ack(msg_id, game.version))
-        game.broadcast_update(seat, events)
+        game.broadcast_update(seat, events, before)
         shown = action.public_token
         ms = round((time.perf_counter() - start) * 1000, 2)
         logs.event("action", game_id=game.game_id, version=game.version, seat=seat, action=shown, ms=ms)
@@ -323,11 +323,11 @@ class GameEngine:
                 send_rematch(game, client)
         self.schedule_ai(game)
 
-    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event]) -> None:
-        """Another instance stored ``seat``'s action, now applied to ``game`` here: tell this
-        instance's connections, as for an action played here."""
+    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event], before: GameState) -> None:
+        """Another instance stored ``seat``'s action, now applied to ``game`` here (it was at
+        ``before``): tell this instance's connections, as for an action played here."""
         self.deadlines.track(game)
-        game.broadcast_update(seat, events)
+        game.broadcast_update(seat, events, before)
         self.notices.turn(game, seat)
         self.schedule_ai(game)
 

@@ -39,7 +39,7 @@ AI_PREFIX = "ai:"
 
 
 class RecentUpdates:
-    """The last :data:`MAX_CATCH_UP` encoded updates for one kind of recipient, newest last."""
+    """The last :data:`MAX_CATCH_UP` encoded updates for one kind of recipient and protocol, newest last."""
 
     def __init__(self, texts: list[str], last: int) -> None:
         self.texts: deque[str] = deque(texts[-MAX_CATCH_UP:], maxlen=MAX_CATCH_UP)
@@ -68,18 +68,28 @@ def encode_updates(
     recipient: int | None,
     since: int,
     takebacks: bool = False,
+    protocol: int = 1,
 ) -> list[str]:
-    """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them (replays the record;
-    runs in a worker thread on a snapshot of the game, never on the live state). Only for a game
-    with nothing taken back, whose versions are its actions' numbers."""
+    """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them in ``protocol``
+    (replays the record; runs in a worker thread on a snapshot of the game, never on the live
+    state). Only for a game with nothing taken back, whose versions are its actions' numbers."""
     replay = GameState.from_deal(deal, variant, reshuffles)
     out = []
+    prior: dict[str, Any] | None = None
+    """Protocol 2: the recipient's view before the action (its update carries what changed)."""
     for index, (actor, action) in enumerate(history):
+        if protocol == 2 and index == since:
+            prior = view_of(replay, recipient).to_json()
         events = replay.apply(action)
         if index >= since:
             status = messages.status_of(replay, True)
-            update = messages.update(replay, actor, events, recipient, status, takebacks=takebacks)
+            shown = view_of(replay, recipient).to_json()
+            update = messages.update(
+                replay, actor, events, recipient, status, takebacks=takebacks, view=shown, before=prior
+            )
             out.append(messages.encode(update))
+            if protocol == 2:
+                prior = shown
     return out
 
 
@@ -143,7 +153,10 @@ class LiveGame:
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     _syncs: dict[int | None, tuple[tuple[int, str, int, str | None], str]] = field(default_factory=dict)
-    _recent: dict[int | None, RecentUpdates] = field(default_factory=dict)
+    _recent: dict[tuple[int | None, int], RecentUpdates] = field(default_factory=dict)
+    """The recent updates per kind of recipient and protocol, once a catch-up asked for them."""
+    _views: dict[int | None, list[tuple[GameState, dict[str, Any]]]] = field(default_factory=dict)
+    """The last two views computed per kind of recipient, with the state each is of (:meth:`view_json`)."""
     _replay: bytes | None = None
 
     # ----------------------------------------------------------------- seats
@@ -207,6 +220,7 @@ class LiveGame:
             self.takeback_offer = None
         self._syncs.clear()
         self._recent.clear()
+        self._views.clear()
         self._replay = None
 
     # ----------------------------------------------------------------- messages
@@ -282,24 +296,48 @@ class LiveGame:
             for client in self.clients:
                 client.send_text(text)
 
-    def broadcast_update(self, seat_acted: int, events: list[Event]) -> None:
-        """The update of the action just applied, redacted once per kind of recipient."""
-        texts: dict[int | None, str] = {}
+    def view_json(self, state: GameState, seat: int | None) -> dict[str, Any]:
+        """``seat``'s view of ``state`` as JSON (never to be changed: it is shared). The last two
+        per kind of recipient are kept, each with the state it is of (a current state is never
+        changed in place, only replaced), so that the view after an action is the next update's
+        view before it: a protocol-2 update computes one view, as a protocol-1 update does."""
+        kept = self._views.setdefault(seat, [])
+        for held, shown in kept:
+            if held is state:
+                return shown
+        shown = view_of(state, seat).to_json()
+        kept.append((state, shown))
+        del kept[:-2]
+        return shown
+
+    def broadcast_update(self, seat_acted: int, events: list[Event], before: GameState) -> None:
+        """The update of the action that took ``before`` to the current state, redacted and encoded
+        once per kind of recipient and protocol: protocol 2's carries what changed in that
+        recipient's own view (``messages.changes``), never anything computed from the whole state."""
+        texts: dict[tuple[int | None, int], str] = {}
         status = self.status
         clock = self.clock_json()
         version, takebacks = self.version, self.allows_takebacks
 
-        def encoded(seat: int | None) -> str:
-            return messages.encode(messages.update(self.state, seat_acted, events, seat, status, version, takebacks))
+        def encoded(seat: int | None, protocol: int) -> str:
+            text = texts.get((seat, protocol))
+            if text is None:
+                prior = self.view_json(before, seat) if protocol == 2 else None
+                shown = self.view_json(self.state, seat)
+                update = messages.update(
+                    self.state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior
+                )
+                text = texts[seat, protocol] = messages.encode(update)
+            return text
 
+        clocked: dict[tuple[int | None, int], str] = {}
         for client in self.clients:
-            if client.seat not in texts:
-                texts[client.seat] = messages.with_clock(encoded(client.seat), clock)
-            client.send_text(texts[client.seat])
-        for seat, recent in list(self._recent.items()):
-            if seat not in texts:
-                texts[seat] = encoded(seat)
-            recent.add(version, texts[seat])
+            key = (client.seat, client.protocol)
+            if key not in clocked:
+                clocked[key] = messages.with_clock(encoded(*key), clock)
+            client.send_text(clocked[key])
+        for key, recent in list(self._recent.items()):
+            recent.add(version, encoded(*key))
 
     def rename(self, seat: int, name: str) -> None:
         """A seat's name changed outside the game (its account was deleted): every connection gets a
@@ -346,22 +384,23 @@ class LiveGame:
         for client in self.clients:
             client.send_text(text)
 
-    async def catch_up(self, seat: int | None, since: int | None) -> list[str]:
-        """What a client last at version ``since`` needs: the missed updates, or a sync (the caller
-        holds the lock, so no update is applied meanwhile)."""
+    async def catch_up(self, seat: int | None, since: int | None, protocol: int = 1) -> list[str]:
+        """What a client last at version ``since`` needs: the missed updates in its ``protocol`` (a
+        protocol-2 client has the view of version ``since``, to which they apply in order), or a
+        sync (the caller holds the lock, so no update is applied meanwhile)."""
         current = self.version
         ended_off_board = self.state.termination is not None  # the record's updates do not show it
         if since is None or not 0 <= since < current or current - since > MAX_CATCH_UP:
             return [self.sync_text(seat)]
         if ended_off_board or self.takebacks:  # a log with take-backs: its state, not its steps
             return [self.sync_text(seat)]
-        recent = self._recent.get(seat)
+        recent = self._recent.get((seat, protocol))
         texts = None if recent is None else recent.since(since, current)
         if texts is None:
             start = max(0, current - MAX_CATCH_UP)
             snapshot = (self.deal, self.state.variant, list(self.state.reshuffles), list(self.state.history))
-            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start, self.allows_takebacks)
-            self._recent[seat] = recent = RecentUpdates(encoded, current)
+            encoded = await asyncio.to_thread(encode_updates, *snapshot, seat, start, self.allows_takebacks, protocol)
+            self._recent[seat, protocol] = recent = RecentUpdates(encoded, current)
             texts = recent.since(since, current)
             assert texts is not None
         return texts

@@ -96,23 +96,70 @@ def update(
     status: str,
     version: int | None = None,
     takebacks: bool = False,
+    *,
+    view: dict[str, Any] | None = None,
+    before: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The update for the action just applied to ``state`` (its last history entry); ``version`` and
-    ``takebacks`` as for :func:`sync`."""
-    view = view_of(state, recipient)
-    return {
+    ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state`` as JSON, if the
+    caller has it already. Protocol 1 carries that whole view; protocol 2 (``before``: the
+    recipient's view before the action, as JSON) carries only its :func:`changes` instead, so that
+    an update costs what changed rather than the whole game so far (docs/protocol.md, *Protocol 2*)."""
+    shown = view_of(state, recipient).to_json() if view is None else view
+    history = shown["history"]
+    out: dict[str, Any] = {
         "type": "update",
-        "version": view.version if version is None else version,
+        "version": len(history) if version is None else version,
         "seat_acted": seat_acted,
-        "action": view.history[-1],
+        "action": history[-1],
         "events": [e.seen_by(recipient).to_json() for e in events],
-        "view": view.to_json(),
-        "legal": legal_for(state, recipient, status),
-        "why_not": why_not_for(state, recipient, status),
-        "status": status,
-        "result": None if state.outcome is None else state.outcome.to_json(),
-        "can_take_back": can_take_back(state, recipient, status, takebacks),
     }
+    if before is not None:
+        out["changed"] = changes(before, shown)
+    else:
+        out["view"] = shown
+    out.update(
+        legal=legal_for(state, recipient, status),
+        why_not=why_not_for(state, recipient, status),
+        status=status,
+        result=None if state.outcome is None else state.outcome.to_json(),
+        can_take_back=can_take_back(state, recipient, status, takebacks),
+    )
+    if before is not None:
+        for key, default in DEFAULTS.items():
+            if out[key] == default:
+                del out[key]
+    return out
+
+
+PROTOCOLS = (1, 2)
+"""The versions of the game protocol this server speaks: 1 (every ``update`` carries the whole
+view; a ``hello`` that names none) and 2 (an ``update`` carries what changed: :func:`changes`)."""
+
+DEFAULTS: dict[str, Any] = {"legal": [], "why_not": {}, "status": PLAYING, "result": None, "can_take_back": False}
+"""Protocol 2 leaves out each of these fields of an ``update`` when it has this value (most updates:
+the seat not to move has no legal actions), and the client puts it back."""
+
+MERGED = ("bridges", "stones", "unseen")
+"""The view's maps whose changes list only the keys whose value changed (the other keys keep theirs)."""
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What protocol 2's ``changed`` holds: each field of the view ``after`` whose value differs
+    from ``before``'s with its new value — for the maps of :data:`MERGED` only their changed keys —
+    and never ``history``, which grows by the update's ``action``. A client applies it by setting
+    each field (merging those maps) and appending ``action`` to ``history``; both views are the
+    same recipient's, so nothing reaches it that its own view does not show."""
+    out: dict[str, Any] = {}
+    for key, value in after.items():
+        old = before[key]
+        if key == "history" or value == old:
+            continue
+        if key in MERGED:
+            out[key] = {name: item for name, item in value.items() if old[name] != item}
+        else:
+            out[key] = value
+    return out
 
 
 def foreseen(state: GameState, recipient: int | None, status: str, version: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from kahuna.rules import Action, Event
+from kahuna.rules import Action, Event, GameState
 from kahuna.server.db.store import ActionRow
 from kahuna.server.games.live import LiveGame
 
@@ -33,8 +33,9 @@ class Catchup(Protocol):
         """Reload ``game`` from the database and send each connection a ``sync`` (lock held)."""
         ...
 
-    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event]) -> None:
-        """Another process stored ``seat``'s action, now applied to ``game`` here (lock held)."""
+    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event], before: GameState) -> None:
+        """Another process stored ``seat``'s action, now applied to ``game`` here, which was at
+        ``before`` (lock held)."""
         ...
 
     async def players_here(self, game: LiveGame) -> None:

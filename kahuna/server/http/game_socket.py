@@ -55,6 +55,8 @@ class Hello(BaseModel):
     token: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
     seat: Literal[0, 1] | None = None
     """Instead of a token: a seat of the signed-in account (session cookie or Bearer on the handshake)."""
+    protocol: Annotated[StrictInt, Field(ge=1)] | None = None
+    """The highest protocol version the client speaks (none: 1); the connection keeps that of its first ``hello``."""
 
 
 class ActionMessage(BaseModel):
@@ -428,6 +430,8 @@ async def _hello(conn: Connection, message: Hello) -> bool:
         elif client.seat != message.seat:
             client.send(messages.error("forbidden", "a connection keeps the seat of its first hello"))
             return True
+    if not conn.greeted:
+        client.protocol = max(v for v in messages.PROTOCOLS if v <= (message.protocol or 1))
     conn.greeted = True
     await conn.service.hello(conn.game, client, message.version)
     if conn.entry is None:

@@ -1,5 +1,8 @@
 // One WebSocket to a game, for a seat (with its token) or as a spectator. Reconnects on its own
-// and says hello with the last version seen, so the server can send just what was missed.
+// and says hello with the last version seen, so the server can send just what was missed. It speaks
+// protocol 2 and hands on every update with its whole view, rebuilt from the last one (delta.js).
+
+import { PROTOCOL, wholeUpdate } from "./delta.js";
 
 const PING_MS = 25000;
 
@@ -14,6 +17,8 @@ export class GameConnection {
     this.onMessage = onMessage;
     this.onState = onState;
     this.version = null;
+    this.view = null;
+    this.resyncing = false;
     this.nextId = 1;
     this.retry = 500;
     this.stopped = false;
@@ -28,7 +33,8 @@ export class GameConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 500;
-      const hello = { type: "hello", version: this.version };
+      this.resyncing = false;
+      const hello = { type: "hello", protocol: PROTOCOL, version: this.version };
       // "seat:N" stands for a seat of the signed-in account (its session cookie goes with the
       // handshake); anything else is a seat token.
       if (this.token?.startsWith("seat:")) hello.seat = Number(this.token.slice(5));
@@ -44,7 +50,21 @@ export class GameConnection {
       } catch {
         return;
       }
-      if ((msg.type === "sync" || msg.type === "update") && typeof msg.version === "number") this.version = msg.version;
+      if (msg.type === "update" && msg.changed) {
+        if (this.view === null || msg.version > this.version + 1) {
+          // Versions missed: this view cannot be brought up to date; a sync replaces it (asked once).
+          if (!this.resyncing) this.send({ type: "hello", protocol: PROTOCOL, version: null });
+          this.resyncing = true;
+          return;
+        }
+        if (msg.version <= this.version) return; // a catch-up repeats an update that came meanwhile
+        msg = wholeUpdate(this.view, msg);
+      }
+      if ((msg.type === "sync" || msg.type === "update") && typeof msg.version === "number") {
+        this.version = msg.version;
+        this.view = msg.view;
+        if (msg.type === "sync") this.resyncing = false;
+      }
       this.onMessage(msg);
     };
     ws.onclose = (e) => {

@@ -1,0 +1,180 @@
+"""Protocol 2's updates (docs/protocol.md, *Protocol 2*), checked in-process on the server's own
+broadcast and catch-up (``LiveGame``) over whole random games.
+
+For both seats and a spectator, a protocol-2 client that follows its ``sync`` with the deltas
+(``kahuna.bot.follow``) reads at every version exactly the message a protocol-1 client gets, whole
+view included; the protocol-1 frames are byte for byte those of the code before protocol 2; a
+catch-up gives each protocol the frames a connected client got; and two games that differ only in
+cards hidden from White give White and a spectator the same protocol-2 frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+
+import pytest
+
+from kahuna.bot import follow
+from kahuna.rules import GameState, Variant
+from kahuna.rules.board import LETTERS
+from kahuna.server.games import messages
+from kahuna.server.games.live import Client, LiveGame
+
+RECIPIENTS = (0, 1, None)
+SEEDS = range(4)
+
+OLD_FRAMES = "c899a8db304a560b362c46a418283af799192da46ea9524c68a8deb0cbc6aa68"
+"""SHA-256 of the protocol-1 updates of the games of :data:`SEEDS` (each recipient's frame of each
+action, one a line, in :data:`RECIPIENTS` order), as the server encoded them before protocol 2
+existed (commit 16c0116's ``messages.update``). A deliberate change to them is a protocol change."""
+
+
+def _game(state: GameState) -> LiveGame:
+    return LiveGame(
+        game_id="delta", state=state, kinds=["human", "human"], names=["Alice", "Bob"],
+        seat_tokens=["t0", "t1"], invite=None, created="", updated="",
+    )  # fmt: skip
+
+
+def _connect(game: LiveGame) -> dict[tuple[int | None, int], Client]:
+    """One connection per recipient and protocol."""
+    clients = {}
+    for seat in RECIPIENTS:
+        for protocol in messages.PROTOCOLS:
+            client = clients[seat, protocol] = Client(seat)
+            client.protocol = protocol
+            game.clients.add(client)
+    return clients
+
+
+def _play(game: LiveGame, token: str) -> None:
+    """What the engine does with an action, without the database: apply, make current, broadcast."""
+    before = game.state
+    after = before.copy()
+    events = after.apply(token)
+    game.state = after
+    game.broadcast_update(before.to_move, events, before)
+
+
+def _taken(client: Client) -> str:
+    text = client.outbox.get_nowait()
+    assert text is not None and client.outbox.empty()
+    return text
+
+
+def _random_game(seed: int) -> tuple[LiveGame, random.Random]:
+    rng = random.Random(seed)
+    variant = Variant(no_build_at_enemy_stone=seed % 2 == 1, replace_on_remove=seed >= 2)
+    return _game(GameState.new(rng, variant)), rng
+
+
+def test_protocol_2_rebuilds_every_protocol_1_message_and_protocol_1_is_unchanged() -> None:
+    old = hashlib.sha256()
+    sizes = dict.fromkeys(messages.PROTOCOLS, 0)
+    checked = 0
+    for seed in SEEDS:
+        game, rng = _random_game(seed)
+        clients = _connect(game)
+        followers = {seat: follow.Follower() for seat in RECIPIENTS}
+        for seat in RECIPIENTS:
+            followers[seat].follow(json.loads(game.sync_text(seat)))
+        sent: dict[tuple[int | None, int], list[str]] = {key: [] for key in clients}
+        while not game.state.is_over:
+            _play(game, rng.choice(game.state.legal_actions()).token)
+            for seat in RECIPIENTS:
+                whole, delta = _taken(clients[seat, 1]), _taken(clients[seat, 2])
+                old.update(whole.encode() + b"\n")
+                assert "history" not in json.loads(delta)["changed"]
+                assert followers[seat].follow(json.loads(delta)) == json.loads(whole)
+                sent[seat, 1].append(whole)
+                sent[seat, 2].append(delta)
+                sizes[1] += len(whole.encode())
+                sizes[2] += len(delta.encode())
+                checked += 1
+            if game.version == 45:  # rebuilt from the record; at the end, kept since and added to live
+                _catch_ups_match(game, sent)
+        for seat in RECIPIENTS:  # the end's view equals the sync's of the finished game
+            assert followers[seat].view == json.loads(game.sync_text(seat))["view"]
+        _catch_ups_match(game, sent)
+    games = len(SEEDS)
+    print(
+        f"\n{checked} updates of {games} games followed; bytes per game (both seats and a spectator): "
+        f"protocol 1 {sizes[1] // games:,}, protocol 2 {sizes[2] // games:,} ({sizes[1] / sizes[2]:.1f}x fewer)"
+    )
+    assert old.hexdigest() == OLD_FRAMES
+    assert sizes[1] > 4 * sizes[2]
+
+
+def _catch_ups_match(game: LiveGame, sent: dict[tuple[int | None, int], list[str]]) -> None:
+    """A client back from version ``since`` gets, in its protocol, the frames a connected client got
+    after it (the game is untimed: no clock in them)."""
+    current = game.version
+    for seat, protocol in sent:
+        for since in (current - 1, current - 7, current - 40):
+            texts = asyncio.run(game.catch_up(seat, since, protocol))
+            assert texts == sent[seat, protocol][since:]
+
+
+def test_two_games_differing_in_hidden_cards_give_white_and_spectators_the_same_deltas() -> None:
+    deal_a, deal_b = _two_worlds(random.Random(8))
+    games = [_game(GameState.from_deal(deal)) for deal in (deal_a, deal_b)]
+    clients = [_connect(game) for game in games]
+    rng = random.Random(9)
+    frames: list[dict[tuple[int | None, int], list[str]]] = [{key: [] for key in c} for c in clients]
+    steps = 0
+    while all(g.state.round == 1 and g.state.deck_size > 3 for g in games) and steps < 40:
+        legal = [{a.token for a in g.state.legal_actions()} for g in games]
+        token = rng.choice(sorted(legal[0] & legal[1]))
+        for game, client, seen in zip(games, clients, frames, strict=True):
+            _play(game, token)
+            for key, c in client.items():
+                seen[key].append(_taken(c))
+        steps += 1
+    print(f"\n{steps} actions in two worlds differing in Black's first card and the deck's bottom card")
+    assert steps >= 20
+    for seat in (1, None):
+        assert frames[0][seat, 2] == frames[1][seat, 2]
+    assert frames[0][0, 2] != frames[1][0, 2]  # Black holds the card that differs
+
+
+def _two_worlds(rng: random.Random) -> tuple[str, str]:
+    """Two deals that differ only in Black's first card and the bottom card of the deck."""
+    cards = [ch for ch in LETTERS for _ in range(2)]
+    while True:
+        rng.shuffle(cards)
+        if cards[0] != cards[23]:
+            other = cards[:]
+            other[0], other[23] = other[23], other[0]
+            return "".join(cards), "".join(other)
+
+
+def test_a_follower_skips_repeats_and_asks_for_a_sync_on_a_gap() -> None:
+    game, rng = _random_game(0)
+    clients = _connect(game)
+    sync = json.loads(game.sync_text(1))
+    deltas = []
+    for _ in range(3):
+        _play(game, rng.choice(game.state.legal_actions()).token)
+        deltas.append(json.loads(_taken(clients[1, 2])))
+    with pytest.raises(follow.OutOfStep):  # no view yet
+        follow.Follower().follow(deltas[0])
+    follower = follow.Follower()
+    follower.follow(sync)
+    with pytest.raises(follow.OutOfStep):  # version 2 after version 0
+        follower.follow(deltas[1])
+    assert follower.follow(deltas[0]) is not None
+    assert follower.follow(deltas[0]) is None  # a catch-up may repeat an update that came meanwhile
+    assert follower.version == 1
+    whole = follower.follow(deltas[1])
+    assert whole is not None and whole["view"]["history"] == json.loads(game.sync_text(1))["view"]["history"][:2]
+
+
+def test_the_clients_know_the_servers_protocol_2() -> None:
+    """``kahuna.bot.follow`` may not import the server: the protocol's constants are written on both
+    sides, and must agree."""
+    assert max(messages.PROTOCOLS) == follow.PROTOCOL
+    assert follow.MERGED == messages.MERGED
+    assert follow.DEFAULTS == messages.DEFAULTS
