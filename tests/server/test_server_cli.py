@@ -91,7 +91,9 @@ def test_bench_server_probes_pages_while_the_games_are_played() -> None:
 
 
 def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_clients() -> None:
-    args = ("bench", "server", "--floor", "--games", "2", "--seconds", "4", "--think", "5", "--json")
+    # One table without think time for 12 s: a recorded game of some 130 actions takes 1.5-3 s on a
+    # quiet machine; two tables for 4 s at 5 ms finished none at load 12 (protocol 2's clients).
+    args = ("bench", "server", "--floor", "--games", "1", "--seconds", "12", "--think", "0", "--json")
     result = _kahuna(*args, timeout=90)
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout.strip().splitlines()[-1])
