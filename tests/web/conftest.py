@@ -1,5 +1,12 @@
 """Browser tests: a real ``kahuna serve`` (SQLite in a tmp dir) driven by Debian's Chromium.
 
+Two builds of the same Chromium (one Debian source package, one version): the headless shell
+(``chromium-headless-shell``, the old headless mode that Playwright itself uses for headless runs)
+drives most tests, and the full browser (``chromium``) the modules marked ``full_chromium``, which
+check what only it has: notifications and the Push API (the shell denies the notification
+permission and shows no notification), an installed web app. The shell took 41 % less CPU for
+make test's browser tests (docs/testing.md).
+
 Every page opened through ``open_page`` records console errors and uncaught exceptions; the
 test fails at teardown if there were any. ``shot`` saves screenshots to ``artifacts/screenshots/``.
 """
@@ -17,6 +24,9 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
+"""The full browser, for the modules marked ``full_chromium`` and for a profile on disk."""
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+"""The headless shell, for every other browser test."""
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -37,11 +47,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-if not os.path.exists(CHROMIUM):
+_missing = [path for path in (CHROMIUM, HEADLESS_SHELL) if not os.path.exists(path)]
+if _missing:
     # A developer without Chromium still gets the rest of the suite; CI must run these tests.
     if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+        raise RuntimeError(f"{_missing} missing: .ci/run installs Debian's chromium and chromium-headless-shell")
+    pytest.skip(f"{_missing} not installed (apt-get install chromium chromium-headless-shell)", allow_module_level=True)
 
 OpenPage = Callable[..., Page]
 # beside this file (pytest puts this folder on sys.path; mypy checks the folder's files one by one)
@@ -88,12 +99,14 @@ def create(post: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Chromium, for one module: Playwright's sync API runs an event loop in this thread while it is
-    open, so it must be closed before a module that calls ``asyncio.run`` runs in the same process
-    (with ``pytest -n``, a worker runs other folders' modules after a browser module)."""
+def browser(request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """Chromium, for one module: the headless shell, or the full browser for a module marked
+    ``full_chromium``. Playwright's sync API runs an event loop in this thread while it is open, so
+    it must be closed before a module that calls ``asyncio.run`` runs in the same process (with
+    ``pytest -n``, a worker runs other folders' modules after a browser module)."""
+    build = CHROMIUM if request.node.get_closest_marker("full_chromium") else HEADLESS_SHELL
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = p.chromium.launch(executable_path=build, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

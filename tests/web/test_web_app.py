@@ -1,17 +1,26 @@
 """The installable web app in Chromium: the manifest and the service worker pass Chromium's own
 installability checks, the game's shell loads from the worker's cache with the network off, a push
 that reaches the worker is shown as a notification in the page's language (the game and the
-opponent, nothing else), and the account page's control asks for the permission first."""
+opponent, nothing else), the account page's control asks for the permission first, and a game's
+"Notify me" is offered only where it applies. All in the full Chromium (``full_chromium``): the
+headless shell the other browser tests use has no notifications."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import httpx
-from playwright.sync_api import BrowserContext, Page
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+pytestmark = pytest.mark.full_chromium
+
+create_game = cast(Callable[..., dict[str, Any]], importlib.import_module("web_serving").create_game)
+MINE = cast(str, importlib.import_module("test_web_fit").MINE)
 
 PASSWORD = "coral-reef-lantern"
 
@@ -149,3 +158,26 @@ def test_the_account_pages_control_asks_for_the_permission_first(
     page.wait_for_function("document.querySelector('#push-state').textContent.includes('blocked')")
     assert page.locator("#push-disable").is_hidden()
     assert errors == []
+
+
+def test_notify_me_is_offered_against_a_person_until_the_game_ends_and_never_in_hotseat(
+    server: str, open_page: Callable[..., Page], new_context: Callable[..., BrowserContext]
+) -> None:
+    """ "Notify me" asks the browser's permission for a game whose turns come while one is away:
+    against a person before the browser was asked; not once the game is over, nor in hot-seat."""
+    person = create_game(server, opponent="human", seat="first", name="Ann")
+    ben = new_context()
+    joined = ben.request.post(server + person["invite_url"].replace("/join/", "/api/join/"), data={"name": "Ben"})
+    assert joined.ok, joined.text()
+    ann = open_page(f"/play/{person['game_id']}#{person['token']}")
+    ann.wait_for_function(MINE)
+    expect(ann.get_by_test_id("notify-me")).to_be_visible()  # the browser has not been asked yet
+    ann.get_by_test_id("resign").click()
+    ann.get_by_test_id("resign-confirm").click()
+    expect(ann.locator(".game")).to_have_attribute("data-turn", "over")
+    expect(ann.get_by_test_id("notify-me")).to_be_hidden()
+
+    hotseat = create_game(server, opponent="hotseat", seat="first")
+    both = open_page(f"/play/{hotseat['game_id']}#{','.join(hotseat['tokens'])}")
+    both.wait_for_function(MINE)
+    expect(both.get_by_test_id("notify-me")).to_be_hidden()
