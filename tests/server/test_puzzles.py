@@ -4,22 +4,30 @@ account's first answer counted once, guests unrated, the history, the 404s and t
 
 from __future__ import annotations
 
+import argparse
+import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from finished_games import write_finished
 from server_harness import Server
-from sqlalchemy import insert
+from sqlalchemy import insert, update
+from stored_games import stored_game
 from test_accounts import csrf, signed_in
 
-from kahuna.ai.puzzles.puzzle import Puzzle
+from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of, view_of
+from kahuna.rules import ALL_ACTIONS, GameState, Kind, PlayerView, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
-from kahuna.server.db.schema import accounts
+from kahuna.server.db import archive
+from kahuna.server.db import store as store_module
+from kahuna.server.db.schema import accounts, actions
 from kahuna.server.db.store import open_engine
 from kahuna.server.puzzles import store
+from kahuna.server.puzzles.command import add_parser
 
 BURST = 30
 
@@ -154,3 +162,45 @@ def store_round(url: str) -> None:
         assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
         assert store.player_rating(conn, player).rating == counted.after
     engine.dispose()
+
+
+def test_generate_from_a_servers_finished_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``kahuna puzzles generate --db``: a server's finished games (one archived) are cut, the
+    unfinished one and a damaged one skipped, the run resumable, and the database not written."""
+    db = tmp_path / "server.db"
+    engine = open_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        write_finished(conn, "done-1", 3, chat=0)  # seeds whose games give a proved puzzle each
+        write_finished(conn, "done-2", 4, chat=0)
+        write_finished(conn, "damaged", 1, chat=0)
+        conn.execute(update(actions).where(actions.c.game_id == "damaged", actions.c.seq == 4).values(token="zz"))
+        store_module.insert_game(conn, stored_game("playing", GameState.new(random.Random(4)).deal or ""))
+        assert archive.archive_games(conn, ["done-2"]) == 1
+    engine.dispose()
+    before = db.read_bytes()
+    out = tmp_path / "set.jsonl"
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    argv = ["puzzles", "generate", str(out), "--db", f"sqlite:///{db}", "--worlds", "2", "--seconds", "5", "--quiet"]
+    args = parser.parse_args(argv)
+    assert args.func(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(e["game"] for e in lines if e["type"] == "game") == ["done-1", "done-2"]
+    assert summary["skipped"] == 1 and summary["proved"] >= 1  # the damaged game
+    for entry in (e for e in lines if e["type"] == "puzzle"):
+        assert entry["source"]["game_id"] in ("done-1", "done-2")
+        puzzle = Puzzle.from_json(entry)
+        assert check(puzzle, list(puzzle.solutions[0])).status == "correct"
+    args = parser.parse_args(argv)
+    assert args.func(args) == 0  # resumed: the games already there are not read again
+    again = json.loads(capsys.readouterr().out)
+    print("from the database:", summary, "again:", again)
+    assert again["candidates"] == 0 and len(out.read_text().splitlines()) == len(lines)
+    # Only read: the file is as it was, and nothing went to a write-ahead log (a WAL database read
+    # creates its shared-memory index and an empty log, as any reader of it would).
+    wal = tmp_path / "server.db-wal"
+    assert db.read_bytes() == before and (not wal.exists() or wal.stat().st_size == 0)
+    bad = parser.parse_args(["puzzles", "generate", str(tmp_path / "x.jsonl"), "--db", f"sqlite:///{tmp_path}/no.db"])
+    assert bad.func(bad) == 2 and not (tmp_path / "x.jsonl").exists()
+    print(capsys.readouterr().err.strip())
