@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,14 @@ def wrong_first(puzzle: Puzzle) -> str:
     return next(a.token for a in legal_actions_of(view) if a.token not in firsts)
 
 
+def after_view(puzzle: Puzzle, actions: Sequence[str]) -> dict[str, Any]:
+    """The seat's view after ``actions`` from the puzzle's position."""
+    state = puzzle.game_state()
+    for token in actions:
+        state.apply(token)
+    return view_of(state, puzzle.seat).to_json()
+
+
 def test_puzzles_over_http(server: Server) -> None:
     used = 0
     daily = server.get("/api/puzzles/daily").json()
@@ -63,7 +71,14 @@ def test_puzzles_over_http(server: Server) -> None:
     # A guest: right, unrated; the solution only in the answer.
     answer = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": list(puzzle.solutions[0])}).json()
     used += 1
-    assert answer == {"correct": True, "solution": list(puzzle.solutions[0]), "rating": None}
+    after = after_view(puzzle, puzzle.solutions[0])
+    assert {k: answer[k] for k in ("correct", "solution", "rating")} == {
+        "correct": True,
+        "solution": list(puzzle.solutions[0]),
+        "rating": None,
+    }
+    assert answer["view"] == answer["solution_view"] == after and answer["events"]  # the position after the turn
+    assert "hands" not in answer["view"] and "deck" not in answer["view"]
 
     # A signed-in account: an illegal action counts nothing, with the referee's reason.
     browser = signed_in(server, "solver")
@@ -101,6 +116,8 @@ def test_puzzles_over_http(server: Server) -> None:
     ).json()
     used += 1
     assert miss["correct"] is False and miss["solution"] == list(mine.solutions[0])
+    assert miss["view"] == after_view(mine, [wrong_first(mine)])  # where the miss led
+    assert miss["solution_view"] == after_view(mine, mine.solutions[0]) != miss["view"]
     assert miss["rating"]["before"] == 1500 and miss["rating"]["after"] < 1500, miss
     print("rating after a miss:", miss["rating"])
     again = browser.post(
@@ -115,6 +132,22 @@ def test_puzzles_over_http(server: Server) -> None:
     assert browser.get("/api/puzzles/next").json()["puzzle_id"] != mine.puzzle_id
     hard = server.get("/api/puzzles/next?above=1600").json()
     assert hard["rating"] > 1600 or hard["rating"] == max(round(p.rating) for p in SHIPPED.values())
+
+    # Both ratings move: another account solves the puzzle of the day; its second answer moves nothing.
+    rater = signed_in(server, "daily-solver")
+    daily_before = server.get("/api/puzzles/daily").json()["rating"]
+    url = f"/api/puzzles/{puzzle.puzzle_id}/attempt"
+    solved = rater.post(url, json={"actions": list(puzzle.solutions[0])}, headers=csrf(rater)).json()
+    used += 1
+    assert solved["correct"] is True and solved["rating"]["before"] == 1500 < solved["rating"]["after"], solved
+    daily_after = server.get("/api/puzzles/daily").json()["rating"]
+    print("solved the daily puzzle: account", solved["rating"], "puzzle", daily_before, "->", daily_after)
+    assert daily_after < daily_before  # the puzzle lost its game
+    second = rater.post(url, json={"actions": [wrong_first(puzzle)]}, headers=csrf(rater)).json()
+    used += 1
+    assert second["correct"] is False and second["rating"] is None
+    assert server.get("/api/puzzles/daily").json()["rating"] == daily_after
+    assert server.get("/api/puzzles/history/daily-solver").json()["rating"] == solved["rating"]["after"]
 
     # A token that is no action: the game socket's error, nothing counted.
     typo = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": ["E>>J"]})
