@@ -33,6 +33,13 @@ READY = """() => {
 # which Chromium logs as a console error; the test counts it, and any other error fails it.
 UNPROCESSABLE = "Failed to load resource: the server responded with a status of 422"
 
+HEAR_VERDICT = """() => {
+  window.__heard = [];
+  const region = document.querySelector("[data-testid=puzzle-verdict][aria-live]");
+  const hear = () => region.textContent && window.__heard.push(region.textContent);
+  new MutationObserver(hear).observe(region, { childList: true, characterData: true, subtree: true });
+}"""
+
 HAND = """(want) => {
   const cards = [...document.querySelectorAll("[data-testid=hand] [data-card]")].map((c) => c.dataset.card);
   return cards.sort().join("") === want;
@@ -79,11 +86,32 @@ def test_a_puzzle_solved_and_one_failed(
     page = open_page("/puzzles?daily", width=width, height=height, reduced_motion=True)
     expect(page.get_by_test_id("puzzle-task")).to_contain_text(f"Rating {daily['rating']}")
     expect(page.get_by_test_id("hand")).to_be_visible()  # the game page's hand
-    for n, token in enumerate(solution[:-1], start=1):
+    first = 0
+    if size == "desktop":  # the screen-reader mode, in this page load: its lists are the puzzle's legal actions
+        page.locator("#reader-mode").check()
+        reader = page.get_by_test_id("reader")
+        buttons = reader.locator("button.reader-act")
+        expect(buttons).to_have_count(len(daily["legal"]))
+        assert sorted(buttons.evaluate_all("els => els.map((e) => e.dataset.token)")) == sorted(daily["legal"])
+        page.evaluate(HEAR_VERDICT)
+        page.wait_for_function(READY)
+        chosen = reader.locator(f'button.reader-act[data-token="{solution[0]}"]')
+        print("read:", chosen.inner_text())
+        chosen.focus()  # chosen by keyboard
+        page.keyboard.press("Enter")
+        first = 1
+        if len(solution) > 1:
+            expect(page.get_by_test_id("puzzle-verdict")).to_have_text("Right so far (1): go on.")
+    for n, token in enumerate(solution[first:-1], start=first + 1):
         play(page, token)
         expect(page.get_by_test_id("puzzle-verdict")).to_have_text(f"Right so far ({n}): go on.")
-    play(page, solution[-1])
+    if first < len(solution):
+        play(page, solution[-1])
     expect(page.get_by_test_id("puzzle-verdict")).to_have_text("Right!")
+    if size == "desktop":  # each verdict was said in the same live region
+        heard = page.evaluate("() => window.__heard")
+        print("the live region said:", heard)
+        assert heard[-1] == "Right!" and ("Right so far (1): go on." in heard) == (len(solution) > 1)
     page.wait_for_function(HAND, arg=hand_after(puzzle, solution))  # the board went on to after the turn
     expect(page.get_by_test_id("puzzle-rating")).to_have_text("Not rated (a guest, or answered before).")
     expect(page.get_by_test_id("puzzle-themes")).to_contain_text("Themes: ")
@@ -107,14 +135,18 @@ def test_a_puzzle_solved_and_one_failed(
     expect(failed.get_by_test_id("message")).to_have_text(re.compile(r"^You hold no [A-Z]+ card\.$"))
     expect(failed.get_by_test_id("puzzle-verdict")).to_have_text("")
     print("refused", illegal, "console:", errors)
+    failed.evaluate(HEAR_VERDICT)
     play(failed, wrong)
     expect(failed.get_by_test_id("puzzle-verdict")).to_have_text("Wrong: that is not the best turn.")
+    assert failed.evaluate("() => window.__heard") == ["Wrong: that is not the best turn."]  # said in its live region
     failed.wait_for_function(HAND, arg=hand_after(puzzle, [wrong]))  # where the miss led
     expect(failed.get_by_test_id("puzzle-board")).to_have_text("The board shows the position your answer reached.")
+    missed = failed.locator(".log-list li").first.inner_text()
     failed.get_by_test_id("show-solution").click()
     expect(failed.get_by_test_id("puzzle-solution")).to_contain_text(solution[0])
     expect(failed.get_by_test_id("puzzle-board")).to_have_text("The board shows the position after the solution.")
     failed.wait_for_function(HAND, arg=hand_after(puzzle, solution))
+    expect(failed.locator(".log-list li").first).not_to_have_text(missed)  # the log follows the board
     expect(failed.get_by_test_id("next-puzzle")).to_be_visible()
     shot(failed, f"puzzle-failed-{size}")
     failed.get_by_test_id("board-toggle").click()

@@ -83,7 +83,12 @@ class PuzzlePanel {
     this.onNext = onNext;
     this.onBoard = onBoard;
     this.streak = 0;
-    this.element = h("section", { class: "puzzle-panel card-panel", "aria-labelledby": "puzzle-title" });
+    // The verdict is one live region for the page's life, only its words change: a region put in
+    // anew with its words already in it is not read by every screen reader.
+    this.head = h("div");
+    this.verdict = h("p", { class: "puzzle-verdict", role: "status", "aria-live": "polite", "data-testid": "puzzle-verdict" });
+    this.rest = h("div");
+    this.element = h("section", { class: "puzzle-panel card-panel", "aria-labelledby": "puzzle-title" }, [this.head, this.verdict, this.rest]);
     this.shown = null;
     this.answer = null;
     this.steps = [];
@@ -121,13 +126,13 @@ class PuzzlePanel {
       h("p", { "data-testid": "puzzle-task", text: t("puzzle.task", { rating: this.shown.rating }) }),
     ];
     if (this.mode === "streak") parts.push(h("p", { "data-testid": "puzzle-streak", text: t("puzzle.streak_count", { n: this.streak }) }));
-    const verdict = h("p", { class: "puzzle-verdict", role: "status", "aria-live": "polite", "data-testid": "puzzle-verdict" });
-    if (answer === null && this.steps.length) verdict.textContent = t("puzzle.so_far", { n: this.steps.length });
-    if (answer !== null) {
-      verdict.textContent = answer.correct ? t("puzzle.right") : t("puzzle.wrong");
-      verdict.classList.add(answer.correct ? "right" : "wrong");
-    }
-    parts.push(verdict);
+    fill(this.head, parts);
+    const verdict = this.verdict;
+    const words = answer !== null ? t(answer.correct ? "puzzle.right" : "puzzle.wrong") : this.steps.length ? t("puzzle.so_far", { n: this.steps.length }) : "";
+    if (verdict.textContent !== words) verdict.textContent = words;
+    verdict.classList.toggle("right", answer?.correct === true);
+    verdict.classList.toggle("wrong", answer?.correct === false);
+    parts.length = 0;
     if (answer !== null) {
       parts.push(h("p", { "data-testid": "puzzle-themes", text: t("puzzle.themes", { themes: this.shown.themes.map((x) => t(`theme.${x}`)).join(", ") }) }));
       const rating = answer.rating
@@ -172,7 +177,7 @@ class PuzzlePanel {
         h("a", { href: "/puzzles?streak", text: t("puzzle.streak") }),
       ]),
     );
-    fill(this.element, parts);
+    fill(this.rest, parts);
   }
 }
 
