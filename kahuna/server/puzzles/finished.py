@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from sqlalchemy import Engine, and_, create_engine, func, or_, select
 from sqlalchemy.engine import make_url
@@ -40,7 +41,7 @@ def open_read_only(url: str) -> Engine:
         path = parsed.database
         if not path or path == ":memory:":
             raise SourceError("an SQLite URL must name a database file")
-        engine = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+        engine = create_engine(f"sqlite:///file:{quote(path)}?mode=ro&uri=true")
     elif parsed.get_backend_name() == "postgresql":
         engine = create_engine(url, connect_args={"options": "-c default_transaction_read_only=on"})
     else:
@@ -50,7 +51,8 @@ def open_read_only(url: str) -> Engine:
             revision = current(conn)
     except Exception as exc:
         engine.dispose()
-        raise SourceError(f"cannot read the database: {type(exc).__name__}: {exc}") from None
+        detail = getattr(exc, "orig", None) or exc  # the driver's words, without SQLAlchemy's statement and link
+        raise SourceError(f"cannot read the database: {str(detail).strip()}") from None
     if revision not in heads():
         engine.dispose()
         raise SourceError(f"the database is at schema revision {revision}, this release reads {', '.join(heads())}")
