@@ -1,6 +1,9 @@
 """Puzzles (issue 52) through one real server on SQLite: the daily puzzle, the next one, answers
-checked by the referee (right, wrong, right so far, illegal with the referee's reason), a rated
-account's first answer counted once, guests unrated, the history, the 404s and the budget."""
+checked by the referee (right, wrong, right so far, illegal with the referee's reason) with the
+positions they reach, a rated account's first answer counted once (its rating and the puzzle's
+moved), guests unrated, the history, the 404s and the budget; the store on its own; and
+``kahuna puzzles generate --db`` on a server's database (finished games written as the server
+writes them), which it only reads."""
 
 from __future__ import annotations
 
