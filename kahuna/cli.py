@@ -14,7 +14,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("kahuna.tui.show", "step through a recorded game in the terminal"),
     "arena": ("kahuna.ai.commands.arena", "play AI agents against each other: win rates, Elo, time per turn"),
     "analyse": ("kahuna.ai.commands.analyse", "analyse a finished game: win chances, best moves, blunders"),
-    "puzzles": ("kahuna.ai.commands.puzzles", "make puzzles from self-play and read a set's figures"),
+    "puzzles": (
+        "kahuna.server.puzzles.command",
+        "make puzzles from self-play or a server's games; read a set's figures",
+    ),
     "tune": ("kahuna.ai.commands.tune", "tune the heuristic's weights by SPSA self-play and measure them"),
     "train": ("kahuna.ai.commands.train", "train the policy/value network by self-play (needs the train extra)"),
     "serve": ("kahuna.server.serve", "run the game server (web UI, API, WebSocket play) and print the URL"),

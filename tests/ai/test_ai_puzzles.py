@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from kahuna.ai.commands.puzzles import add_parser
 from kahuna.ai.puzzles.generate import generate
 from kahuna.ai.puzzles.prove import ProofConfig
 from kahuna.ai.puzzles.puzzle import Puzzle, check
@@ -15,6 +14,7 @@ from kahuna.ai.puzzles.rate import BASE, RATING_LEVELS, STEP, starting_rating
 from kahuna.ai.puzzles.shipped import read_set, shipped_path, stats
 from kahuna.ai.puzzles.themes import THEMES
 from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of
+from kahuna.server.puzzles.command import add_parser
 
 SMALL = ProofConfig(worlds=4, iterations=400)
 

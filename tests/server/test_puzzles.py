@@ -1,25 +1,36 @@
 """Puzzles (issue 52) through one real server on SQLite: the daily puzzle, the next one, answers
-checked by the referee (right, wrong, right so far, illegal with the referee's reason), a rated
-account's first answer counted once, guests unrated, the history, the 404s and the budget."""
+checked by the referee (right, wrong, right so far, illegal with the referee's reason) with the
+positions they reach, a rated account's first answer counted once (its rating and the puzzle's
+moved), guests unrated, the history, the 404s and the budget; the store on its own; and
+``kahuna puzzles generate --db`` on a server's database (finished games written as the server
+writes them), which it only reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import argparse
+import json
+import random
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from finished_games import write_finished
 from server_harness import Server
-from sqlalchemy import insert
+from sqlalchemy import insert, update
+from stored_games import stored_game
 from test_accounts import csrf, signed_in
 
-from kahuna.ai.puzzles.puzzle import Puzzle
+from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import ALL_ACTIONS, Kind, PlayerView, legal_actions_of, view_of
+from kahuna.rules import ALL_ACTIONS, GameState, Kind, PlayerView, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
-from kahuna.server.db.schema import accounts
+from kahuna.server.db import archive
+from kahuna.server.db import store as store_module
+from kahuna.server.db.schema import accounts, actions
 from kahuna.server.db.store import open_engine
 from kahuna.server.puzzles import store
+from kahuna.server.puzzles.command import add_parser
 
 BURST = 30
 
@@ -41,6 +52,14 @@ def wrong_first(puzzle: Puzzle) -> str:
     return next(a.token for a in legal_actions_of(view) if a.token not in firsts)
 
 
+def after_view(puzzle: Puzzle, actions: Sequence[str]) -> dict[str, Any]:
+    """The seat's view after ``actions`` from the puzzle's position."""
+    state = puzzle.game_state()
+    for token in actions:
+        state.apply(token)
+    return view_of(state, puzzle.seat).to_json()
+
+
 def test_puzzles_over_http(server: Server) -> None:
     used = 0
     daily = server.get("/api/puzzles/daily").json()
@@ -55,7 +74,14 @@ def test_puzzles_over_http(server: Server) -> None:
     # A guest: right, unrated; the solution only in the answer.
     answer = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": list(puzzle.solutions[0])}).json()
     used += 1
-    assert answer == {"correct": True, "solution": list(puzzle.solutions[0]), "rating": None}
+    after = after_view(puzzle, puzzle.solutions[0])
+    assert {k: answer[k] for k in ("correct", "solution", "rating")} == {
+        "correct": True,
+        "solution": list(puzzle.solutions[0]),
+        "rating": None,
+    }
+    assert answer["view"] == answer["solution_view"] == after and answer["events"]  # the position after the turn
+    assert "hands" not in answer["view"] and "deck" not in answer["view"]
 
     # A signed-in account: an illegal action counts nothing, with the referee's reason.
     browser = signed_in(server, "solver")
@@ -93,6 +119,8 @@ def test_puzzles_over_http(server: Server) -> None:
     ).json()
     used += 1
     assert miss["correct"] is False and miss["solution"] == list(mine.solutions[0])
+    assert miss["view"] == after_view(mine, [wrong_first(mine)])  # where the miss led
+    assert miss["solution_view"] == after_view(mine, mine.solutions[0]) != miss["view"]
     assert miss["rating"]["before"] == 1500 and miss["rating"]["after"] < 1500, miss
     print("rating after a miss:", miss["rating"])
     again = browser.post(
@@ -107,6 +135,22 @@ def test_puzzles_over_http(server: Server) -> None:
     assert browser.get("/api/puzzles/next").json()["puzzle_id"] != mine.puzzle_id
     hard = server.get("/api/puzzles/next?above=1600").json()
     assert hard["rating"] > 1600 or hard["rating"] == max(round(p.rating) for p in SHIPPED.values())
+
+    # Both ratings move: another account solves the puzzle of the day; its second answer moves nothing.
+    rater = signed_in(server, "daily-solver")
+    daily_before = server.get("/api/puzzles/daily").json()["rating"]
+    url = f"/api/puzzles/{puzzle.puzzle_id}/attempt"
+    solved = rater.post(url, json={"actions": list(puzzle.solutions[0])}, headers=csrf(rater)).json()
+    used += 1
+    assert solved["correct"] is True and solved["rating"]["before"] == 1500 < solved["rating"]["after"], solved
+    daily_after = server.get("/api/puzzles/daily").json()["rating"]
+    print("solved the daily puzzle: account", solved["rating"], "puzzle", daily_before, "->", daily_after)
+    assert daily_after < daily_before  # the puzzle lost its game
+    second = rater.post(url, json={"actions": [wrong_first(puzzle)]}, headers=csrf(rater)).json()
+    used += 1
+    assert second["correct"] is False and second["rating"] is None
+    assert server.get("/api/puzzles/daily").json()["rating"] == daily_after
+    assert server.get("/api/puzzles/history/daily-solver").json()["rating"] == solved["rating"]["after"]
 
     # A token that is no action: the game socket's error, nothing counted.
     typo = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": ["E>>J"]})
@@ -154,3 +198,45 @@ def store_round(url: str) -> None:
         assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
         assert store.player_rating(conn, player).rating == counted.after
     engine.dispose()
+
+
+def test_generate_from_a_servers_finished_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``kahuna puzzles generate --db``: a server's finished games (one archived) are cut, the
+    unfinished one and a damaged one skipped, the run resumable, and the database not written."""
+    db = tmp_path / "server.db"
+    engine = open_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        write_finished(conn, "done-1", 3, chat=0)  # seeds whose games give a proved puzzle each
+        write_finished(conn, "done-2", 4, chat=0)
+        write_finished(conn, "damaged", 1, chat=0)
+        conn.execute(update(actions).where(actions.c.game_id == "damaged", actions.c.seq == 4).values(token="zz"))
+        store_module.insert_game(conn, stored_game("playing", GameState.new(random.Random(4)).deal or ""))
+        assert archive.archive_games(conn, ["done-2"]) == 1
+    engine.dispose()
+    before = db.read_bytes()
+    out = tmp_path / "set.jsonl"
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    argv = ["puzzles", "generate", str(out), "--db", f"sqlite:///{db}", "--worlds", "2", "--seconds", "5", "--quiet"]
+    args = parser.parse_args(argv)
+    assert args.func(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(e["game"] for e in lines if e["type"] == "game") == ["done-1", "done-2"]
+    assert summary["skipped"] == 1 and summary["proved"] >= 1  # the damaged game
+    for entry in (e for e in lines if e["type"] == "puzzle"):
+        assert entry["source"]["game_id"] in ("done-1", "done-2")
+        puzzle = Puzzle.from_json(entry)
+        assert check(puzzle, list(puzzle.solutions[0])).status == "correct"
+    args = parser.parse_args(argv)
+    assert args.func(args) == 0  # resumed: the games already there are not read again
+    again = json.loads(capsys.readouterr().out)
+    print("from the database:", summary, "again:", again)
+    assert again["candidates"] == 0 and len(out.read_text().splitlines()) == len(lines)
+    # Only read: the file is as it was, and nothing went to a write-ahead log (a WAL database read
+    # creates its shared-memory index and an empty log, as any reader of it would).
+    wal = tmp_path / "server.db-wal"
+    assert db.read_bytes() == before and (not wal.exists() or wal.stat().st_size == 0)
+    bad = parser.parse_args(["puzzles", "generate", str(tmp_path / "x.jsonl"), "--db", f"sqlite:///{tmp_path}/no.db"])
+    assert bad.func(bad) == 2 and not (tmp_path / "x.jsonl").exists()
+    print(capsys.readouterr().err.strip())

@@ -1,19 +1,24 @@
 """Puzzles in Chromium (issue 52, kahuna/web/js/puzzles.js): the puzzle of the day on the game
 page's own board and hand, solved by typed notation (right so far after each action, then right,
-the themes, a guest's answer not rated, the solution on request), and failed (wrong, the solution);
-at 1280×800 and on a phone (390×844), one page load per case, each saved as a screenshot."""
+the themes, a guest's answer not rated, the solution on request, the hand after the turn), and
+failed (an illegal typed action refused with the referee's reason in words and counting nothing,
+then wrong, the position the miss reached, the solution and its position on request); at 1280×800
+and on a phone (390×844), one page load per case, each saved as a screenshot."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
+from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import legal_actions_of
+from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of, view_of
+from kahuna.rules.board import LETTERS
 
 OpenPage = Callable[..., Page]
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -24,6 +29,40 @@ READY = """() => {
 }"""
 
 
+# The one error the failed page expects: the referee's refusal of the illegal action is a 422,
+# which Chromium logs as a console error; the test counts it, and any other error fails it.
+UNPROCESSABLE = "Failed to load resource: the server responded with a status of 422"
+
+HEAR_VERDICT = """() => {
+  window.__heard = [];
+  const region = document.querySelector("[data-testid=puzzle-verdict][aria-live]");
+  const hear = () => region.textContent && window.__heard.push(region.textContent);
+  new MutationObserver(hear).observe(region, { childList: true, characterData: true, subtree: true });
+}"""
+
+HAND = """(want) => {
+  const cards = [...document.querySelectorAll("[data-testid=hand] [data-card]")].map((c) => c.dataset.card);
+  return cards.sort().join("") === want;
+}"""
+
+
+def hand_after(puzzle: Puzzle, actions: list[str]) -> str:
+    """The seat's hand after ``actions`` from the puzzle's position, as sorted card letters."""
+    state = puzzle.game_state()
+    for token in actions:
+        state.apply(token)
+    hand = view_of(state, puzzle.seat).hand or ()
+    return "".join(LETTERS[c] * n for c, n in enumerate(hand))
+
+
+def watched(context: BrowserContext, errors: list[str]) -> Page:
+    """A page of ``context`` whose console errors and uncaught exceptions go to ``errors``."""
+    page = context.new_page()
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    return page
+
+
 def play(page: Page, token: str) -> None:
     page.wait_for_function(READY)
     page.locator("#notation").fill(token)
@@ -32,7 +71,11 @@ def play(page: Page, token: str) -> None:
 
 @pytest.mark.parametrize("size", sorted(SIZES))
 def test_a_puzzle_solved_and_one_failed(
-    server: str, open_page: OpenPage, shot: Callable[[Page, str], Path], size: str
+    server: str,
+    open_page: OpenPage,
+    new_context: Callable[..., BrowserContext],
+    shot: Callable[[Page, str], Path],
+    size: str,
 ) -> None:
     width, height = SIZES[size]
     daily = httpx.get(f"{server}/api/puzzles/daily", timeout=10).json()
@@ -43,11 +86,33 @@ def test_a_puzzle_solved_and_one_failed(
     page = open_page("/puzzles?daily", width=width, height=height, reduced_motion=True)
     expect(page.get_by_test_id("puzzle-task")).to_contain_text(f"Rating {daily['rating']}")
     expect(page.get_by_test_id("hand")).to_be_visible()  # the game page's hand
-    for n, token in enumerate(solution[:-1], start=1):
+    first = 0
+    if size == "desktop":  # the screen-reader mode, in this page load: its lists are the puzzle's legal actions
+        page.locator("#reader-mode").check()
+        reader = page.get_by_test_id("reader")
+        buttons = reader.locator("button.reader-act")
+        expect(buttons).to_have_count(len(daily["legal"]))
+        assert sorted(buttons.evaluate_all("els => els.map((e) => e.dataset.token)")) == sorted(daily["legal"])
+        page.evaluate(HEAR_VERDICT)
+        page.wait_for_function(READY)
+        chosen = reader.locator(f'button.reader-act[data-token="{solution[0]}"]')
+        print("read:", chosen.inner_text())
+        chosen.focus()  # chosen by keyboard
+        page.keyboard.press("Enter")
+        first = 1
+        if len(solution) > 1:
+            expect(page.get_by_test_id("puzzle-verdict")).to_have_text("Right so far (1): go on.")
+    for n, token in enumerate(solution[first:-1], start=first + 1):
         play(page, token)
         expect(page.get_by_test_id("puzzle-verdict")).to_have_text(f"Right so far ({n}): go on.")
-    play(page, solution[-1])
+    if first < len(solution):
+        play(page, solution[-1])
     expect(page.get_by_test_id("puzzle-verdict")).to_have_text("Right!")
+    if size == "desktop":  # each verdict was said in the same live region
+        heard = page.evaluate("() => window.__heard")
+        print("the live region said:", heard)
+        assert heard[-1] == "Right!" and ("Right so far (1): go on." in heard) == (len(solution) > 1)
+    page.wait_for_function(HAND, arg=hand_after(puzzle, solution))  # the board went on to after the turn
     expect(page.get_by_test_id("puzzle-rating")).to_have_text("Not rated (a guest, or answered before).")
     expect(page.get_by_test_id("puzzle-themes")).to_contain_text("Themes: ")
     page.get_by_test_id("show-solution").click()
@@ -60,10 +125,30 @@ def test_a_puzzle_solved_and_one_failed(
     wrong = next(
         a.token for a in legal_actions_of(puzzle.view()) if all(a.token != turn[0] for turn in puzzle.solutions)
     )
-    failed = open_page("/puzzles?daily", width=width, height=height, reduced_motion=True)
+    errors: list[str] = []
+    failed = watched(new_context(width=width, height=height, reduced_motion=True), errors)
+    failed.goto(f"{server}/puzzles?daily")
+    hand = puzzle.view().hand or ()
+    missing = next(c for c in range(12) if hand[c] == 0)
+    illegal = next(a.token for a in ALL_ACTIONS if a.kind is Kind.BUILD and a.card == missing)
+    play(failed, illegal)  # the referee's reason, in words; nothing counted
+    expect(failed.get_by_test_id("message")).to_have_text(re.compile(r"^You hold no [A-Z]+ card\.$"))
+    expect(failed.get_by_test_id("puzzle-verdict")).to_have_text("")
+    print("refused", illegal, "console:", errors)
+    failed.evaluate(HEAR_VERDICT)
     play(failed, wrong)
     expect(failed.get_by_test_id("puzzle-verdict")).to_have_text("Wrong: that is not the best turn.")
+    assert failed.evaluate("() => window.__heard") == ["Wrong: that is not the best turn."]  # said in its live region
+    failed.wait_for_function(HAND, arg=hand_after(puzzle, [wrong]))  # where the miss led
+    expect(failed.get_by_test_id("puzzle-board")).to_have_text("The board shows the position your answer reached.")
+    missed = failed.locator(".log-list li").first.inner_text()
     failed.get_by_test_id("show-solution").click()
     expect(failed.get_by_test_id("puzzle-solution")).to_contain_text(solution[0])
+    expect(failed.get_by_test_id("puzzle-board")).to_have_text("The board shows the position after the solution.")
+    failed.wait_for_function(HAND, arg=hand_after(puzzle, solution))
+    expect(failed.locator(".log-list li").first).not_to_have_text(missed)  # the log follows the board
     expect(failed.get_by_test_id("next-puzzle")).to_be_visible()
     shot(failed, f"puzzle-failed-{size}")
+    failed.get_by_test_id("board-toggle").click()
+    failed.wait_for_function(HAND, arg=hand_after(puzzle, [wrong]))
+    assert len(errors) == 1 and errors[0].startswith(UNPROCESSABLE), errors

@@ -9,18 +9,24 @@ played lost at least :attr:`Cut.loss`, with the mover's chances still open
 largest gaps) go to the proof (:func:`kahuna.ai.puzzles.prove.prove`); each proved one is themed
 and rated, and written out.
 
+The other source is finished games given as records (:func:`generate_from_records`: a server's
+finished games, read by ``kahuna.server.puzzles.finished``): each is replayed on the referee and
+cut the same way, the action played being the record's.
+
 The output is a JSON-lines file: one ``{"type": "puzzle", ...}`` line per puzzle and one
-``{"type": "game", ...}`` line per finished game (its candidates, proofs and seconds), flushed as
-it goes. A run given the same file again skips the games it already holds: it is resumable.
+``{"type": "game", ...}`` line per finished game (its candidates, proofs and seconds; ``game`` is
+the self-play game's number, or the recorded game's id), flushed as it goes. A run given the same
+file again skips the games it already holds: it is resumable.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +38,8 @@ from kahuna.ai.puzzles.rate import solved_by, starting_rating
 from kahuna.ai.puzzles.themes import themes_of
 from kahuna.ai.registry import make_agent
 from kahuna.ai.review.screening import Judge, judge_network, root_stats
-from kahuna.rules import GameState, PlayerView, legal_actions_of, view_of
+from kahuna.rules import GameState, KahunaError, PlayerView, Variant, legal_actions_of, parse, view_of
+from kahuna.rules.record import GameRecord
 
 PLAYERS: tuple[str, str] = ("master", "master")
 CUT_ITERATIONS = 600
@@ -53,7 +60,8 @@ class Cut:
 class GameLog:
     """What one game gave: the line written for it."""
 
-    game: int
+    game: int | str
+    """The self-play game's number, or a recorded game's id."""
     candidates: int = 0
     proved: int = 0
     seconds: float = 0.0
@@ -128,11 +136,46 @@ def play_game(seed: int, game: int, agents: AgentCache, cut: Cut) -> list[Candid
         state.apply(action)
         turn_start = action.ends_turn
         step += 1
+    return _largest(found, cut)
+
+
+def _largest(found: list[Candidate], cut: Cut) -> list[Candidate]:
     found.sort(key=lambda c: (-c.score, c.step))
     return found[: cut.per_game]
 
 
-def make_puzzle(candidate: Candidate, seed: int, game: int, agents: AgentCache, config: ProofConfig) -> Puzzle | None:
+def record_candidates(seed: int, game_id: str, record: GameRecord, cut: Cut) -> list[Candidate]:
+    """The candidate turns of a recorded game, replayed on the referee (largest score first, capped);
+    the loss is the action the record played."""
+    rng = random.Random(f"kahuna-puzzles-record:{seed}:{game_id}")
+    found: list[Candidate] = []
+    turn_start = True
+
+    def before_each(step: int, state: GameState) -> None:
+        nonlocal turn_start
+        action = parse(str(record.actions[step]))
+        if turn_start:
+            score = cut_score(view_of(state, state.to_move), action.index, cut, rng.getrandbits(32))
+            if score is not None:
+                found.append(Candidate(step, _unrecorded(state, f"{seed}:{game_id}:{step}"), score))
+        turn_start = action.ends_turn
+
+    record.replay(before_each)
+    return _largest(found, cut)
+
+
+def _unrecorded(state: GameState, key: str) -> GameState:
+    """A copy of a replayed state that goes on as a self-played one: the record's reshuffle orders
+    fit only the line the record played, so a coming reshuffle is drawn from a seeded RNG."""
+    copy = state.copy()
+    copy.reshuffle_queue = []
+    copy.rng = random.Random(f"kahuna-puzzles-record-rng:{key}")
+    return copy
+
+
+def make_puzzle(
+    candidate: Candidate, seed: int, game: int | str, agents: AgentCache, config: ProofConfig
+) -> Puzzle | None:
     """Prove, theme and rate one candidate; ``None`` when the proof fails."""
     state = candidate.state
     seat = state.to_move
@@ -155,17 +198,26 @@ def make_puzzle(candidate: Candidate, seed: int, game: int, agents: AgentCache, 
             "runner_up": round(proof.first.runner_up, 3),
             "seconds": round(proof.seconds, 2),
         },
-        source={"seed": seed, "game": game, "step": candidate.step, "players": list(PLAYERS)},
+        source=(
+            {"seed": seed, "game": game, "step": candidate.step, "players": list(PLAYERS)}
+            if isinstance(game, int)
+            else {"seed": seed, "game_id": game, "step": candidate.step}
+        ),
     )
     solved = solved_by(unrated, seed, agents)
     return dataclasses.replace(unrated, solved_by=solved, rating=starting_rating(solved))
 
 
 def run_game(seed: int, game: int, agents: AgentCache, cut: Cut, config: ProofConfig) -> GameLog:
-    """One game's candidates, proved."""
+    """One self-play game's candidates, proved."""
     start = time.perf_counter()
+    return _prove_all(seed, game, play_game(seed, game, agents, cut), agents, config, start)
+
+
+def _prove_all(
+    seed: int, game: int | str, candidates: list[Candidate], agents: AgentCache, config: ProofConfig, start: float
+) -> GameLog:
     log = GameLog(game)
-    candidates = play_game(seed, game, agents, cut)
     log.candidates = len(candidates)
     for candidate in candidates:
         puzzle = make_puzzle(candidate, seed, game, agents, config)
@@ -176,9 +228,10 @@ def run_game(seed: int, game: int, agents: AgentCache, cut: Cut, config: ProofCo
     return log
 
 
-def read_output(path: Path) -> tuple[set[int], set[str], int]:
-    """The games already in ``path``, the puzzle ids and the puzzle count (for a resumed run)."""
-    games: set[int] = set()
+def read_output(path: Path) -> tuple[set[int | str], set[str], int]:
+    """The games already in ``path`` (numbers and recorded games' ids), the puzzle ids and the puzzle
+    count (for a resumed run)."""
+    games: set[int | str] = set()
     ids: set[str] = set()
     if not path.exists():
         return games, ids, 0
@@ -187,7 +240,7 @@ def read_output(path: Path) -> tuple[set[int], set[str], int]:
             continue
         entry = json.loads(line)
         if entry.get("type") == "game":
-            games.add(int(entry["game"]))
+            games.add(entry["game"] if isinstance(entry["game"], str) else int(entry["game"]))
         elif entry.get("type") == "puzzle":
             ids.add(str(entry["puzzle_id"]))
     return games, ids, len(ids)
@@ -207,15 +260,60 @@ def generate(
     cut = cut or Cut()
     config = config or ProofConfig()
     agents = agents or AgentCache()
+    runs = ((game, functools.partial(run_game, seed, game, agents, cut, config)) for game in range(games))
+    return (log for log in _append(path, runs, target) if log is not None)
+
+
+RecordedGame = tuple[str, GameRecord | None]
+"""A finished game's id and its record (``None``: it could not be read, and is skipped)."""
+
+
+def generate_from_records(
+    seed: int,
+    records: Iterable[RecordedGame],
+    path: Path,
+    cut: Cut | None = None,
+    config: ProofConfig | None = None,
+    target: int | None = None,
+    agents: AgentCache | None = None,
+) -> Iterator[GameLog | None]:
+    """Cut and prove the recorded games not yet in ``path`` as :func:`generate` does the self-play
+    ones. Yields each game's log, ``None`` for a game skipped: unreadable, not ended on the board's
+    referee, or of a variant (the search and the levels know the standard game only)."""
+    cut = cut or Cut()
+    config = config or ProofConfig()
+    agents = agents or AgentCache()
+
+    def one(game_id: str, record: GameRecord | None) -> GameLog | None:
+        if record is None or record.variant != Variant():
+            return None
+        start = time.perf_counter()
+        try:
+            candidates = record_candidates(seed, game_id, record, cut)
+        except KahunaError:  # a record the referee does not replay
+            return None
+        return _prove_all(seed, game_id, candidates, agents, config, start)
+
+    return _append(path, ((game_id, functools.partial(one, game_id, record)) for game_id, record in records), target)
+
+
+def _append(
+    path: Path, games: Iterable[tuple[int | str, Callable[[], GameLog | None]]], target: int | None
+) -> Iterator[GameLog | None]:
+    """Run each game not yet in ``path`` and append its puzzles and its log line, until ``path``
+    holds ``target`` puzzles; yields each game's log (``None`` for a game skipped, not written)."""
     done, ids, count = read_output(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
-        for game in range(games):
+        for game, run in games:
             if game in done:
                 continue
             if target is not None and count >= target:
                 return
-            log = run_game(seed, game, agents, cut, config)
+            log = run()
+            if log is None:
+                yield None
+                continue
             fresh = [p for p in log.puzzles if p.puzzle_id not in ids]
             for puzzle in fresh:
                 ids.add(puzzle.puzzle_id)

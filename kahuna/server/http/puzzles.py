@@ -3,10 +3,12 @@
 
 A puzzle is shown as ``{"puzzle_id", "view", "legal", "rating", "themes"}``: the seat's view and
 its legal actions, nothing else of the position. An attempt's answer is ``{"correct", "solution",
-"rating"}``: ``correct`` null while the actions are right so far and the turn not closed (nothing
-counted, no solution; then also the seat's ``view`` after them, its ``legal`` actions and the last
-action's ``events``, for the board to go on), else true or false with the best turn as ``solution``; ``rating`` is
-``{"before", "after"}`` when a signed-in account's first answer moved its puzzle rating, else null.
+"rating", "view", "events"}``: ``correct`` null while the actions are right so far and the turn not
+closed (nothing counted, no solution; ``view`` the seat's view after them, with its ``legal`` actions
+and the last action's ``events``, for the board to go on), else true or false with the best turn as
+``solution``, ``view`` the position the answer reached and ``solution_view`` the solution's;
+``rating`` is ``{"before", "after"}`` when a signed-in account's first answer moved its puzzle
+rating, else null.
 Guests play too (not rated). The rules are :class:`kahuna.server.puzzles.service.Puzzles`.
 """
 
@@ -50,10 +52,15 @@ class Answer(BaseModel):
     solution: list[str] | None = Field(description="the best turn, once answered")
     rating: RatingChange | None = Field(description="the account's puzzle rating, when this answer counted")
     view: dict[str, Any] | None = Field(
-        default=None, description="right so far only: the seat's view after the actions"
+        default=None, description="the seat's view after the actions (up to the miss, once answered)"
     )
     legal: list[str] | None = Field(default=None, description="right so far only: the legal actions then")
-    events: list[dict[str, Any]] | None = Field(default=None, description="right so far only: the last action's events")
+    events: list[dict[str, Any]] | None = Field(
+        default=None, description="the last action's events, as the seat saw them"
+    )
+    solution_view: dict[str, Any] | None = Field(
+        default=None, description="once answered: the seat's view after the solution"
+    )
 
 
 class Answered(BaseModel):

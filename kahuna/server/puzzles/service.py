@@ -7,9 +7,11 @@ nor the accepted turns; its answer is checked here by the referee (:func:`kahuna
 * actions that stay on an accepted turn without closing it are *right so far* (``correct`` null):
   nothing counts, and the answer adds the seat's ``view`` after them, its ``legal`` actions and the
   last action's ``events`` so that the client goes on (the browser asks after each action);
-* a miss, or an accepted turn closed, is the answer: the solution is sent, and a signed-in
-  account's first answer to the puzzle moves its puzzle rating and the puzzle's (Glicko-2); a
-  guest's, and any later answer, moves nothing.
+* a miss, or an accepted turn closed, is the answer: the solution is sent, with the seat's ``view``
+  after the answer's actions (up to the miss) and the last one's ``events``, and its view after the
+  solution (``solution_view``), so that a client shows both positions without knowing a rule; a
+  signed-in account's first answer to the puzzle moves its puzzle rating and the puzzle's
+  (Glicko-2); a guest's, and any later answer, moves nothing.
 
 Every answer is budgeted per client address (``Limits.puzzle_attempts_*``). The daily puzzle is
 a function of the date (UTC) and the stored set alone, the same on every instance.
@@ -136,12 +138,22 @@ class Puzzles:
                 counted = store.Counted(None, None)
             if counted.before is not None and counted.after is not None:
                 rating = {"before": round(counted.before), "after": round(counted.after)}
-        return {"correct": correct, "solution": list(row.puzzle.solutions[0]), "rating": rating}
+        solution = list(row.puzzle.solutions[0])
+        reached = self._after(row.puzzle, actions[: verdict.step + 1])
+        return {
+            "correct": correct,
+            "solution": solution,
+            "rating": rating,
+            "view": reached["view"],
+            "events": reached["events"],
+            "solution_view": self._after(row.puzzle, solution)["view"],
+        }
 
     @staticmethod
     def _after(puzzle: Puzzle, actions: list[str]) -> dict[str, Any]:
-        """The seat's view after its own actions (right so far), its legal actions and the last
-        action's events as the seat sees them: what the board needs to go on."""
+        """The seat's view after its own actions, its legal actions and the last action's events as
+        the seat sees them: what the board needs to go on (right so far) or to show where the
+        answer, or the solution, leads."""
         state = puzzle.game_state()
         events = []
         for token in actions:
@@ -149,7 +161,7 @@ class Puzzles:
         view = view_of(state, puzzle.seat)
         return {
             "view": view.to_json(),
-            "legal": [a.token for a in legal_actions_of(view)],
+            "legal": [a.token for a in legal_actions_of(view)] if view.to_move == puzzle.seat else [],
             "events": [e.seen_by(puzzle.seat).to_json() for e in events],
         }
 

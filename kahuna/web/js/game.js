@@ -568,7 +568,7 @@ export class GamePage {
     const wait = () => sleep(step);
     // Numbered by its place in the game as played (a take-back makes the game's version run ahead).
     const number = msg.view.history.length;
-    const item = { version: number, seat: msg.seat_acted, lines: [] };
+    const item = { version: number, seat: msg.seat_acted, lines: [], token: msg.view.history[number - 1] };
     if (!this.logHas(number)) this.log.unshift(item);
     this.lastMoves.startAction();
     this.sinceLeft = null;
@@ -693,7 +693,9 @@ export class GamePage {
     if (!view) return;
     const known = new Map(this.log.map((item) => [item.version, item]));
     const seats = seatsOfHistory(view.history);
-    this.log = view.history.map((token, i) => known.get(i + 1) || { version: i + 1, seat: seats[i], token }).reverse();
+    // An entry of another line (a puzzle's board put on the solution's position) is not this history's.
+    const kept = (i, token) => (known.get(i + 1)?.token === token ? known.get(i + 1) : null);
+    this.log = view.history.map((token, i) => kept(i, token) || { version: i + 1, seat: seats[i], token }).reverse();
     this.renderLog();
   }
 

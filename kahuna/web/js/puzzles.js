@@ -3,7 +3,9 @@
 // page's own (GamePage), given a connection that answers over HTTP: every action is sent as the
 // attempt so far, and the server's referee says whether it is legal (its reason, translated as
 // in a game), right so far (the board goes on with the view it sends), or the answer (right or
-// wrong, the solution, the rating change). The browser never holds the solution before answering.
+// wrong, the solution, the rating change; the board then shows the position the answer reached, and
+// after a miss the solution's on request, both views sent by the server). The browser never holds
+// the solution before answering.
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -32,6 +34,12 @@ class PuzzleConnection {
     return { type, seat: this.shown.view.seat, seat_acted: this.shown.view.seat, view, legal, events, version: this.version, status: "playing" };
   }
 
+  /** Put another position on the board (the solution's, or back to the answer's), without a move. */
+  show(view) {
+    this.version += 1;
+    this.onMessage({ ...this.frame("sync", view, []), chat: [], clock: null, players: null, kinds: null });
+  }
+
   send() {
     return true; // nothing else to say: no chat, clock or resignation in a puzzle
   }
@@ -52,7 +60,9 @@ class PuzzleConnection {
           return;
         }
         this.done = true;
-        this.onMessage(this.frame("update", this.view, []));
+        // The board goes on to where the answer led (the server's view after it), as a game's would.
+        this.view = answer.view;
+        this.onMessage(this.frame("update", answer.view, [], answer.events));
         this.onAnswer(answer, token);
       })
       .catch((err) => {
@@ -68,19 +78,26 @@ class PuzzleConnection {
 /** The panel above the board: the task, the themes after answering, the verdict, the rating
  * change, the solution on request, "next", and the streak's count. */
 class PuzzlePanel {
-  constructor(mode, onNext) {
+  constructor(mode, onNext, onBoard) {
     this.mode = mode;
     this.onNext = onNext;
+    this.onBoard = onBoard;
     this.streak = 0;
-    this.element = h("section", { class: "puzzle-panel card-panel", "aria-labelledby": "puzzle-title" });
+    // The verdict is one live region for the page's life, only its words change: a region put in
+    // anew with its words already in it is not read by every screen reader.
+    this.head = h("div");
+    this.verdict = h("p", { class: "puzzle-verdict", role: "status", "aria-live": "polite", "data-testid": "puzzle-verdict" });
+    this.rest = h("div");
+    this.element = h("section", { class: "puzzle-panel card-panel", "aria-labelledby": "puzzle-title" }, [this.head, this.verdict, this.rest]);
     this.shown = null;
     this.answer = null;
     this.steps = [];
     this.solutionOpen = false;
+    this.onSolution = false; // after a miss, the board shows the solution's position instead of the answer's
   }
 
   start(shown) {
-    Object.assign(this, { shown, answer: null, steps: [], solutionOpen: false });
+    Object.assign(this, { shown, answer: null, steps: [], solutionOpen: false, onSolution: false });
     this.render();
   }
 
@@ -93,6 +110,13 @@ class PuzzlePanel {
     this.render();
   }
 
+  /** Show the solution's position on the board (`true`) or the answer's, and say which. */
+  board(onSolution) {
+    if (onSolution !== this.onSolution) this.onBoard(onSolution ? this.answer.solution_view : this.answer.view);
+    this.onSolution = onSolution;
+    this.render();
+  }
+
   render() {
     if (!this.shown) return;
     const answer = this.answer;
@@ -102,26 +126,38 @@ class PuzzlePanel {
       h("p", { "data-testid": "puzzle-task", text: t("puzzle.task", { rating: this.shown.rating }) }),
     ];
     if (this.mode === "streak") parts.push(h("p", { "data-testid": "puzzle-streak", text: t("puzzle.streak_count", { n: this.streak }) }));
-    const verdict = h("p", { class: "puzzle-verdict", role: "status", "aria-live": "polite", "data-testid": "puzzle-verdict" });
-    if (answer === null && this.steps.length) verdict.textContent = t("puzzle.so_far", { n: this.steps.length });
-    if (answer !== null) {
-      verdict.textContent = answer.correct ? t("puzzle.right") : t("puzzle.wrong");
-      verdict.classList.add(answer.correct ? "right" : "wrong");
-    }
-    parts.push(verdict);
+    fill(this.head, parts);
+    const verdict = this.verdict;
+    const words = answer !== null ? t(answer.correct ? "puzzle.right" : "puzzle.wrong") : this.steps.length ? t("puzzle.so_far", { n: this.steps.length }) : "";
+    if (verdict.textContent !== words) verdict.textContent = words;
+    verdict.classList.toggle("right", answer?.correct === true);
+    verdict.classList.toggle("wrong", answer?.correct === false);
+    parts.length = 0;
     if (answer !== null) {
       parts.push(h("p", { "data-testid": "puzzle-themes", text: t("puzzle.themes", { themes: this.shown.themes.map((x) => t(`theme.${x}`)).join(", ") }) }));
       const rating = answer.rating
         ? t("puzzle.rating_change", { before: answer.rating.before, after: answer.rating.after })
         : t("puzzle.not_rated");
       parts.push(h("p", { "data-testid": "puzzle-rating", text: rating }));
+      if (!answer.correct) parts.push(h("p", { class: "hint", "data-testid": "puzzle-board", text: this.onSolution ? t("puzzle.showing_solution") : t("puzzle.showing_answer") }));
       const solution = this.solutionOpen
         ? h("p", { "data-testid": "puzzle-solution", text: t("puzzle.solution", { turn: answer.solution.map((x) => `${x} (${narrateToken(x, this.shown.view.seat)})`).join(", ") }) })
-        : h("button", { class: "btn", type: "button", "data-testid": "show-solution", text: t("puzzle.show_solution"), onclick: () => { this.solutionOpen = true; this.render(); } });
+        : h("button", { class: "btn", type: "button", "data-testid": "show-solution", text: t("puzzle.show_solution"), onclick: () => { this.solutionOpen = true; this.board(!answer.correct); } });
+      // After a miss, the board can show the solution's position or the one the answer reached.
+      const toggle = this.solutionOpen && !answer.correct
+        ? h("button", {
+            class: "btn",
+            type: "button",
+            "data-testid": "board-toggle",
+            text: this.onSolution ? t("puzzle.board_answer") : t("puzzle.board_solution"),
+            onclick: () => this.board(!this.onSolution),
+          })
+        : null;
       const last = this.mode === "streak" && !answer.correct;
       parts.push(
         h("div", { class: "puzzle-buttons" }, [
           solution,
+          ...(toggle ? [toggle] : []),
           h("button", {
             class: "btn primary",
             type: "button",
@@ -141,7 +177,7 @@ class PuzzlePanel {
         h("a", { href: "/puzzles?streak", text: t("puzzle.streak") }),
       ]),
     );
-    fill(this.element, parts);
+    fill(this.rest, parts);
   }
 }
 
@@ -154,11 +190,16 @@ export function mountPuzzles(root, board) {
   const above = mode === "streak" && params.has("above") ? Number(params.get("above")) : null;
   const host = h("div", { class: "puzzle-game" });
   const message = h("p", { class: "message", role: "alert" });
-  const panel = new PuzzlePanel(mode, (restart) => {
-    if (mode !== "streak") location.assign("/puzzles");
-    else if (restart) location.assign("/puzzles?streak");
-    else location.assign(`/puzzles?streak&above=${panel.shown.rating}&n=${panel.streak}`);
-  });
+  let connection = null;
+  const panel = new PuzzlePanel(
+    mode,
+    (restart) => {
+      if (mode !== "streak") location.assign("/puzzles");
+      else if (restart) location.assign("/puzzles?streak");
+      else location.assign(`/puzzles?streak&above=${panel.shown.rating}&n=${panel.streak}`);
+    },
+    (view) => connection?.show(view),
+  );
   panel.streak = mode === "streak" ? Number(params.get("n")) || 0 : 0;
   fill(root, [h("div", { class: "puzzle-page" }, [panel.element, message, host])]);
   onLanguageChange(() => panel.render());
@@ -172,7 +213,10 @@ export function mountPuzzles(root, board) {
       return;
     }
     panel.start(shown);
-    const connect = (_token, onMessage, onState) => new PuzzleConnection(shown, onMessage, onState, (answer, token) => panel.step(answer, token));
+    const connect = (_token, onMessage, onState) => {
+      connection = new PuzzleConnection(shown, onMessage, onState, (answer, token) => panel.step(answer, token));
+      return connection;
+    };
     new GamePage(host, board, `puzzle-${shown.puzzle_id}`, ["puzzle"], false, connect);
   }
 

@@ -1,13 +1,17 @@
-"""``kahuna puzzles``: make a puzzle set from self-play, and read its figures.
+"""``kahuna puzzles``: make a puzzle set from self-play or a server's finished games, and read its figures.
 
-* ``generate OUT``: play self-play games, cut and prove puzzles into ``OUT`` (JSON lines,
-  resumable: run it again with the same file and seed to go on), with a progress bar;
+* ``generate OUT``: play self-play games (or, with ``--db URL``, read a server's finished games from
+  its database, which is only read: :mod:`kahuna.server.puzzles.finished`), cut and prove puzzles
+  into ``OUT`` (JSON lines, resumable: run it again with the same file and seed to go on), with a
+  progress bar;
 * ``stats [FILE] [--json]``: the count, themes and rating bands of a set (the shipped one by
   default);
 * ``levels [FILE]``: let each AI level try every puzzle of a set once more (a seed of its own)
   and print the share each solves per rating band (the table of docs/puzzles.md).
 
-Exit 2 on bad arguments or an unreadable file, with nothing written.
+Exit 2 on bad arguments, an unreadable file or database, with nothing written. The command lives
+with the server because ``--db`` reads a server's database through the server's store; the rest is
+the AI's (:mod:`kahuna.ai.puzzles`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,12 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kahuna.progress import Progress
+
+if TYPE_CHECKING:
+    from kahuna.ai.puzzles.prove import ProofConfig
 
 MAX_GAMES = 1_000_000
 MAX_SECONDS = 600.0
@@ -35,13 +43,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     gen = actions.add_parser(
         "generate",
         help="cut and prove puzzles from self-play into a JSON-lines file (resumable)",
-        description="Play self-play games of the strong levels, cut the turns that matter, prove each "
-        "over determinizations of the hidden cards, theme and rate it, and append it to OUT. Run again "
-        "with the same OUT and --seed to continue where it stopped.",
+        description="Play self-play games of the strong levels (or, with --db, replay a server's finished "
+        "games), cut the turns that matter, prove each over determinizations of the hidden cards, theme and "
+        "rate it, and append it to OUT. Run again with the same OUT and --seed to continue where it stopped.",
     )
     gen.add_argument("out", help="output file (JSON lines); appended to, never overwritten")
     gen.add_argument("--seed", type=int, default=0, help="seed of the games and proofs (default 0)")
-    gen.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    gen.add_argument("--games", type=int, default=100, help="self-play games to play (default 100)")
+    gen.add_argument(
+        "--db",
+        metavar="URL",
+        default=None,
+        help="cut from the finished games of a server's database instead of self-play (an SQLite or "
+        "PostgreSQL URL, as kahuna serve --db takes; only read, never written)",
+    )
     gen.add_argument("--target", type=int, default=None, help="stop once OUT holds this many puzzles")
     gen.add_argument("--worlds", type=int, default=None, help="determinizations per proof (default 16)")
     gen.add_argument("--seconds", type=float, default=20.0, help="time bound of one candidate's proof (default 20)")
@@ -86,6 +101,8 @@ def run_generate(args: argparse.Namespace) -> int:
     config = ProofConfig(seconds=args.seconds)
     if args.worlds is not None:
         config = ProofConfig(seconds=args.seconds, worlds=args.worlds)
+    if args.db is not None:
+        return _generate_from_db(args, out, config)
     cut = proved = 0
     with Progress(args.games, "games", enabled=False if args.quiet else None) as bar:
         for log in generate(args.seed, args.games, out, config=config, target=args.target):
@@ -93,6 +110,34 @@ def run_generate(args: argparse.Namespace) -> int:
             proved += log.proved
             bar.advance(note=f"{proved}/{cut} proved")
     print(json.dumps({"candidates": cut, "proved": proved, "out": str(out)}))
+    return 0
+
+
+def _generate_from_db(args: argparse.Namespace, out: Path, config: ProofConfig) -> int:
+    """``generate --db``: every finished game of the database not yet in ``out``."""
+    from kahuna.ai.puzzles.generate import generate_from_records, read_output
+    from kahuna.server.puzzles.finished import SourceError, finished_count, finished_games, open_read_only
+
+    try:
+        engine = open_read_only(args.db)
+    except SourceError as exc:
+        return _fail(str(exc))
+    try:
+        done = frozenset(g for g in read_output(out)[0] if isinstance(g, str))
+        games = ((f.game_id, f.record) for f in finished_games(engine, skip=done))
+        total = max(0, finished_count(engine) - len(done))
+        cut = proved = skipped = 0
+        with Progress(total, "games", enabled=False if args.quiet else None) as bar:
+            for log in generate_from_records(args.seed, games, out, config=config, target=args.target):
+                if log is None:
+                    skipped += 1
+                else:
+                    cut += log.candidates
+                    proved += log.proved
+                bar.advance(note=f"{proved}/{cut} proved")
+    finally:
+        engine.dispose()
+    print(json.dumps({"candidates": cut, "proved": proved, "skipped": skipped, "out": str(out)}))
     return 0
 
 
