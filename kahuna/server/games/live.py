@@ -15,82 +15,23 @@ import asyncio
 import hmac
 import random
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from kahuna.clock import Clock
-from kahuna.rules import Action, Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
+from kahuna.rules import Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
 from kahuna.server.common.draws import random_seed
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.schema.games import digest_forms
 from kahuna.server.db.store import TAKEBACK, StoredGame
 from kahuna.server.games import messages
+from kahuna.server.games.catch_up import MAX_CATCH_UP, RecentUpdates, encode_updates
 from kahuna.server.games.client import MAX_BACKLOG as MAX_BACKLOG
 from kahuna.server.games.client import Client as Client
 from kahuna.server.games.replays import replay_steps
 
-MAX_CATCH_UP = 64
-"""A reconnecting client further behind than this gets a ``sync`` instead of the missed updates
-(also the number of recent updates kept per kind of recipient once one has been asked for)."""
-
 HUMAN = "human"
 AI_PREFIX = "ai:"
-
-
-class RecentUpdates:
-    """The last :data:`MAX_CATCH_UP` encoded updates for one kind of recipient and protocol, newest last."""
-
-    def __init__(self, texts: list[str], last: int) -> None:
-        self.texts: deque[str] = deque(texts[-MAX_CATCH_UP:], maxlen=MAX_CATCH_UP)
-        self.last = last
-        """The version of the newest update held."""
-
-    def add(self, version: int, text: str) -> None:
-        if version != self.last + 1:
-            self.texts.clear()
-        self.texts.append(text)
-        self.last = version
-
-    def since(self, since: int, current: int) -> list[str] | None:
-        """The updates of versions ``since + 1 .. current``, if all of them are held."""
-        first = self.last - len(self.texts) + 1
-        if self.last != current or since + 1 < first:
-            return None
-        return list(self.texts)[since + 1 - first :]
-
-
-def encode_updates(
-    deal: str,
-    variant: Variant,
-    reshuffles: list[str],
-    history: list[tuple[int, Action]],
-    recipient: int | None,
-    since: int,
-    takebacks: bool = False,
-    protocol: int = 1,
-) -> list[str]:
-    """The encoded updates of versions ``since + 1 ..`` as ``recipient`` got them in ``protocol``
-    (replays the record; runs in a worker thread on a snapshot of the game, never on the live
-    state). Only for a game with nothing taken back, whose versions are its actions' numbers."""
-    replay = GameState.from_deal(deal, variant, reshuffles)
-    out = []
-    prior: dict[str, Any] | None = None
-    """Protocol 2: the recipient's view before the action (its update carries what changed)."""
-    for index, (actor, action) in enumerate(history):
-        if protocol == 2 and index == since:
-            prior = view_of(replay, recipient).to_json()
-        events = replay.apply(action)
-        if index >= since:
-            status = messages.status_of(replay, True)
-            shown = view_of(replay, recipient).to_json()
-            update = messages.update(
-                replay, actor, events, recipient, status, takebacks=takebacks, view=shown, before=prior
-            )
-            out.append(messages.encode(update))
-            if protocol == 2:
-                prior = shown
-    return out
 
 
 @dataclass(eq=False)
