@@ -2,7 +2,8 @@
 form and buttons in the site's style, the creator joined as it creates, the bye told to its player,
 a finished game's page in screen-reader mode that stays until its player follows the link, the
 podium and each player's games once it is over, the event's link to copy, no polling of a finished
-event nor into 401s after a sign-out, and the phone header's link to the tournaments."""
+event nor into 401s after a sign-out, the focus kept when the page redraws, and the phone header's
+link to the tournaments."""
 
 from __future__ import annotations
 
@@ -160,6 +161,21 @@ def test_a_sign_out_elsewhere_turns_the_page_into_a_guests_without_401s(
     expect(page.get_by_role("link", name="Sign in to create or join a tournament")).to_be_visible()
     expect(page.get_by_test_id("tour-leave")).to_have_count(0)
     assert refused == []
+
+
+def test_the_event_page_keeps_the_keyboard_focus_when_it_redraws(open_page: OpenPage) -> None:
+    """The page redraws its standings when they change (it asks every 3 s): the control Tab is on
+    keeps the focus, not thrown back to the top of the page (it was, at every poll)."""
+    page = open_page("/signup")
+    sign_up(page, "Vai_cup")
+    event = new_swiss(page, "Focus Cup")
+    page.goto(page.url.replace("/account", event))
+    leave = page.get_by_test_id("tour-leave")
+    leave.focus()
+    assert api(page, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")  # redrawn by the page's own poll
+    expect(leave).to_be_focused()
+    print("the event page redrawn with a new player: the focus still on", leave.inner_text())
 
 
 def test_the_phone_header_links_to_the_tournaments(open_page: OpenPage, shot: Shot) -> None:
