@@ -263,7 +263,7 @@ def test_every_page_in_one_theme_size_and_language(pages: Site) -> None:
 
 
 @pytest.mark.long
-@pytest.mark.timeout(1800)  # 540 runs of axe-core: some 5 minutes on a loaded 2-core machine
+@pytest.mark.timeout(1800)  # 600 runs of axe-core: some 5 minutes on a loaded 2-core machine
 def test_every_page_in_every_theme_size_and_language(pages: Site) -> None:
     results: dict[str, list[dict[str, Any]]] = {}
     for visit in pages.visits:
