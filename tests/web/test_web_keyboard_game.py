@@ -237,7 +237,8 @@ def test_a_whole_tournament_game_in_screen_reader_mode_by_keyboard_alone(
 ) -> None:
     """A player signs up, makes a one-round Swiss (10+5), invites the easy AI level and starts it,
     then plays the tournament game to its end in screen-reader mode from the mode's lists, by
-    keyboard alone; what the mode announced is read from the accessibility tree."""
+    keyboard alone, and goes back to the event by the finished page's link (in this mode the page
+    does not leave by itself); what the mode announced is read from the accessibility tree."""
     context = new_context(reduced_motion=True)
     context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")
     page = open_page("/signup", context)
@@ -276,9 +277,16 @@ def test_a_whole_tournament_game_in_screen_reader_mode_by_keyboard_alone(
             assert re.fullmatch(r"Black: .+ left(, running)?\. White: .+ left(, running)?\.", said), said
             clocks = True
         player.turn()
-    said_at_end = live_texts(cdp)  # at once: the page goes back to the event 5 s after the end
+    # The page stays (in this mode it does not go back to the event by itself): the end is said,
+    # then the way back, which the player takes when it likes
+    stay = "Game over: this page stays until you go back to the tournament. Back to the tournament"
+    expect(page.get_by_test_id("tour-back")).to_have_text(stay)
+    said_at_end = live_texts(cdp)
     ending = page.locator(".summary-outcome").inner_text()
     assert ending and any(ending in text for text in said_at_end), (ending, said_at_end)  # the end was said
+    heard(cdp, "Game over: this page stays until you go back to the tournament.")  # the way back, said too
+    keys.tab_to("[data-testid=back-to-tournament]")
+    keys.press("Enter")
     page.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
     expect(page.get_by_test_id("tour-summary")).to_contain_text("finished")
     print(

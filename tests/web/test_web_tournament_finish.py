@@ -1,7 +1,9 @@
 """A tournament's pages with the game pages' finish (issue 51), in Chromium on the real server: the
 form and buttons in the site's style, the creator joined as it creates, the bye told to its player,
-the podium and each player's games once it is over, the event's link to copy, no polling of a
-finished event nor into 401s after a sign-out, and the phone header's link to the tournaments."""
+a finished game's page in screen-reader mode that stays until its player follows the link, the
+podium and each player's games once it is over, the event's link to copy, no polling of a finished
+event nor into 401s after a sign-out, the focus kept when the page redraws, and the phone header's
+link to the tournaments."""
 
 from __future__ import annotations
 
@@ -73,7 +75,12 @@ def test_the_form_and_buttons_are_the_sites_and_the_creator_is_joined(open_page:
 def test_the_bye_is_told_and_the_end_shows_a_podium_each_players_games_and_a_link(
     open_page: OpenPage, new_context: Callable[..., BrowserContext], shot: Shot
 ) -> None:
-    host = open_page("/signup", new_context())
+    host_context = new_context()
+    # The host plays in screen-reader mode: its game page stays when the game is over (a screen
+    # reader may still be reading the outcome), and its timers are the test's to move on
+    host_context.add_init_script("localStorage.setItem('kahuna.reader', 'on')")
+    host = open_page("/signup", host_context)
+    host.clock.install()
     sign_up(host, "Hiro_cup")
     event = new_swiss(host, "Bye Cup")
     assert api(host, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
@@ -94,6 +101,16 @@ def test_the_bye_is_told_and_the_end_shows_a_podium_each_players_games_and_a_lin
     expect(host.locator(".board")).to_be_visible()
     host.locator("[data-testid=resign], [data-testid=abort]").first.click()
     host.locator("[data-testid=resign-confirm], [data-testid=abort-confirm]").first.click()
+    told = host.get_by_role("status").filter(has=host.get_by_test_id("back-to-tournament"))
+    expect(told).to_have_text("Game over: this page stays until you go back to the tournament. Back to the tournament")
+    game_page = host.url
+    host.clock.run_for(60_000)  # twelve times the pause after which a sighted player's page leaves
+    expect(host.get_by_test_id("tour-back")).to_be_visible()
+    assert host.url == game_page
+    print(f"screen-reader mode: the game page still there 60 s after the end: {told.inner_text()!r}")
+    host.get_by_test_id("back-to-tournament").focus()
+    host.keyboard.press("Enter")
+    host.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
     podium = guest.get_by_test_id("podium")
     expect(podium).to_be_visible()  # the guest's page learnt the end by itself
     for name in ("Hiro_cup", "Tane_cup", "ai-easy"):
@@ -144,6 +161,21 @@ def test_a_sign_out_elsewhere_turns_the_page_into_a_guests_without_401s(
     expect(page.get_by_role("link", name="Sign in to create or join a tournament")).to_be_visible()
     expect(page.get_by_test_id("tour-leave")).to_have_count(0)
     assert refused == []
+
+
+def test_the_event_page_keeps_the_keyboard_focus_when_it_redraws(open_page: OpenPage) -> None:
+    """The page redraws its standings when they change (it asks every 3 s): the control Tab is on
+    keeps the focus, not thrown back to the top of the page (it was, at every poll)."""
+    page = open_page("/signup")
+    sign_up(page, "Vai_cup")
+    event = new_swiss(page, "Focus Cup")
+    page.goto(page.url.replace("/account", event))
+    leave = page.get_by_test_id("tour-leave")
+    leave.focus()
+    assert api(page, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")  # redrawn by the page's own poll
+    expect(leave).to_be_focused()
+    print("the event page redrawn with a new player: the focus still on", leave.inner_text())
 
 
 def test_the_phone_header_links_to_the_tournaments(open_page: OpenPage, shot: Shot) -> None:

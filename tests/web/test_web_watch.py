@@ -1,7 +1,8 @@
 """Watching games (issue 29) in Chromium: the Watch page's live boards and TV at 1280×800 and
 390×844 (no wider than the window), unlisted and hot-seat games absent from both and from
 ``GET /api/games/live``, the players' ratings and the "Rated" mark on the game page, TV moving on
-to the next game when the one it shows ends, and the rating change in the end summary.
+to the next game when the one it shows ends, the focus kept on a tile when the list is asked for
+again, and the rating change in the end summary.
 
 The module runs its own server: the Watch page and TV show every listed game being played, so no
 other test's games may be among them."""
@@ -198,6 +199,19 @@ def test_the_watch_page_in_german_and_the_unlisted_choice_on_the_home_page(
     expect(against_ai.locator(".watch-name")).to_contain_text(["Kahuna-KI (Leicht)"])
     expect(page.locator("main")).not_to_contain_text("Kahuna AI")
     shot(page, "ai-levels-1-watch-de")
+    # The list is asked for again every 20 s and the boards put back: the tile Tab is on keeps the
+    # focus (it was thrown back to the top of the page)
+    page.clock.install()
+    page.goto(page.url)
+    against_ai.focus()
+    page.evaluate(
+        "() => { window.__left = 0; "
+        "document.querySelector('[data-testid=watch-grid]').addEventListener('focusout', () => window.__left++); }"
+    )
+    page.clock.run_for(20_000)
+    page.wait_for_function("() => window.__left > 0")  # the boards were put back
+    expect(against_ai).to_be_focused()
+    print("the Watch page's boards put back after 20 s: the focused tile still focused")
     home = open_page("/")
     home.get_by_label("Against a friend").check()
     home.locator("#unlisted").check()

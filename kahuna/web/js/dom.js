@@ -42,6 +42,34 @@ export function fill(el, children) {
   return apply(el, {}, children);
 }
 
+/**
+ * Replace all children of el, the keyboard focus kept: if a control inside el had the focus, it
+ * gets it back when it is among the new children, else the new control that is the same one (the
+ * same tag, id, data-testid, link, name and label; a link's or button's words) does. A page that
+ * redraws itself on a timer (a tournament's standings, the Watch page's boards) would otherwise
+ * throw a keyboard or screen-reader user back to the top of the page at each redraw.
+ */
+export function refill(el, children) {
+  const focused = document.activeElement;
+  if (!focused || focused === el || !el.contains(focused)) return fill(el, children);
+  const key = focusKey(focused);
+  const nth = [...el.querySelectorAll(focused.tagName)].filter((e) => focusKey(e) === key).indexOf(focused);
+  fill(el, children);
+  if (el.contains(focused)) {
+    focused.focus({ preventScroll: true });
+    return el;
+  }
+  const same = [...el.querySelectorAll(focused.tagName)].filter((e) => focusKey(e) === key);
+  (same[nth] ?? same[0])?.focus({ preventScroll: true });
+  return el;
+}
+
+function focusKey(e) {
+  const words = e.tagName === "A" || e.tagName === "BUTTON" ? e.textContent.trim() : "";
+  const attrs = ["id", "data-testid", "href", "name", "aria-label"].map((name) => e.getAttribute(name) ?? "");
+  return [e.tagName, ...attrs, words].join("|");
+}
+
 /** Copy text to the clipboard, falling back to selecting it for a manual copy. */
 export async function copyText(text, input) {
   try {

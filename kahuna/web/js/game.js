@@ -167,8 +167,10 @@ export class GamePage {
     this.tutorialBox = h("div", { class: "tutorial-box" });
     this.sinceBox = h("div", { class: "since-box" });
     this.playersBox = h("div", { class: "players-box" });
-    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title" });
-    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title", "data-testid": "hand" });
+    // Hidden until the game's first view fills them with their headings: a section named by a
+    // heading that is not there yet has no name, and no role that allows aria-labelledby.
+    this.drawBox = h("section", { class: "draw-area", "aria-labelledby": "draw-title", hidden: true });
+    this.handBox = h("section", { class: "hand-area", "aria-labelledby": "hand-title", "data-testid": "hand", hidden: true });
     this.choiceBox = h("div", { class: "choice-box" });
     this.actionRow = h("div", { class: "action-row" });
     // The turn's buttons: the lit lines in words (right after the hand, so that one Tab leads
@@ -1101,6 +1103,7 @@ export class GamePage {
       }),
     );
     fill(this.drawBox, [h("h2", { id: "draw-title", text: t("draw.title") }), h("div", { class: "draw-row" }, items)]);
+    this.drawBox.hidden = false;
   }
 
   drawButton(token, button, seat, drawing) {

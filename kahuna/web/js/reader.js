@@ -106,7 +106,9 @@ export class ReaderPanel {
     // What the mode says on request (the clocks) or by itself (the low clock): a live region that
     // outlives every render, so that a screen reader hears each change.
     this.said = h("p", { class: "visually-hidden", role: "status", "data-testid": "reader-said" });
-    this.element = h("section", { class: "reader card-panel", "data-testid": "reader", "aria-labelledby": "reader-title" }, [
+    // Hidden until the first render puts its heading in (a section named by a missing heading
+    // has no role that allows aria-labelledby), and then whenever the mode is off.
+    this.element = h("section", { class: "reader card-panel", "data-testid": "reader", "aria-labelledby": "reader-title", hidden: true }, [
       this.body,
       this.said,
     ]);

@@ -7,7 +7,7 @@
 // finished event shows its podium and is not polled again; a sign-out elsewhere turns the page
 // into a guest's, without polling /me into 401s). Names are text only.
 
-import { h, fill, scrollBox } from "./dom.js";
+import { h, fill, refill, scrollBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { ApiError, csrfToken } from "./api.js";
 import { currentAccount } from "./account.js";
@@ -242,8 +242,12 @@ export async function mountTournament(root, tid) {
     }
   };
 
+  let drawn = ""; // what the page shows: redrawn only when it changes (a level being picked stays)
   const render = () => {
     if (!tour) return;
+    const shown = JSON.stringify([{ ...tour, now: null }, mine, account?.username ?? null]); // the server's clock aside
+    if (shown === drawn) return;
+    drawn = shown;
     const joined = mine?.joined;
     const running = tour.status === "running";
     const buttons = [];
@@ -275,7 +279,7 @@ export async function mountTournament(root, tid) {
     const when = countdown(tour);
     const entrant = account && tour.players.some((p) => p.username === account.username);
     chat.writable(tour.status === "finished" ? "finished" : !account ? "guest" : entrant ? "player" : "viewer");
-    fill(body, [
+    refill(body, [
       h("h1", { text: tour.name }),
       h("p", { "data-testid": "tour-summary", text: [kindLabel(tour.kind), clockLabel(tour.clock), length(tour), tour.rated ? t("tourney.rated") : t("tourney.casual"), t(`tourney.status_${tour.status}`)].join(" · ") }),
       when ? h("p", { class: "tour-countdown", "data-testid": "countdown", text: when }) : null,

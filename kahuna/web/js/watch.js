@@ -4,7 +4,7 @@
 // bridges and stones (board.js). Bounded: at most WATCH_BOARDS boards and sockets on the Watch
 // page, one on TV, and the list asked for again every REFRESH_MS.
 
-import { h, s, fill } from "./dom.js";
+import { h, s, fill, refill } from "./dom.js";
 import { t, colourName, onLanguageChange } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { GameConnection } from "./connection.js";
@@ -187,7 +187,7 @@ export function mountWatch(root, board) {
       }
       return tile.element;
     });
-    grid.replaceChildren(...order);
+    refill(grid, order); // a tile Tab is on keeps the focus
     empty.hidden = games.length > 0;
     section.dataset.loaded = "true";
   };

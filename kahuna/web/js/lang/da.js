@@ -591,6 +591,7 @@ export default {
   "tourney.not_paired": "Ingen parringer endnu.",
   "tourney.not_found": "Den turnering findes ikke.",
   "tourney.game_over_back": "Partiet er slut: tilbage til turneringen om et øjeblik.",
+  "tourney.game_over_stay": "Partiet er slut: siden bliver her, til du går tilbage til turneringen.",
   "tourney.back": "Tilbage til turneringen",
   "tourney.error.unauthorized": "Log ind først: turneringer kræver en konto.",
   "tourney.error.already_joined": "Du er allerede med.",

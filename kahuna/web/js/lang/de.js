@@ -592,6 +592,7 @@ export default {
   "tourney.not_paired": "Noch keine Paarungen.",
   "tourney.not_found": "Dieses Turnier gibt es nicht.",
   "tourney.game_over_back": "Partie vorbei: gleich zurück zum Turnier.",
+  "tourney.game_over_stay": "Partie vorbei: die Seite bleibt, bis du zum Turnier zurückgehst.",
   "tourney.back": "Zurück zum Turnier",
   "tourney.error.unauthorized": "Bitte zuerst anmelden: Turniere brauchen ein Konto.",
   "tourney.error.already_joined": "Du bist schon dabei.",

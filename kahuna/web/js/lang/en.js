@@ -591,6 +591,7 @@ export default {
   "tourney.not_paired": "No pairings yet.",
   "tourney.not_found": "No such tournament.",
   "tourney.game_over_back": "Game over: back to the tournament in a moment.",
+  "tourney.game_over_stay": "Game over: this page stays until you go back to the tournament.",
   "tourney.back": "Back to the tournament",
   "tourney.error.unauthorized": "Sign in first: tournaments need an account.",
   "tourney.error.already_joined": "You have already joined.",

@@ -591,6 +591,7 @@ export default {
   "tourney.not_paired": "Aún no hay emparejamientos.",
   "tourney.not_found": "No existe ese torneo.",
   "tourney.game_over_back": "Partida terminada: volvemos al torneo en un momento.",
+  "tourney.game_over_stay": "Partida terminada: la página se queda aquí hasta que vuelvas al torneo.",
   "tourney.back": "Volver al torneo",
   "tourney.error.unauthorized": "Inicia sesión primero: los torneos necesitan una cuenta.",
   "tourney.error.already_joined": "Ya te has unido.",

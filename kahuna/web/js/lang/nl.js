@@ -592,6 +592,7 @@ export default {
   "tourney.not_paired": "Nog geen koppelingen.",
   "tourney.not_found": "Dit toernooi bestaat niet.",
   "tourney.game_over_back": "Partij voorbij: zo terug naar het toernooi.",
+  "tourney.game_over_stay": "Partij voorbij: deze pagina blijft staan tot je teruggaat naar het toernooi.",
   "tourney.back": "Terug naar het toernooi",
   "tourney.error.unauthorized": "Meld je eerst aan: toernooien vragen een account.",
   "tourney.error.already_joined": "Je doet al mee.",
