@@ -215,6 +215,11 @@ def show(site: Site, visit: Visit, code: str) -> None:
     elif how == "tab":
         page.locator(what).click()
         expect(page.locator(what)).to_have_attribute("aria-selected", "true")
+        # The panel is fetched when its tab is shown (aria-busy until drawn): a walk begun before
+        # missed the log's download link the panel drew meanwhile (the clean-clone CI of 38ed7e2).
+        panel = page.locator(what).get_attribute("aria-controls")
+        if panel:
+            expect(page.locator(f"#{panel}")).to_have_attribute("aria-busy", "false")
     elif how == "check":
         page.locator(what).check()
 
