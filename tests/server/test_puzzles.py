@@ -25,6 +25,7 @@ from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.shipped import read_set
 from kahuna.rules import ALL_ACTIONS, GameState, Kind, PlayerView, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
+from kahuna.rules.foresight import close_islands, consequences
 from kahuna.server.db import archive
 from kahuna.server.db import store as store_module
 from kahuna.server.db.schema import accounts, actions
@@ -64,12 +65,19 @@ def test_puzzles_over_http(server: Server) -> None:
     used = 0
     daily = server.get("/api/puzzles/daily").json()
     assert daily == server.get("/api/puzzles/daily").json()
-    assert set(daily) == {"puzzle_id", "view", "legal", "rating", "themes"}
+    assert set(daily) == {"puzzle_id", "view", "legal", "rating", "themes", "foreseen"}
     puzzle = SHIPPED[daily["puzzle_id"]]
     view = daily["view"]
     assert view["seat"] == puzzle.seat and "hands" not in view and "deck" not in view
     assert view == puzzle.view().to_json()  # the seat's view, nothing more
     assert daily["legal"] == [a.token for a in legal_actions_of(PlayerView.from_json(view))]
+    # what the referee foresees from that view alone (the screen-reader mode's lists), as a game's socket says it
+    seen = PlayerView.from_json(view)
+    assert daily["foreseen"] == {
+        "actions": {token: [e.to_json() for e in events] for token, events in consequences(seen).items()},
+        "close": [c.to_json() for c in close_islands(seen)],
+    }
+    assert set(daily["foreseen"]["actions"]) <= set(daily["legal"])
 
     # A guest: right, unrated; the solution only in the answer.
     answer = server.post(f"/api/puzzles/{puzzle.puzzle_id}/attempt", {"actions": list(puzzle.solutions[0])}).json()
@@ -111,7 +119,8 @@ def test_puzzles_over_http(server: Server) -> None:
         state = mine.game_state()
         state.apply(long[0])
         assert so_far["view"] == view_of(state, mine.seat).to_json() and long[1] in so_far["legal"]
-        assert set(so_far) == {"correct", "solution", "rating", "view", "legal", "events"}
+        assert set(so_far) == {"correct", "solution", "rating", "view", "legal", "events", "foreseen"}
+        assert set(so_far["foreseen"]["actions"]) <= set(so_far["legal"])  # what the reader's lists say next
 
     # A miss counts once: the rating falls; the same answer again, or a right one, counts nothing.
     miss = browser.post(

@@ -93,6 +93,13 @@ def test_a_puzzle_solved_and_one_failed(
         buttons = reader.locator("button.reader-act")
         expect(buttons).to_have_count(len(daily["legal"]))
         assert sorted(buttons.evaluate_all("els => els.map((e) => e.dataset.token)")) == sorted(daily["legal"])
+        # the referee's consequences, sent with the puzzle, read beside the actions that cause any
+        expect(reader).to_have_attribute("data-foreseen", "yes")
+        foreseen = daily["foreseen"]["actions"]
+        for token in foreseen:
+            said = reader.locator(f'button.reader-act[data-token="{token}"]').inner_text()
+            print("foreseen:", said)
+            assert " — " in said, said
         page.evaluate(HEAR_VERDICT)
         page.wait_for_function(READY)
         chosen = reader.locator(f'button.reader-act[data-token="{solution[0]}"]')

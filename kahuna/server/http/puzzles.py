@@ -40,6 +40,10 @@ class Shown(BaseModel):
     legal: list[str] = Field(description="the legal actions in notation")
     rating: int = Field(description="the puzzle's rating now")
     themes: list[str]
+    foreseen: dict[str, Any] = Field(
+        description="what the referee foresees from the view (the screen-reader mode's lists): "
+        "`actions` (token: the events it causes beyond itself) and `close`, as a game's `foreseen`"
+    )
 
 
 class RatingChange(BaseModel):
@@ -60,6 +64,9 @@ class Answer(BaseModel):
     )
     solution_view: dict[str, Any] | None = Field(
         default=None, description="once answered: the seat's view after the solution"
+    )
+    foreseen: dict[str, Any] | None = Field(
+        default=None, description="right so far only: what the referee foresees then, as in a puzzle shown"
     )
 
 

@@ -27,7 +27,8 @@ from typing import Any
 
 from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.shipped import read_set
-from kahuna.rules import legal_actions_of, view_of
+from kahuna.rules import PlayerView, legal_actions_of, view_of
+from kahuna.rules.foresight import close_islands, consequences
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import Limiter
@@ -53,6 +54,18 @@ def shown(row: store.Row) -> dict[str, Any]:
         "legal": [a.token for a in legal_actions_of(view)],
         "rating": round(row.rating),
         "themes": list(row.puzzle.themes),
+        "foreseen": foreseen(view),
+    }
+
+
+def foreseen(view: PlayerView) -> dict[str, Any]:
+    """What the referee foresees from the seat's own view, as a game's ``foreseen`` message carries
+    it (docs/protocol.md): each legal action that causes more than itself with those events, and
+    the islands one bridge would change. The screen-reader mode's lists read it; a client could
+    work it out with the referee from the view it already has, so it tells nothing hidden."""
+    return {
+        "actions": {token: [e.to_json() for e in events] for token, events in consequences(view).items()},
+        "close": [c.to_json() for c in close_islands(view)],
     }
 
 
@@ -159,10 +172,12 @@ class Puzzles:
         for token in actions:
             events = state.apply(token)
         view = view_of(state, puzzle.seat)
+        to_move = view.to_move == puzzle.seat
         return {
             "view": view.to_json(),
-            "legal": [a.token for a in legal_actions_of(view)] if view.to_move == puzzle.seat else [],
+            "legal": [a.token for a in legal_actions_of(view)] if to_move else [],
             "events": [e.seen_by(puzzle.seat).to_json() for e in events],
+            "foreseen": foreseen(view) if to_move else None,
         }
 
     async def history(self, username: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ class PuzzleConnection {
     this.onAnswer = onAnswer;
     this.actions = [];
     this.view = shown.view;
+    this.foreseen = shown.foreseen ?? null; // what the referee foresees now (the reader's lists)
     this.version = 0;
     this.nextId = 1;
     this.done = false;
@@ -37,11 +38,18 @@ class PuzzleConnection {
   /** Put another position on the board (the solution's, or back to the answer's), without a move. */
   show(view) {
     this.version += 1;
+    this.foreseen = null;
     this.onMessage({ ...this.frame("sync", view, []), chat: [], clock: null, players: null, kinds: null });
   }
 
-  send() {
-    return true; // nothing else to say: no chat, clock or resignation in a puzzle
+  /** The reader's `foresee` is answered from what the server sent with the position (`foreseen`),
+   * as a game's socket answers it; nothing else to say: no chat, clock or resignation here. */
+  send(msg) {
+    if (msg?.type === "foresee" && this.foreseen && msg.version === this.version) {
+      const found = { type: "foreseen", version: this.version, ...this.foreseen };
+      setTimeout(() => this.onMessage(found));
+    }
+    return true;
   }
 
   act(token) {
@@ -55,11 +63,13 @@ class PuzzleConnection {
         this.version += 1;
         if (answer.correct === null) {
           this.view = answer.view;
+          this.foreseen = answer.foreseen ?? null;
           this.onMessage(this.frame("update", answer.view, answer.legal, answer.events));
           this.onAnswer(null, token);
           return;
         }
         this.done = true;
+        this.foreseen = null;
         // The board goes on to where the answer led (the server's view after it), as a game's would.
         this.view = answer.view;
         this.onMessage(this.frame("update", answer.view, [], answer.events));
