@@ -163,8 +163,19 @@ stop_all() {
 trap stop_all INT TERM EXIT
 trap 'UPGRADE=1' USR1  # acted on by the supervision loop below
 
-free_port() {
-    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# The ports handed out so far, nginx's first: a port is free only until its process binds it, and
+# the kernel may hand the same free port out twice (once a metrics server took nginx's port, and
+# the deployment's requests were answered by Prometheus's exporter).
+TAKEN_PORTS=" $PORT "
+free_port() {  # free_port VAR: sets VAR to a free loopback port not handed out before
+    local candidate
+    while :; do
+        candidate=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        case "$TAKEN_PORTS" in *" $candidate "*) continue ;; esac
+        TAKEN_PORTS+="$candidate "
+        printf -v "$1" '%s' "$candidate"
+        return 0
+    done
 }
 
 wait_http() {  # wait_http URL NAME: until URL answers (any HTTP status), at most 60 s
@@ -214,8 +225,8 @@ fi
 INSTANCE_PORTS=()
 METRICS_TARGETS=()  # each process's Prometheus metrics, on loopback only (prometheus.yml in the run directory)
 for ((i = 1; i <= INSTANCES; i++)); do
-    port=$(free_port)
-    metrics=$(free_port)
+    free_port port
+    free_port metrics
     INSTANCE_PORTS+=("$port")
     METRICS_TARGETS+=("instance$i 127.0.0.1:$metrics")
     COMMAND[instance$i]="exec $(q "$PYTHON") -m kahuna serve --host 127.0.0.1 --port $port --db $(q "$DB") --broker $(q "$BROKER") --metrics-listen 127.0.0.1:$metrics $LIMITS $MAIL"
@@ -226,7 +237,7 @@ for ((i = 1; i <= INSTANCES; i++)); do
     wait_ready "http://127.0.0.1:$port/readyz" "instance$i" || exit 1
 done
 for ((i = 1; i <= WORKERS; i++)); do
-    metrics=$(free_port)
+    free_port metrics
     METRICS_TARGETS+=("worker$i 127.0.0.1:$metrics")
     COMMAND[worker$i]="exec $(q "$PYTHON") -m kahuna worker --db $(q "$DB") --broker $(q "$BROKER") --consumer worker$i --claim-after $CLAIM_AFTER --metrics-listen 127.0.0.1:$metrics $WORKER_MAIL"
     PORT_OF[worker$i]=$metrics
