@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 from kahuna.ai.base import Agent
@@ -43,7 +43,7 @@ def _made(side: Path, salt: str, tries: int) -> dict[str, dict[str, int]]:
     return found
 
 
-def rerate(path: Path, seed: int, tries: int, agents: Callable[[str], Agent]) -> Iterator[str]:
+def rerate(path: Path, seed: int, tries: int, agents: Callable[[str], Agent]) -> Generator[str, None, None]:
     """Rate every puzzle of ``path`` again with ``tries`` per level, salted from ``seed``; yields
     each puzzle's id as it is rated (or found in the side file), and rewrites ``path`` after the last."""
     salt = rating_salt(seed)
