@@ -33,7 +33,7 @@ def load(conn: Connection, shipped: list[Puzzle]) -> int:
     """Insert the shipped puzzles the database lacks; how many.
 
     A stored puzzle nobody has answered (``plays`` 0) takes the shipped starting rating and document
-    when they differ (a release that rates its set again reaches the databases of the releases
+    when the ratings differ (a release that rates its set again reaches the databases of the releases
     before); one that has been answered keeps its rating, which the answers moved, and the
     document it was answered from."""
     stored = {r.id: r for r in conn.execute(select(puzzles.c.id, puzzles.c.rating, puzzles.c.plays))}
