@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kahuna.ai.puzzles.generate import generate
+from kahuna.ai.puzzles.generate import AgentCache, generate
 from kahuna.ai.puzzles.prove import ProofConfig
 from kahuna.ai.puzzles.puzzle import Puzzle, check
-from kahuna.ai.puzzles.rate import BASE, RATING_LEVELS, STEP, starting_rating
-from kahuna.ai.puzzles.shipped import read_set, shipped_path, stats
+from kahuna.ai.puzzles.rate import BASE, RATING_LEVELS, STEP, TRIES, rating_salt, solves, starting_rating
+from kahuna.ai.puzzles.rerate import rerate, side_path
+from kahuna.ai.puzzles.shipped import level_bands, level_table, read_set, shipped_path, stats
 from kahuna.ai.puzzles.themes import THEMES
 from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of
 from kahuna.server.puzzles.command import add_parser
@@ -51,7 +52,7 @@ def test_each_puzzle_checks_with_the_referee(made: Path) -> None:
     puzzles, _ = read_set(made)
     for puzzle in puzzles:
         assert set(puzzle.themes) <= set(THEMES)
-        assert puzzle.rating == starting_rating(puzzle.solved_by)
+        assert puzzle.tries == TRIES and puzzle.rating == starting_rating(puzzle.solves, puzzle.tries)
         view = puzzle.view()
         assert view.seat == puzzle.seat == view.to_move
         assert view.hand == tuple(puzzle.game_state().hands[puzzle.seat])
@@ -78,10 +79,54 @@ def _builds_with(card: int) -> list[str]:
     return [a.token for a in ALL_ACTIONS if a.kind is Kind.BUILD and a.card == card]
 
 
-def test_starting_rating_rises_with_the_levels_that_fail() -> None:
-    assert starting_rating(RATING_LEVELS) == BASE
-    assert starting_rating(("master",)) == BASE + 4 * STEP
-    assert starting_rating(()) == BASE + 5 * STEP
+def test_starting_rating_rises_with_the_levels_failure_rates() -> None:
+    assert starting_rating(dict.fromkeys(RATING_LEVELS, 10), 10) == BASE
+    assert starting_rating({"master": 10}, 10) == BASE + 4 * STEP
+    assert starting_rating({}, 10) == BASE + 5 * STEP
+    assert starting_rating(dict.fromkeys(RATING_LEVELS, 5), 10) == BASE + 5 * STEP // 2
+    assert starting_rating({"easy": 3, "medium": 10, "hard": 7, "expert": 9, "master": 10}, 10) == BASE + 330
+
+
+def test_rating_again_changes_only_the_ratings_and_resumes(made: Path, tmp_path: Path) -> None:
+    """``kahuna puzzles rate``: stopped after one puzzle, then run again to the end; the positions,
+    solutions, themes, proofs and game lines stay as they were."""
+    path = tmp_path / "set.jsonl"
+    before = made.read_text()
+    path.write_text(before)
+    agents = AgentCache()
+    run = rerate(path, 5, 2, agents)
+    first = next(run)
+    run.close()  # stopped: the set untouched, the one puzzle's tries kept aside
+    assert path.read_text() == before and len(side_path(path).read_text().splitlines()) == 1
+    kept_aside = json.loads(side_path(path).read_text())
+    side_path(path).write_text(json.dumps({**kept_aside, "solves": {}}) + "\n")  # marked: the resumed run reuses it
+    rated = list(rerate(path, 5, 2, agents))
+    assert rated[0] == first and len(rated) == len(read_set(made)[0])
+    assert not side_path(path).exists()
+    old, new = before.splitlines(), path.read_text().splitlines()
+    assert len(old) == len(new)
+    for was, now in zip(old, new, strict=True):
+        if '"type":"puzzle"' not in was:
+            assert now == was
+            continue
+        puzzle = Puzzle.from_json(json.loads(now))
+        made_now = {} if puzzle.puzzle_id == first else solves(puzzle, rating_salt(5), 2, agents)
+        assert puzzle.tries == 2 and puzzle.solves == made_now
+        assert puzzle.rating == starting_rating(puzzle.solves, 2)
+        kept = ("rating", "solves", "tries")
+        assert {k: v for k, v in json.loads(was).items() if k not in kept} == {
+            k: v for k, v in json.loads(now).items() if k not in kept
+        }
+
+
+def test_level_table_joins_a_sparse_top_band(made: Path) -> None:
+    assert level_bands([700] * 50 + [1000] * 45 + [1900] * 10) == [600, 900]
+    assert level_bands([700] * 40 + [1000] * 40) == [600, 900]
+    puzzles, _ = read_set(made)
+    table = level_table(puzzles, {p.puzzle_id: dict.fromkeys(RATING_LEVELS, 1) for p in puzzles}, RATING_LEVELS, 2)
+    print(table)
+    assert table.splitlines()[2].startswith(f"| {level_bands([p.rating for p in puzzles])[0]}+ | {len(puzzles)} |")
+    assert table.splitlines()[-1] == f"| all | {len(puzzles)} | " + " | ".join(["50.0 %"] * 5) + " |"
 
 
 def test_shipped_set_has_the_figures_of_its_games() -> None:
@@ -89,6 +134,8 @@ def test_shipped_set_has_the_figures_of_its_games() -> None:
     found = stats(puzzles, games)
     print("shipped", found["count"], "puzzles from", found["games"], "games")
     assert found["count"] == len({p.puzzle_id for p in puzzles}) >= 1
+    for puzzle in puzzles:  # rated as the generator of this release rates (kahuna puzzles rate)
+        assert puzzle.tries == TRIES and puzzle.rating == starting_rating(puzzle.solves, puzzle.tries)
 
 
 def test_cli_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,6 +147,12 @@ def test_cli_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture
     args = parser.parse_args(["puzzles", "generate", str(out), "--games", "0"])
     assert args.func(args) == 2 and not out.exists()
     args = parser.parse_args(["puzzles", "stats", str(tmp_path / "missing.jsonl"), "--json"])
+    assert args.func(args) == 2
+    out.write_text("")
+    for action in ("rate", "levels"):
+        args = parser.parse_args(["puzzles", action, str(out), "--tries", "0"])
+        assert args.func(args) == 2 and out.read_text() == ""
+    args = parser.parse_args(["puzzles", "rate", str(tmp_path / "missing.jsonl")])
     assert args.func(args) == 2
     assert "cannot read" in capsys.readouterr().err
 

@@ -8,6 +8,7 @@ writes them), which it only reads."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 from collections.abc import Iterator, Sequence
@@ -206,6 +207,15 @@ def store_round(url: str) -> None:
         assert len(store.nearest(conn, None, 1500, None)) == 5
         assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
         assert store.player_rating(conn, player).rating == counted.after
+        # A release that rates its set again: the unanswered puzzles take the new starting rating,
+        # the answered one keeps the rating its answer moved.
+        moved = store.by_id(conn, first)
+        rerated = [dataclasses.replace(p, rating=p.rating + 100) for p in shipped]
+        assert store.load(conn, rerated) == 0
+        again = store.by_id(conn, first)
+        assert again is not None and moved is not None and again == moved and again.rating != shipped[0].rating
+        for puzzle in rerated[1:]:
+            assert store.by_id(conn, puzzle.puzzle_id) == store.Row(puzzle, puzzle.rating)
     engine.dispose()
 
 

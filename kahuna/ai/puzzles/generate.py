@@ -34,7 +34,7 @@ from typing import Any
 from kahuna.ai.base import Agent
 from kahuna.ai.puzzles.prove import ProofConfig, prove
 from kahuna.ai.puzzles.puzzle import Puzzle, puzzle_id_of
-from kahuna.ai.puzzles.rate import solved_by, starting_rating
+from kahuna.ai.puzzles.rate import TRIES, rating_salt, solves, starting_rating
 from kahuna.ai.puzzles.themes import themes_of
 from kahuna.ai.registry import make_agent
 from kahuna.ai.review.screening import Judge, judge_network, root_stats
@@ -204,8 +204,8 @@ def make_puzzle(
             else {"seed": seed, "game_id": game, "step": candidate.step}
         ),
     )
-    solved = solved_by(unrated, seed, agents)
-    return dataclasses.replace(unrated, solved_by=solved, rating=starting_rating(solved))
+    solved = solves(unrated, rating_salt(seed), TRIES, agents)
+    return dataclasses.replace(unrated, solves=solved, tries=TRIES, rating=starting_rating(solved, TRIES))
 
 
 def run_game(seed: int, game: int, agents: AgentCache, cut: Cut, config: ProofConfig) -> GameLog:

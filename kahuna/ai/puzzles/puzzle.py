@@ -39,8 +39,10 @@ class Puzzle:
     themes: tuple[str, ...]
     rating: int
     """The starting rating (:mod:`kahuna.ai.puzzles.rate`)."""
-    solved_by: tuple[str, ...] = ()
-    """The AI levels that solved it when it was rated."""
+    solves: dict[str, int] = field(default_factory=dict)
+    """How many of its :attr:`tries` each AI level solved when it was rated."""
+    tries: int = 0
+    """Tries per level in the rating run (:mod:`kahuna.ai.puzzles.rate`)."""
     proof: dict[str, Any] = field(default_factory=dict)
     """The proof's figures: worlds, agreement, the best value and the runner-up's."""
     source: dict[str, Any] = field(default_factory=dict)
@@ -65,7 +67,8 @@ class Puzzle:
             "solutions": [list(s) for s in self.solutions],
             "themes": list(self.themes),
             "rating": self.rating,
-            "solved_by": list(self.solved_by),
+            "solves": self.solves,
+            "tries": self.tries,
             "proof": self.proof,
             "source": self.source,
             "state": self.state,
@@ -80,7 +83,8 @@ class Puzzle:
             solutions=tuple(tuple(str(t) for t in s) for s in data["solutions"]),
             themes=tuple(str(t) for t in data["themes"]),
             rating=int(data["rating"]),
-            solved_by=tuple(str(t) for t in data.get("solved_by", ())),
+            solves={str(k): int(v) for k, v in data.get("solves", {}).items()},
+            tries=int(data.get("tries", 0)),
             proof=dict(data.get("proof", {})),
             source=dict(data.get("source", {})),
         )

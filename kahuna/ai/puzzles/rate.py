@@ -1,11 +1,19 @@
 """A puzzle's starting rating from how the AI levels fare on it.
 
 Each level of :data:`RATING_LEVELS` (the named levels up to ``master``: ``grandmaster`` thinks by
-time, so its answer depends on the machine) plays the puzzle's turn once, from the seat's view,
-each action checked by :func:`kahuna.ai.puzzles.puzzle.check`. A puzzle every level solves starts
-at :data:`BASE`; each level that fails adds :data:`STEP` (a puzzle only ``master`` solves starts
-at ``BASE + 4 * STEP``, one no level solves at ``BASE + 5 * STEP``). The players' results then
-move it (the server's Glicko-2).
+time, so its answer depends on the machine) plays the puzzle's turn :data:`TRIES` times from the
+seat's view, each try seeded apart and each action checked by
+:func:`kahuna.ai.puzzles.puzzle.check`. The starting rating is :data:`BASE` plus :data:`STEP` per
+level *failure rate*: the expected number of levels that fail one try. A puzzle every level solves
+every time starts at :data:`BASE`, one only ``master`` solves (always) at ``BASE + 4 * STEP``, one
+no level ever solves at ``BASE + 5 * STEP``. One try per level made the rating mostly noise for
+the levels that sample (``easy``'s random moves, the searches' determinizations): a puzzle ``hard``
+solves three times in four moved 300 points on one coin. The players' results then move it (the
+server's Glicko-2).
+
+The tries of one rating run are seeded from a *salt* (:func:`rating_salt`, the generator's seed);
+``kahuna puzzles levels`` checks the ratings with tries of another salt (:func:`check_salt`), so the
+check never replays the tries that set them.
 """
 
 from __future__ import annotations
@@ -22,6 +30,19 @@ from kahuna.rules import view_of
 RATING_LEVELS: tuple[str, ...] = tuple(name for name in LEVELS if name != "grandmaster")
 BASE = 700
 STEP = 300
+TRIES = 10
+"""Tries per level and puzzle: a level's failure rate then carries a standard error of at most
+0.16 (``sqrt(0.25 / 10)``), the rating at most 106 points (all five levels at a coin's toss)."""
+
+
+def rating_salt(seed: int) -> str:
+    """The salt of the tries that set the starting ratings (the generator's seed)."""
+    return f"kahuna-puzzle-rate:{seed}"
+
+
+def check_salt(seed: int) -> str:
+    """The salt of ``kahuna puzzles levels``' tries: never the rating run's."""
+    return f"kahuna-puzzle-levels:{seed}"
 
 
 def attempt(agent: Agent, puzzle: Puzzle, rng: random.Random) -> bool:
@@ -37,16 +58,20 @@ def attempt(agent: Agent, puzzle: Puzzle, rng: random.Random) -> bool:
         state.apply(action)
 
 
-def solved_by(puzzle: Puzzle, seed: int, agents: Callable[[str], Agent] = make_agent) -> tuple[str, ...]:
-    """The levels that solve ``puzzle`` (each once, its choices seeded from ``seed`` and its name)."""
-    out = []
-    for name in RATING_LEVELS:
-        rng = random.Random(f"kahuna-puzzle-rate:{seed}:{puzzle.puzzle_id}:{name}")
-        if attempt(agents(name), puzzle, rng):
-            out.append(name)
-    return tuple(out)
+def solves(
+    puzzle: Puzzle, salt: str, tries: int = TRIES, agents: Callable[[str], Agent] = make_agent
+) -> dict[str, int]:
+    """How many of ``tries`` each level solves; try ``k`` of level ``L`` draws its choices from
+    ``salt``, ``k``, the puzzle's id and ``L``."""
+    return {
+        name: sum(
+            attempt(agents(name), puzzle, random.Random(f"{salt}:{k}:{puzzle.puzzle_id}:{name}")) for k in range(tries)
+        )
+        for name in RATING_LEVELS
+    }
 
 
-def starting_rating(solved: tuple[str, ...]) -> int:
-    """:data:`BASE` plus :data:`STEP` per level that failed."""
-    return BASE + STEP * sum(name not in solved for name in RATING_LEVELS)
+def starting_rating(solved: dict[str, int], tries: int) -> int:
+    """:data:`BASE` plus :data:`STEP` per level's failure rate (``solved``: tries solved of ``tries``)."""
+    failures = sum(1 - solved.get(name, 0) / tries for name in RATING_LEVELS)
+    return round(BASE + STEP * failures)

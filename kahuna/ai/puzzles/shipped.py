@@ -18,7 +18,10 @@ from kahuna.ai.puzzles.puzzle import Puzzle
 
 SHIPPED = "puzzles.jsonl"
 BAND = 300
-"""Width of a rating band in :func:`stats` (bands start at multiples of it)."""
+"""Width of a rating band in :func:`stats` and :func:`level_table` (bands start at multiples of it)."""
+MIN_BAND = 40
+""":func:`level_table`'s top band holds at least this many puzzles (sparser top bands are joined):
+a share of fewer puzzles is mostly which puzzles happened to land there."""
 
 
 def shipped_path() -> Path:
@@ -69,17 +72,35 @@ def stats(puzzles: list[Puzzle], games: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def level_table(puzzles: list[Puzzle], solved: dict[str, dict[str, bool]], levels: tuple[str, ...]) -> str:
-    """A Markdown table: per rating band, the share of its puzzles each level solved.
+def level_bands(ratings: list[int]) -> list[int]:
+    """The lower ends of :func:`level_table`'s bands: :data:`BAND` wide from the lowest rating's,
+    the top ones joined until the top band holds :data:`MIN_BAND` puzzles (it is open above)."""
+    if not ratings:
+        return []
+    lows = list(range(min(ratings) // BAND * BAND, max(ratings) + 1, BAND))
+    while len(lows) > 1 and sum(r >= lows[-1] for r in ratings) < MIN_BAND:
+        lows.pop()
+    return lows
 
-    ``solved[puzzle_id][level]``: whether that level solved it (a separate, differently seeded run
-    from the one that set the starting ratings)."""
-    bands = sorted({band(p.rating) for p in puzzles}, key=lambda b: int(b.split("-")[0]))
+
+def level_table(puzzles: list[Puzzle], solved: dict[str, dict[str, int]], levels: tuple[str, ...], tries: int) -> str:
+    """A Markdown table: per rating band (:func:`level_bands`), the share of its puzzles' tries
+    each level solved.
+
+    ``solved[puzzle_id][level]``: how many of ``tries`` that level solved (tries of another salt
+    than the run that set the starting ratings, :func:`kahuna.ai.puzzles.rate.check_salt`)."""
+    lows = level_bands([p.rating for p in puzzles])
     lines = ["| rating band | puzzles | " + " | ".join(levels) + " |", "|---|---:|" + "---:|" * len(levels)]
-    for name in bands:
-        mine = [p for p in puzzles if band(p.rating) == name]
-        cells = [f"{100 * sum(solved[p.puzzle_id][lv] for p in mine) / len(mine):.0f} %" for lv in levels]
-        lines.append(f"| {name} | {len(mine)} | " + " | ".join(cells) + " |")
-    cells = [f"{100 * sum(solved[p.puzzle_id][lv] for p in puzzles) / max(1, len(puzzles)):.0f} %" for lv in levels]
-    lines.append(f"| all | {len(puzzles)} | " + " | ".join(cells) + " |")
+
+    def row(name: str, mine: list[Puzzle]) -> str:
+        cells = [
+            f"{100 * sum(solved[p.puzzle_id][lv] for p in mine) / (tries * max(1, len(mine))):.1f} %" for lv in levels
+        ]
+        return f"| {name} | {len(mine)} | " + " | ".join(cells) + " |"
+
+    for i, low in enumerate(lows):
+        top = i + 1 == len(lows)
+        mine = [p for p in puzzles if p.rating >= low and (top or p.rating < lows[i + 1])]
+        lines.append(row(f"{low}+" if top else f"{low}-{low + BAND - 1}", mine))
+    lines.append(row("all", puzzles))
     return "\n".join(lines)

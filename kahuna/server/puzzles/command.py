@@ -6,8 +6,11 @@
   progress bar;
 * ``stats [FILE] [--json]``: the count, themes and rating bands of a set (the shipped one by
   default);
-* ``levels [FILE]``: let each AI level try every puzzle of a set once more (a seed of its own)
-  and print the share each solves per rating band (the table of docs/puzzles.md).
+* ``rate FILE``: rate every puzzle of a set file again (each level's tries, as the generator rates a
+  new puzzle) and rewrite only the ratings, with a progress bar (resumable:
+  :mod:`kahuna.ai.puzzles.rerate`);
+* ``levels [FILE]``: let each AI level try every puzzle of a set again (tries salted apart from the
+  rating run's) and print the share each solves per rating band (the table of docs/puzzles.md).
 
 Exit 2 on bad arguments, an unreadable file or database, with nothing written. The command lives
 with the server because ``--db`` reads a server's database through the server's store; the rest is
@@ -18,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from kahuna.ai.puzzles.prove import ProofConfig
 
 MAX_GAMES = 1_000_000
+MAX_TRIES = 1000
 MAX_SECONDS = 600.0
 
 
@@ -66,14 +69,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     st.add_argument("file", nargs="?", help="a set file (default: the shipped set)")
     st.add_argument("--json", action="store_true", help='one JSON object: {"count", "by_theme", "by_rating", ...}')
     st.set_defaults(func=run_stats)
+    rt = actions.add_parser(
+        "rate",
+        help="rate every puzzle of a set file again (only the ratings change; resumable)",
+        description="Let each AI level (easy to master) try every puzzle of FILE --tries times, seeded from "
+        "--seed as the generator seeds a new puzzle's tries, and rewrite each puzzle's starting rating, "
+        "solves and tries, nothing else. The tries made are kept in FILE.rating until the end: run it "
+        "again with the same FILE, --seed and --tries to go on.",
+    )
+    rt.add_argument("file", help="the set file, rewritten in place")
+    rt.add_argument("--seed", type=int, default=0, help="seed of the rating run: the generator's (default 0)")
+    rt.add_argument("--tries", type=int, default=None, help="tries per level and puzzle (default: the generator's)")
+    rt.add_argument("--quiet", action="store_true", help="no progress bar")
+    rt.set_defaults(func=run_rate)
     lv = actions.add_parser(
         "levels",
         help="the share of a set each AI level solves, by rating band",
-        description="Let each AI level (easy to master) try every puzzle once, seeded apart from the "
-        "run that set the ratings, and print a Markdown table by rating band.",
+        description="Let each AI level (easy to master) try every puzzle --tries times, seeded apart from "
+        "the run that set the ratings, and print a Markdown table by rating band.",
     )
     lv.add_argument("file", nargs="?", help="a set file (default: the shipped set)")
     lv.add_argument("--seed", type=int, default=1, help="seed of the levels' choices (default 1)")
+    lv.add_argument("--tries", type=int, default=None, help="tries per level and puzzle (default: the generator's)")
     lv.add_argument("--quiet", action="store_true", help="no progress bar")
     lv.set_defaults(func=run_levels)
 
@@ -160,25 +177,51 @@ def run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tries(args: argparse.Namespace) -> int | None:
+    """``--tries``, the generator's when not given; ``None`` when out of bounds."""
+    from kahuna.ai.puzzles.rate import TRIES
+
+    tries = TRIES if args.tries is None else int(args.tries)
+    return tries if 1 <= tries <= MAX_TRIES else None
+
+
+def run_rate(args: argparse.Namespace) -> int:
+    from kahuna.ai.puzzles.generate import AgentCache
+    from kahuna.ai.puzzles.rerate import rerate
+    from kahuna.ai.puzzles.shipped import read_set
+
+    tries = _tries(args)
+    if tries is None:
+        return _fail(f"--tries must be between 1 and {MAX_TRIES}")
+    path = Path(args.file)
+    try:
+        count = len(read_set(path)[0])
+    except (OSError, ValueError, KeyError) as exc:
+        return _fail(f"cannot read the set: {exc}")
+    with Progress(count, "puzzles", enabled=False if args.quiet else None) as bar:
+        for _ in rerate(path, args.seed, tries, AgentCache()):
+            bar.advance()
+    print(json.dumps({"rated": count, "tries": tries, "seed": args.seed, "out": str(path)}))
+    return 0
+
+
 def run_levels(args: argparse.Namespace) -> int:
     from kahuna.ai.puzzles.generate import AgentCache
-    from kahuna.ai.puzzles.rate import RATING_LEVELS, attempt
+    from kahuna.ai.puzzles.rate import RATING_LEVELS, check_salt, solves
     from kahuna.ai.puzzles.shipped import level_table, read_set
 
+    tries = _tries(args)
+    if tries is None:
+        return _fail(f"--tries must be between 1 and {MAX_TRIES}")
     try:
         puzzles, _ = read_set(Path(args.file) if args.file else None)
     except (OSError, ValueError, KeyError) as exc:
         return _fail(f"cannot read the set: {exc}")
     agents = AgentCache()
-    solved: dict[str, dict[str, bool]] = {}
+    solved: dict[str, dict[str, int]] = {}
     with Progress(len(puzzles), "puzzles", enabled=False if args.quiet else None) as bar:
         for puzzle in puzzles:
-            solved[puzzle.puzzle_id] = {
-                name: attempt(
-                    agents(name), puzzle, random.Random(f"kahuna-puzzle-levels:{args.seed}:{puzzle.puzzle_id}:{name}")
-                )
-                for name in RATING_LEVELS
-            }
+            solved[puzzle.puzzle_id] = solves(puzzle, check_salt(args.seed), tries, agents)
             bar.advance()
-    print(level_table(puzzles, solved, RATING_LEVELS))
+    print(level_table(puzzles, solved, RATING_LEVELS, tries))
     return 0

@@ -8,7 +8,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import daily_index
@@ -30,25 +30,37 @@ class Row:
 
 
 def load(conn: Connection, shipped: list[Puzzle]) -> int:
-    """Insert the shipped puzzles the database lacks (ratings of the stored ones are kept); how many."""
-    have = set(conn.execute(select(puzzles.c.id)).scalars())
-    fresh = [p for p in shipped if p.puzzle_id not in have]
+    """Insert the shipped puzzles the database lacks; how many.
+
+    A stored puzzle nobody has answered (``plays`` 0) takes the shipped starting rating and document
+    when the ratings differ (a release that rates its set again reaches the databases of the releases
+    before); one that has been answered keeps its rating, which the answers moved, and the
+    document it was answered from."""
+    stored = {r.id: r for r in conn.execute(select(puzzles.c.id, puzzles.c.rating, puzzles.c.plays))}
+    fresh = [p for p in shipped if p.puzzle_id not in stored]
     if fresh:
+        conn.execute(insert(puzzles), [{"id": p.puzzle_id, **_shipped_row(p), "volatility": 0.06} for p in fresh])
+    restart = [
+        p
+        for p in shipped
+        if p.puzzle_id in stored and stored[p.puzzle_id].plays == 0 and stored[p.puzzle_id].rating != p.rating
+    ]
+    if restart:
         conn.execute(
-            insert(puzzles),
-            [
-                {
-                    "id": p.puzzle_id,
-                    "document": json.dumps(p.to_json(), separators=(",", ":")),
-                    "themes": ",".join(p.themes)[:200],
-                    "rating": float(p.rating),
-                    "deviation": PUZZLE_DEVIATION,
-                    "volatility": 0.06,
-                }
-                for p in fresh
-            ],
+            update(puzzles).where(puzzles.c.id == bindparam("puzzle_id"), puzzles.c.plays == 0),
+            [{"puzzle_id": p.puzzle_id, **_shipped_row(p)} for p in restart],
         )
     return len(fresh)
+
+
+def _shipped_row(puzzle: Puzzle) -> dict[str, object]:
+    """A shipped puzzle's row as it starts: its document, themes and starting rating."""
+    return {
+        "document": json.dumps(puzzle.to_json(), separators=(",", ":")),
+        "themes": ",".join(puzzle.themes)[:200],
+        "rating": float(puzzle.rating),
+        "deviation": PUZZLE_DEVIATION,
+    }
 
 
 def _row(document: str, rating: float) -> Row:
