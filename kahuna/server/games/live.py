@@ -45,7 +45,10 @@ AI_PREFIX = "ai:"
 
 @dataclass(eq=False)
 class LiveGame:
-    """One game in memory: what the engine alone changes, and the room the transport keeps."""
+    """One game in memory. Its fields are the game's own (what the record holds, and the offers
+    that live in memory only), changed by the engine alone, so that every change is stored first
+    and made current in one place; :attr:`room` is the transport's (``games/room.py``). Reading is
+    free: the request modules check against it, the room renders it, the HTTP API summarises it."""
 
     game_id: str
     state: GameState
