@@ -73,7 +73,7 @@ def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_aga
     row = ActionRow(
         "race", 0, 0, action.token, tuple(enumerate(state.reshuffles)), "playing", None, "2026-11-30T07:00:01Z"
     )
-    message = {"seq": 0, "seat": 0, "tok": action.token, "rs": list(row.new_reshuffles), "clk": None, "at": row.at}
+    reshuffles = [list(drawn) for drawn in row.new_reshuffles]
 
     async def scenario() -> list[dict[str, Any]]:
         writer = Writer(store.open_engine(f"sqlite:///{tmp_path / 'k.db'}"))
@@ -96,7 +96,8 @@ def test_an_action_counted_by_the_catch_up_and_applied_meanwhile_is_not_sent_aga
                     cluster._catch_up_if_behind(game, service.engine, 0.0)
                 )
                 await _queued_on(game.lock)
-                assert cluster._apply(game, service.engine, message)  # made current, its update sent
+                # made current by the engine, as the replication hands it over, and its update sent
+                assert service.engine.apply_stored(game, 0, action.token, reshuffles, None, row.at)
             await catch_up
             return _received(client)
         finally:

@@ -1,5 +1,5 @@
 """Protocol 2's updates (docs/protocol.md, *Protocol 2*), checked in-process on the server's own
-broadcast and catch-up (``LiveGame``) over whole random games.
+broadcast and catch-up (``games/outgoing.py``) over whole random games.
 
 For both seats and a spectator, a protocol-2 client that follows its ``sync`` with the deltas
 (``kahuna.bot.follow``) reads at every version exactly the message a protocol-1 client gets, whole
@@ -20,7 +20,7 @@ import pytest
 from kahuna.bot import follow
 from kahuna.rules import GameState, Variant
 from kahuna.rules.board import LETTERS
-from kahuna.server.games import messages
+from kahuna.server.games import messages, outgoing
 from kahuna.server.games.live import Client, LiveGame
 
 RECIPIENTS = (0, 1, None)
@@ -46,7 +46,7 @@ def _connect(game: LiveGame) -> dict[tuple[int | None, int], Client]:
         for protocol in messages.PROTOCOLS:
             client = clients[seat, protocol] = Client(seat)
             client.protocol = protocol
-            game.clients.add(client)
+            game.room.join(client)
     return clients
 
 
@@ -56,7 +56,7 @@ def _play(game: LiveGame, token: str) -> None:
     after = before.copy()
     events = after.apply(token)
     game.state = after
-    game.broadcast_update(before.to_move, events, before)
+    outgoing.update(game, before.to_move, events, before)
 
 
 def _taken(client: Client) -> str:
@@ -80,7 +80,7 @@ def test_protocol_2_rebuilds_every_protocol_1_message_and_protocol_1_is_unchange
         clients = _connect(game)
         followers = {seat: follow.Follower() for seat in RECIPIENTS}
         for seat in RECIPIENTS:
-            followers[seat].follow(json.loads(game.sync_text(seat)))
+            followers[seat].follow(json.loads(outgoing.sync_text(game, seat)))
         sent: dict[tuple[int | None, int], list[str]] = {key: [] for key in clients}
         while not game.state.is_over:
             _play(game, rng.choice(game.state.legal_actions()).token)
@@ -97,7 +97,7 @@ def test_protocol_2_rebuilds_every_protocol_1_message_and_protocol_1_is_unchange
             if game.version == 45:  # rebuilt from the record; at the end, kept since and added to live
                 _catch_ups_match(game, sent)
         for seat in RECIPIENTS:  # the end's view equals the sync's of the finished game
-            assert followers[seat].view == json.loads(game.sync_text(seat))["view"]
+            assert followers[seat].view == json.loads(outgoing.sync_text(game, seat))["view"]
         _catch_ups_match(game, sent)
     games = len(SEEDS)
     print(
@@ -114,7 +114,7 @@ def _catch_ups_match(game: LiveGame, sent: dict[tuple[int | None, int], list[str
     current = game.version
     for seat, protocol in sent:
         for since in (current - 1, current - 7, current - 40):
-            texts = asyncio.run(game.catch_up(seat, since, protocol))
+            texts = asyncio.run(outgoing.catch_up(game, seat, since, protocol))
             assert texts == sent[seat, protocol][since:]
 
 
@@ -154,7 +154,7 @@ def _two_worlds(rng: random.Random) -> tuple[str, str]:
 def test_a_follower_skips_repeats_and_asks_for_a_sync_on_a_gap() -> None:
     game, rng = _random_game(0)
     clients = _connect(game)
-    sync = json.loads(game.sync_text(1))
+    sync = json.loads(outgoing.sync_text(game, 1))
     deltas = []
     for _ in range(3):
         _play(game, rng.choice(game.state.legal_actions()).token)
@@ -169,7 +169,8 @@ def test_a_follower_skips_repeats_and_asks_for_a_sync_on_a_gap() -> None:
     assert follower.follow(deltas[0]) is None  # a catch-up may repeat an update that came meanwhile
     assert follower.version == 1
     whole = follower.follow(deltas[1])
-    assert whole is not None and whole["view"]["history"] == json.loads(game.sync_text(1))["view"]["history"][:2]
+    history = json.loads(outgoing.sync_text(game, 1))["view"]["history"]
+    assert whole is not None and whole["view"]["history"] == history[:2]
 
 
 def test_the_clients_know_the_servers_protocol_2() -> None:

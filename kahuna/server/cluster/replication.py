@@ -9,7 +9,8 @@ The database decides who wins a race, the broker tells the others:
   stale action (``stale_version``); the client has the new state from the catch-up's ``sync``.
 - **Fan-out.** A stored action is published on ``game:<id>`` with the reshuffle orders it drew and
   the clock after it; every instance holding that game applies it through the referee (with the
-  stored reshuffle order) and sends each of its own connections the update it may see. An
+  stored reshuffle order: ``GameEngine.apply_stored``, the engine being the one writer of a
+  game here too) and sends each of its own connections the update it may see. An
   instance that finds a gap (a lost message, a Redis restart) reloads the game from the database
   and sends its connections a ``sync``. Chat lines travel the same way; a join, an end off the
   board or an agreed rematch is announced and the others reload the game.
@@ -38,8 +39,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kahuna.clock import Clock
-from kahuna.rules import KahunaError, parse
 from kahuna.server.cluster.broker import Subscription, game_channel
 from kahuna.server.common import logs
 from kahuna.server.common.tasks import cancel_and_wait
@@ -47,6 +46,7 @@ from kahuna.server.db import store
 from kahuna.server.db.batched import BatchedReader
 from kahuna.server.db.store import ActionRow
 from kahuna.server.db.writer import Writer
+from kahuna.server.games import outgoing
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.ports import Catchup
 
@@ -224,14 +224,14 @@ class RedisReplication:
         if kind == "p":
             before = game.online()
             self._heard[game.game_id, data["i"]] = time.monotonic()
-            game.remote_online[data["i"]] = (bool(data["on"][0]), bool(data["on"][1]))
+            game.room.heard(data["i"], (bool(data["on"][0]), bool(data["on"][1])))
             if game.online() != before:
-                game.broadcast_presence()
+                outgoing.presence(game)
                 if all(game.online()):  # the second player is connected to another instance
                     await engine.players_here(game)
             return
         if kind == "w":
-            self._publish(game, {"k": "p", "on": list(game.local_online())})
+            self._publish(game, {"k": "p", "on": list(game.room.local_online())})
             if game.rematch_offer is not None:
                 self.rematch_offered(game)
             if game.takeback_offer is not None:
@@ -239,59 +239,28 @@ class RedisReplication:
             return
         if kind == "t":
             offer, declined_by = data["offer"], data["declined_by"]
-            if offer is not None and int(offer[1]) == game.version:
-                game.takeback_offer = (int(offer[0]), int(offer[1]))
-                game.send_takeback_offer()
-            elif offer is None and declined_by is not None and game.takeback_offer is not None:
-                game.takeback_offer = None
-                game.takeback_declines[1 - int(declined_by)] += 1  # the bound holds across instances
-                game.send_takeback_declined(int(declined_by))
+            asked = None if offer is None else (int(offer[0]), int(offer[1]))
+            engine.takeback_elsewhere(game, asked, None if declined_by is None else int(declined_by))
             return
         if kind == "o":
-            if game.rematch is None:
-                game.rematch_offer = (int(data["seat"]), str(data["gid"]), data["dig"])
-                game.send_rematch_offer()
+            engine.rematch_offered_elsewhere(game, int(data["seat"]), str(data["gid"]), data["dig"])
             return
         async with game.lock:
             if kind == "h":
-                game.hide_line(int(data["line"]), bool(data["hidden"]))
+                engine.hide_line(game, int(data["line"]), bool(data["hidden"]))
                 return
             if kind == "a":
                 if data["seq"] < game.version:
                     return  # known already (it came in a reload)
-                if data["seq"] == game.version and self._apply(game, engine, data):
+                if data["seq"] == game.version and engine.apply_stored(
+                    game, int(data["seat"]), data["tok"], data["rs"], data["clk"], data["at"]
+                ):
                     return
             elif kind == "c":
-                if data["seq"] < len(game.chat):
-                    return
-                if data["seq"] == len(game.chat):
-                    if data.get("sh"):
-                        game.shadow_lines.add(data["seq"])
-                    game.chat.append(data["line"])
-                    game.send_chat(data["line"])
+                line = {**data["line"], "line_id": data["seq"]}
+                if engine.chat_elsewhere(game, line, bool(data.get("sh"))):
                     return
             await engine.refresh(game)
-
-    def _apply(self, game: LiveGame, engine: Catchup, data: dict[str, Any]) -> bool:
-        """Apply another instance's stored action through the referee; ``False`` if it does not fit
-        (the caller reloads the game instead)."""
-        seat = int(data["seat"])
-        if game.state.is_over or game.state.to_move != seat:
-            return False
-        after = game.state.copy()
-        after.reshuffle_queue = [cards for _, cards in data["rs"]]
-        try:
-            events = after.apply(parse(data["tok"]))
-        except KahunaError:
-            return False
-        if after.reshuffle_queue:
-            return False
-        before, game.state = game.state, after
-        if data["clk"] is not None:
-            game.clock = Clock.from_store(data["clk"])
-        game.updated = data["at"]
-        engine.applied_elsewhere(game, seat, events, before)
-        return True
 
     # ----------------------------------------------------------------- announcing
 
@@ -321,7 +290,7 @@ class RedisReplication:
 
     def presence(self, game: LiveGame) -> None:
         """Announce this instance's connected seats of ``game`` if they changed."""
-        online = game.local_online()
+        online = game.room.local_online()
         if self._presence.get(game.game_id, (False, False)) != online:
             self._presence[game.game_id] = online
             self._publish(game, {"k": "p", "on": list(online)})
@@ -334,15 +303,15 @@ class RedisReplication:
             now = time.monotonic()
             for game_id, followed in list(self._follows.items()):
                 game = followed.game
-                if any(game.local_online()):
-                    self._publish(game, {"k": "p", "on": list(game.local_online())})
+                if any(game.room.local_online()):
+                    self._publish(game, {"k": "p", "on": list(game.room.local_online())})
                 before = game.online()
-                for instance in list(game.remote_online):
+                for instance in list(game.room.remote_online):
                     if now - self._heard.get((game_id, instance), now) > PRESENCE_TTL:
-                        del game.remote_online[instance]
+                        game.room.forget_instance(instance)
                         self._heard.pop((game_id, instance), None)
                 if game.online() != before:
-                    game.broadcast_presence()
+                    outgoing.presence(game)
 
     async def resync(self) -> None:
         """After Redis was away: reload every game held (a ``sync`` to each of its connections) and
@@ -354,7 +323,7 @@ class RedisReplication:
                     await followed.engine.refresh(game)
             except Exception as exc:
                 logs.event("cluster_error", game_id=game_id, error=type(exc).__name__)
-            self._publish(game, {"k": "p", "on": list(game.local_online())})
+            self._publish(game, {"k": "p", "on": list(game.room.local_online())})
             self._publish(game, {"k": "w"})
 
     async def close(self) -> None:

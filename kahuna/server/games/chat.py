@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection
-
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
 from kahuna.server.db import store
-from kahuna.server.db.schema import shadow_lines
-from kahuna.server.db.writer import Conflict
 from kahuna.server.games import messages
+from kahuna.server.games.client import Reply
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.live import LiveGame
 
 
 @dataclass(frozen=True)
@@ -36,15 +33,16 @@ class RoomSizes:
 
 
 async def chat(
-    engine: GameEngine, game: LiveGame, client: Client, text: str, sizes: RoomSizes, shadow: int | None = None
+    engine: GameEngine, game: LiveGame, reply: Reply, text: str, sizes: RoomSizes, shadow: int | None = None
 ) -> None:
-    """Store and send a chat line from ``client`` (``chat_full`` once its room holds its lines).
+    """Store and send a chat line from ``reply``'s connection (``chat_full`` once its room holds its lines).
     ``shadow``: the sender's ``shadow_mute`` (its id): the line is stored with it and shown to its
     author only (``moderation/chat_sanctions.py``); the sender is answered as for any line."""
     try:
         clean = clean_chat(text)
     except ValueError as exc:
         raise Rejected("invalid", str(exc)) from None
+    client = reply.client
     room = messages.chat_room(client.seat)
     async with game.lock:
         if game.archived:
@@ -52,23 +50,5 @@ async def chat(
         if sum(1 for line in game.chat if line["room"] == room) >= sizes.of(room):
             whose = "players'" if room == messages.PLAYERS_ROOM else "spectators'"
             raise Rejected("chat_full", f"the {whose} chat of this game is full ({sizes.of(room)} lines)", room=room)
-        seq = len(game.chat)
-        line = {"line_id": seq, "room": room, "seat": client.seat, "text": clean, "at": store.now()}
-
-        def write(conn: Connection) -> None:
-            if store.is_archived(conn, game.game_id):  # archived from outside while in memory
-                raise Conflict()
-            store.insert_chat(conn, game.game_id, seq, line)
-            if shadow is not None:
-                conn.execute(shadow_lines.insert().values(game_id=game.game_id, line_id=seq, sanction_id=shadow))
-
-        try:
-            await engine.writer.write(write)
-        except Conflict:  # another instance stored a line with this number (or archived it): catch up
-            await engine.refresh(game)
-            raise Rejected("stale_version", "another chat line came first; send yours again") from None
-        if shadow is not None:
-            game.shadow_lines.add(seq)
-        engine.replication.chat_stored(game, seq, line)
-        game.chat.append(line)
-        game.send_chat(line, client)
+        line = {"line_id": len(game.chat), "room": room, "seat": client.seat, "text": clean, "at": store.now()}
+        await engine.chat(game, line, shadow, reply)

@@ -1,5 +1,5 @@
 """One WebSocket connection to a game as the game sees it: its seat and its outgoing queue
-(``LiveGame.clients``; ``http/game_socket.py`` drains the queue)."""
+(``Room.clients``, ``games/room.py``; ``http/game_socket.py`` drains the queue)."""
 
 from __future__ import annotations
 
@@ -62,3 +62,18 @@ class Client:
         if not self.stopped:
             self.stopped = True
             self.outbox.put_nowait(None)
+
+
+class Reply:
+    """Who is owed an ``ack`` for a request: the connection that sent it and the request's ``id``.
+
+    The engine is the one owner of every acknowledgement: it is handed the reply with the request
+    and sends the ``ack`` once the change is committed (an action's before its ``update``, as
+    docs/protocol.md says; a request's after what it caused was sent to everyone)."""
+
+    def __init__(self, client: Client, msg_id: str | None) -> None:
+        self.client = client
+        self.msg_id = msg_id
+
+    def ack(self, version: int) -> None:
+        self.client.send(messages.ack(self.msg_id, version))

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from kahuna.rules import Termination
 from kahuna.server.common.errors import Rejected
-from kahuna.server.games import messages
+from kahuna.server.games import messages, outgoing
+from kahuna.server.games.client import Reply
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import LiveGame
 
@@ -28,19 +29,19 @@ def _turn_finished(game: LiveGame) -> Rejected | None:
     return None
 
 
-async def resign(engine: GameEngine, game: LiveGame, seat: int | None) -> None:
+async def resign(engine: GameEngine, game: LiveGame, seat: int | None, reply: Reply | None = None) -> None:
     """``seat`` gives up, on its own turn or the opponent's: the opponent wins."""
-    await _end_by(engine, game, seat, "resign", _not_begun)
+    await _end_by(engine, game, seat, "resign", _not_begun, reply)
 
 
-async def abort(engine: GameEngine, game: LiveGame, seat: int | None) -> None:
+async def abort(engine: GameEngine, game: LiveGame, seat: int | None, reply: Reply | None = None) -> None:
     """``seat`` calls the game off before either player has finished a turn: nobody wins."""
-    await _end_by(engine, game, seat, "aborted", _turn_finished)
+    await _end_by(engine, game, seat, "aborted", _turn_finished, reply)
 
 
-async def claim(engine: GameEngine, game: LiveGame, seat: int | None, draw: bool) -> None:
+async def claim(engine: GameEngine, game: LiveGame, seat: int | None, draw: bool, reply: Reply | None = None) -> None:
     """``seat`` claims the win (or, ``draw``, calls it a draw) of a real-time game whose opponent
-    has had no connection for ``game.left_claim_seconds``: the opponent's seat "left"."""
+    has had no connection for ``game.room.left_claim_seconds``: the opponent's seat "left"."""
     if seat is None:
         raise Rejected("forbidden", "spectators cannot claim a game")
     reason = "left-draw" if draw else "left"
@@ -51,7 +52,7 @@ async def claim(engine: GameEngine, game: LiveGame, seat: int | None, draw: bool
         refused = _not_claimable(game, 1 - seat, time.time())
         if refused is not None:
             raise refused
-        await engine.end(game, Termination(reason, 1 - seat), time.time())
+        await engine.end(game, Termination(reason, 1 - seat), time.time(), reply)
 
 
 def _not_claimable(game: LiveGame, opponent: int, now: float) -> Rejected | None:
@@ -62,18 +63,23 @@ def _not_claimable(game: LiveGame, opponent: int, now: float) -> Rejected | None
         return Rejected("not_started", "the game has not begun: abort it instead")
     if game.ai_spec(opponent) is not None:
         return Rejected("opponent_here", "the AI never leaves")
-    game.presence(now)  # notes a seat gone since the last presence message
-    left_at = game.left_at[opponent]
+    outgoing.presence_message(game, now)  # notes a seat gone since the last presence message
+    left_at = game.room.left_at[opponent]
     if left_at is None:
         return Rejected("opponent_here", "your opponent is connected")
-    wait = game.left_claim_seconds - (now - left_at)
+    wait = game.room.left_claim_seconds - (now - left_at)
     if wait > 0:
         return Rejected("too_soon", "your opponent left only a moment ago", retry_after=round(wait, 3))
     return None
 
 
 async def _end_by(
-    engine: GameEngine, game: LiveGame, seat: int | None, reason: str, refusal: Callable[[LiveGame], Rejected | None]
+    engine: GameEngine,
+    game: LiveGame,
+    seat: int | None,
+    reason: str,
+    refusal: Callable[[LiveGame], Rejected | None],
+    reply: Reply | None,
 ) -> None:
     """End ``game`` as ``seat`` asks (``reason``), unless it is over or ``refusal`` refuses."""
     if seat is None:
@@ -85,4 +91,4 @@ async def _end_by(
         refused = refusal(game)
         if refused is not None:
             raise refused
-        await engine.end(game, Termination(reason, seat), time.time())
+        await engine.end(game, Termination(reason, seat), time.time(), reply)

@@ -199,9 +199,9 @@ class GameFactory:
 
         if not await self.writer.transact(write):
             return None
-        game = rebuild(stored)
         if counted:
-            game.rated, game.casual_reason = counted[-1]
+            stored = replace(stored, rated=counted[-1][0], casual_reason=counted[-1][1])
+        game = rebuild(stored)
         self.registry.add(game)
         shown = None if terms.clock is None else terms.clock.to_json()
         logs.event(

@@ -10,7 +10,6 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest, new_secret
 from kahuna.server.db import paired, store
@@ -62,12 +61,5 @@ async def join(
         except Conflict:  # another instance gave the seat away first
             await engine.refresh(game)
             raise Rejected("taken", "this invite has already been used", 409) from None
-        engine.replication.changed(game)
-        game.seat_tokens[seat] = token_digest
-        game.names[seat] = name
-        game.updated = when
-        game.clock = clock
-        engine.deadlines.track(game)
-        logs.event("game_joined", game_id=game.game_id, seat=seat)
-        game.broadcast_sync()
+        engine.joined(game, seat, token_digest, name, when, clock)
     return seat_links(game.game_id, seat, token)

@@ -9,8 +9,9 @@ from kahuna.rules import Action
 from kahuna.rules.board import SEAT_NAMES
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games import messages
+from kahuna.server.games.client import Reply
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.live import LiveGame
 
 
 async def act(
@@ -19,13 +20,10 @@ async def act(
     seat: int | None,
     action: Action,
     version: int,
-    actor: Client | None = None,
-    msg_id: str | None = None,
+    reply: Reply | None = None,
 ) -> None:
-    """Play ``action`` for ``seat`` if the protocol allows it, else raise ``Rejected``.
-
-    ``actor`` (the connection that sent it) gets the ``ack`` once the action is committed.
-    """
+    """Play ``action`` for ``seat`` if the protocol allows it, else raise ``Rejected``; the engine
+    acknowledges ``reply`` once the action is committed."""
     if seat is None:
         raise Rejected("forbidden", "spectators cannot play")
     async with game.lock:
@@ -39,4 +37,4 @@ async def act(
             raise Rejected("not_your_turn", "the game is waiting for its invited opponent")
         if game.state.to_move != seat:
             raise Rejected("not_your_turn", f"it is {SEAT_NAMES[game.state.to_move]}'s turn")
-        await engine.apply(game, seat, action, actor, msg_id)
+        await engine.apply(game, seat, action, reply)

@@ -21,21 +21,40 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from kahuna.rules import Action, Event, GameState
+from kahuna.rules import Action
 from kahuna.server.db.store import ActionRow
 from kahuna.server.games.live import LiveGame
 
 
 class Catchup(Protocol):
-    """What the engine does when another process changed a game it holds."""
+    """What the engine does when another process changed a game it holds: the replication hands
+    every such change to the engine, the one writer of a game, and writes none itself."""
 
     async def refresh(self, game: LiveGame) -> None:
         """Reload ``game`` from the database and send each connection a ``sync`` (lock held)."""
         ...
 
-    def applied_elsewhere(self, game: LiveGame, seat: int, events: list[Event], before: GameState) -> None:
-        """Another process stored ``seat``'s action, now applied to ``game`` here, which was at
-        ``before`` (lock held)."""
+    def apply_stored(
+        self, game: LiveGame, seat: int, token: str, reshuffles: list[Any], clock: dict[str, Any] | None, at: str
+    ) -> bool:
+        """Another process stored ``seat``'s action at ``game``'s version: apply it here; ``False``
+        if it does not fit (lock held)."""
+        ...
+
+    def chat_elsewhere(self, game: LiveGame, line: dict[str, Any], shadow: bool) -> bool:
+        """Another process stored a chat line; ``False`` if it is not the next one (lock held)."""
+        ...
+
+    def hide_line(self, game: LiveGame, line_id: int, hidden: bool) -> None:
+        """A moderator hid a chat line (or showed it again) (lock held)."""
+        ...
+
+    def takeback_elsewhere(self, game: LiveGame, offer: tuple[int, int] | None, declined_by: int | None) -> None:
+        """A take-back was asked for (or declined) through another process."""
+        ...
+
+    def rematch_offered_elsewhere(self, game: LiveGame, seat: int, new_id: str, digest: str | None) -> None:
+        """A rematch was offered through another process."""
         ...
 
     async def players_here(self, game: LiveGame) -> None:

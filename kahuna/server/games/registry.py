@@ -61,7 +61,7 @@ class GameRegistry:
             for game in self.games.values()
             if game.clock is not None and game.clock.control.correspondence
             for seat in (0, 1)
-            if game.local_online()[seat]
+            if game.room.local_online()[seat]
         ]
 
     async def get(self, game_id: str) -> LiveGame | None:
@@ -70,7 +70,7 @@ class GameRegistry:
         if game is None and _valid_game_id(game_id):
             game = await self._load(game_id)
         if game is not None:
-            game.used = time.monotonic()
+            game.room.touch()
         return game
 
     async def _load(self, game_id: str) -> LiveGame | None:

@@ -8,18 +8,19 @@ that the other seat may accept through any instance (which never sees the offeri
 
 from __future__ import annotations
 
-from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import new_game_id
 from kahuna.server.db.writer import Conflict
+from kahuna.server.games.client import Reply
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.factory import GameFactory, Player, Terms
-from kahuna.server.games.live import HUMAN, Client, LiveGame
+from kahuna.server.games.live import HUMAN, LiveGame
 from kahuna.server.games.seats import rematch_digest, send_rematch
 
 
-async def rematch(engine: GameEngine, factory: GameFactory, game: LiveGame, client: Client) -> None:
+async def rematch(engine: GameEngine, factory: GameFactory, game: LiveGame, reply: Reply) -> None:
     """Offer a rematch, or accept the other seat's offer: a new game with the seats swapped."""
+    client = reply.client
     seat = client.seat
     if seat is None:
         raise Rejected("forbidden", "spectators cannot offer a rematch")
@@ -32,20 +33,20 @@ async def rematch(engine: GameEngine, factory: GameFactory, game: LiveGame, clie
             )
         if game.rematch is not None:  # agreed already: this seat's link again
             send_rematch(game, client)
+            engine.answer(game, reply)
             return
         other = 1 - seat
         offer = game.rematch_offer
         new_id = new_game_id() if offer is None else offer[1]
         if game.ai_spec(other) is None and (offer is None or offer[0] == seat):
-            game.rematch_offer = (seat, new_id, rematch_digest(client, new_id))
-            game.send_rematch_offer()
-            engine.replication.rematch_offered(game)
+            engine.offer_rematch(game, seat, new_id, rematch_digest(client, new_id), reply)
             return
         digests: list[str | None] = [None, None]
         digests[1 - seat] = rematch_digest(client, new_id)  # old seat s plays seat 1 - s
         if offer is not None and offer[0] == other:
             digests[seat] = offer[2]
         await _start(engine, factory, game, new_id, digests)
+        engine.rematch_agreed(game, new_id, reply)
 
 
 async def _start(
@@ -69,8 +70,3 @@ async def _start(
     except Conflict:  # the players agreed on another instance at the same moment
         await engine.refresh(game)
         raise Rejected("stale_version", "the rematch was agreed meanwhile") from None
-    engine.replication.changed(game)
-    game.rematch, game.rematch_offer = game_id, None
-    logs.event("rematch", game_id=game.game_id, rematch=game_id)
-    for client in game.clients:
-        send_rematch(game, client)

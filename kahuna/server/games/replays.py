@@ -1,5 +1,5 @@
 """A finished game's replay (``GET /api/games/<id>/replay``): every step as a spectator saw it,
-rebuilt once from the record in a worker thread (``LiveGame.replay_json``)."""
+rebuilt once from the record in a worker thread (``outgoing.replay_json``)."""
 
 from __future__ import annotations
 

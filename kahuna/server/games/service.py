@@ -27,6 +27,7 @@ from kahuna.server.games import chat as chatting
 from kahuna.server.games import connections, creating, ending, foresight, joining, playing
 from kahuna.server.games import rematch as rematches
 from kahuna.server.games import takeback as takebacks
+from kahuna.server.games.client import Reply
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.deadlines import Deadlines, StoredDeadlines
 from kahuna.server.games.ended import EndHooks
@@ -115,8 +116,7 @@ class GameService:
         """A seat's name changed outside the game (its account was deleted)."""
         game = self.registry.games.get(game_id)
         if game is not None:
-            game.rename(seat, name)
-            self.engine.replication.changed(game)  # other instances holding it reload it
+            self.engine.rename(game, seat, name)
 
     # ----------------------------------------------------------------- what clients ask for
 
@@ -138,44 +138,43 @@ class GameService:
         seat: int | None,
         action: Action,
         version: int,
-        actor: Client | None = None,
-        msg_id: str | None = None,
+        reply: Reply | None = None,
     ) -> None:
-        await playing.act(self.engine, game, seat, action, version, actor, msg_id)
+        await playing.act(self.engine, game, seat, action, version, reply)
 
     def foresee(self, game: LiveGame, client: Client, version: int) -> dict[str, Any]:
         """What the referee foresees from the connection's view (the screen-reader mode asks)."""
         return foresight.foresee(game, client, version)
 
-    async def resign(self, game: LiveGame, seat: int | None) -> None:
-        await ending.resign(self.engine, game, seat)
+    async def resign(self, game: LiveGame, seat: int | None, reply: Reply | None = None) -> None:
+        await ending.resign(self.engine, game, seat, reply)
 
-    async def abort(self, game: LiveGame, seat: int | None) -> None:
-        await ending.abort(self.engine, game, seat)
+    async def abort(self, game: LiveGame, seat: int | None, reply: Reply | None = None) -> None:
+        await ending.abort(self.engine, game, seat, reply)
 
-    async def claim(self, game: LiveGame, seat: int | None, draw: bool) -> None:
+    async def claim(self, game: LiveGame, seat: int | None, draw: bool, reply: Reply | None = None) -> None:
         """``claim_victory`` (``draw`` false) or ``claim_draw``: the opponent left a real-time game."""
-        await ending.claim(self.engine, game, seat, draw)
+        await ending.claim(self.engine, game, seat, draw, reply)
 
-    async def rematch(self, game: LiveGame, client: Client) -> None:
-        await rematches.rematch(self.engine, self.factory, game, client)
+    async def rematch(self, game: LiveGame, reply: Reply) -> None:
+        await rematches.rematch(self.engine, self.factory, game, reply)
 
-    async def takeback(self, game: LiveGame, client: Client) -> None:
-        await takebacks.takeback(self.engine, game, client)
+    async def takeback(self, game: LiveGame, reply: Reply) -> None:
+        await takebacks.takeback(self.engine, game, reply)
 
-    async def decline_takeback(self, game: LiveGame, client: Client) -> None:
-        await takebacks.decline(self.engine, game, client)
+    async def decline_takeback(self, game: LiveGame, reply: Reply) -> None:
+        await takebacks.decline(self.engine, game, reply)
 
-    async def chat(self, game: LiveGame, client: Client, text: str, shadow: int | None = None) -> None:
-        await chatting.chat(self.engine, game, client, text, self.chat_lines, shadow)
+    async def chat(self, game: LiveGame, reply: Reply, text: str, shadow: int | None = None) -> None:
+        await chatting.chat(self.engine, game, reply, text, self.chat_lines, shadow)
 
     async def hide_line(self, game_id: str, line_id: int, hidden: bool) -> None:
         """A moderator hid (or showed again) a chat line: the game here, if in memory, and the
-        other instances follow (``LiveGame.hide_line``)."""
+        other instances follow (``GameEngine.hide_line``)."""
         game = self.registry.games.get(game_id)
         if game is not None:
             async with game.lock:
-                game.hide_line(line_id, hidden)
+                self.engine.hide_line(game, line_id, hidden)
         self.engine.replication.line_hidden(game_id, line_id, hidden)
 
     async def names_changed(self, game_ids: list[str]) -> None:

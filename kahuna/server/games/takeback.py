@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games import messages
+from kahuna.server.games.client import Reply
 from kahuna.server.games.engine import GameEngine
-from kahuna.server.games.live import Client, LiveGame
+from kahuna.server.games.live import LiveGame
 from kahuna.server.games.messages import MAX_DECLINED_TAKEBACKS, MAX_TAKEBACKS
 
 
-async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
+async def takeback(engine: GameEngine, game: LiveGame, reply: Reply) -> None:
     """Ask to take back this seat's last action, or accept the other seat's request."""
-    seat = client.seat
+    seat = reply.client.seat
     if seat is None:
         raise Rejected("forbidden", "spectators cannot take back actions")
     async with game.lock:
@@ -34,7 +35,7 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
             if offer[1] != game.version:
                 engine.void_takeback(game)
                 raise Rejected("stale_version", "the game moved on since the take-back was asked for")
-            await engine.take_back(game, offer[0])
+            await engine.take_back(game, offer[0], reply)
             return
         if offer is not None:
             raise Rejected("takeback_pending", "this seat's take-back request waits for an answer")
@@ -43,25 +44,25 @@ async def takeback(engine: GameEngine, game: LiveGame, client: Client) -> None:
         if not messages.can_take_back(game.state, seat, game.status, True):
             raise Rejected("nothing_to_take_back", "no action of this turn to take back (a draw ends the turn)")
         if game.ai_spec(1 - seat) is not None:
-            await engine.take_back(game, seat)
+            await engine.take_back(game, seat, reply)
             return
         if game.takeback_declines[seat] >= MAX_DECLINED_TAKEBACKS:
             raise Rejected(
                 "takeback_limit", f"{MAX_DECLINED_TAKEBACKS} take-back requests were declined: no more in this game"
             )
-        engine.ask_takeback(game, seat)
+        engine.ask_takeback(game, seat, reply)
 
 
-async def decline(engine: GameEngine, game: LiveGame, client: Client) -> None:
+async def decline(engine: GameEngine, game: LiveGame, reply: Reply) -> None:
     """Decline the other seat's take-back request."""
-    seat = client.seat
+    seat = reply.client.seat
     if seat is None:
         raise Rejected("forbidden", "spectators cannot decline a take-back")
     async with game.lock:
         offer = game.takeback_offer
         if offer is None or offer[0] == seat:
             raise Rejected("no_takeback", "the other seat has not asked for a take-back")
-        engine.decline_takeback(game, seat)
+        engine.decline_takeback(game, seat, reply)
 
 
 def _check_game(game: LiveGame) -> None:

@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import json
 import math
-import time
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -39,6 +38,7 @@ from kahuna.server.common.ratelimit import Bucket, Limiter
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community import relations
 from kahuna.server.games import messages
+from kahuna.server.games.client import Reply
 from kahuna.server.games.live import Client, LiveGame
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import Authenticator
@@ -247,7 +247,7 @@ async def play(
     except Rejected as exc:  # a wrong Bearer token: the program must learn of it
         await _refuse(websocket, exc.code, exc.message, CLOSE_FORBIDDEN)
         return
-    game.pins += 1
+    game.room.pin()
     sender = asyncio.create_task(_send_loop(conn))
     drain.register(conn, conn.go_away)
     logs.event("ws_open", game_id=game.game_id)
@@ -281,8 +281,7 @@ async def play(
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
-        game.pins -= 1
-        game.used = time.monotonic()
+        game.room.unpin()
         if conn.entry is not None:
             presence.leave(conn.entry)
         service.leave(game, conn.client)
@@ -367,7 +366,7 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
         client.send(messages.PONG)
     elif isinstance(message, Hello):
         return await _hello(conn, message)
-    elif client not in conn.game.clients:
+    elif client not in conn.game.room.clients:
         client.send(messages.error("malformed", "send hello first", message.id))
     elif isinstance(message, ActionMessage):
         await _act(conn.service, conn.game, client, message)
@@ -377,9 +376,10 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
 
 
 async def _request(conn: Connection, message: GameRequest | ChatMessage | Foresee) -> None:
-    """Resign, abort, rematch, take-back or chat; answered with ``ack`` (the change itself is
-    broadcast). ``foresee`` is answered with its ``foreseen`` message instead."""
+    """Resign, abort, rematch, take-back or chat; the engine sends the ``ack`` (the change itself is
+    broadcast), this answers a refusal. ``foresee`` is answered with its ``foreseen`` message instead."""
     service, game, client = conn.service, conn.game, conn.client
+    reply = Reply(client, message.id)
     try:
         if isinstance(message, Foresee):
             client.send(service.foresee(game, client, message.version))
@@ -391,24 +391,22 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage | Forese
             if await _chat_blocked(conn):
                 raise Rejected("blocked", "a player of this game blocks you: your lines are not sent")
             shadow = await _refuse_muted(conn)
-            await service.chat(game, client, message.text, shadow)
+            await service.chat(game, reply, message.text, shadow)
         elif message.type == "resign":
-            await service.resign(game, client.seat)
+            await service.resign(game, client.seat, reply)
         elif message.type == "abort":
-            await service.abort(game, client.seat)
+            await service.abort(game, client.seat, reply)
         elif message.type in ("claim_victory", "claim_draw"):
-            await service.claim(game, client.seat, message.type == "claim_draw")
+            await service.claim(game, client.seat, message.type == "claim_draw", reply)
         elif message.type == "takeback":
-            await service.takeback(game, client)
+            await service.takeback(game, reply)
         elif message.type == "takeback_decline":
-            await service.decline_takeback(game, client)
+            await service.decline_takeback(game, reply)
         else:
-            await service.rematch(game, client)
+            await service.rematch(game, reply)
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
         client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
-        return
-    client.send(messages.ack(message.id, game.version))
 
 
 async def _hello(conn: Connection, message: Hello) -> bool:
@@ -494,7 +492,7 @@ async def _act(service: GameService, game: LiveGame, client: Client, message: Ac
         client.send(messages.error("malformed", str(exc), message.id))
         return
     try:
-        await service.act(game, client.seat, action, message.version, actor=client, msg_id=message.id)
+        await service.act(game, client.seat, action, message.version, Reply(client, message.id))
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
         client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})

@@ -16,6 +16,7 @@ from kahuna.ai.levels import LEVELS
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest
 from kahuna.server.games import ai_pool as ai_seats
+from kahuna.server.games import outgoing
 from kahuna.server.games.creating import NewGame
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
@@ -191,7 +192,12 @@ def router(service: GameService, auth: Authenticator) -> APIRouter:
             raise Rejected("not_over", "the replay is available once the game is over", 409)
         summary = game.summary()
         head = {key: summary[key] for key in ("game_id", "players", "kinds", "variant", "result")}
-        body = json.dumps(head, ensure_ascii=False).encode()[:-1] + b', "steps": ' + await game.replay_json() + b"}"
+        body = (
+            json.dumps(head, ensure_ascii=False).encode()[:-1]
+            + b', "steps": '
+            + await outgoing.replay_json(game)
+            + b"}"
+        )
         return Response(body, media_type="application/json")
 
     return api

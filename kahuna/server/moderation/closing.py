@@ -66,7 +66,7 @@ class Enforcement:
                 ended += 1
             except Rejected as exc:  # over meanwhile, or too late to abort and not begun
                 logs.event("close_game_left", game_id=game_id, error=exc.code)
-            for client in list(game.clients):
+            for client in list(game.room.clients):
                 if client.seat == seat:
                     client.stop()
         return ended
