@@ -21,6 +21,7 @@ from typing import Any
 from kahuna.clock import Clock
 from kahuna.rules import Event, GameRecord, GameState, RecordError, Termination, Variant, view_of
 from kahuna.server.common.draws import random_seed
+from kahuna.server.common.protocol import Presence
 from kahuna.server.common.tokens import digest
 from kahuna.server.db.schema.games import digest_forms
 from kahuna.server.db.store import TAKEBACK, StoredGame
@@ -135,7 +136,7 @@ class LiveGame:
         remote = self.remote_online.values()
         return [self.ai_spec(s) is not None or present[s] or any(on[s] for on in remote) for s in (0, 1)]
 
-    def presence(self, now: float | None = None) -> dict[str, Any]:
+    def presence(self, now: float | None = None) -> Presence:
         """The ``presence`` message: who is connected, and since when a seat is gone (noted here)."""
         online, at = self.online(), time.time() if now is None else now
         for seat in (0, 1):
@@ -180,15 +181,20 @@ class LiveGame:
         cached = self._syncs.get(seat)
         if cached is None or cached[0] != key:
             sync = messages.sync(
-                self.state, seat, self.status, self.names, self.kinds, self.version, self.allows_takebacks
+                self.state,
+                seat,
+                self.status,
+                self.names,
+                self.kinds,
+                self.version,
+                self.allows_takebacks,
+                chat=self.chat_for(seat),
+                rematch=self.rematch,
+                rematch_of=self.rematch_of,
+                rated=self.rated,
+                casual_reason=self.casual_reason,
+                tournament=self.tournament,
             )
-            sync["termination"] = None if self.state.termination is None else self.state.termination.to_json()
-            sync["chat"] = self.chat_for(seat)
-            sync["rematch"] = self.rematch
-            sync["rematch_of"] = self.rematch_of
-            sync["rated"] = self.rated
-            sync["casual_reason"] = self.casual_reason
-            sync["tournament"] = self.tournament
             self._syncs[seat] = cached = (key, messages.encode(sync))
         return messages.with_clock(cached[1], self.clock_json())
 

@@ -345,7 +345,7 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
     client = conn.client
     wait = conn.bucket.take()
     if wait:
-        client.send({**messages.error("rate_limited", "too many messages"), "retry_after": round(wait, 3)})
+        client.send(messages.error("rate_limited", "too many messages", retry_after=round(wait, 3)))
         return True
     if text is None:
         client.send(messages.error("malformed", "send JSON in text frames"))
@@ -406,7 +406,7 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage | Forese
             await service.rematch(game, client)
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
-        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        client.send(messages.refusal(exc, message.id))
         return
     client.send(messages.ack(message.id, game.version))
 
@@ -414,7 +414,7 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage | Forese
 async def _hello(conn: Connection, message: Hello) -> bool:
     client = conn.client
     if client.busy():
-        client.send({**messages.error("rate_limited", "the previous hello is still being answered"), "retry_after": 1})
+        client.send(messages.error("rate_limited", "the previous hello is still being answered", retry_after=1))
         return True
     if message.token is not None:
         if not conn.greeted and client.seat is None:
@@ -497,4 +497,4 @@ async def _act(service: GameService, game: LiveGame, client: Client, message: Ac
         await service.act(game, client.seat, action, message.version, actor=client, msg_id=message.id)
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
-        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        client.send(messages.refusal(exc, message.id))
