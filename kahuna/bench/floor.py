@@ -66,8 +66,7 @@ def record(seed: int) -> Recording:
     names, kinds = ["bench", "Player 2"], [HUMAN, HUMAN]
     syncs = []
     for seat in (0, 1):
-        sync = messages.sync(state, seat, messages.PLAYING, names, kinds)
-        sync.update(termination=None, chat=[], rematch=None, rematch_of=None)
+        sync = messages.sync(state, seat, messages.PLAYING, names, kinds, chat=[])
         syncs.append(messages.encode(sync))
     updates: list[dict[tuple[int, int], str]] = []
     movers = []

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kahuna.server.cluster.broker import Subscription, game_channel
-from kahuna.server.common import logs
+from kahuna.server.common import logs, protocol
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db import store
 from kahuna.server.db.batched import BatchedReader
@@ -73,45 +73,47 @@ class Announcer:
         """How each of this process's messages begins (its name comes first): what its own
         subscriptions skip."""
 
-    def publish(self, game: LiveGame, data: dict[str, Any]) -> None:
+    def publish(self, game: LiveGame, data: protocol.Replicated) -> None:
         self.publish_to(game.game_id, data)
 
-    def publish_to(self, game_id: str, data: dict[str, Any]) -> None:
+    def publish_to(self, game_id: str, data: protocol.Replicated) -> None:
         self.broker.post(game_channel(game_id), _encode({"i": self.instance, **data}))
 
     def action_stored(self, game: LiveGame, row: ActionRow) -> None:
         self.publish(
             game,
-            {"k": "a", "seq": row.seq, "seat": row.seat, "tok": row.token, "rs": list(row.new_reshuffles),
-             "clk": row.clock, "at": row.at},
+            protocol.ActionStored(k="a", seq=row.seq, seat=row.seat, tok=row.token, rs=list(row.new_reshuffles),
+                                  clk=row.clock, at=row.at),
         )  # fmt: skip
 
     def chat_stored(self, game: LiveGame, seq: int, line: dict[str, Any]) -> None:
-        shadow = {"sh": 1} if seq in game.shadow_lines else {}  # shown to its author's seat only
-        self.publish(game, {"k": "c", "seq": seq, "line": line, **shadow})
+        message = protocol.ChatStored(k="c", seq=seq, line=line)
+        if seq in game.shadow_lines:  # shown to its author's seat only
+            message["sh"] = 1
+        self.publish(game, message)
 
     def line_hidden(self, game_id: str, line_id: int, hidden: bool) -> None:
-        self.publish_to(game_id, {"k": "h", "line": line_id, "hidden": hidden})
+        self.publish_to(game_id, protocol.LineHidden(k="h", line=line_id, hidden=hidden))
 
     def reload(self, game_id: str) -> None:
-        self.publish_to(game_id, {"k": "r"})
+        self.publish_to(game_id, protocol.Reload(k="r"))
 
     def rematch_offered(self, game: LiveGame) -> None:
         """A seat offered a rematch: its id and the digest of the offering seat's new token (never
         a token), so that the other seat may accept through any instance."""
         assert game.rematch_offer is not None
         seat, new_id, new_digest = game.rematch_offer
-        self.publish(game, {"k": "o", "seat": seat, "gid": new_id, "dig": new_digest})
+        self.publish(game, protocol.RematchAsked(k="o", seat=seat, gid=new_id, dig=new_digest))
 
     def takeback_asked(self, game: LiveGame, declined_by: int | None = None) -> None:
         """A seat asked for a take-back (or ``declined_by`` declined it): the other seat may answer
         through any instance."""
         offer = None if game.takeback_offer is None else list(game.takeback_offer)
-        self.publish(game, {"k": "t", "offer": offer, "declined_by": declined_by})
+        self.publish(game, protocol.TakebackAsked(k="t", offer=offer, declined_by=declined_by))
 
     def changed(self, game: LiveGame) -> None:
         """Seats, the end or a rematch changed: the others reload the game."""
-        self.publish(game, {"k": "r"})
+        self.publish(game, protocol.Reload(k="r"))
 
     def follow(self, game: LiveGame, engine: Catchup) -> None:
         return
@@ -167,7 +169,7 @@ class RedisReplication:
         subscription = self.broker.subscribe(game_channel(game.game_id), skip=self._announcer.signature)
         task = asyncio.get_running_loop().create_task(self._consume(game, engine, subscription))
         self._follows[game.game_id] = _Followed(game, engine, subscription, task)
-        self._publish(game, {"k": "w"})
+        self._publish(game, protocol.Who(k="w"))
 
     def unfollow(self, game_id: str) -> None:
         """Stop listening (the game left memory)."""
@@ -231,7 +233,7 @@ class RedisReplication:
                     await engine.players_here(game)
             return
         if kind == "w":
-            self._publish(game, {"k": "p", "on": list(game.room.local_online())})
+            self._publish(game, protocol.SeatsHere(k="p", on=list(game.room.local_online())))
             if game.rematch_offer is not None:
                 self.rematch_offered(game)
             if game.takeback_offer is not None:
@@ -264,7 +266,7 @@ class RedisReplication:
 
     # ----------------------------------------------------------------- announcing
 
-    def _publish(self, game: LiveGame, data: dict[str, Any]) -> None:
+    def _publish(self, game: LiveGame, data: protocol.Replicated) -> None:
         self._announcer.publish(game, data)
 
     def action_stored(self, game: LiveGame, row: ActionRow) -> None:
@@ -293,7 +295,7 @@ class RedisReplication:
         online = game.room.local_online()
         if self._presence.get(game.game_id, (False, False)) != online:
             self._presence[game.game_id] = online
-            self._publish(game, {"k": "p", "on": list(online)})
+            self._publish(game, protocol.SeatsHere(k="p", on=list(online)))
 
     async def _presence_loop(self) -> None:
         """Announce this instance's seats of each game it holds again, and forget the seats of an
@@ -304,7 +306,7 @@ class RedisReplication:
             for game_id, followed in list(self._follows.items()):
                 game = followed.game
                 if any(game.room.local_online()):
-                    self._publish(game, {"k": "p", "on": list(game.room.local_online())})
+                    self._publish(game, protocol.SeatsHere(k="p", on=list(game.room.local_online())))
                 before = game.online()
                 for instance in list(game.room.remote_online):
                     if now - self._heard.get((game_id, instance), now) > PRESENCE_TTL:
@@ -323,8 +325,8 @@ class RedisReplication:
                     await followed.engine.refresh(game)
             except Exception as exc:
                 logs.event("cluster_error", game_id=game_id, error=type(exc).__name__)
-            self._publish(game, {"k": "p", "on": list(game.room.local_online())})
-            self._publish(game, {"k": "w"})
+            self._publish(game, protocol.SeatsHere(k="p", on=list(game.room.local_online())))
+            self._publish(game, protocol.Who(k="w"))
 
     async def close(self) -> None:
         """Stop following; tell the others that this instance's connections are gone."""
@@ -332,7 +334,7 @@ class RedisReplication:
             await cancel_and_wait(self._heartbeat)
         for game_id, followed in list(self._follows.items()):
             if any(self._presence.get(game_id, (False, False))):
-                self._publish(followed.game, {"k": "p", "on": [False, False]})
+                self._publish(followed.game, protocol.SeatsHere(k="p", on=[False, False]))
         await asyncio.sleep(0)  # let the announcements reach the broker's queue
         for game_id in list(self._follows):
             await self._stop_following(self._follows.pop(game_id))

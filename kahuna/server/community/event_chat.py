@@ -21,6 +21,7 @@ from sqlalchemy import ColumnElement, Connection, and_, or_, select
 from kahuna.server.cluster.broker import Broker, user_channel
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.names import clean_chat
+from kahuna.server.common.protocol import TournamentChat, TournamentChatLine
 from kahuna.server.common.ratelimit import Limiter
 from kahuna.server.db.schema import tournament_chat, tournament_players, tournaments
 
@@ -47,10 +48,10 @@ class EventChat:
         self.budget = budget
         self.moderation = moderation
 
-    async def lines(self, tournament_id: str, viewer: int | None) -> list[dict[str, Any]]:
+    async def lines(self, tournament_id: str, viewer: int | None) -> list[TournamentChatLine]:
         """The newest :data:`SHOWN` lines, oldest first (a shadow-muted line only for its author)."""
 
-        def read(conn: Connection) -> list[dict[str, Any]]:
+        def read(conn: Connection) -> list[TournamentChatLine]:
             if conn.execute(select(tournaments.c.id).where(tournaments.c.id == tournament_id)).first() is None:
                 raise Rejected("not_found", "no such tournament", 404)
             seen: ColumnElement[bool] = tournament_chat.c.shadow.is_(None)
@@ -64,10 +65,10 @@ class EventChat:
             ).all()
             return [_line(row.id, row.username, row.text, row.at) for row in reversed(rows)]
 
-        out: list[dict[str, Any]] = await self.writer.read(read)
+        out: list[TournamentChatLine] = await self.writer.read(read)
         return out
 
-    async def post(self, tournament_id: str, account_id: int, text: str) -> dict[str, Any]:
+    async def post(self, tournament_id: str, account_id: int, text: str) -> TournamentChatLine:
         """Store and publish a line of ``account_id``'s; ``Rejected`` stores nothing."""
         try:
             clean = clean_chat(text)
@@ -113,11 +114,11 @@ class EventChat:
             return int(key[0])
 
         shown = _line(await self.writer.transact(write), username, clean, row["at"])
-        message = json.dumps({"type": "tournament_chat", "tournament_id": tournament_id, "line": shown})
+        message = json.dumps(TournamentChat(type="tournament_chat", tournament_id=tournament_id, line=shown))
         channel = event_channel(tournament_id) if shadow is None else user_channel(account_id)
         await self.broker.publish(channel, message)
         return shown
 
 
-def _line(line_id: int, username: str, text: str, at: float) -> dict[str, Any]:
-    return {"line_id": line_id, "username": username, "text": text, "at": at}
+def _line(line_id: int, username: str, text: str, at: float) -> TournamentChatLine:
+    return TournamentChatLine(line_id=line_id, username=username, text=text, at=at)

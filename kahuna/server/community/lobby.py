@@ -37,6 +37,7 @@ from kahuna.server.common import logs
 from kahuna.server.common.draws import first_seat
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
+from kahuna.server.common.protocol import Accepted, Challenge, Declined, LobbyMessage, SeekAdded, SeekPage, SeekRemoved
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
 from kahuna.server.community import rating_marks, ratings, relations, seeks
 from kahuna.server.community.offers import Offer, Party, Started, casual_reason
@@ -214,11 +215,11 @@ class Lobby:
         out: dict[str, Any] = {"seek_id": seek.seek_id, "token": token}
         if seek.kind == "seek":
             if listed:  # else announced when one of its address's listed seeks goes
-                await self._publish(LOBBY, {"type": "seek_added", "seek": stored.public()})
+                await self._publish(LOBBY, SeekAdded(type="seek_added", seek=stored.public()))
         elif seek.kind == "challenge" and target is not None:
             out["casual_reason"] = reason  # both learn it before the game starts: the challenger here,
             challenge = {**stored.public(), "casual_reason": reason}  # the challenged with the challenge
-            await self._publish(user_channel(target.id), {"type": "challenge", "challenge": challenge})
+            await self._publish(user_channel(target.id), Challenge(type="challenge", challenge=challenge))
             self.notices.challenge(target.id, seek.seek_id, seek.owner_name, seek.alive_until)
         else:
             paired = await self._pair_newcomer(stored)
@@ -282,9 +283,9 @@ class Lobby:
             raise Rejected("forbidden", "only the challenged account can decline a challenge", 403)
         if not await self.transact(lambda conn: seeks.close(conn, seek_id, seeks.DECLINED)):
             raise Rejected("gone", "this challenge is no longer open", 409)
-        await self._publish(seek_channel(seek_id), {"type": "declined", "seek_id": seek_id})
+        await self._publish(seek_channel(seek_id), Declined(type="declined", seek_id=seek_id))
 
-    async def open_seeks(self, page: int = 1) -> dict[str, Any]:
+    async def open_seeks(self, page: int = 1) -> SeekPage:
         """One page of the list (:func:`fair_order`): ``{"seeks", "page", "pages", "total"}``."""
         moment, damaged = time.time(), set[str]()
         found = await self.writer.read(lambda conn: seeks.open_seeks(conn, "seek", moment, SCAN_LIMIT, damaged, True))
@@ -292,7 +293,7 @@ class Lobby:
         listed = fair_order(found)
         start = (page - 1) * PAGE_SIZE
         shown = [seek.public() for seek in listed[start : start + PAGE_SIZE]]
-        return {"seeks": shown, "page": page, "pages": max(1, -(-len(listed) // PAGE_SIZE)), "total": len(listed)}
+        return SeekPage(seeks=shown, page=page, pages=max(1, -(-len(listed) // PAGE_SIZE)), total=len(listed))
 
     async def challenges(self, account: Account) -> list[dict[str, Any]]:
         """The open challenges to ``account`` (none from an account either blocks), each with the
@@ -421,10 +422,11 @@ class Lobby:
         started = Started(game_id, (seat_of_first, 1 - seat_of_first), game.rated, game.casual_reason)
         logs.event("lobby_game", game_id=game_id, seek_id=terms.seek_id, offer=terms.kind, rated=game.rated)
         for seek_id, seat in claims:
-            accepted = {"type": "accepted", "seek_id": seek_id, "game_id": game_id, "seat": seat, **started.counts()}
+            accepted = Accepted(type="accepted", seek_id=seek_id, game_id=game_id, seat=seat, rated=started.rated,
+                                casual_reason=started.casual_reason)  # fmt: skip
             await self._publish(seek_channel(seek_id), accepted)
             if terms.kind == "seek":
-                await self._publish(LOBBY, {"type": "seek_removed", "seek_id": seek_id, "reason": "accepted"})
+                await self._publish(LOBBY, SeekRemoved(type="seek_removed", seek_id=seek_id, reason="accepted"))
                 await self._promote(terms)
         return started
 
@@ -477,7 +479,7 @@ class Lobby:
         return await self.writer.transact(fn)
 
     async def _removed(self, seek_id: str, reason: str) -> None:
-        removed = {"type": "seek_removed", "seek_id": seek_id, "reason": reason}
+        removed = SeekRemoved(type="seek_removed", seek_id=seek_id, reason=reason)
         await self._publish(LOBBY, removed)
         await self._publish(seek_channel(seek_id), removed)
         with contextlib.suppress(Rejected):
@@ -491,7 +493,7 @@ class Lobby:
         held = await self.writer.read(lambda conn: seeks.open_at_address(conn, "seek", gone.address, moment, damaged))
         self._quarantine(damaged)
         if len(held) >= LISTED_PER_ADDRESS and held[LISTED_PER_ADDRESS - 1].created > gone.created:
-            await self._publish(LOBBY, {"type": "seek_added", "seek": held[LISTED_PER_ADDRESS - 1].public()})
+            await self._publish(LOBBY, SeekAdded(type="seek_added", seek=held[LISTED_PER_ADDRESS - 1].public()))
 
-    async def _publish(self, channel: str, message: dict[str, Any]) -> None:
+    async def _publish(self, channel: str, message: LobbyMessage) -> None:
         await self.broker.publish(channel, json.dumps(message, ensure_ascii=False))

@@ -43,7 +43,7 @@ from kahuna.clock import ClockError, TimeControl
 from kahuna.server.accounts import store as accounts
 from kahuna.server.accounts.store import Account
 from kahuna.server.cluster.broker import Broker, user_channel
-from kahuna.server.common import logs
+from kahuna.server.common import logs, protocol
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.periodic import Periodic
 from kahuna.server.common.tokens import digest, new_game_id, new_secret
@@ -445,13 +445,13 @@ class Tournaments:
         for seat, account in enumerate((first, second)):
             if entrants[account].ai_level is not None:
                 continue
-            message = {
-                "type": "tournament_game",
-                "tournament_id": event.tournament_id,
-                "game_id": board.game_id,
-                "seat": seat,
-                "seat_url": views.seat_url(board.game_id, seat),
-            }
+            message = protocol.TournamentGame(
+                type="tournament_game",
+                tournament_id=event.tournament_id,
+                game_id=board.game_id,
+                seat=seat,
+                seat_url=views.seat_url(board.game_id, seat),
+            )
             await self.broker.publish(user_channel(account), json.dumps(message))
             opponent = entrants[(first, second)[1 - seat]].username
             url = f"/play/{board.game_id}?tournament={event.tournament_id}#seat:{seat}"

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
+from kahuna.server.common.protocol import GameMessage
 from kahuna.server.games import messages
 
 MAX_BACKLOG = 1000
@@ -46,7 +46,7 @@ class Client:
         """Whether the answer to the previous ``hello`` is still being sent."""
         return self.sent < self.answered_at
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: GameMessage) -> None:
         self.send_text(messages.encode(message))
 
     def send_text(self, text: str) -> None:

@@ -10,14 +10,13 @@ nothing that view does not.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.protocol import Foreseen
 from kahuna.server.games import messages
 from kahuna.server.games.live import Client, LiveGame
 
 
-def foresee(game: LiveGame, client: Client, version: int) -> dict[str, Any]:
+def foresee(game: LiveGame, client: Client, version: int) -> Foreseen:
     """The ``foreseen`` message for ``client`` at the game's current ``version``; ``Rejected`` with
     ``stale_version`` for any other version, ``already_sent`` when this connection had it."""
     if version != game.version:

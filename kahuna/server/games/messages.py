@@ -1,4 +1,5 @@
-"""The WebSocket messages of docs/protocol.md, built for one recipient from the referee's state.
+"""The game socket's messages (their types: ``common/protocol.py``), built for one recipient from
+the referee's state.
 
 Everything a recipient gets is derived from its player view and from events redacted for it, and
 nothing else (no game id, token or time stamp), so two games that differ only in cards hidden from
@@ -8,14 +9,32 @@ a recipient give it byte-identical messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, overload
 
 import orjson
 
 from kahuna.rules import Event, GameState, parse, view_of
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
 from kahuna.rules.foresight import close_islands, consequences
+from kahuna.server.common.errors import Rejected
+from kahuna.server.common.protocol import PONG as PONG  # the game socket's answer to ping, sent as it is
+from kahuna.server.common.protocol import (
+    Ack,
+    Chat,
+    ChatHidden,
+    ClockNow,
+    DeltaUpdate,
+    Error,
+    Foreseen,
+    Presence,
+    Rematch,
+    RematchOffered,
+    Sync,
+    TakebackDeclined,
+    TakebackOffered,
+    Update,
+)
 
 WAITING, PLAYING, OVER = "waiting", "playing", "over"
 
@@ -70,22 +89,67 @@ def sync(
     kinds: Sequence[str],
     version: int | None = None,
     takebacks: bool = False,
-) -> dict[str, Any]:
+    *,
+    chat: list[dict[str, Any]],
+    rematch: str | None = None,
+    rematch_of: str | None = None,
+    rated: bool = False,
+    casual_reason: str | None = None,
+    tournament: bool = False,
+) -> Sync:
     """``version``: the game's log version (actions and take-backs), when it differs from the number
-    of actions; ``takebacks``: whether the game allows take-backs (casual games)."""
+    of actions; ``takebacks``: whether the game allows take-backs (casual games); ``chat``: the
+    lines the recipient may read; the rest as the game's summary has them."""
     view = view_of(state, recipient)
-    return {
-        "type": "sync",
-        "version": view.version if version is None else version,
-        "seat": recipient,
-        "status": status,
-        "players": list(players),
-        "kinds": list(kinds),
-        "view": view.to_json(),
-        "legal": legal_for(state, recipient, status),
-        "why_not": why_not_for(state, recipient, status),
-        "can_take_back": can_take_back(state, recipient, status, takebacks),
-    }
+    return Sync(
+        type="sync",
+        version=view.version if version is None else version,
+        seat=recipient,
+        status=status,
+        players=list(players),
+        kinds=list(kinds),
+        view=view.to_json(),
+        legal=legal_for(state, recipient, status),
+        why_not=why_not_for(state, recipient, status),
+        can_take_back=can_take_back(state, recipient, status, takebacks),
+        termination=None if state.termination is None else state.termination.to_json(),
+        chat=chat,
+        rematch=rematch,
+        rematch_of=rematch_of,
+        rated=rated,
+        casual_reason=casual_reason,
+        tournament=tournament,
+    )
+
+
+@overload
+def update(
+    state: GameState,
+    seat_acted: int,
+    events: Sequence[Event],
+    recipient: int | None,
+    status: str,
+    version: int | None = None,
+    takebacks: bool = False,
+    *,
+    view: dict[str, Any] | None = None,
+    before: None = None,
+) -> Update: ...
+
+
+@overload
+def update(
+    state: GameState,
+    seat_acted: int,
+    events: Sequence[Event],
+    recipient: int | None,
+    status: str,
+    version: int | None = None,
+    takebacks: bool = False,
+    *,
+    view: dict[str, Any] | None = None,
+    before: dict[str, Any] | None,
+) -> Update | DeltaUpdate: ...
 
 
 def update(
@@ -99,7 +163,7 @@ def update(
     *,
     view: dict[str, Any] | None = None,
     before: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Update | DeltaUpdate:
     """The update for the action just applied to ``state`` (its last history entry); ``version`` and
     ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state`` as JSON, if the
     caller has it already. Protocol 1 carries that whole view; protocol 2 (``before``: the
@@ -107,28 +171,44 @@ def update(
     an update costs what changed rather than the whole game so far (docs/protocol.md, *Protocol 2*)."""
     shown = view_of(state, recipient).to_json() if view is None else view
     history = shown["history"]
-    out: dict[str, Any] = {
-        "type": "update",
-        "version": len(history) if version is None else version,
-        "seat_acted": seat_acted,
-        "action": history[-1],
-        "events": [e.seen_by(recipient).to_json() for e in events],
-    }
-    if before is not None:
-        out["changed"] = changes(before, shown)
-    else:
-        out["view"] = shown
-    out.update(
-        legal=legal_for(state, recipient, status),
-        why_not=why_not_for(state, recipient, status),
-        status=status,
-        result=None if state.outcome is None else state.outcome.to_json(),
-        can_take_back=can_take_back(state, recipient, status, takebacks),
+    number = len(history) if version is None else version
+    seen = [e.seen_by(recipient).to_json() for e in events]
+    legal = legal_for(state, recipient, status)
+    why_not = why_not_for(state, recipient, status)
+    result = None if state.outcome is None else state.outcome.to_json()
+    may_take_back = can_take_back(state, recipient, status, takebacks)
+    if before is None:
+        return Update(
+            type="update",
+            version=number,
+            seat_acted=seat_acted,
+            action=history[-1],
+            events=seen,
+            view=shown,
+            legal=legal,
+            why_not=why_not,
+            status=status,
+            result=result,
+            can_take_back=may_take_back,
+        )
+    out = DeltaUpdate(
+        type="update",
+        version=number,
+        seat_acted=seat_acted,
+        action=history[-1],
+        events=seen,
+        changed=changes(before, shown),
     )
-    if before is not None:
-        for key, default in DEFAULTS.items():
-            if out[key] == default:
-                del out[key]
+    if legal != DEFAULTS["legal"]:
+        out["legal"] = legal
+    if why_not != DEFAULTS["why_not"]:
+        out["why_not"] = why_not
+    if status != DEFAULTS["status"]:
+        out["status"] = status
+    if result != DEFAULTS["result"]:
+        out["result"] = result
+    if may_take_back != DEFAULTS["can_take_back"]:
+        out["can_take_back"] = may_take_back
     return out
 
 
@@ -162,34 +242,52 @@ def changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def foreseen(state: GameState, recipient: int | None, status: str, version: int) -> dict[str, Any]:
+def foreseen(state: GameState, recipient: int | None, status: str, version: int) -> Foreseen:
     """What the referee foresees from ``recipient``'s view (``kahuna.rules.foresight``): for the seat
     to move in a game being played, its legal actions that cause more than themselves, each with
     those events; for everyone, the islands one bridge would change."""
     view = view_of(state, recipient)
     actions = consequences(view) if status == PLAYING else {}
-    return {
-        "type": "foreseen",
-        "version": version,
-        "actions": {token: [e.to_json() for e in events] for token, events in actions.items()},
-        "close": [c.to_json() for c in close_islands(view)],
-    }
+    return Foreseen(
+        type="foreseen",
+        version=version,
+        actions={token: [e.to_json() for e in events] for token, events in actions.items()},
+        close=[c.to_json() for c in close_islands(view)],
+    )
 
 
-def ack(msg_id: str | None, version: int) -> dict[str, Any]:
-    return {"type": "ack", "id": msg_id, "version": version}
+def ack(msg_id: str | None, version: int) -> Ack:
+    return Ack(type="ack", id=msg_id, version=version)
 
 
-def error(code: str, message: str, msg_id: str | None = None) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": msg_id}
+def error(code: str, message: str, msg_id: str | None = None, *, retry_after: float | None = None) -> Error:
+    """``retry_after``: the seconds a rate-limited client waits before it sends again."""
+    out = Error(type="error", code=code, message=message, id=msg_id)
+    if retry_after is not None:
+        out["retry_after"] = retry_after
+    return out
 
 
-def presence(online: Sequence[bool], left_at: Sequence[float | None], now: float, claim_after: float) -> dict[str, Any]:
+def refusal(exc: Rejected, msg_id: str | None = None) -> Error:
+    """The ``error`` of a refused request, with the field its refusal adds: an illegal action's
+    ``reason``, a rate limit's ``retry_after``, a full chat's ``room``, a mute's ``seconds_left``."""
+    extra = exc.extra
+    out = error(exc.code, exc.message, msg_id, retry_after=extra.get("retry_after"))
+    if "reason" in extra:
+        out["reason"] = extra["reason"]
+    if "room" in extra:
+        out["room"] = extra["room"]
+    if "seconds_left" in extra:
+        out["seconds_left"] = extra["seconds_left"]
+    return out
+
+
+def presence(online: Sequence[bool], left_at: Sequence[float | None], now: float, claim_after: float) -> Presence:
     """Who is connected; ``away``: for how many seconds each seat has had no connection (``null``:
     connected); ``claim_after``: the seconds after which the opponent of a seat gone from a
     real-time game may claim the win or a draw (``claim_victory``, ``claim_draw``)."""
     away = [None if at is None else round(max(0.0, now - at), 1) for at in left_at]
-    return {"type": "presence", "online": list(online), "away": away, "claim_after": claim_after}
+    return Presence(type="presence", online=list(online), away=away, claim_after=claim_after)
 
 
 def with_clock(text: str, clock: dict[str, Any] | None) -> str:
@@ -203,9 +301,9 @@ def with_clock(text: str, clock: dict[str, Any] | None) -> str:
     return f'{text[:-1]},"clock":{encode(clock)}}}'
 
 
-def clock(clock: dict[str, Any]) -> dict[str, Any]:
+def clock(clock: dict[str, Any]) -> ClockNow:
     """The clock alone, after a catch-up (whose updates carry the clock of their time)."""
-    return {"type": "clock", "clock": clock}
+    return ClockNow(type="clock", clock=clock)
 
 
 PLAYERS_ROOM, SPECTATORS_ROOM = "players", "spectators"
@@ -216,14 +314,16 @@ def chat_room(seat: int | None) -> str:
     return SPECTATORS_ROOM if seat is None else PLAYERS_ROOM
 
 
-def chat_line(line: dict[str, Any]) -> dict[str, Any]:
-    """A new chat line: ``{"type": "chat", "line_id", "room", "seat", "text", "at"}`` (text is plain text)."""
-    return {"type": "chat", **line}
+def chat_line(line: Mapping[str, Any]) -> Chat:
+    """A new chat line, from the line as the game keeps it (``{"line_id", "room", "seat", "text", "at"}``)."""
+    return Chat(
+        type="chat", line_id=line["line_id"], room=line["room"], seat=line["seat"], text=line["text"], at=line["at"]
+    )
 
 
-def chat_hidden(line_id: int) -> dict[str, Any]:
-    """A moderator hid a chat line: ``{"type": "chat_hidden", "line_id"}`` (the client drops it)."""
-    return {"type": "chat_hidden", "line_id": line_id}
+def chat_hidden(line_id: int) -> ChatHidden:
+    """A moderator hid a chat line (the client drops it)."""
+    return ChatHidden(type="chat_hidden", line_id=line_id)
 
 
 MAX_TAKEBACKS = 20
@@ -236,32 +336,30 @@ game: with a request refused while the seat's own is pending, a seat's requests 
 at most once per action plus this many times (issue 45: 1,199 in 20 s before)."""
 
 
-def takeback_offered(seat: int, version: int) -> dict[str, Any]:
+def takeback_offered(seat: int, version: int) -> TakebackOffered:
     """``seat`` asks to take back its last action, at ``version`` (an action played since voids it)."""
-    return {"type": "takeback_offered", "seat": seat, "version": version}
+    return TakebackOffered(type="takeback_offered", seat=seat, version=version)
 
 
-def takeback_declined(seat: int) -> dict[str, Any]:
+def takeback_declined(seat: int) -> TakebackDeclined:
     """``seat`` declined the other seat's take-back request."""
-    return {"type": "takeback_declined", "seat": seat}
+    return TakebackDeclined(type="takeback_declined", seat=seat)
 
 
-def rematch_offered(seat: int) -> dict[str, Any]:
-    return {"type": "rematch_offered", "seat": seat}
+def rematch_offered(seat: int) -> RematchOffered:
+    return RematchOffered(type="rematch_offered", seat=seat)
 
 
-def rematch(game_id: str, seat: int | None, token: str | None) -> dict[str, Any]:
+def rematch(game_id: str, seat: int | None, token: str | None) -> Rematch:
     """The agreed rematch: its id, and for a seat its new seat link (sent to that seat only)."""
-    out: dict[str, Any] = {"type": "rematch", "game_id": game_id, "spectator_url": f"/watch/{game_id}"}
+    out = Rematch(type="rematch", game_id=game_id, spectator_url=f"/watch/{game_id}")
     if seat is not None and token is not None:
-        out.update(seat=seat, seat_url=f"/play/{game_id}#{token}")
+        out["seat"] = seat
+        out["seat_url"] = f"/play/{game_id}#{token}"
     return out
 
 
-PONG: dict[str, Any] = {"type": "pong"}
-
-
-def encode(message: dict[str, Any]) -> str:
+def encode(message: Mapping[str, Any]) -> str:
     """Compact, deterministic JSON text.
 
     orjson writes the same text as ``json.dumps(separators=(",", ":"), ensure_ascii=False)`` for

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from kahuna.rules import Event, GameState, view_of
+from kahuna.server.common.protocol import Presence
 from kahuna.server.games import messages
 from kahuna.server.games.catch_up import MAX_CATCH_UP, RecentUpdates, encode_updates
 from kahuna.server.games.client import Client
@@ -29,14 +30,21 @@ def sync_text(game: LiveGame, seat: int | None) -> str:
     key = (game.version, game.status, len(game.chat), game.rematch)
     cached = game.room.syncs.get(seat)
     if cached is None or cached[0] != key:
-        sync = messages.sync(game.state, seat, game.status, game.names, game.kinds, game.version, game.allows_takebacks)
-        sync["termination"] = None if game.state.termination is None else game.state.termination.to_json()
-        sync["chat"] = game.chat_for(seat)
-        sync["rematch"] = game.rematch
-        sync["rematch_of"] = game.rematch_of
-        sync["rated"] = game.rated
-        sync["casual_reason"] = game.casual_reason
-        sync["tournament"] = game.tournament
+        sync = messages.sync(
+            game.state,
+            seat,
+            game.status,
+            game.names,
+            game.kinds,
+            game.version,
+            game.allows_takebacks,
+            chat=game.chat_for(seat),
+            rematch=game.rematch,
+            rematch_of=game.rematch_of,
+            rated=game.rated,
+            casual_reason=game.casual_reason,
+            tournament=game.tournament,
+        )
         game.room.syncs[seat] = cached = (key, messages.encode(sync))
     return messages.with_clock(cached[1], game.clock_json())
 
@@ -135,7 +143,7 @@ def clock(game: LiveGame) -> None:
         game.room.send_all(messages.encode(messages.clock(shown)))
 
 
-def presence_message(game: LiveGame, now: float | None = None) -> dict[str, Any]:
+def presence_message(game: LiveGame, now: float | None = None) -> Presence:
     """The ``presence`` message as this instance sees it now."""
     return game.room.presence(game.online(), time.time() if now is None else now)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kahuna.rules import GameState
+from kahuna.server.common.protocol import Presence
 from kahuna.server.games import messages
 from kahuna.server.games.catch_up import RecentUpdates
 from kahuna.server.games.client import Client
@@ -104,7 +105,7 @@ class Room:
         remote = self.remote_online.values()
         return [ai_seats[s] or present[s] or any(on[s] for on in remote) for s in (0, 1)]
 
-    def presence(self, online: list[bool], now: float) -> dict[str, Any]:
+    def presence(self, online: list[bool], now: float) -> Presence:
         """The ``presence`` message: who is connected, and since when a seat is gone (noted here)."""
         for seat in (0, 1):
             self.left_at[seat] = None if online[seat] else self.left_at[seat] or now

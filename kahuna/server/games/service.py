@@ -21,6 +21,7 @@ from typing import Any
 
 from kahuna.clock import MIN_INITIAL
 from kahuna.rules import Action
+from kahuna.server.common.protocol import Foreseen
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import chat as chatting
@@ -142,7 +143,7 @@ class GameService:
     ) -> None:
         await playing.act(self.engine, game, seat, action, version, reply)
 
-    def foresee(self, game: LiveGame, client: Client, version: int) -> dict[str, Any]:
+    def foresee(self, game: LiveGame, client: Client, version: int) -> Foreseen:
         """What the referee foresees from the connection's view (the screen-reader mode asks)."""
         return foresight.foresee(game, client, version)
 

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from kahuna.server.common.protocol import TournamentChatLine
 from kahuna.server.community.event_chat import EventChat
 from kahuna.server.http.common import MaybeAccount, TheAccount
 from kahuna.server.http.tournaments import TournamentId
@@ -39,7 +40,7 @@ def router(chat: EventChat) -> APIRouter:
         return {"lines": await chat.lines(tournament_id, None if account is None else account.id)}
 
     @api.post("/{tournament_id}/chat", status_code=201, response_model=EventLine)
-    async def post(tournament_id: TournamentId, account: TheAccount, body: NewEventLine) -> dict[str, Any]:
+    async def post(tournament_id: TournamentId, account: TheAccount, body: NewEventLine) -> TournamentChatLine:
         """A line from one of the event's players (``403 not_entrant``, ``403 muted``, ``409 finished``,
         ``422 invalid``, ``429 rate_limited``)."""
         return await chat.post(tournament_id, account.id, body.text)

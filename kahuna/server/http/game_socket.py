@@ -344,7 +344,7 @@ async def _handle(conn: Connection, text: str | None, max_frame: int) -> bool:
     client = conn.client
     wait = conn.bucket.take()
     if wait:
-        client.send({**messages.error("rate_limited", "too many messages"), "retry_after": round(wait, 3)})
+        client.send(messages.error("rate_limited", "too many messages", retry_after=round(wait, 3)))
         return True
     if text is None:
         client.send(messages.error("malformed", "send JSON in text frames"))
@@ -406,13 +406,13 @@ async def _request(conn: Connection, message: GameRequest | ChatMessage | Forese
             await service.rematch(game, reply)
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
-        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        client.send(messages.refusal(exc, message.id))
 
 
 async def _hello(conn: Connection, message: Hello) -> bool:
     client = conn.client
     if client.busy():
-        client.send({**messages.error("rate_limited", "the previous hello is still being answered"), "retry_after": 1})
+        client.send(messages.error("rate_limited", "the previous hello is still being answered", retry_after=1))
         return True
     if message.token is not None:
         if not conn.greeted and client.seat is None:
@@ -495,4 +495,4 @@ async def _act(service: GameService, game: LiveGame, client: Client, message: Ac
         await service.act(game, client.seat, action, message.version, Reply(client, message.id))
     except Rejected as exc:
         logs.event("rejected", game_id=game.game_id, seat=client.seat, code=exc.code)
-        client.send({**messages.error(exc.code, exc.message, message.id), **exc.extra})
+        client.send(messages.refusal(exc, message.id))

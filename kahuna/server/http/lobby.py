@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from kahuna.server.common import protocol
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.http.browsers import BROWSER_COOKIE, browser_id
 from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
@@ -51,7 +52,7 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.create(offer_of("seek", body), account, client_ip(request), browser=browser)
 
     @api.get("/seeks", response_model=SeekPage)
-    async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> dict[str, Any]:
+    async def list_seeks(page: Annotated[int, Query(ge=1, le=1000)] = 1) -> protocol.SeekPage:
         """One page of the open seeks, fairly ordered: at most two per address, every address's
         first before anyone's second, the newest first within each round (docs/community.md)."""
         return await lobby.open_seeks(page)

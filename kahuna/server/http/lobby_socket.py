@@ -28,6 +28,16 @@ from kahuna.server.cluster.broker import LOBBY, user_channel
 from kahuna.server.cluster.presence import Presence
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.protocol import (
+    PONG,
+    Challenges,
+    LobbyError,
+    LobbyMessage,
+    Owned,
+    SeekRemoved,
+    Seeks,
+    accepted,
+)
 from kahuna.server.common.ratelimit import Bucket
 from kahuna.server.common.tasks import cancel_and_wait
 from kahuna.server.community.event_chat import event_channel
@@ -67,7 +77,7 @@ async def lobby_socket(
     try:
         account = await auth.of_websocket(websocket)
     except Rejected as exc:
-        await _close(websocket, {"type": "error", "code": exc.code, "message": exc.message}, 4401)
+        await _close(websocket, LobbyError(type="error", code=exc.code, message=exc.message), 4401)
         return
     channels = [LOBBY] if account is None else [LOBBY, user_channel(account.id)]
     subscription = lobby.broker.subscribe(*channels)
@@ -83,7 +93,7 @@ async def lobby_socket(
     closed_account = False
     """Whether a moderator closed the account: told, then closed with 4403."""
 
-    def send(message: dict[str, Any]) -> None:
+    def send(message: LobbyMessage) -> None:
         """Queue a message; a client :data:`MAX_BACKLOG` behind is closed (it reconnects and gets
         the list afresh) rather than missing events silently."""
         nonlocal behind
@@ -101,7 +111,7 @@ async def lobby_socket(
             event = json.loads(text)
             seek_id = event.get("seek_id")
             if channel.startswith("seek:") and event.get("type") == "accepted" and seek_id in owned:
-                send({**event, **seat_links(event["game_id"], event["seat"], owned.pop(seek_id))})
+                send(accepted({**event, **seat_links(event["game_id"], event["seat"], owned.pop(seek_id))}))
             elif channel.startswith("seek:"):
                 owned.pop(seek_id, None)
                 send(event)
@@ -127,9 +137,9 @@ async def lobby_socket(
             )
 
     tasks = [asyncio.create_task(forward(subscription)), asyncio.create_task(sender())]
-    send({"type": "seeks", **await lobby.open_seeks()})
+    send(Seeks(type="seeks", **await lobby.open_seeks()))
     if account is not None:
-        send({"type": "challenges", "username": account.username, "challenges": await lobby.challenges(account)})
+        send(Challenges(type="challenges", username=account.username, challenges=await lobby.challenges(account)))
     bucket = Bucket(5.0, 20)
     entry = None if account is None else presence.enter(account.id)
     drain.register(websocket, go_away)
@@ -143,35 +153,35 @@ async def lobby_socket(
                 break
             text = frame.get("text")
             if bucket.take() or text is None or len(text) > LOBBY_FRAME:
-                send({"type": "error", "code": "malformed", "message": "too many or too large messages"})
+                send(LobbyError(type="error", code="malformed", message="too many or too large messages"))
                 continue
             try:
                 message = _Incoming.model_validate_json(text)
             except ValidationError:
-                send({"type": "error", "code": "malformed", "message": 'send {"type": "ping"} or "own"'})
+                send(LobbyError(type="error", code="malformed", message='send {"type": "ping"} or "own"'))
                 continue
             if message.type == "ping":
                 if owned:
                     await lobby.keep_alive(owned)
                 if any(sub.lagged for sub in (subscription, *extra)):
                     await _resync(lobby, send, owned, [subscription, *extra])
-                send({"type": "pong"})
+                send(PONG)
             elif message.type == "watch":
                 if message.tournament_id is None:
-                    send({"type": "error", "code": "malformed", "message": "watch needs tournament_id"})
+                    send(LobbyError(type="error", code="malformed", message="watch needs tournament_id"))
                     continue
                 await _unwatch(watched)
                 watching = lobby.broker.subscribe(event_channel(message.tournament_id))
                 watched.extend([watching, asyncio.create_task(forward(watching))])
             elif message.seek_id is None or message.token is None:
-                send({"type": "error", "code": "malformed", "message": "own needs seek_id and token"})
+                send(LobbyError(type="error", code="malformed", message="own needs seek_id and token"))
             elif len(owned) >= MAX_OPEN_PER_CLIENT:
-                send({"type": "error", "code": "too_many_seeks", "message": "this connection owns enough offers"})
+                send(LobbyError(type="error", code="too_many_seeks", message="this connection owns enough offers"))
             else:
                 try:
                     await lobby.owns(message.seek_id, message.token)
                 except Rejected as exc:
-                    send({"type": "error", "code": exc.code, "message": exc.message})
+                    send(LobbyError(type="error", code=exc.code, message=exc.message))
                     continue
                 owned[message.seek_id] = message.token
                 mine = lobby.broker.subscribe(seek_channel(message.seek_id))
@@ -180,12 +190,12 @@ async def lobby_socket(
                 status = await lobby.status(message.seek_id, message.token)  # kept alive; accepted meanwhile?
                 if "token" in status:
                     owned.pop(message.seek_id, None)
-                    send({"type": "accepted", **status})
+                    send(accepted(status))
                 elif status["status"] != "open":  # cancelled or expired while the owner was away
                     owned.pop(message.seek_id, None)
-                    send({"type": "seek_removed", "seek_id": message.seek_id, "reason": status["status"]})
+                    send(SeekRemoved(type="seek_removed", seek_id=message.seek_id, reason=status["status"]))
                 else:
-                    send({"type": "owned", "seek_id": message.seek_id, "alive_seconds": SEEK_TTL})
+                    send(Owned(type="owned", seek_id=message.seek_id, alive_seconds=SEEK_TTL))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -213,12 +223,12 @@ async def _resync(lobby: Lobby, send: Any, owned: dict[str, str], subscriptions:
     offers accepted meanwhile, from the database, which is the truth."""
     for sub in subscriptions:
         sub.lagged = False
-    send({"type": "seeks", **await lobby.open_seeks()})
+    send(Seeks(type="seeks", **await lobby.open_seeks()))
     for seek_id, token in list(owned.items()):
         status = await lobby.status(seek_id, token)
         if "token" in status:
             owned.pop(seek_id, None)
-            send({"type": "accepted", **status})
+            send(accepted(status))
 
 
 class _Incoming(BaseModel):
@@ -238,7 +248,7 @@ async def _unwatch(watched: list[Any]) -> None:
         watched.clear()
 
 
-async def _close(websocket: WebSocket, message: dict[str, Any], code: int) -> None:
+async def _close(websocket: WebSocket, message: LobbyError, code: int) -> None:
     with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
         await websocket.send_text(json.dumps(message))
         await websocket.close(code)

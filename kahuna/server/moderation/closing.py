@@ -16,6 +16,7 @@ from sqlalchemy import Connection, select
 from kahuna.server.cluster.broker import Broker, user_channel
 from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
+from kahuna.server.common.protocol import AccountClosed
 from kahuna.server.db.schema import games, seats
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages
@@ -49,7 +50,7 @@ class Enforcement:
     async def closed(self, writer: Writer, account_id: int) -> int:
         """End the closed account's running games as it would by resigning; the games ended."""
         await self.withdraw_offers(account_id)
-        await self.broker.publish(user_channel(account_id), json.dumps({"type": "account_closed"}))
+        await self.broker.publish(user_channel(account_id), json.dumps(AccountClosed(type="account_closed")))
         ended = 0
         for game_id, seat in await writer.read(lambda conn: running_seats(conn, account_id)):
             try:
