@@ -45,17 +45,19 @@ typecheck: $(VENV)/.dev
 	MYPYPATH=$(subst $(space),:,$(TEST_HELPERS)) $(BIN)/mypy --explicit-package-bases $(TYPED_TESTS)
 
 # make test's tests run in two processes, a test file each at a time (its module's server stays
-# with it); `make test PARALLEL=` runs them in one (docs/testing.md).
+# with it); `make test PARALLEL=` runs them in one (docs/testing.md). Both print their ten slowest
+# tests, so that every run says where its time went.
 PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
+DURATIONS := --durations=10 --durations-min=1
 
 pytest: $(VENV)/.dev
-	$(BIN)/pytest -q -m "not long" $(PARALLEL)
+	$(BIN)/pytest -q -m "not long" $(PARALLEL) $(DURATIONS)
 
 test: lint typecheck pytest
 
 # Exactly the tests `make test` leaves out: the two together run the whole suite once.
 test-all: $(VENV)/.dev
-	$(BIN)/pytest -q -m long
+	$(BIN)/pytest -q -m long $(DURATIONS)
 
 # Line coverage of kahuna/ (the servers the tests start included): what make test's tests cover,
 # then the whole suite (make test's and make test-all's tests). Reports in htmlcov/.
