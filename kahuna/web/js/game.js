@@ -2,7 +2,7 @@
 // messages in order, animates each action's events step by step, and turns clicks and typed
 // notation into action tokens — offered only when the server's `legal` list contains them.
 
-import { h, fill, copyText, sleep } from "./dom.js";
+import { h, fill, refill, copyText, sleep } from "./dom.js";
 import { t, colourName, onLanguageChange } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { GameConnection } from "./connection.js";
@@ -1128,8 +1128,10 @@ export class GamePage {
     if (this.selected.some((i) => i >= hand.length)) this.selected = [];
     const title = h("h2", { id: "hand-title" }, [seatMark(seat), " ", t("hand.title", { who: colourName(seat) })]);
     if (curtain) {
-      // Hot-seat hand-over: the hand face down until the seat to move asks for it.
-      fill(this.handBox, [
+      // Hot-seat hand-over: the hand face down until the seat to move asks for it. A redraw (a
+      // clock, a presence) keeps the focus on the reveal button, or Enter pressed there would
+      // land on the page instead (seen in a loaded test run).
+      refill(this.handBox, [
         title,
         h("div", { class: "hand-curtain", "data-testid": "curtain" }, [
           h("p", { class: "curtain-text", text: t("hotseat.pass_device", { who: this.seatLabel(seat) }) }),
