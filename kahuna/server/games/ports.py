@@ -50,11 +50,11 @@ class Catchup(Protocol):
         ...
 
     def takeback_elsewhere(self, game: LiveGame, offer: tuple[int, int] | None, declined_by: int | None) -> None:
-        """A take-back was asked for (or declined) through another process."""
+        """A take-back was asked for (or declined) through another process (lock held)."""
         ...
 
     def rematch_offered_elsewhere(self, game: LiveGame, seat: int, new_id: str, digest: str | None) -> None:
-        """A rematch was offered through another process."""
+        """A rematch was offered through another process (lock held)."""
         ...
 
     async def players_here(self, game: LiveGame) -> None:
