@@ -117,6 +117,11 @@ class AiTurns(Protocol):
         """Start the AI's turn if an AI seat is to move in ``game`` and nobody is on it yet."""
         ...
 
+    def thinking(self, game: LiveGame) -> bool:
+        """Whether the AI's turn in ``game`` is being computed in this process: the game stays in
+        memory until it is played (the registry asks before it drops an idle game)."""
+        ...
+
     async def close(self) -> None:
         """Stop: turns under way are dropped (they are scheduled again when the game is loaded)."""
         ...
