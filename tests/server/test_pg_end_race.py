@@ -43,6 +43,9 @@ class NoAiTurns:
     def schedule(self, game: LiveGame, engine: AiMoves) -> None:
         return
 
+    def thinking(self, game: LiveGame) -> bool:
+        return False
+
     async def close(self) -> None:
         return
 

@@ -108,13 +108,6 @@ async def blocked_loop(blocking: SwallowsFirstCancel) -> None:
         await blocking.step()
 
 
-class GameThinking:
-    """A game whose AI turn is under way (all :class:`LocalAiTurns` looks at when it closes)."""
-
-    def __init__(self, task: asyncio.Task[None]) -> None:
-        self.ai_task: asyncio.Task[None] | None = task
-
-
 def test_an_ai_turn_that_swallowed_the_cancel_has_ended_when_the_turns_are_closed() -> None:
     """Closing returns only once each turn has ended: none may still be storing a move when the
     writer closes after it."""
@@ -123,7 +116,7 @@ def test_an_ai_turn_that_swallowed_the_cancel_has_ended_when_the_turns_are_close
         blocking = SwallowsFirstCancel()
         turn = asyncio.get_running_loop().create_task(blocked_loop(blocking))
         turns = LocalAiTurns(cast(AiPool, None))
-        turns._games.add(cast(LiveGame, GameThinking(turn)))
+        turns._tasks[cast(LiveGame, object())] = turn  # a game whose AI turn is under way
         await blocking.entered.wait()
         assert await ends(turns.close())
         assert turn.cancelled() and blocking.swallowed == 1

@@ -34,6 +34,10 @@ class QueuedAiTurns:
         job = ai_job(game)
         self.submitter.submit(job, lambda: game.version == version and game.status == messages.PLAYING)
 
+    def thinking(self, game: LiveGame) -> bool:
+        """Never here: a worker computes the move, and the game may leave this instance's memory meanwhile."""
+        return False
+
     async def close(self) -> None:
         await self.submitter.close()
 
@@ -49,6 +53,9 @@ class NextQueuedByWorker:
 
     def schedule(self, game: LiveGame, engine: AiMoves) -> None:
         return
+
+    def thinking(self, game: LiveGame) -> bool:
+        return False
 
     async def close(self) -> None:
         return

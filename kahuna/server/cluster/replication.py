@@ -239,15 +239,15 @@ class RedisReplication:
             if game.takeback_offer is not None:
                 self.takeback_asked(game)
             return
-        if kind == "t":
-            offer, declined_by = data["offer"], data["declined_by"]
-            asked = None if offer is None else (int(offer[0]), int(offer[1]))
-            engine.takeback_elsewhere(game, asked, None if declined_by is None else int(declined_by))
-            return
-        if kind == "o":
-            engine.rematch_offered_elsewhere(game, int(data["seat"]), str(data["gid"]), data["dig"])
-            return
-        async with game.lock:
+        async with game.lock:  # every change goes through the engine under the lock, as an action does
+            if kind == "t":
+                offer, declined_by = data["offer"], data["declined_by"]
+                asked = None if offer is None else (int(offer[0]), int(offer[1]))
+                engine.takeback_elsewhere(game, asked, None if declined_by is None else int(declined_by))
+                return
+            if kind == "o":
+                engine.rematch_offered_elsewhere(game, int(data["seat"]), str(data["gid"]), data["dig"])
+                return
             if kind == "h":
                 engine.hide_line(game, int(data["line"]), bool(data["hidden"]))
                 return

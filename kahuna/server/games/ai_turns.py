@@ -81,18 +81,23 @@ def ai_to_move(game: LiveGame) -> bool:
 
 
 class LocalAiTurns:
-    """AI turns computed in this process's pool: the embedded server, or ``--local-ai``."""
+    """AI turns computed in this process's pool: the embedded server, or ``--local-ai``. The task of
+    each game whose AI is thinking is held here, not on the game (the engine alone writes a
+    :class:`LiveGame`): the registry asks :meth:`thinking` before it drops a game from memory."""
 
     def __init__(self, pool: AiPool) -> None:
         self.pool = pool
-        self._games: set[LiveGame] = set()
+        self._tasks: dict[LiveGame, asyncio.Task[None]] = {}
+
+    def thinking(self, game: LiveGame) -> bool:
+        task = self._tasks.get(game)
+        return task is not None and not task.done()
 
     def schedule(self, game: LiveGame, engine: AiMoves) -> None:
-        if not ai_to_move(game) or (game.ai_task is not None and not game.ai_task.done()):
+        if not ai_to_move(game) or self.thinking(game):
             return
-        task = game.ai_task = asyncio.get_running_loop().create_task(self._turns(game, engine))
-        self._games.add(game)
-        task.add_done_callback(lambda _: self._games.discard(game) if game.ai_task is task else None)
+        task = self._tasks[game] = asyncio.get_running_loop().create_task(self._turns(game, engine))
+        task.add_done_callback(lambda _: self._tasks.pop(game) if self._tasks.get(game) is task else None)
 
     async def _turns(self, game: LiveGame, engine: AiMoves) -> None:
         """Play the AI seat's actions while it is to move (a turn is several actions)."""
@@ -111,6 +116,5 @@ class LocalAiTurns:
     async def close(self) -> None:
         """Stop every AI turn under way and return once each has ended, so that none is still
         storing a move when the writer closes."""
-        for game in list(self._games):
-            if game.ai_task is not None:
-                await cancel_and_wait(game.ai_task)
+        for task in list(self._tasks.values()):
+            await cancel_and_wait(task)

@@ -45,7 +45,6 @@ class GameEngine(EngineCore):
     def enter(self, game: LiveGame) -> None:
         """``game`` is now held here: follow other processes' changes, track its clock, and start
         the AI's turn if it is due (nobody may be computing it: the process that was died)."""
-        game.room.left_claim_seconds = self.left_claim_seconds
         self.replication.follow(game, self)
         self.deadlines.track(game)
         self.schedule_ai(game)

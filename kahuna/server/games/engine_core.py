@@ -70,8 +70,6 @@ class EngineCore:
         self.ended = ended
         self.deadlines = deadlines
         self.notices: Notices = notices or NoNotices()
-        self.left_claim_seconds = 30.0
-        """Given to every game held (``--limit left_claim_seconds``, ``games/ending.claim``)."""
 
     def schedule_ai(self, game: LiveGame) -> None:
         self.ai_turns.schedule(game, self)

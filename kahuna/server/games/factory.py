@@ -33,7 +33,7 @@ from kahuna.server.db import store
 from kahuna.server.db.store import StoredGame
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages, rated_pairs
-from kahuna.server.games.live import HUMAN, LiveGame, rebuild
+from kahuna.server.games.live import HUMAN, LiveGame
 from kahuna.server.games.registry import GameRegistry
 
 DealProvider = Callable[[], str]
@@ -201,8 +201,7 @@ class GameFactory:
             return None
         if counted:
             stored = replace(stored, rated=counted[-1][0], casual_reason=counted[-1][1])
-        game = rebuild(stored)
-        self.registry.add(game)
+        game = self.registry.add(stored)
         shown = None if terms.clock is None else terms.clock.to_json()
         logs.event(
             "game_created", game_id=game_id, kinds=stored.kinds, variant=terms.variant.names, status=game.status,

@@ -15,8 +15,9 @@ Who writes what, and why:
   connected, pinned, online, and what was already rendered for them.
 - Everyone else reads. ``tests/server/test_live_game_writers.py`` checks it.
 
-One exception is left: ``ai_task`` (the AI's turn being computed in this process) is the
-``LocalAiTurns`` scheduler's, kept here so that the registry sees a thinking game as busy.
+What is neither the game's nor its transport's is kept by its owner: the AI's turn being computed
+in this process is its scheduler's (``AiTurns.thinking``: ``LocalAiTurns`` holds the task), and the
+claim delay is the room's, given when the game is built (:func:`rebuild`'s ``room``).
 """
 
 from __future__ import annotations
@@ -60,7 +61,6 @@ class LiveGame:
     created: str
     updated: str
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    ai_task: asyncio.Task[None] | None = None
     owner: str = ""
     """Whose turn its AI moves take in the AI pool (``Terms.owner``, stored with the game: a game
     rebuilt after a restart keeps it); ``""`` until set: the game itself."""
@@ -134,9 +134,9 @@ class LiveGame:
         return self.room.online((self.ai_spec(0) is not None, self.ai_spec(1) is not None))
 
     def idle(self, now: float, after: float) -> bool:
-        """Whether the game may leave memory: unused for ``after`` seconds and nothing going on."""
-        thinking = self.ai_task is not None and not self.ai_task.done()
-        return self.room.idle(now, after) and not thinking and not self.lock.locked()
+        """Whether the game may leave memory as far as it knows: unused for ``after`` seconds and no
+        change under way (the registry also asks the AI's scheduler, ``AiTurns.thinking``)."""
+        return self.room.idle(now, after) and not self.lock.locked()
 
     def clock_json(self) -> dict[str, Any] | None:
         return None if self.clock is None else self.clock.to_json(time.time())
@@ -205,9 +205,11 @@ class LiveGame:
         }
 
 
-def rebuild(stored: StoredGame) -> LiveGame:
+def rebuild(stored: StoredGame, room: Room | None = None) -> LiveGame:
     """A game from its record: replay every stored action but those taken back; future reshuffles
-    get a fresh secret RNG.
+    get a fresh secret RNG. ``room`` is the transport's half, built with this server's settings by
+    the registry, which holds the game (a fresh default one for a game nobody connects to: a
+    worker's, or a reload's, whose room the engine keeps).
 
     Raises the engine's errors if the stored record does not replay (a corrupt database).
     """
@@ -243,6 +245,7 @@ def rebuild(stored: StoredGame) -> LiveGame:
         archived=stored.archived,
         takebacks=takebacks,
         owner=stored.owner or stored.game_id,
+        room=Room() if room is None else room,
     )
 
 

@@ -50,11 +50,11 @@ class Catchup(Protocol):
         ...
 
     def takeback_elsewhere(self, game: LiveGame, offer: tuple[int, int] | None, declined_by: int | None) -> None:
-        """A take-back was asked for (or declined) through another process."""
+        """A take-back was asked for (or declined) through another process (lock held)."""
         ...
 
     def rematch_offered_elsewhere(self, game: LiveGame, seat: int, new_id: str, digest: str | None) -> None:
-        """A rematch was offered through another process."""
+        """A rematch was offered through another process (lock held)."""
         ...
 
     async def players_here(self, game: LiveGame) -> None:
@@ -115,6 +115,11 @@ class AiTurns(Protocol):
 
     def schedule(self, game: LiveGame, engine: AiMoves) -> None:
         """Start the AI's turn if an AI seat is to move in ``game`` and nobody is on it yet."""
+        ...
+
+    def thinking(self, game: LiveGame) -> bool:
+        """Whether the AI's turn in ``game`` is being computed in this process: the game stays in
+        memory until it is played (the registry asks before it drops an idle game)."""
         ...
 
     async def close(self) -> None:

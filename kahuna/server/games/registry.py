@@ -17,9 +17,11 @@ from kahuna.server.common import logs
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest
 from kahuna.server.db import store
+from kahuna.server.db.store import StoredGame
 from kahuna.server.db.writer import Writer
 from kahuna.server.games.engine import GameEngine
 from kahuna.server.games.live import LiveGame, rebuild
+from kahuna.server.games.room import Room
 from kahuna.server.ops import metrics
 
 SWEEP_EVERY = 5.0
@@ -35,10 +37,14 @@ def damaged(game_id: str) -> Rejected:
 
 
 class GameRegistry:
-    def __init__(self, writer: Writer, engine: GameEngine, idle_game_seconds: float = 300.0) -> None:
+    def __init__(
+        self, writer: Writer, engine: GameEngine, idle_game_seconds: float = 300.0, left_claim_seconds: float = 30.0
+    ) -> None:
         self.writer = writer
         self.engine = engine
         self.idle_game_seconds = idle_game_seconds
+        self.left_claim_seconds = left_claim_seconds
+        """Given to the room of every game held (``--limit left_claim_seconds``, ``games/ending.claim``)."""
         self.games: dict[str, LiveGame] = {}
         self.invites: dict[str, str] = {}
         """Game id by the digest of its invite (games in memory waiting for their invited player)."""
@@ -46,8 +52,17 @@ class GameRegistry:
         """Ids of games whose stored record cannot be loaded (quarantined until restart)."""
         metrics.track(metrics.GAMES_HELD, lambda: len(self.games))  # a dict's len is safe from the scrape's thread
 
-    def add(self, game: LiveGame) -> None:
-        """Hold a game that has just been created (``games/factory.py``)."""
+    def add(self, stored: StoredGame) -> LiveGame:
+        """Hold a game that has just been created (``games/factory.py``), built from its stored row."""
+        game = self._rebuild(stored)
+        self._hold(game)
+        return game
+
+    def _rebuild(self, stored: StoredGame) -> LiveGame:
+        """The game of a stored row, with a room of this server's (its claim delay)."""
+        return rebuild(stored, Room(left_claim_seconds=self.left_claim_seconds))
+
+    def _hold(self, game: LiveGame) -> None:
         self.games[game.game_id] = game
         if game.invite is not None:
             self.invites[game.invite] = game.game_id
@@ -80,14 +95,14 @@ class GameRegistry:
             stored = await self.writer.read(lambda conn: store.load_game(conn, game_id))
             if stored is None:
                 return None
-            rebuilt = rebuild(stored)
+            rebuilt = self._rebuild(stored)
         except Exception as exc:  # a damaged row or page must cost this game only, not the server
             self.damaged.add(game_id)
             logs.event("game_quarantined", game_id=game_id, error=type(exc).__name__)
             raise damaged(game_id) from None
         game = self.games.get(game_id)  # loaded by a concurrent request meanwhile
         if game is None:
-            self.add(rebuilt)
+            self._hold(rebuilt)
             game = rebuilt
         return game
 
@@ -141,7 +156,8 @@ class GameRegistry:
     def evict_idle(self) -> int:
         """Drop the games nobody uses from memory (their record is in the database)."""
         now_ = time.monotonic()
-        idle = [game for game in self.games.values() if game.idle(now_, self.idle_game_seconds)]
+        thinking = self.engine.ai_turns.thinking
+        idle = [game for game in self.games.values() if game.idle(now_, self.idle_game_seconds) and not thinking(game)]
         for game in idle:
             del self.games[game.game_id]
             self.engine.leave(game)

@@ -6,10 +6,11 @@ The room holds the open connections (:class:`Client`), the pins that keep the ga
 a socket or request uses it, who is online here and on other instances (presence), and the caches
 of rendered messages (each kind of recipient's ``sync``, recent updates, views, a replay). Its
 writers are the transport's: ``http/game_socket.py`` pins it, ``games/connections.py`` adds and
-removes connections, the registry touches it, the replication notes the other instances' seats,
-and :mod:`kahuna.server.games.outgoing` fills the caches as it renders. The engine never writes
-here: it tells the room what to send (``outgoing``), and :meth:`Room.forget` when a change made
-the cached messages wrong in a way their keys do not show (a reload, a hidden line, a new name).
+removes connections, the registry builds it (with the claim delay, a setting) and touches it, the
+replication notes the other instances' seats, and :mod:`kahuna.server.games.outgoing` fills the
+caches as it renders. The engine never writes here: it tells the room what to send
+(``outgoing``), and :meth:`Room.forget` when a change made the cached messages wrong in a way their
+keys do not show (a reload, a hidden line, a new name).
 
 A room is lila-ws's split: the game's state in one owner, its transport apart.
 """
@@ -41,7 +42,8 @@ class Room:
     left_at: list[float | None] = field(default_factory=lambda: [None, None])
     """Since when each seat has had no connection, as this instance saw it (``games/ending.py``)."""
     left_claim_seconds: float = 30.0
-    """How long a seat must have been gone before its opponent may claim (``--limit left_claim_seconds``)."""
+    """How long a seat must have been gone before its opponent may claim (``--limit left_claim_seconds``):
+    a setting, given when the room is built (the registry builds the room of every game it holds)."""
     remote_online: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     """Which seats have a connection on each other server instance (``kahuna.server.cluster.replication``)."""
     syncs: dict[int | None, tuple[SyncKey, str]] = field(default_factory=dict)

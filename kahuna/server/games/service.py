@@ -61,8 +61,7 @@ class GameService:
         self.chat_lines = chatting.RoomSizes(chat_lines_per_game, spectator_chat_lines_per_game)
         self.deadlines = Deadlines()
         self.engine = GameEngine(writer, replication, ai_turns, ended, self.deadlines, notices)
-        self.engine.left_claim_seconds = left_claim_seconds
-        self.registry = GameRegistry(writer, self.engine, idle_game_seconds)
+        self.registry = GameRegistry(writer, self.engine, idle_game_seconds, left_claim_seconds)
         self.factory = GameFactory(writer, self.registry, deal_provider, first_move_grace)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping: list[Callable[[], None]] = []
