@@ -158,8 +158,8 @@ process.stdout.write(JSON.stringify(out));
     done = subprocess.run(
         [node, "--input-type=module", "-e", script], input=json.dumps(games), capture_output=True, text=True, check=True
     )
-    for game, rebuilt in zip(games, json.loads(done.stdout), strict=True):
-        for whole, got in zip(game["wholes"], rebuilt, strict=True):  # one update at a time: a short diff
+    for recipient, rebuilt in zip(games, json.loads(done.stdout), strict=True):
+        for whole, got in zip(recipient["wholes"], rebuilt, strict=True):  # one update at a time: a short diff
             assert got == whole
 
 
