@@ -79,8 +79,10 @@ def record(seed: int) -> Recording:
         for seat in (0, 1):
             shown = view_of(state, seat).to_json()
             for protocol in messages.PROTOCOLS:
-                before = views[seat] if protocol == 2 else None
-                update = messages.update(state, mover, events, seat, status, view=shown, before=before)
+                before = views[seat] if protocol > 1 else None
+                update = messages.update(
+                    state, mover, events, seat, status, view=shown, before=before, protocol=protocol
+                )
                 texts[seat, protocol] = messages.encode(update)
             views[seat] = shown
         updates.append(texts)
@@ -164,7 +166,7 @@ async def _serve_socket(floor: Floor, websocket: WebSocket, game_id: str) -> Non
                 if found is None or found[0] is not game:
                     break
                 client.seat = found[1]
-                client.protocol = 2 if data.get("protocol", 1) >= 2 else 1
+                client.protocol = max(v for v in messages.PROTOCOLS if v <= data.get("protocol", 1))
                 client.send_text(game.recording.syncs[found[1]])
                 game.clients.add(client)
                 client.send(messages.presence([True, True], [None, None], 0.0, 30.0))

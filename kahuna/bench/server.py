@@ -68,8 +68,8 @@ class Pace:
     warm_up: float = 2.0
     """Seconds at the start of a round whose actions the ``steady`` figures leave out."""
     protocol: int = follow.PROTOCOL
-    """The game protocol the clients speak (docs/protocol.md): 2 follows the updates' changes, 1 gets
-    whole views (an old client)."""
+    """The game protocol the clients speak (docs/protocol.md): 3 follows the updates' patches, 2 their
+    changes (a browser tab opened before 3), 1 gets whole views (an old client)."""
 
     def new_game(self) -> dict[str, str]:
         """The body of ``POST /api/games`` for one table's game."""
@@ -169,10 +169,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--protocol",
         type=int,
-        choices=(1, 2),
+        choices=(1, 2, 3),
         default=follow.PROTOCOL,
-        help="the game protocol the clients speak (default 2: updates carry what changed; 1: whole views, "
-        "as an old client)",
+        help="the game protocol the clients speak (default 3: updates carry what their events do not say; "
+        "2: what changed; 1: whole views, as an old client)",
     )
     p.add_argument(
         "--ai",

@@ -3,7 +3,7 @@
 The seat token goes in the first ``hello`` (or, for ``seat:N``, the seat of the account whose
 ``Authorization`` header the connection carries: a tournament's seats are their accounts'); every
 ``sync`` or ``update`` that offers this seat ``legal`` actions is answered with the agent's choice
-at that version. It speaks protocol 2: each ``update`` carries what changed, and
+at that version. It speaks protocol 3: each ``update`` carries what its events do not say, and
 :class:`~kahuna.bot.follow.Follower` keeps the whole view. A dropped connection is
 reopened and greeted with the last version seen, so the server catches the client up (or sends a
 ``sync``); the game is over when a message says ``status`` ``over``.

@@ -1,10 +1,13 @@
-"""A client's side of protocol 2 (docs/protocol.md, *Protocol 2*): the view of the last ``sync``,
-brought up to date by each ``update``'s changes.
+"""A client's side of protocols 2 and 3 (docs/protocol.md, *Protocol 2* and *Protocol 3*): the
+view of the last ``sync``, brought up to date by each ``update``.
 
-A protocol-2 ``update`` carries the action, its events and only what changed in the recipient's
-view; :class:`Follower` turns each ``sync`` and ``update`` back into the message protocol 1 sends
-(the whole view, every field), so that the rest of a client reads whole views and never knows which
-protocol it speaks. The browser's ``web/js/delta.js`` does the same in JavaScript.
+A protocol-2 ``update`` carries the action, its events and what changed in the recipient's view; a
+protocol-3 one only what its events do not say of it (:mod:`kahuna.rules.view_patch`).
+:class:`Follower` turns each ``sync`` and ``update`` back into the message protocol 1 sends (the
+whole view, every field), so that the rest of a client reads whole views and never knows which
+protocol it speaks. It tells the three apart by the update itself (``view``: 1, ``changed``: 2,
+neither: 3), so that it follows whichever a server answers its ``hello`` with (an older server
+speaks 2 at most). The browser's ``web/js/delta.js`` does the same in JavaScript.
 """
 
 from __future__ import annotations
@@ -12,14 +15,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-PROTOCOL = 2
+from kahuna.rules.view_patch import expected, patched
+
+PROTOCOL = 3
 """The protocol version these clients ask for in ``hello``."""
 
-MERGED = ("bridges", "stones", "unseen")
-"""The view's maps whose changes list only the keys whose value changed."""
-
 DEFAULTS: dict[str, Any] = {"legal": [], "why_not": {}, "status": "playing", "result": None, "can_take_back": False}
-"""The fields a protocol-2 ``update`` leaves out when they have these values."""
+"""The fields a protocol-2 or -3 ``update`` leaves out when they have these values."""
 
 
 class OutOfStep(Exception):
@@ -28,15 +30,17 @@ class OutOfStep(Exception):
 
 
 def apply(view: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """The view after ``update``, a new object (``view`` is left as it was): each changed field set,
-    the maps of :data:`MERGED` merged key by key, and the update's ``action`` added to ``history``.
-    A protocol-1 update (a whole ``view``) is its own answer."""
+    """The view after ``update``, a new object (``view`` is left as it was): protocol 2's
+    ``changed`` or protocol 3's ``patch`` applied (to the view as protocol 3's events leave it),
+    and the update's ``action`` added to ``history``. A protocol-1 update (a whole ``view``) is
+    its own answer."""
     if "view" in update:
         whole: dict[str, Any] = update["view"]
         return whole
-    after = dict(view)
-    for key, value in update["changed"].items():
-        after[key] = {**view[key], **value} if key in MERGED else value
+    if "changed" in update:
+        after: dict[str, Any] = patched(view, update["changed"])
+    else:
+        after = patched(expected(view, update["events"]), update.get("patch", {}))
     after["history"] = [*view["history"], update["action"]]
     return after
 
@@ -63,9 +67,11 @@ class Follower:
 
 
 def whole_update(view: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """The protocol-1 form of a protocol-2 ``update`` that follows ``view``: the whole view in place
-    of ``changed``, and each field left out back at its default."""
-    out = {key: value for key, value in update.items() if key != "changed"}
+    """The protocol-1 form of a protocol-2 or -3 ``update`` that follows ``view``: the whole view in
+    place of ``changed`` or ``patch``, ``seat_acted`` (protocol 3 leaves out the seat that was to
+    move), and each field left out back at its default."""
+    out = {"type": update["type"], "version": update["version"], "seat_acted": view["to_move"]}
+    out.update((key, value) for key, value in update.items() if key not in ("changed", "patch"))
     out["view"] = apply(view, update)
     for key, default in DEFAULTS.items():
         if key not in out:

@@ -7,7 +7,7 @@ tests check that the two agree, type by type and field by field, and that every 
 server sends (an instance with a Redis broker, on SQLite) matches a documented row of its socket:
 its type has a row, and its fields are all that row's fields and none other. The server plays a
 timed hot-seat game through its whole life (chat, a hidden line, take-backs asked, declined and
-accepted, refusals, a resignation, a rematch) to two seats and two spectators in both protocols,
+accepted, refusals, a resignation, a rematch) to two seats and two spectators in the three protocols,
 and the lobby's offers, challenges, an event's chat and its first round, and an account closed;
 every frame each socket receives is checked, and every message published on the game's channel.
 """
@@ -165,12 +165,12 @@ async def _game(server: Server, ann: httpx.Client, mia: httpx.Client) -> tuple[s
     ).json()
     game_id, tokens = made["game_id"], made["tokens"]
     url = f"{server.ws_url}/ws/{game_id}"
-    seats = [await Socket.open(url, "seat 0 (protocol 2)"), await Socket.open(url, "seat 1 (protocol 1)")]
-    watchers = [await Socket.open(url, "spectator (protocol 1)"), await Socket.open(url, "spectator (protocol 2)")]
+    seats = [await Socket.open(url, "seat 0 (protocol 3)"), await Socket.open(url, "seat 1 (protocol 1)")]
+    watchers = [await Socket.open(url, "spectator (protocol 2)"), await Socket.open(url, "spectator (protocol 3)")]
     everyone = [*seats, *watchers]
     legal: dict[int, list[str]] = {}
     """What each seat may play now, from the last ``sync`` or ``update`` it got."""
-    for socket, token, speaks in zip(everyone, [*tokens, None, None], (2, 1, 1, 2), strict=True):
+    for socket, token, speaks in zip(everyone, [*tokens, None, None], (3, 1, 2, 3), strict=True):
         await socket.send(type="hello", version=None, protocol=speaks, **({} if token is None else {"token": token}))
         sync = await socket.until("sync")
         if token is not None:

@@ -101,9 +101,9 @@ def test_bench_server_floor_plays_recorded_games_to_the_end_through_the_same_cli
     assert figures["server_cpu_ms_per_action"] is not None
     played = int(result.stdout.split(" played to the end")[0].rsplit("(", 1)[1])
     assert played > 0  # a recorded game ran out and its clients asked the floor for the next
-    # the clients spoke protocol 2 and followed whole games: what they got is counted per game
-    assert figures["protocol"] == 2 and figures["bytes_per_game"] > 0 and figures["bytes_per_action"] > 0
-    print(f"\n{figures['bytes_per_game']:,} bytes per game received by its two seats (floor, protocol 2)")
+    # the clients spoke protocol 3 and followed whole games: what they got is counted per game
+    assert figures["protocol"] == 3 and figures["bytes_per_game"] > 0 and figures["bytes_per_action"] > 0
+    print(f"\n{figures['bytes_per_game']:,} bytes per game received by its two seats (floor, protocol 3)")
 
 
 def test_bench_server_counts_refused_connections_and_goes_on(tmp_path: Path) -> None:

@@ -112,24 +112,27 @@ def test_reconnect_gets_the_missed_updates_or_a_sync(server: Server) -> None:
     run(scenario())
 
 
-def test_a_protocol_2_client_follows_and_catches_up_to_what_protocol_1_reads(server: Server) -> None:
-    """Over the socket: a spectator saying ``"protocol": 3`` is spoken protocol 2 (what this server
-    knows), whose updates followed (``kahuna.bot.follow``) are the messages a protocol-1 spectator
-    reads, live and in a catch-up; a protocol below 1 is ``malformed``."""
+def test_protocol_2_and_3_clients_follow_and_catch_up_to_what_protocol_1_reads(server: Server) -> None:
+    """Over the socket: a spectator saying ``"protocol": 4`` is spoken protocol 3 (what this server
+    knows), and one saying 2 protocol 2 (a browser tab older than 3); their updates followed
+    (``kahuna.bot.follow``) are the messages a protocol-1 spectator reads, live (3) and in a
+    catch-up (2); a protocol below 1 is ``malformed``."""
     created = server.create(opponent="hotseat", seat="first")
     game_id, tokens = created["game_id"], created["tokens"]
 
-    async def follow_to(conn: Conn, follower: Follower, version: int, old: dict[int, dict[str, Any]]) -> None:
+    async def follow_to(
+        conn: Conn, follower: Follower, version: int, old: dict[int, dict[str, Any]], protocol: int
+    ) -> None:
         while follower.version is None or follower.version < version:
             delta = await conn.until(lambda m: m["type"] == "update")
-            assert "view" not in delta and "changed" in delta
+            assert "view" not in delta and ("changed" in delta) == (protocol == 2)
             assert follower.follow(delta) == old[delta["version"]]
 
     async def scenario() -> None:
         seats = {s: await Player.join(server, game_id, tokens[s]) for s in (0, 1)}
         old = await Player.join(server, game_id)
         new = await connect(server, game_id, hello=False)
-        await new.send(type="hello", protocol=3, version=None)
+        await new.send(type="hello", protocol=4, version=None)
         follower = Follower()
         follower.follow(await new.until(lambda m: m["type"] == "sync"))
         await play_random(seats, [old], random.Random(6), 8)
@@ -137,14 +140,14 @@ def test_a_protocol_2_client_follows_and_catches_up_to_what_protocol_1_reads(ser
         await play_random(seats, [old], random.Random(7), 9)
         now = seats[0].version
         updates = {m["version"]: m for m in map(json.loads, old.conn.texts) if m["type"] == "update"}
-        await follow_to(new, follower, now, updates)
+        await follow_to(new, follower, now, updates, 3)
         back = await connect(server, game_id, hello=False)
         await back.send(type="hello", protocol=0, version=None)
         assert (await _error(back))["code"] == "malformed"
         await back.send(type="hello", protocol=2, version=left_at)
         behind = Follower()
         behind.follow({**updates[left_at], "type": "sync"})  # the view it holds from version left_at
-        await follow_to(back, behind, now, updates)
+        await follow_to(back, behind, now, updates, 2)
         assert behind.view == follower.view == old.last["view"]
         await back.close()
         await new.close()

@@ -97,9 +97,10 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
     page.wait_for_function(MY_TURN)  # caught up, and free to act again
     line = _build(page)
     expect(page.locator(f'.board .bridge[data-line="{line}"][data-owner="0"]')).to_have_count(1)
-    # the page speaks protocol 2 on each socket: its updates carry what changed, not the view
-    assert [h["protocol"] for h in hellos] == [2] * len(sockets) and hellos[-1]["version"] == 0
-    assert updates and all("changed" in u and "view" not in u for u in updates)
+    # the page speaks protocol 3 on each socket: its updates carry neither the view nor protocol 2's
+    # changes
+    assert [h["protocol"] for h in hellos] == [3] * len(sockets) and hellos[-1]["version"] == 0
+    assert updates and all("changed" not in u and "view" not in u for u in updates)
 
 
 def test_the_tournament_page_connects_its_lobby_socket_again_after_a_going_away_close(

@@ -85,6 +85,25 @@ class DeltaUpdate(TypedDict):
     clock: NotRequired[dict[str, Json]]
 
 
+class PatchUpdate(TypedDict):
+    """Protocol 3's update: of the recipient's view only what the action's events do not say
+    (``kahuna.rules.view_patch``); ``seat_acted`` only when it is not the seat that was to move, and
+    the fields of :class:`DeltaUpdate` left out as there."""
+
+    type: Literal["update"]
+    version: int
+    seat_acted: NotRequired[int]
+    action: str
+    events: list[dict[str, Json]]
+    patch: NotRequired[dict[str, Json]]
+    legal: NotRequired[list[str]]
+    why_not: NotRequired[dict[str, dict[str, Json]]]
+    status: NotRequired[str]
+    result: NotRequired[dict[str, Json] | None]
+    can_take_back: NotRequired[bool]
+    clock: NotRequired[dict[str, Json]]
+
+
 class Foreseen(TypedDict):
     """The answer to ``foresee``: what the referee foresees from the recipient's view."""
 
@@ -179,6 +198,7 @@ GameMessage = (
     Sync
     | Update
     | DeltaUpdate
+    | PatchUpdate
     | Foreseen
     | Ack
     | Error

@@ -54,18 +54,26 @@ def encode_updates(
     replay = GameState.from_deal(deal, variant, reshuffles)
     out = []
     prior: dict[str, Any] | None = None
-    """Protocol 2: the recipient's view before the action (its update carries what changed)."""
+    """Protocols 2 and 3: the recipient's view before the action (its update carries what changed)."""
     for index, (actor, action) in enumerate(history):
-        if protocol == 2 and index == since:
+        if protocol > 1 and index == since:
             prior = view_of(replay, recipient).to_json()
         events = replay.apply(action)
         if index >= since:
             status = messages.status_of(replay, True)
             shown = view_of(replay, recipient).to_json()
             update = messages.update(
-                replay, actor, events, recipient, status, takebacks=takebacks, view=shown, before=prior
+                replay,
+                actor,
+                events,
+                recipient,
+                status,
+                takebacks=takebacks,
+                view=shown,
+                before=prior,
+                protocol=protocol,
             )
             out.append(messages.encode(update))
-            if protocol == 2:
+            if protocol > 1:
                 prior = shown
     return out

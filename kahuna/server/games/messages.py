@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import orjson
 
-from kahuna.rules import Event, GameState, parse, view_of
+from kahuna.rules import Event, GameState, parse, view_of, view_patch
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
 from kahuna.rules.foresight import close_islands, consequences
 from kahuna.server.common.errors import Rejected
@@ -27,6 +27,7 @@ from kahuna.server.common.protocol import (
     DeltaUpdate,
     Error,
     Foreseen,
+    PatchUpdate,
     Presence,
     Rematch,
     RematchOffered,
@@ -134,6 +135,7 @@ def update(
     *,
     view: dict[str, Any] | None = None,
     before: None = None,
+    protocol: Literal[1] = 1,
 ) -> Update: ...
 
 
@@ -149,7 +151,8 @@ def update(
     *,
     view: dict[str, Any] | None = None,
     before: dict[str, Any] | None,
-) -> Update | DeltaUpdate: ...
+    protocol: int,
+) -> Update | DeltaUpdate | PatchUpdate: ...
 
 
 def update(
@@ -163,12 +166,15 @@ def update(
     *,
     view: dict[str, Any] | None = None,
     before: dict[str, Any] | None = None,
-) -> Update | DeltaUpdate:
-    """The update for the action just applied to ``state`` (its last history entry); ``version`` and
-    ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state`` as JSON, if the
-    caller has it already. Protocol 1 carries that whole view; protocol 2 (``before``: the
-    recipient's view before the action, as JSON) carries only its :func:`changes` instead, so that
-    an update costs what changed rather than the whole game so far (docs/protocol.md, *Protocol 2*)."""
+    protocol: int = 1,
+) -> Update | DeltaUpdate | PatchUpdate:
+    """The update for the action just applied to ``state`` (its last history entry) in ``protocol``;
+    ``version`` and ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state``
+    as JSON, if the caller has it already. Protocol 1 carries that whole view. Protocols 2 and 3
+    need ``before``, the recipient's view before the action as JSON, so that an update costs what
+    changed rather than the whole game so far (docs/protocol.md, *Protocol 2* and *Protocol 3*):
+    2 carries the view's :func:`changes`, 3 only what the action's events do not say of them
+    (:mod:`kahuna.rules.view_patch`), and no ``seat_acted`` when it is the seat that was to move."""
     shown = view_of(state, recipient).to_json() if view is None else view
     history = shown["history"]
     number = len(history) if version is None else version
@@ -177,7 +183,7 @@ def update(
     why_not = why_not_for(state, recipient, status)
     result = None if state.outcome is None else state.outcome.to_json()
     may_take_back = can_take_back(state, recipient, status, takebacks)
-    if before is None:
+    if protocol == 1:
         return Update(
             type="update",
             version=number,
@@ -191,14 +197,24 @@ def update(
             result=result,
             can_take_back=may_take_back,
         )
-    out = DeltaUpdate(
-        type="update",
-        version=number,
-        seat_acted=seat_acted,
-        action=history[-1],
-        events=seen,
-        changed=changes(before, shown),
-    )
+    assert before is not None
+    out: DeltaUpdate | PatchUpdate
+    if protocol == 2:
+        out = DeltaUpdate(
+            type="update",
+            version=number,
+            seat_acted=seat_acted,
+            action=history[-1],
+            events=seen,
+            changed=changes(before, shown),
+        )
+    else:
+        out = PatchUpdate(type="update", version=number, action=history[-1], events=seen)
+        if seat_acted != before["to_move"]:
+            out["seat_acted"] = seat_acted
+        patch = view_patch.patch(view_patch.expected(before, seen), shown)
+        if patch:
+            out["patch"] = patch
     if legal != DEFAULTS["legal"]:
         out["legal"] = legal
     if why_not != DEFAULTS["why_not"]:
@@ -212,16 +228,19 @@ def update(
     return out
 
 
-PROTOCOLS = (1, 2)
+PROTOCOLS = (1, 2, 3)
 """The versions of the game protocol this server speaks: 1 (every ``update`` carries the whole
-view; a ``hello`` that names none) and 2 (an ``update`` carries what changed: :func:`changes`)."""
+view; a ``hello`` that names none), 2 (an ``update`` carries what changed: :func:`changes`) and 3
+(only what its events do not say: :mod:`kahuna.rules.view_patch`). 2 stays for the clients that
+still ask for it (a browser tab opened before 3 existed)."""
 
 DEFAULTS: dict[str, Any] = {"legal": [], "why_not": {}, "status": PLAYING, "result": None, "can_take_back": False}
-"""Protocol 2 leaves out each of these fields of an ``update`` when it has this value (most updates:
+"""Protocols 2 and 3 leave out each of these fields of an ``update`` when it has this value (most updates:
 the seat not to move has no legal actions), and the client puts it back."""
 
 MERGED = ("bridges", "stones", "unseen")
-"""The view's maps whose changes list only the keys whose value changed (the other keys keep theirs)."""
+"""Protocol 2: the view's maps whose changes list only the keys whose value changed (the other keys
+keep theirs)."""
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

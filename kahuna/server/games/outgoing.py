@@ -53,7 +53,7 @@ def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, A
     """``seat``'s view of ``state`` as JSON (never to be changed: it is shared). The last two
     per kind of recipient are kept, each with the state it is of (a current state is never
     changed in place, only replaced), so that the view after an action is the next update's
-    view before it: a protocol-2 update computes one view, as a protocol-1 update does."""
+    view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does."""
     kept = game.room.views.setdefault(seat, [])
     for held, shown in kept:
         if held is state:
@@ -66,8 +66,8 @@ def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, A
 
 def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameState) -> None:
     """The update of the action that took ``before`` to the current state, redacted and encoded
-    once per kind of recipient and protocol: protocol 2's carries what changed in that
-    recipient's own view (``messages.changes``), never anything computed from the whole state."""
+    once per kind of recipient and protocol: protocols 2 and 3 carry what changed in that
+    recipient's own view (``messages.update``), never anything computed from the whole state."""
     texts: dict[tuple[int | None, int], str] = {}
     state, status, clock = game.state, game.status, game.clock_json()
     version, takebacks = game.version, game.allows_takebacks
@@ -75,10 +75,10 @@ def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameSta
     def encoded(seat: int | None, protocol: int) -> str:
         text = texts.get((seat, protocol))
         if text is None:
-            prior = view_json(game, before, seat) if protocol == 2 else None
+            prior = view_json(game, before, seat) if protocol > 1 else None
             shown = view_json(game, state, seat)
             message = messages.update(
-                state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior
+                state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior, protocol=protocol
             )
             text = texts[seat, protocol] = messages.encode(message)
         return text
@@ -154,7 +154,7 @@ def presence(game: LiveGame) -> None:
 
 async def catch_up(game: LiveGame, seat: int | None, since: int | None, protocol: int = 1) -> list[str]:
     """What a client last at version ``since`` needs: the missed updates in its ``protocol`` (a
-    protocol-2 client has the view of version ``since``, to which they apply in order), or a
+    protocol-2 or -3 client has the view of version ``since``, to which they apply in order), or a
     sync (the caller holds the lock, so no update is applied meanwhile)."""
     current = game.version
     ended_off_board = game.state.termination is not None  # the record's updates do not show it

@@ -1,6 +1,6 @@
 // One WebSocket to a game, for a seat (with its token) or as a spectator. Reconnects on its own
 // and says hello with the last version seen, so the server can send just what was missed. It speaks
-// protocol 2 and hands on every update with its whole view, rebuilt from the last one (delta.js).
+// protocol 3 and hands on every update with its whole view, rebuilt from the last one (delta.js).
 
 import { PROTOCOL, wholeUpdate } from "./delta.js";
 
@@ -50,7 +50,7 @@ export class GameConnection {
       } catch {
         return;
       }
-      if (msg.type === "update" && msg.changed) {
+      if (msg.type === "update" && !("view" in msg)) {
         if (this.view === null || msg.version > this.version + 1) {
           // Versions missed: this view cannot be brought up to date; a sync replaces it (asked once).
           if (!this.resyncing) this.send({ type: "hello", protocol: PROTOCOL, version: null });
