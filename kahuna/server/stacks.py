@@ -2,8 +2,9 @@
 others it was measured against (issue 54; docs/scaling.md, *Another serving stack*).
 
 uvicorn, Starlette, the ``websockets`` implementation and uvloop are three quarters of the event
-loop's time under ``kahuna bench server``, so another stack behind the same ASGI app is the one
-way left to lower what an action cannot cost less than. The choice is a hidden option of
+loop's time under ``kahuna bench server``, so another stack behind the same ASGI app is a way to
+lower what an action cannot cost less than; measured, neither of these lowered both the floor's
+and the server's CPU per action, and neither was adopted. The choice is a hidden option of
 ``kahuna serve`` and of the floor (``--stack``, or ``$KAHUNA_SERVER_STACK`` so that a test
 suite's servers can be started under another one), for measuring only: ``uvicorn`` is the
 server's stack, with the limits of ``http/conns.py`` and the drain of ``http/draining.py``.
