@@ -50,9 +50,9 @@ def take(pids: dict[str, int], db_url: str | None, broker_url: str | None) -> Sn
     snapshot = Snapshot()
     for name, pid in pids.items():
         tree = [pid, *descendants(pid)]
-        cpus = [cpu for cpu in map(cpu_seconds, tree) if cpu is not None]
-        if cpus:
-            snapshot.cpu[name] = sum(cpus)
+        cpu = tree_cpu_seconds(pid)
+        if cpu is not None:
+            snapshot.cpu[name] = cpu
         main = cpu_seconds(pid, thread=pid)
         if main is not None:
             snapshot.main_thread_cpu[name] = main
@@ -120,6 +120,13 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process and its descendants (``None`` if none is there): a
+    server's AI processes, or granian's worker (``kahuna.server.stacks``), work for it."""
+    cpus = [cpu for cpu in map(cpu_seconds, [pid, *descendants(pid)]) if cpu is not None]
+    return sum(cpus) if cpus else None
 
 
 def rss_mib(pid: int) -> float | None:

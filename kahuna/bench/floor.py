@@ -1,16 +1,16 @@
 """The floor of ``kahuna bench server --floor``: the server's transport doing an action's I/O without the game.
 
 What one action costs the game server is measured against what the same I/O costs with no game
-behind it (issue 26): the same clients (``kahuna bench server``'s), the same stack (uvicorn with
-the server's HTTP protocol class and WebSocket settings, FastAPI, the group-commit
-:class:`~kahuna.server.db.writer.Writer` on a SQLite database opened as the server opens it), and
-per action the same I/O: one frame received and parsed as JSON, one action row committed before
-the ``ack``, then the ``ack`` and each connection's ``update`` sent, byte for byte the frames a real
-game sends. Those frames are computed before the server starts, by playing a few games with random
-legal actions through the referee and encoding every recipient's ``sync`` and ``update`` as the
-server does (``games/messages.py``); at run time a floor game only walks through its recorded
-frames, whatever legal token the client picked. No referee, no views, no logs, no limits, clocks or
-chat: what remains is what an action cannot cost less than on this stack.
+behind it (issue 26): the same clients (``kahuna bench server``'s), the same stack (uvicorn with the
+server's HTTP protocol class and WebSocket settings, or another of ``kahuna.server.stacks``;
+FastAPI; the group-commit :class:`~kahuna.server.db.writer.Writer` on a SQLite database opened as
+the server opens it), and per action the same I/O: one frame received and parsed as JSON, one action
+row committed before the ``ack``, then the ``ack`` and each connection's ``update`` sent, byte for
+byte the frames a real game sends. Those frames are computed before the server starts, by playing a
+few games with random legal actions through the referee and encoding every recipient's ``sync`` and
+``update`` as the server does (``games/messages.py``); at run time a floor game only walks through
+its recorded frames, whatever legal token the client picked. No referee, no views, no logs, no
+limits, clocks or chat: what remains is what an action cannot cost less than on this stack.
 
 Run by the bench as ``python -m kahuna.bench.floor --port P --db URL``; it answers
 ``POST /api/games`` (a hotseat game: ``game_id`` and both ``tokens``) and ``/ws/{game_id}``
@@ -27,7 +27,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-import uvicorn
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from starlette.requests import Request
@@ -41,8 +40,8 @@ from kahuna.server.db.store import ActionRow, StoredGame
 from kahuna.server.db.writer import Writer
 from kahuna.server.games import messages
 from kahuna.server.games.live import HUMAN, Client
-from kahuna.server.http.conns import protocol_class, server
-from kahuna.server.serve import LISTEN_BACKLOG, WS_MAX_SIZE, tune_gc
+from kahuna.server.serve import listen, tune_gc
+from kahuna.server.stacks import add_stack_option, run
 
 DEALS = 16
 """Recorded games: floor game ``n`` replays recording ``n % DEALS``."""
@@ -214,23 +213,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--db", required=True, metavar="URL")
     parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE", help="as kahuna serve's")
+    add_stack_option(parser)
     args = parser.parse_args()
     configure()
-    config = uvicorn.Config(
-        create_app(args.db),
-        host="127.0.0.1",
-        port=args.port,
-        log_config=None,
-        access_log=False,
-        http=protocol_class(Limits().replace(args.limit)),
-        ws_max_size=WS_MAX_SIZE,
-        ws_per_message_deflate=False,
-        lifespan="on",
-        timeout_graceful_shutdown=3,
-        backlog=LISTEN_BACKLOG,
-    )
+    app = create_app(args.db)
     tune_gc()  # as the server does
-    server(config).run()
+    run(args.stack, app, listen("127.0.0.1", args.port), Limits().replace(args.limit))
 
 
 if __name__ == "__main__":

@@ -540,8 +540,8 @@ async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
 
 
 def _cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of a process, from /proc (``None`` elsewhere)."""
-    return None if pid is None else costs.cpu_seconds(pid)
+    """User + system CPU time of a process and its children, from /proc (``None`` elsewhere)."""
+    return None if pid is None else costs.tree_cpu_seconds(pid)
 
 
 async def _seat(

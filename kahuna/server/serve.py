@@ -8,10 +8,9 @@ import socket
 import sys
 from pathlib import Path
 
-import uvicorn
 from sqlalchemy.exc import SQLAlchemyError
 
-from kahuna.server import serve_config
+from kahuna.server import serve_config, stacks
 from kahuna.server.common import draws, logs
 from kahuna.server.common.config import Limits, Settings, default_db_url
 from kahuna.server.mail.options import senders
@@ -21,9 +20,6 @@ from kahuna.server.push.vapid import KeyFileError
 
 _EXTRAS = {"psycopg": ("PostgreSQL", "postgres"), "redis": ("--broker", "redis")}
 """The optional packages a URL may need, and the extra that installs each."""
-
-WS_MAX_SIZE = 1024 * 1024
-"""Frames up to this size get a protocol error; bigger ones close the connection (code 1009)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -95,6 +91,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     # For the test suite only (docs/testing.md), so not in --help: every draw (deals, first seats,
     # the AI's seeds) from random.Random(N) and passwords hashed cheaply. Never in production.
     p.add_argument("--test-seed", type=int, metavar="N", help=argparse.SUPPRESS)
+    stacks.add_stack_option(p)  # for measuring only (docs/scaling.md, *Another serving stack*)
     p.set_defaults(func=run, parser=p)
 
 
@@ -151,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         print(serve_config.render(args, limits), end="")
         return 0
     try:
-        sock = _listen(args.host, args.port)
+        sock = listen(args.host, args.port)
     except OSError as exc:
         print(f"kahuna serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -167,7 +164,6 @@ def run(args: argparse.Namespace) -> int:
     if args.test_seed is not None:
         draws.seed_for_tests(args.test_seed)
     from kahuna.server.app import create_app
-    from kahuna.server.http.conns import protocol_class, server
     from kahuna.server.http.draining import Drain
 
     try:
@@ -203,28 +199,10 @@ def run(args: argparse.Namespace) -> int:
     broker = "" if args.broker is None else f", broker: {_safe_url(args.broker)}"
     mailing = "" if mail is None else f", mail: {_safe_url(args.smtp)}"
     print(f"Kahuna server: open http://{shown}:{port}/  (database: {_safe_url(db_url)}{broker}{mailing})", flush=True)
-    config = uvicorn.Config(
-        app,
-        log_config=None,
-        access_log=False,
-        http=protocol_class(limits),
-        ws_max_size=WS_MAX_SIZE,
-        ws_per_message_deflate=False,  # small JSON messages: compressing them costs more CPU than it saves
-        lifespan="on",
-        timeout_graceful_shutdown=3,
-        backlog=LISTEN_BACKLOG,
-    )
     tune_gc()
-    server(config, drain).run(sockets=[sock])
+    stacks.run(args.stack, app, sock, limits, drain)
     return 0
 
-
-LISTEN_BACKLOG = 65_535
-"""Connections the kernel completes and holds for the server while its event loop is busy (the
-kernel takes at most ``net.core.somaxconn`` of them: 4,096 on the development machine). uvicorn's
-default, 2,048, was too few for a reconnecting crowd: behind nginx, the 4,000 sockets of 2,000
-games opened at once overflowed it, the kernel dropped the connections past it, and nginx answered
-them 504 after its 2 s ``proxy_connect_timeout`` (docs/scaling.md)."""
 
 GC_YOUNG_THRESHOLD = 100_000
 """Allocations between two collections of the youngest generation (CPython's default: 700)."""
@@ -255,7 +233,8 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (``port`` 0: a free one), for the server to listen on."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

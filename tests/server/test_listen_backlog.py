@@ -1,7 +1,7 @@
 """A crowd that connects at once (every player reconnecting after a restart, a round of the bench at
 people's pace) waits in the kernel's queue while the server's event loop is busy, instead of being
 dropped: behind nginx a dropped connection is a 504 after nginx's 2 s connect timeout
-(``serve.LISTEN_BACKLOG``, docs/scaling.md)."""
+(``stacks.LISTEN_BACKLOG``, docs/scaling.md)."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ FLOORS = [
     ["mail", "moderation", "wiring"],
     ["notify"],
     ["http", "admin", "assembly"],
-    ["app", "run_worker"],
+    ["app", "run_worker", "stacks"],
     ["serve"],
 ]
 """The rooms of ``kahuna/server`` from the bottom up (a room is a folder, or a module directly in
