@@ -9,8 +9,10 @@ and the server's CPU per action, and neither was adopted. The choice is a hidden
 suite's servers can be started under another one), for measuring only: ``uvicorn`` is the
 server's stack, with the limits of ``http/conns.py`` and the drain of ``http/draining.py``.
 
-- ``uvicorn-sansio``: uvicorn with ``websockets``' sans-I/O protocol in place of its legacy one
-  (the rest as the server's). uvicorn's third, ``wsproto``, is pure Python and not installed.
+- ``uvicorn-legacy``: uvicorn with ``websockets``' legacy protocol (uvicorn's ``--ws websockets``,
+  deprecated) in place of its sans-I/O one, which is what ``--ws auto`` picks and ``kahuna serve``
+  has always run; the rest as the server's. uvicorn's third, ``wsproto``, is pure Python and not
+  installed.
 - ``granian``: granian (Rust HTTP and WebSocket I/O, the app on uvloop in one worker process
   forked from this one; ``pip install 'kahuna[granian]'``). uvicorn's protocol classes are not
   there, so neither are the connection limits (``max_connections``, ``max_connections_per_ip``;
@@ -32,8 +34,9 @@ from kahuna.server.common.config import Limits
 from kahuna.server.http.conns import protocol_class, server
 from kahuna.server.http.draining import Drain
 
-UVICORN_WS = {"uvicorn": "websockets", "uvicorn-sansio": "websockets-sansio"}
-"""uvicorn's WebSocket implementation under each uvicorn stack."""
+UVICORN_WS = {"uvicorn": "websockets-sansio", "uvicorn-legacy": "websockets"}
+"""uvicorn's WebSocket implementation under each uvicorn stack: the server's is the one uvicorn's
+``auto`` picks when ``websockets`` is installed (named, so that no other is ever picked)."""
 
 STACKS = (*UVICORN_WS, "granian")
 

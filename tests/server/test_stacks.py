@@ -18,7 +18,7 @@ pytestmark = pytest.mark.long  # a bench server (two for granian) started per ca
 
 
 @pytest.mark.parametrize(
-    ("stack", "floor"), [("granian", False), ("granian", True), ("uvicorn-sansio", False)], ids=str
+    ("stack", "floor"), [("granian", False), ("granian", True), ("uvicorn-legacy", False)], ids=str
 )
 def test_bench_server_plays_under_another_stack(stack: str, floor: bool) -> None:
     args = ["bench", "server", *(["--floor"] if floor else []), "--games", "2", "--seconds", "3", "--warm-up", "1"]
