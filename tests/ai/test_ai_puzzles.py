@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,9 +11,19 @@ import pytest
 from kahuna.ai.puzzles.generate import AgentCache, generate
 from kahuna.ai.puzzles.prove import ProofConfig
 from kahuna.ai.puzzles.puzzle import Puzzle, check
-from kahuna.ai.puzzles.rate import BASE, RATING_LEVELS, STEP, TRIES, rating_salt, solves, starting_rating
+from kahuna.ai.puzzles.rate import (
+    BASE,
+    RATING_LEVELS,
+    STEP,
+    TRIES,
+    rating_salt,
+    solves,
+    solves_of_all,
+    starting_rating,
+)
 from kahuna.ai.puzzles.rerate import rerate, side_path
 from kahuna.ai.puzzles.shipped import level_bands, level_table, read_set, shipped_path, stats
+from kahuna.ai.puzzles.sift import ladder
 from kahuna.ai.puzzles.themes import THEMES
 from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of
 from kahuna.server.puzzles.command import add_parser
@@ -126,7 +137,71 @@ def test_level_table_joins_a_sparse_top_band(made: Path) -> None:
     table = level_table(puzzles, {p.puzzle_id: dict.fromkeys(RATING_LEVELS, 1) for p in puzzles}, RATING_LEVELS, 2)
     print(table)
     assert table.splitlines()[2].startswith(f"| {level_bands([p.rating for p in puzzles])[0]}+ | {len(puzzles)} |")
-    assert table.splitlines()[-1] == f"| all | {len(puzzles)} | " + " | ".join(["50.0 %"] * 5) + " |"
+    assert table.splitlines()[-1] == f"| all | {len(puzzles)} | " + " | ".join(["0.0 %"] * 5) + " |"  # 1 of 2: no
+    tries = level_table(
+        puzzles, {p.puzzle_id: dict.fromkeys(RATING_LEVELS, 1) for p in puzzles}, RATING_LEVELS, 2, "tries"
+    )
+    assert tries.splitlines()[-1] == f"| all | {len(puzzles)} | " + " | ".join(["50.0 %"] * 5) + " |"
+    won = level_table(puzzles, {p.puzzle_id: dict.fromkeys(RATING_LEVELS, 2) for p in puzzles}, RATING_LEVELS, 3)
+    assert won.splitlines()[-1] == f"| all | {len(puzzles)} | " + " | ".join(["100.0 %"] * 5) + " |"  # 2 of 3: yes
+
+
+def test_tries_in_processes_count_as_in_one(made: Path) -> None:
+    """``--jobs``: each try is seeded by its salt, number, puzzle and level alone."""
+    puzzles, _ = read_set(made)
+    one = list(solves_of_all(puzzles, rating_salt(3), 1, AgentCache()))
+    assert list(solves_of_all(puzzles, rating_salt(3), 1, AgentCache(), jobs=2)) == one
+    assert [p for p, _ in one] == [p.puzzle_id for p in puzzles]
+
+
+def _rated(puzzle: Puzzle, solved: dict[str, int], tries: int = 20) -> Puzzle:
+    return dataclasses.replace(puzzle, solves=solved, tries=tries, rating=starting_rating(solved, tries))
+
+
+def test_a_ladder_is_sure_and_rises_with_the_levels(made: Path) -> None:
+    puzzle = read_set(made)[0][0]
+    levels = dict(zip(RATING_LEVELS, range(5), strict=True))  # easy 0 ... master 4
+    assert ladder(_rated(puzzle, dict.fromkeys(RATING_LEVELS, 20)))  # every level solves it
+    assert ladder(_rated(puzzle, {}))  # none does: proved, but beyond every level
+    assert ladder(_rated(puzzle, {n: 20 if i >= 2 else 0 for n, i in levels.items()}))  # hard and up
+    assert ladder(_rated(puzzle, {"easy": 4, "medium": 16, "hard": 20, "expert": 19, "master": 20}))  # 20 %, 80 %
+    assert not ladder(_rated(puzzle, {"easy": 5, "medium": 20, "hard": 20, "expert": 20, "master": 20}))  # 25 %: unsure
+    assert not ladder(
+        _rated(puzzle, {"easy": 20, "medium": 0, "hard": 20, "expert": 20, "master": 20})
+    )  # easy, not medium
+    assert not ladder(_rated(puzzle, {"easy": 0, "medium": 20, "hard": 20, "expert": 0, "master": 20}))
+
+
+def test_sift_keeps_the_game_lines_and_the_ladders(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    puzzles, games = read_set(made)
+    lines = [line for line in made.read_text().splitlines() if '"type":"puzzle"' not in line]
+    sure = [_rated(p, {"master": 20} if i % 2 else {"easy": 10, "master": 20}) for i, p in enumerate(puzzles)]
+    path = tmp_path / "set.jsonl"
+    path.write_text(
+        "".join(json.dumps(p.to_json(), separators=(",", ":")) + "\n" for p in sure) + "\n".join(lines) + "\n"
+    )
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    few = tmp_path / "few.jsonl"
+    ten = "".join(json.dumps(_rated(p, {"master": 10}, 10).to_json()) + "\n" for p in puzzles)
+    few.write_text(ten)  # rated with fewer tries than sifting needs
+    args = parser.parse_args(["puzzles", "sift", str(few)])
+    assert args.func(args) == 2 and few.read_text() == ten
+    assert "kahuna puzzles rate FILE --tries 20" in capsys.readouterr().err
+    args = parser.parse_args(["puzzles", "sift", str(path)])
+    assert args.func(args) == 0
+    kept, kept_games = read_set(path)
+    assert [p.puzzle_id for p in kept] == [p.puzzle_id for i, p in enumerate(puzzles) if i % 2]
+    assert kept_games == games
+    assert json.loads(capsys.readouterr().out) == {
+        "kept": len(kept),
+        "dropped": len(puzzles) - len(kept),
+        "out": str(path),
+    }
 
 
 def test_shipped_set_has_the_figures_of_its_games() -> None:
@@ -150,8 +225,9 @@ def test_cli_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture
     assert args.func(args) == 2
     out.write_text("")
     for action in ("rate", "levels"):
-        args = parser.parse_args(["puzzles", action, str(out), "--tries", "0"])
-        assert args.func(args) == 2 and out.read_text() == ""
+        for bad in (["--tries", "0"], ["--jobs", "0"], ["--jobs", "65"]):
+            args = parser.parse_args(["puzzles", action, str(out), *bad])
+            assert args.func(args) == 2 and out.read_text() == ""
     args = parser.parse_args(["puzzles", "rate", str(tmp_path / "missing.jsonl")])
     assert args.func(args) == 2
     assert "cannot read" in capsys.readouterr().err

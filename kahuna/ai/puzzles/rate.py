@@ -18,8 +18,10 @@ check never replays the tries that set them.
 
 from __future__ import annotations
 
+import json
+import multiprocessing
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from kahuna.ai.base import Agent
 from kahuna.ai.levels import LEVELS
@@ -30,9 +32,11 @@ from kahuna.rules import view_of
 RATING_LEVELS: tuple[str, ...] = tuple(name for name in LEVELS if name != "grandmaster")
 BASE = 700
 STEP = 300
-TRIES = 10
+TRIES = 20
 """Tries per level and puzzle: a level's failure rate then carries a standard error of at most
-0.16 (``sqrt(0.25 / 10)``), the rating at most 106 points (all five levels at a coin's toss)."""
+0.11 (``sqrt(0.25 / 20)``), the rating at most 75 points (all five levels at a coin's toss); and
+:mod:`kahuna.ai.puzzles.sift` needs this many to tell a level that solves a puzzle from one that
+guesses it."""
 
 
 def rating_salt(seed: int) -> str:
@@ -75,3 +79,33 @@ def starting_rating(solved: dict[str, int], tries: int) -> int:
     """:data:`BASE` plus :data:`STEP` per level's failure rate (``solved``: tries solved of ``tries``)."""
     failures = sum(1 - solved.get(name, 0) / tries for name in RATING_LEVELS)
     return round(BASE + STEP * failures)
+
+
+_WORKER_AGENTS: Callable[[str], Agent] | None = None
+"""A worker process's own agents (each level built once per process, its network loaded once)."""
+
+
+def _solves_in_worker(task: tuple[str, str, int]) -> tuple[str, dict[str, int]]:
+    global _WORKER_AGENTS
+    if _WORKER_AGENTS is None:
+        from kahuna.ai.puzzles.generate import AgentCache
+
+        _WORKER_AGENTS = AgentCache()
+    line, salt, tries = task
+    puzzle = Puzzle.from_json(json.loads(line))
+    return puzzle.puzzle_id, solves(puzzle, salt, tries, _WORKER_AGENTS)
+
+
+def solves_of_all(
+    puzzles: list[Puzzle], salt: str, tries: int, agents: Callable[[str], Agent], jobs: int = 1
+) -> Iterator[tuple[str, dict[str, int]]]:
+    """:func:`solves` of each puzzle, in order, as each is done; with ``jobs`` > 1 in that many
+    worker processes (each with its own agents, so ``agents`` is used only in-process). A try is
+    seeded by its salt, number, puzzle and level alone, so the counts are the same either way."""
+    if jobs <= 1 or len(puzzles) < 2:
+        for puzzle in puzzles:
+            yield puzzle.puzzle_id, solves(puzzle, salt, tries, agents)
+        return
+    tasks = [(json.dumps(p.to_json()), salt, tries) for p in puzzles]
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        yield from pool.imap(_solves_in_worker, tasks, chunksize=1)

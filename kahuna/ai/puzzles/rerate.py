@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kahuna.ai.base import Agent
 from kahuna.ai.puzzles.puzzle import Puzzle
-from kahuna.ai.puzzles.rate import rating_salt, solves, starting_rating
+from kahuna.ai.puzzles.rate import rating_salt, solves_of_all, starting_rating
 
 
 def side_path(path: Path) -> Path:
@@ -43,24 +43,28 @@ def _made(side: Path, salt: str, tries: int) -> dict[str, dict[str, int]]:
     return found
 
 
-def rerate(path: Path, seed: int, tries: int, agents: Callable[[str], Agent]) -> Generator[str, None, None]:
+def rerate(
+    path: Path, seed: int, tries: int, agents: Callable[[str], Agent], jobs: int = 1
+) -> Generator[str, None, None]:
     """Rate every puzzle of ``path`` again with ``tries`` per level, salted from ``seed``; yields
-    each puzzle's id as it is rated (or found in the side file), and rewrites ``path`` after the last."""
+    each puzzle's id as it is rated (or found in the side file), and rewrites ``path`` after the last.
+    ``jobs`` > 1 rates in that many processes (:func:`rate.solves_of_all`: the same counts)."""
     salt = rating_salt(seed)
     lines = path.read_text(encoding="utf-8").splitlines()
     side = side_path(path)
     made = _made(side, salt, tries)
+    entries = [json.loads(line) for line in lines if line.strip()]
+    puzzles = [Puzzle.from_json(e) for e in entries if e.get("type") == "puzzle"]
+    for puzzle in puzzles:
+        if puzzle.puzzle_id in made:
+            yield puzzle.puzzle_id
     with side.open("a", encoding="utf-8") as out:
-        for line in lines:
-            entry = json.loads(line) if line.strip() else {}
-            if entry.get("type") != "puzzle":
-                continue
-            puzzle_id = str(entry["puzzle_id"])
-            if puzzle_id not in made:
-                made[puzzle_id] = solves(Puzzle.from_json(entry), salt, tries, agents)
-                out.write(json.dumps({"puzzle_id": puzzle_id, "salt": salt, "tries": tries, "solves": made[puzzle_id]}))
-                out.write("\n")
-                out.flush()
+        todo = [p for p in puzzles if p.puzzle_id not in made]
+        for puzzle_id, solved in solves_of_all(todo, salt, tries, agents, jobs):
+            made[puzzle_id] = solved
+            out.write(json.dumps({"puzzle_id": puzzle_id, "salt": salt, "tries": tries, "solves": solved}))
+            out.write("\n")
+            out.flush()
             yield puzzle_id
     text = "".join(_rated(line, made, tries) + "\n" for line in lines)
     fresh = path.with_name(path.name + ".tmp")

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 
@@ -83,19 +83,32 @@ def level_bands(ratings: list[int]) -> list[int]:
     return lows
 
 
-def level_table(puzzles: list[Puzzle], solved: dict[str, dict[str, int]], levels: tuple[str, ...], tries: int) -> str:
-    """A Markdown table: per rating band (:func:`level_bands`), the share of its puzzles' tries
-    each level solved.
+def level_table(
+    puzzles: list[Puzzle],
+    solved: dict[str, dict[str, int]],
+    levels: tuple[str, ...],
+    tries: int,
+    by: Literal["puzzles", "tries"] = "puzzles",
+) -> str:
+    """A Markdown table: per rating band (:func:`level_bands`), the share each level solved.
+
+    ``by="puzzles"``: the share of the band's puzzles each level solves, a level solving a puzzle
+    when it finds an accepted turn in more than half of its tries (as a person solves a puzzle or
+    not: one lucky try in ten is not solving it). ``by="tries"``: the share of all its tries.
 
     ``solved[puzzle_id][level]``: how many of ``tries`` that level solved (tries of another salt
     than the run that set the starting ratings, :func:`kahuna.ai.puzzles.rate.check_salt`)."""
     lows = level_bands([p.rating for p in puzzles])
     lines = ["| rating band | puzzles | " + " | ".join(levels) + " |", "|---|---:|" + "---:|" * len(levels)]
 
+    def share(level: str, mine: list[Puzzle]) -> float:
+        counts = [solved[p.puzzle_id][level] for p in mine]
+        if by == "tries":
+            return sum(counts) / (tries * max(1, len(mine)))
+        return sum(2 * c > tries for c in counts) / max(1, len(mine))
+
     def row(name: str, mine: list[Puzzle]) -> str:
-        cells = [
-            f"{100 * sum(solved[p.puzzle_id][lv] for p in mine) / (tries * max(1, len(mine))):.1f} %" for lv in levels
-        ]
+        cells = [f"{100 * share(lv, mine):.1f} %" for lv in levels]
         return f"| {name} | {len(mine)} | " + " | ".join(cells) + " |"
 
     for i, low in enumerate(lows):

@@ -9,8 +9,11 @@
 * ``rate FILE``: rate every puzzle of a set file again (each level's tries, as the generator rates a
   new puzzle) and rewrite only the ratings, with a progress bar (resumable:
   :mod:`kahuna.ai.puzzles.rerate`);
+* ``sift FILE``: keep only the puzzles the levels fare on as a ladder (:mod:`kahuna.ai.puzzles.sift`);
 * ``levels [FILE]``: let each AI level try every puzzle of a set again (tries salted apart from the
-  rating run's) and print the share each solves per rating band (the table of docs/puzzles.md).
+  rating run's) and print the share each solves per rating band (the tables of docs/puzzles.md).
+
+``rate`` and ``levels`` take ``--jobs N``: the tries in N processes, the same counts.
 
 Exit 2 on bad arguments, an unreadable file or database, with nothing written. The command lives
 with the server because ``--db`` reads a server's database through the server's store; the rest is
@@ -32,13 +35,14 @@ if TYPE_CHECKING:
 
 MAX_GAMES = 1_000_000
 MAX_TRIES = 1000
+MAX_JOBS = 64
 MAX_SECONDS = 600.0
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "puzzles",
-        help="make puzzles from self-play (generate), read a set's figures (stats, levels)",
+        help="make puzzles from self-play (generate, rate, sift), read a set's figures (stats, levels)",
         description="Puzzles: a seat's view at a moment of a game and the task 'find the best turn', "
         "proved by search over the hidden cards (docs/puzzles.md).",
     )
@@ -80,8 +84,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     rt.add_argument("file", help="the set file, rewritten in place")
     rt.add_argument("--seed", type=int, default=0, help="seed of the rating run: the generator's (default 0)")
     rt.add_argument("--tries", type=int, default=None, help="tries per level and puzzle (default: the generator's)")
+    rt.add_argument("--jobs", type=int, default=1, help="processes trying the puzzles (default 1)")
     rt.add_argument("--quiet", action="store_true", help="no progress bar")
     rt.set_defaults(func=run_rate)
+    sf = actions.add_parser(
+        "sift",
+        help="keep only the puzzles the AI levels fare on as a ladder",
+        description="Rewrite FILE keeping its game lines and the puzzles on which each level either solves "
+        "at least 80 %% of its rating tries or at most 20 %%, and every level stronger than one that solves "
+        "it solves it too (docs/puzzles.md). Needs ratings of 20 tries a level (kahuna puzzles rate).",
+    )
+    sf.add_argument("file", help="the set file, rewritten in place")
+    sf.set_defaults(func=run_sift)
     lv = actions.add_parser(
         "levels",
         help="the share of a set each AI level solves, by rating band",
@@ -91,6 +105,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     lv.add_argument("file", nargs="?", help="a set file (default: the shipped set)")
     lv.add_argument("--seed", type=int, default=1, help="seed of the levels' choices (default 1)")
     lv.add_argument("--tries", type=int, default=None, help="tries per level and puzzle (default: the generator's)")
+    lv.add_argument("--jobs", type=int, default=1, help="processes trying the puzzles (default 1)")
     lv.add_argument("--quiet", action="store_true", help="no progress bar")
     lv.set_defaults(func=run_levels)
 
@@ -185,43 +200,70 @@ def _tries(args: argparse.Namespace) -> int | None:
     return tries if 1 <= tries <= MAX_TRIES else None
 
 
+def _bounds(args: argparse.Namespace) -> tuple[int, str] | str:
+    """``--tries`` and ``--jobs`` checked: ``(tries, "")``, or the message of the first out of bounds."""
+    tries = _tries(args)
+    if tries is None:
+        return f"--tries must be between 1 and {MAX_TRIES}"
+    if not 1 <= args.jobs <= MAX_JOBS:
+        return f"--jobs must be between 1 and {MAX_JOBS}"
+    return tries, ""
+
+
 def run_rate(args: argparse.Namespace) -> int:
     from kahuna.ai.puzzles.generate import AgentCache
     from kahuna.ai.puzzles.rerate import rerate
     from kahuna.ai.puzzles.shipped import read_set
 
-    tries = _tries(args)
-    if tries is None:
-        return _fail(f"--tries must be between 1 and {MAX_TRIES}")
+    bounds = _bounds(args)
+    if isinstance(bounds, str):
+        return _fail(bounds)
+    tries = bounds[0]
     path = Path(args.file)
     try:
         count = len(read_set(path)[0])
     except (OSError, ValueError, KeyError) as exc:
         return _fail(f"cannot read the set: {exc}")
     with Progress(count, "puzzles", enabled=False if args.quiet else None) as bar:
-        for _ in rerate(path, args.seed, tries, AgentCache()):
+        for _ in rerate(path, args.seed, tries, AgentCache(), args.jobs):
             bar.advance()
     print(json.dumps({"rated": count, "tries": tries, "seed": args.seed, "out": str(path)}))
     return 0
 
 
+def run_sift(args: argparse.Namespace) -> int:
+    from kahuna.ai.puzzles.sift import SiftError, sift
+
+    try:
+        sifted = sift(Path(args.file))
+    except SiftError as exc:
+        return _fail(str(exc))
+    except (OSError, ValueError, KeyError) as exc:
+        return _fail(f"cannot read the set: {exc}")
+    print(json.dumps({"kept": sifted.kept, "dropped": sifted.dropped, "out": args.file}))
+    return 0
+
+
 def run_levels(args: argparse.Namespace) -> int:
     from kahuna.ai.puzzles.generate import AgentCache
-    from kahuna.ai.puzzles.rate import RATING_LEVELS, check_salt, solves
+    from kahuna.ai.puzzles.rate import RATING_LEVELS, check_salt, solves_of_all
     from kahuna.ai.puzzles.shipped import level_table, read_set
 
-    tries = _tries(args)
-    if tries is None:
-        return _fail(f"--tries must be between 1 and {MAX_TRIES}")
+    bounds = _bounds(args)
+    if isinstance(bounds, str):
+        return _fail(bounds)
+    tries = bounds[0]
     try:
         puzzles, _ = read_set(Path(args.file) if args.file else None)
     except (OSError, ValueError, KeyError) as exc:
         return _fail(f"cannot read the set: {exc}")
-    agents = AgentCache()
     solved: dict[str, dict[str, int]] = {}
     with Progress(len(puzzles), "puzzles", enabled=False if args.quiet else None) as bar:
-        for puzzle in puzzles:
-            solved[puzzle.puzzle_id] = solves(puzzle, check_salt(args.seed), tries, agents)
+        for puzzle_id, counts in solves_of_all(puzzles, check_salt(args.seed), tries, AgentCache(), args.jobs):
+            solved[puzzle_id] = counts
             bar.advance()
-    print(level_table(puzzles, solved, RATING_LEVELS, tries))
+    print(f"The share of each band's puzzles each level solves (in more than half of its {tries} tries):\n")
+    print(level_table(puzzles, solved, RATING_LEVELS, tries, by="puzzles"))
+    print(f"\nThe share of each band's tries each level solves ({tries} a puzzle):\n")
+    print(level_table(puzzles, solved, RATING_LEVELS, tries, by="tries"))
     return 0
