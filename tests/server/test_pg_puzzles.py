@@ -1,5 +1,6 @@
 """Puzzles' rows on PostgreSQL (``test_puzzles.py`` runs the same on SQLite): loading the shipped
-set twice, the daily puzzle, an answer counted once, the nearest unanswered puzzles, the history;
+set twice, the daily puzzle, an answer counted once, the nearest unanswered puzzles, the history,
+the puzzles a smaller set retires, and migration 0027 both ways;
 and a server's finished games read, never written, as ``kahuna puzzles generate --db`` reads them."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from finished_games import write_finished
 from scale_harness import pg_url
 from sqlalchemy import update
 from sqlalchemy.exc import DBAPIError
-from test_puzzles import store_round
+from test_puzzles import migration_round, store_round
 
 from kahuna.server.db.schema import games
 from kahuna.server.db.store import open_engine
@@ -22,6 +23,10 @@ pytestmark = pytest.mark.pg
 
 def test_the_store_on_postgresql(pg_url: str) -> None:
     store_round(pg_url)
+
+
+def test_migration_0027_on_postgresql(pg_url: str) -> None:
+    migration_round(pg_url)
 
 
 def test_a_servers_finished_games_read_only_on_postgresql(pg_url: str) -> None:

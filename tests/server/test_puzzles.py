@@ -1,38 +1,46 @@
-"""Puzzles (issue 52) through one real server on SQLite: the daily puzzle, the next one, answers
+"""Puzzles (issue 52) through real servers on SQLite: the daily puzzle, the next one, answers
 checked by the referee (right, wrong, right so far, illegal with the referee's reason) with the
 positions they reach, a rated account's first answer counted once (its rating and the puzzle's
-moved), guests unrated, the history, the 404s and the budget; the store on its own; and
+moved), guests unrated, the history, the 404s and the budget; the puzzles a smaller shipped set
+retires on a server upgraded from an older release; the store and migration 0027 on their own; and
 ``kahuna puzzles generate --db`` on a server's database (finished games written as the server
 writes them), which it only reads."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from alembic import command
 from finished_games import write_finished
 from server_harness import Server
-from sqlalchemy import insert, update
+from sqlalchemy import Connection, insert, inspect, select, update
 from stored_games import stored_game
 from test_accounts import csrf, signed_in
 
 from kahuna.ai.puzzles.puzzle import Puzzle, check
-from kahuna.ai.puzzles.shipped import read_set
+from kahuna.ai.puzzles.shipped import daily_index, read_set
 from kahuna.rules import ALL_ACTIONS, GameState, Kind, PlayerView, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
 from kahuna.rules.foresight import close_islands, consequences
-from kahuna.server.db import archive
+from kahuna.server.accounts.passwords import username_key
+from kahuna.server.common.ratelimit import Limiter
+from kahuna.server.db import archive, migrations
 from kahuna.server.db import store as store_module
-from kahuna.server.db.schema import accounts, actions
+from kahuna.server.db.schema import accounts, actions, puzzle_attempts, puzzles
 from kahuna.server.db.store import open_engine
+from kahuna.server.db.writer import Conflict, Writer
 from kahuna.server.puzzles import store
 from kahuna.server.puzzles.command import add_parser
+from kahuna.server.puzzles.service import Puzzles
+from kahuna.tui.puzzle import choose
 
 BURST = 30
 
@@ -182,6 +190,67 @@ def test_puzzles_over_http(server: Server) -> None:
     assert statuses[-1] == 429 and set(statuses) <= {422, 429}
 
 
+@pytest.mark.slow
+def test_a_server_retires_the_puzzles_its_set_dropped(tmp_path: Path) -> None:
+    """A database an older release filled, whose set held three puzzles more (one answered by an
+    account): the server retires them at load, so that ``next`` never offers them and the daily
+    puzzle is the terminal's (``kahuna puzzle --daily``, the shipped set), while the account's
+    history keeps its answer and an answer to one (opened before the upgrade) is still checked."""
+    gone = [
+        dataclasses.replace(p, puzzle_id=f"0000000000{i:02x}", rating=4000 + i)
+        for i, p in enumerate(list(SHIPPED.values())[:3])
+    ]
+    server = Server(tmp_path)
+    engine = open_engine(server.db)
+    with engine.begin() as conn:
+        assert store.load(conn, [*SHIPPED.values(), *gone]) == len(SHIPPED) + 3
+        key = username_key("old-solver")
+        person: dict[str, Any] = {"username": "old-solver", "username_key": key, "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
+        store.record(conn, player, gone[0].puzzle_id, True)
+    engine.dispose()
+    terminal = argparse.Namespace(id=None, daily=True, seed=None)
+    server.start()
+    try:
+        before = choose(read_set()[0], terminal)
+        daily = server.get("/api/puzzles/daily").json()["puzzle_id"]
+        after = choose(read_set()[0], terminal)  # the same unless the day turned in between
+        assert before is not None and after is not None and daily in {before.puzzle_id, after.puzzle_id}
+        top = max(p.rating for p in SHIPPED.values())
+        assert server.get(f"/api/puzzles/next?above={top}").status_code == 404  # the retired ones are above
+        answers = server.get("/api/puzzles/history/old-solver").json()["answers"]
+        assert [a["puzzle_id"] for a in answers] == [gone[0].puzzle_id]
+        answer = server.post(f"/api/puzzles/{gone[1].puzzle_id}/attempt", {"actions": list(gone[1].solutions[0])})
+        assert answer.status_code == 200 and answer.json()["correct"] is True, answer.text
+    finally:
+        server.stop()
+
+
+def test_a_load_that_lost_a_race_runs_again(tmp_path: Path) -> None:
+    """An instance of the release before storing its set (a puzzle more) in the same moment: the
+    load that lost the race runs again against its rows, and retires that puzzle."""
+    engine = open_engine(f"sqlite:///{tmp_path / 'puzzles.db'}")
+    shipped = list(SHIPPED.values())[:3]
+    older = [*shipped, dataclasses.replace(shipped[0], puzzle_id="000000000000")]
+    runs: list[int] = []
+
+    class Racing:
+        async def transact(self, fn: Callable[[Connection], int]) -> int:
+            runs.append(1)
+            with engine.begin() as conn:
+                if len(runs) == 1:
+                    store.load(conn, older)  # the other instance, first
+                else:
+                    return fn(conn)
+            raise Conflict("puzzles")
+
+    service = Puzzles(cast(Writer, Racing()), cast(Limiter, None), shipped=lambda: shipped)
+    assert asyncio.run(service.load()) == 0 and len(runs) == 2
+    with engine.connect() as conn:
+        assert set(store.nearest(conn, None, 1500, None)) == {p.puzzle_id for p in shipped}
+    engine.dispose()
+
+
 def test_the_store_on_sqlite(tmp_path: Path) -> None:
     store_round(f"sqlite:///{tmp_path / 'puzzles.db'}")
 
@@ -216,6 +285,62 @@ def store_round(url: str) -> None:
         assert again is not None and moved is not None and again == moved and again.rating != shipped[0].rating
         for puzzle in rerated[1:]:
             assert store.by_id(conn, puzzle.puzzle_id) == store.Row(puzzle, puzzle.rating)
+        # A release whose set drops two of them (the answered one too): they are retired, never
+        # offered nor the daily puzzle, which is chosen among the set's as the terminal chooses it
+        # (``kahuna puzzle --daily``); the row and the answer stay.
+        kept, dropped = rerated[2:], {p.puzzle_id for p in rerated[:2]}
+        assert store.load(conn, kept) == 0
+        ordered, everything = sorted(p.puzzle_id for p in kept), sorted(p.puzzle_id for p in shipped)
+        moved_days = 0
+        for d in range(1, 29):
+            date = f"2026-02-{d:02}"
+            row = store.daily(conn, date)
+            assert row is not None and row.puzzle.puzzle_id == ordered[daily_index(date, len(ordered))]
+            moved_days += row.puzzle.puzzle_id != everything[daily_index(date, len(everything))]
+        assert moved_days  # counting the retired ones would have chosen another puzzle on those days
+        assert set(store.nearest(conn, None, 1500, None)) == set(ordered)
+        assert not dropped & set(store.nearest(conn, None, 1500, 0))
+        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
+        assert store.by_id(conn, first) == moved  # an answer to it, open before, is still checked
+        assert store.load(conn, kept) == 0 and set(store.nearest(conn, None, 1500, None)) == set(ordered)
+        # A later set holds one of them again: it is offered again, with the rating it kept.
+        assert store.load(conn, rerated[1:]) == 0
+        assert set(store.nearest(conn, None, 1500, None)) == set(ordered) | {rerated[1].puzzle_id}
+        assert store.by_id(conn, rerated[1].puzzle_id) == store.Row(rerated[1], rerated[1].rating)
+        assert first not in store.nearest(conn, None, 1500, None)
+    engine.dispose()
+
+
+def test_migration_0027_on_sqlite(tmp_path: Path) -> None:
+    migration_round(f"sqlite:///{tmp_path / 'puzzles.db'}")
+
+
+def migration_round(url: str) -> None:
+    """Migration 0027 (``puzzles.retired``) both ways with puzzles and an answer stored, on ``url``'s
+    database (``test_pg_puzzles.py`` runs it on PostgreSQL): going back to 0026 drops the column
+    alone, every row and the answer stay; up again, no puzzle is retired until a set is loaded."""
+    engine = open_engine(url)
+    shipped = list(SHIPPED.values())[:3]
+    ids = sorted(p.puzzle_id for p in shipped)
+    with engine.begin() as conn:
+        store.load(conn, shipped)
+        person: dict[str, Any] = {"username": "x", "username_key": "x", "created": "", "is_bot": False}
+        player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
+        store.record(conn, player, shipped[0].puzzle_id, True)
+        store.load(conn, shipped[1:])  # the answered one retired
+    with engine.begin() as conn:
+        command.downgrade(migrations.config(conn), "0026")
+    with engine.connect() as conn:
+        assert "retired" not in {c["name"] for c in inspect(conn).get_columns("puzzles")}
+        assert list(conn.execute(select(puzzles.c.id).order_by(puzzles.c.id)).scalars()) == ids
+        assert conn.execute(select(puzzle_attempts.c.puzzle_id)).scalars().all() == [shipped[0].puzzle_id]
+    with engine.begin() as conn:
+        command.upgrade(migrations.config(conn), "head")
+    with engine.begin() as conn:
+        assert conn.execute(select(puzzles.c.retired)).scalars().all() == [False] * 3
+        assert store.load(conn, shipped[1:]) == 0
+        assert shipped[0].puzzle_id not in store.nearest(conn, None, 1500, None)
+        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [shipped[0].puzzle_id]
     engine.dispose()
 
 

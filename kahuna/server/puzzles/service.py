@@ -14,7 +14,9 @@ nor the accepted turns; its answer is checked here by the referee (:func:`kahuna
   (Glicko-2); a guest's, and any later answer, moves nothing.
 
 Every answer is budgeted per client address (``Limits.puzzle_attempts_*``). The daily puzzle is
-a function of the date (UTC) and the stored set alone, the same on every instance.
+a function of the date (UTC) and the shipped set alone (the stored puzzles not retired), the same on
+every instance and in the terminal. A retired puzzle (one a set before held) is never offered, but
+an answer to it (a page opened before the upgrade) is checked and counted as any other.
 """
 
 from __future__ import annotations
@@ -85,17 +87,20 @@ class Puzzles:
         self._loading = asyncio.Lock()
 
     async def load(self) -> int:
-        """Store the shipped puzzles the database lacks, once per process, at the first request
-        that needs them (a server nobody asks for a puzzle spends nothing on them); instances may
-        do it at once."""
+        """Store the shipped puzzles the database lacks and retire those the set no longer holds
+        (:func:`store.load`), once per process, at the first request that needs them (a server
+        nobody asks for a puzzle spends nothing on them); instances may do it at once."""
         async with self._loading:
             if self._loaded:
                 return 0
             puzzles = self.shipped()
-            try:
-                added = await self.writer.transact(lambda conn: store.load(conn, puzzles))
-            except Conflict:  # another instance stored them in the same moment
-                added = 0
+            added = 0
+            for _ in range(2):
+                try:
+                    added = await self.writer.transact(lambda conn: store.load(conn, puzzles))
+                    break
+                except Conflict:  # another instance stored them in the same moment: once more against
+                    continue  # its rows (of another release, perhaps: this set retires or restores some)
             self._loaded = True
             return added
 

@@ -8,7 +8,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, not_, select, update
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import daily_index
@@ -35,8 +35,10 @@ def load(conn: Connection, shipped: list[Puzzle]) -> int:
     A stored puzzle nobody has answered (``plays`` 0) takes the shipped starting rating and document
     when the ratings differ (a release that rates its set again reaches the databases of the releases
     before); one that has been answered keeps its rating, which the answers moved, and the
-    document it was answered from."""
-    stored = {r.id: r for r in conn.execute(select(puzzles.c.id, puzzles.c.rating, puzzles.c.plays))}
+    document it was answered from. A stored puzzle the set no longer holds is retired (``retired``:
+    never offered, never the daily puzzle; its row and answers stay), and one a later set holds
+    again is offered again."""
+    stored = {r.id: r for r in conn.execute(select(puzzles.c.id, puzzles.c.rating, puzzles.c.plays, puzzles.c.retired))}
     fresh = [p for p in shipped if p.puzzle_id not in stored]
     if fresh:
         conn.execute(insert(puzzles), [{"id": p.puzzle_id, **_shipped_row(p), "volatility": 0.06} for p in fresh])
@@ -50,6 +52,10 @@ def load(conn: Connection, shipped: list[Puzzle]) -> int:
             update(puzzles).where(puzzles.c.id == bindparam("puzzle_id"), puzzles.c.plays == 0),
             [{"puzzle_id": p.puzzle_id, **_shipped_row(p)} for p in restart],
         )
+    held = {p.puzzle_id for p in shipped}
+    turned = [{"puzzle_id": i, "retired": i not in held} for i, r in stored.items() if bool(r.retired) == (i in held)]
+    if turned:
+        conn.execute(update(puzzles).where(puzzles.c.id == bindparam("puzzle_id")), turned)
     return len(fresh)
 
 
@@ -73,13 +79,18 @@ def by_id(conn: Connection, puzzle_id: str) -> Row | None:
 
 
 def daily(conn: Connection, day: str) -> Row | None:
-    """The puzzle of ``day`` (``YYYY-MM-DD``): the same on every instance, from the date alone."""
-    count = conn.execute(select(func.count()).select_from(puzzles)).scalar_one()
+    """The puzzle of ``day`` (``YYYY-MM-DD``) among those of the shipped set (not retired): the
+    same on every instance and in ``kahuna puzzle --daily``, from the date and the set alone."""
+    count = conn.execute(select(func.count()).select_from(puzzles).where(not_(puzzles.c.retired))).scalar_one()
     if not count:
         return None
     index = daily_index(day, count)
     found = conn.execute(
-        select(puzzles.c.document, puzzles.c.rating).order_by(puzzles.c.id).offset(index).limit(1)
+        select(puzzles.c.document, puzzles.c.rating)
+        .where(not_(puzzles.c.retired))
+        .order_by(puzzles.c.id)
+        .offset(index)
+        .limit(1)
     ).one()
     return _row(found.document, found.rating)
 
@@ -95,9 +106,9 @@ def player_rating(conn: Connection, account_id: int | None) -> glicko2.Rating:
 
 
 def nearest(conn: Connection, account_id: int | None, rating: float, above: float | None) -> list[str]:
-    """Ids of up to :data:`NEAREST` puzzles nearest ``rating`` (above ``above`` when given) that
-    the account has not answered, the nearest first."""
-    query = select(puzzles.c.id)
+    """Ids of up to :data:`NEAREST` puzzles of the shipped set (not retired) nearest ``rating``
+    (above ``above`` when given) that the account has not answered, the nearest first."""
+    query = select(puzzles.c.id).where(not_(puzzles.c.retired))
     if account_id is not None:
         answered = select(puzzle_attempts.c.puzzle_id).where(puzzle_attempts.c.account_id == account_id)
         query = query.where(puzzles.c.id.not_in(answered))

@@ -3,7 +3,7 @@ players' puzzle ratings, and every counted answer (the first answer of an accoun
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Index, Integer, String, Table, Text
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Index, Integer, String, Table, Text, false
 
 from kahuna.server.db.schema.base import metadata
 
@@ -18,11 +18,13 @@ puzzles = Table(
     Column("volatility", Float, nullable=False),
     Column("plays", Integer, nullable=False, server_default="0"),
     Column("solved", Integer, nullable=False, server_default="0"),
+    Column("retired", Boolean, nullable=False, server_default=false()),
     Index("ix_puzzles_rating", "rating"),
 )
 """One puzzle of the shipped set (r0026): ``document`` is :meth:`kahuna.ai.puzzles.puzzle.Puzzle.to_json`
 (the complete position and the accepted turns: never sent to a client before it answered);
-``rating`` starts at the set's starting rating and moves as accounts answer."""
+``rating`` starts at the set's starting rating and moves as accounts answer; ``retired`` (r0027):
+the shipped set no longer holds it (never offered, never the daily puzzle; its answers stay)."""
 
 puzzle_ratings = Table(
     "puzzle_ratings",
