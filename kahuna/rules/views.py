@@ -161,7 +161,7 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
     """What ``seat`` (0, 1, or ``None`` for a spectator) may know of ``state``."""
     if seat not in (0, 1, None):
         raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
-    history = tuple(action.token if actor == seat else action.public_token for actor, action in state.history)
+    history = tuple(shown_history(state, seat))
     return PlayerView(
         seat=seat,
         variant=state.variant,
@@ -186,6 +186,68 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
         outcome=state.outcome,
         history=history,
     )
+
+
+def shown_token(state: GameState, seat: int | None, index: int) -> str:
+    """The action at ``index`` of ``state``'s history as ``seat`` sees it: its own in full, the
+    other seat's as a spectator sees it (an opponent's face-down discard is ``-?``)."""
+    actor, action = state.history[index]
+    return action.token if actor == seat else action.public_token
+
+
+_OWNER_SHOWN = (0, 1, None)
+"""An owner as a view shows it, indexed by the owner: seat 0, seat 1, or ``None`` for ``NOBODY`` (-1)."""
+assert _OWNER_SHOWN[NOBODY] is None
+
+
+def shown_history(state: GameState, seat: int | None) -> list[str]:
+    """``state``'s history as ``seat`` sees it (each entry as :func:`shown_token` has it)."""
+    return [action.token if actor == seat else action.public_token for actor, action in state.history]
+
+
+def view_json(state: GameState, seat: int | None, *, history: bool = True) -> dict[str, Any]:
+    """``view_of(state, seat).to_json()``, built straight from the state (the server renders a view
+    per recipient after every action: no :class:`PlayerView` in between); with ``history=False``
+    the same object without its ``history`` key, whose length grows with the game (an update of
+    protocol 2 or 3 never sends it). ``tests/rules/test_rules_views.py`` holds the two equal."""
+    if seat not in (0, 1, None):
+        raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+    hand = None if seat is None else state.hands[seat]
+    own_down = None if seat is None else state.discard_down[seat]
+    known, display, discard_up, down = state.known, state.display, state.discard_up, state.discard_down
+    # what the viewer has seen of each island, as PlayerView.unseen counts it
+    places = (display, discard_up, *known) if seat is None else (display, discard_up, hand, own_down, known[1 - seat])
+    seen = map(sum, zip(*places, strict=True))
+    supply_bridges, supply_stones, outcome = state.supply_bridges, state.supply_stones, state.outcome
+    out = {
+        "seat": seat,
+        "variant": state.variant.to_json(),
+        "round": state.round,
+        "phase": state.phase.value,
+        "to_move": None if state.phase is Phase.OVER else state.to_move,
+        "bridges": dict(zip(LINE_NAMES, map(_OWNER_SHOWN.__getitem__, state.bridges), strict=True)),
+        "stones": dict(zip(LETTERS, map(_OWNER_SHOWN.__getitem__, state.stones), strict=True)),
+        "supply": [
+            {"bridges": supply_bridges[0], "stones": supply_stones[0]},
+            {"bridges": supply_bridges[1], "stones": supply_stones[1]},
+        ],
+        "hand": None if hand is None else cards_to_str(hand),
+        "hand_sizes": [state.hand_size[0], state.hand_size[1]],
+        "known": [cards_to_str(known[0]), cards_to_str(known[1])],
+        "display": cards_to_str(display),
+        "deck_size": len(state.deck),
+        "discard_face_up": cards_to_str(discard_up),
+        "face_down_counts": [sum(down[0]), sum(down[1])],
+        "own_face_down": None if own_down is None else cards_to_str(own_down),
+        "declined": state.declined,
+        "final_turns": state.final_turns,
+        "points": [list(state.points[0]), list(state.points[1])],
+        "result": None if outcome is None else outcome.to_json(),
+        "unseen": dict(zip(LETTERS, [CARDS_PER_ISLAND - n for n in seen], strict=True)),
+    }
+    if history:
+        out["history"] = shown_history(state, seat)
+    return out
 
 
 def hidden_slots(view: PlayerView) -> tuple[list[int], list[int], int]:
