@@ -175,7 +175,9 @@ def test_a_copy_is_the_state_rebuilt_from_its_primary_fields() -> None:
                 assert getattr(twin, name) == getattr(rebuilt, name) == getattr(state, name), name
                 mine, its = getattr(state, name), getattr(twin, name)
                 if isinstance(mine, list):
-                    assert its is not mine and all(a is not b for a, b in zip(its, mine) if isinstance(a, list)), name
+                    assert its is not mine and all(
+                        a is not b for a, b in zip(its, mine, strict=True) if isinstance(a, list)
+                    ), name
             if state.is_over:
                 break
             state.apply(rng.choice(state.legal_actions()))
