@@ -205,22 +205,13 @@ def shown_history(state: GameState, seat: int | None) -> list[str]:
     return [action.token if actor == seat else action.public_token for actor, action in state.history]
 
 
-def view_json(state: GameState, seat: int | None, *, history: bool = True) -> dict[str, Any]:
-    """``view_of(state, seat).to_json()``, built straight from the state (the server renders a view
-    per recipient after every action: no :class:`PlayerView` in between); with ``history=False``
-    the same object without its ``history`` key, whose length grows with the game (an update of
-    protocol 2 or 3 never sends it). ``tests/rules/test_rules_views.py`` holds the two equal."""
-    if seat not in (0, 1, None):
-        raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
-    hand = None if seat is None else state.hands[seat]
-    own_down = None if seat is None else state.discard_down[seat]
-    known, display, discard_up, down = state.known, state.display, state.discard_up, state.discard_down
-    # what the viewer has seen of each island, as PlayerView.unseen counts it
-    places = (display, discard_up, *known) if seat is None else (display, discard_up, hand, own_down, known[1 - seat])
-    seen = map(sum, zip(*places, strict=True))
+def public_json(state: GameState) -> dict[str, Any]:
+    """The fields of :func:`view_json` that every viewer of ``state`` sees alike (everything but
+    ``seat``, ``hand``, ``own_face_down``, ``unseen`` and ``history``): computed once, they serve each
+    recipient's view of one state. Never to be changed: the views built from it share its values."""
     supply_bridges, supply_stones, outcome = state.supply_bridges, state.supply_stones, state.outcome
-    out = {
-        "seat": seat,
+    known, down = state.known, state.discard_down
+    return {
         "variant": state.variant.to_json(),
         "round": state.round,
         "phase": state.phase.value,
@@ -231,18 +222,57 @@ def view_json(state: GameState, seat: int | None, *, history: bool = True) -> di
             {"bridges": supply_bridges[0], "stones": supply_stones[0]},
             {"bridges": supply_bridges[1], "stones": supply_stones[1]},
         ],
-        "hand": None if hand is None else cards_to_str(hand),
         "hand_sizes": [state.hand_size[0], state.hand_size[1]],
         "known": [cards_to_str(known[0]), cards_to_str(known[1])],
-        "display": cards_to_str(display),
+        "display": cards_to_str(state.display),
         "deck_size": len(state.deck),
-        "discard_face_up": cards_to_str(discard_up),
+        "discard_face_up": cards_to_str(state.discard_up),
         "face_down_counts": [sum(down[0]), sum(down[1])],
-        "own_face_down": None if own_down is None else cards_to_str(own_down),
         "declined": state.declined,
         "final_turns": state.final_turns,
         "points": [list(state.points[0]), list(state.points[1])],
         "result": None if outcome is None else outcome.to_json(),
+    }
+
+
+def view_json(
+    state: GameState, seat: int | None, *, history: bool = True, public: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``view_of(state, seat).to_json()``, built straight from the state (the server renders a view
+    per recipient after every action: no :class:`PlayerView` in between); with ``history=False``
+    the same object without its ``history`` key, whose length grows with the game (an update of
+    protocol 2 or 3 never sends it). ``public``: :func:`public_json` of ``state``, if the caller has
+    it (the view then shares its values). ``tests/rules/test_rules_views.py`` holds the two equal."""
+    if seat not in (0, 1, None):
+        raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+    shared = public_json(state) if public is None else public
+    hand = None if seat is None else state.hands[seat]
+    own_down = None if seat is None else state.discard_down[seat]
+    known, display, discard_up = state.known, state.display, state.discard_up
+    # what the viewer has seen of each island, as PlayerView.unseen counts it
+    places = (display, discard_up, *known) if seat is None else (display, discard_up, hand, own_down, known[1 - seat])
+    seen = map(sum, zip(*places, strict=True))
+    out = {
+        "seat": seat,
+        "variant": shared["variant"],
+        "round": shared["round"],
+        "phase": shared["phase"],
+        "to_move": shared["to_move"],
+        "bridges": shared["bridges"],
+        "stones": shared["stones"],
+        "supply": shared["supply"],
+        "hand": None if hand is None else cards_to_str(hand),
+        "hand_sizes": shared["hand_sizes"],
+        "known": shared["known"],
+        "display": shared["display"],
+        "deck_size": shared["deck_size"],
+        "discard_face_up": shared["discard_face_up"],
+        "face_down_counts": shared["face_down_counts"],
+        "own_face_down": None if own_down is None else cards_to_str(own_down),
+        "declined": shared["declined"],
+        "final_turns": shared["final_turns"],
+        "points": shared["points"],
+        "result": shared["result"],
         "unseen": dict(zip(LETTERS, [CARDS_PER_ISLAND - n for n in seen], strict=True)),
     }
     if history:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import random_game
 
-from kahuna.rules import GameState, PlayerView, Termination, Variant, determinize, view_json, view_of
+from kahuna.rules import GameState, PlayerView, Termination, Variant, determinize, public_json, view_json, view_of
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
 from kahuna.rules.views import hidden_slots
 
@@ -89,7 +89,7 @@ def test_view_json_round_trip_and_redacted_history() -> None:
 
 def test_view_json_from_the_state_is_the_view_to_json() -> None:
     """``view_json`` (built straight from the state, the server's hot path) is ``view_of(...).to_json()``
-    key for key and in the same order, with or without ``history``, at every step of random games
+    key for key and in the same order, with or without ``history`` or a shared ``public_json``, at every step of random games
     of every variant, ended on the board or off it."""
     for seed in range(24):
         rng = random.Random(seed)
@@ -102,6 +102,8 @@ def test_view_json_from_the_state_is_the_view_to_json() -> None:
                 del whole["history"]
                 short = view_json(state, viewer, history=False)
                 assert short == whole and list(short) == list(whole)
+                shared = view_json(state, viewer, history=False, public=public_json(state))
+                assert shared == whole and list(shared) == list(whole)
             if state.is_over:
                 break
             if seed % 3 == 0 and rng.random() < 0.01:

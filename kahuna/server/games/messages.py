@@ -14,8 +14,8 @@ from typing import Any, Literal, overload
 
 import orjson
 
-from kahuna.rules import Event, GameState, parse, shown_token, view_json, view_of, view_patch
-from kahuna.rules.board import LETTERS, NUM_ISLANDS
+from kahuna.rules import Event, GameState, shown_token, view_json, view_of, view_patch
+from kahuna.rules.actions import DISCARD, END, PASS, TAKE_DECK, TAKE_DISPLAY
 from kahuna.rules.foresight import close_islands, consequences
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.protocol import PONG as PONG  # the game socket's answer to ping, sent as it is
@@ -61,14 +61,14 @@ def why_not_for(state: GameState, recipient: int | None, status: str) -> dict[st
     hand go into them."""
     if status != PLAYING or recipient is None or recipient != state.to_move:
         return {}
-    shown = [f"d{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.display[c]]
-    held = [f"-{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.hands[recipient][c]]
-    candidates = ["pass", "end", "d?", *shown, *held]
+    display, hand = state.display, state.hands[recipient]
+    shown = [take for take, n in zip(TAKE_DISPLAY, display, strict=True) if n]
+    held = [discard for discard, n in zip(DISCARD, hand, strict=True) if n]
     out: dict[str, dict[str, str | int]] = {}
-    for token in candidates:
-        reason = state.why_illegal(parse(token))
+    for action in (PASS, END, TAKE_DECK, *shown, *held):
+        reason = state.why_illegal(action)
         if reason is not None:
-            out[token] = reason.to_json()
+            out[action.token] = reason.to_json()
     return out
 
 

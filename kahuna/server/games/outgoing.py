@@ -15,7 +15,7 @@ import asyncio
 import time
 from typing import Any
 
-from kahuna.rules import Event, GameState, shown_history
+from kahuna.rules import Event, GameState, public_json, shown_history
 from kahuna.rules import view_json as rules_view_json
 from kahuna.server.common.protocol import Presence
 from kahuna.server.games import messages
@@ -55,14 +55,21 @@ def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, A
     shared; protocols 2 and 3 never send the history, and protocol 1 adds it: :func:`whole_view`).
     The last two per kind of recipient are kept, each with the state it is of (a current state is
     never changed in place, only replaced), so that the view after an action is the next update's
-    view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does."""
-    kept = game.room.views.setdefault(seat, [])
+    view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does. The
+    views of one state share what every recipient sees alike (``rules.public_json``), computed once."""
+    kept = game.room.views.get(seat)
+    if kept is None:
+        kept = game.room.views[seat] = []
     for held, shown in kept:
         if held is state:
             return shown
-    shown = rules_view_json(state, seat, history=False)
+    public = game.room.public
+    if public is None or public[0] is not state:
+        public = game.room.public = (state, public_json(state))
+    shown = rules_view_json(state, seat, history=False, public=public[1])
+    if len(kept) > 1:
+        del kept[0]
     kept.append((state, shown))
-    del kept[:-2]
     return shown
 
 
