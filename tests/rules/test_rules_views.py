@@ -88,9 +88,10 @@ def test_view_json_round_trip_and_redacted_history() -> None:
 
 
 def test_view_json_from_the_state_is_the_view_to_json() -> None:
-    """``view_json`` (built straight from the state, the server's hot path) is ``view_of(...).to_json()``
-    key for key and in the same order, with or without ``history`` or a shared ``public_json``, at every step of random games
-    of every variant, ended on the board or off it."""
+    """``view_json`` (built straight from the state, the server's hot path) is
+    ``view_of(...).to_json()`` key for key and in the same order, with or without ``history`` or a
+    shared ``public_json``, at every step of random games of every variant, ended on the board or
+    off it."""
     for seed in range(24):
         rng = random.Random(seed)
         state = GameState.new(rng, Variant(no_build_at_enemy_stone=seed % 2 == 1, replace_on_remove=seed % 4 >= 2))
