@@ -9,6 +9,8 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
+
 from kahuna.server.common import logs
 from kahuna.server.common.logs import JsonLineFormatter
 
@@ -58,9 +60,20 @@ def test_an_event_keeps_its_fields_and_gains_the_traceback_and_stack() -> None:
     assert second == {"time": second["time"], "level": "info", "event": "started", "resumed_games": 2}
 
 
-def test_the_lines_of_a_turn_of_the_event_loop_are_written_together_and_none_is_lost() -> None:
+def test_an_event_line_written_without_a_record_is_the_line_of_its_record() -> None:
+    formatter = JsonLineFormatter()
+    for message in ('{"event":"action","game_id":"g","seat":1,"ms":0.42}', '{"event":"started"}'):
+        record = logging.LogRecord(logs.log.name, logging.INFO, "(unknown file)", 0, message, None, None)
+        assert formatter.event_line(record.created, message) == formatter.format(record)
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_the_lines_of_a_turn_of_the_event_loop_are_written_together_and_none_is_lost(
+    direct: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``LineHandler``: lines logged on an event loop are held until the loop's next turn, then written
-    with one write, in order; a line logged where no loop runs is written at once, after any held."""
+    with one write, in order; a line logged where no loop runs is written at once, after any held;
+    the same whether ``event`` hands the handler a record or (the handler ``configure`` set) the line."""
     writes: list[str] = []
 
     class Stream(io.StringIO):
@@ -71,6 +84,8 @@ def test_the_lines_of_a_turn_of_the_event_loop_are_written_together_and_none_is_
     stream = Stream()
     handler = logs.LineHandler(stream)
     handler.setFormatter(JsonLineFormatter())
+    if direct:
+        monkeypatch.setattr(logs, "_direct", handler)
     saved = (logs.log.handlers[:], logs.log.level, logs.log.propagate)
     logs.log.handlers[:], logs.log.propagate = [handler], False
     logs.log.setLevel(logging.INFO)

@@ -23,17 +23,27 @@ log = logging.getLogger("kahuna.server")
 def event(kind: str, **fields: Any) -> None:
     """Log one game or server event.
 
-    The record is handed to the logger's handlers as ``log.info`` would hand it, less the search of
-    the caller's file and line up the stack (no formatter of the server's shows them): every action
-    logs a line, and the search was a fifth of its cost (docs/scaling.md, issue 54)."""
+    Every action logs a line, so the line costs what it must (docs/scaling.md, issue 54): when the
+    logger writes through the one :class:`LineHandler` that :func:`configure` set (no filter), the
+    line is formatted as :class:`JsonLineFormatter` would and handed to it with no ``LogRecord``;
+    otherwise the record is handed to the logger's handlers as ``log.info`` would, less the search of
+    the caller's file and line up the stack (no formatter of the server's shows them)."""
     if log.isEnabledFor(logging.INFO):
         line = {"event": kind, **fields}
         try:  # orjson: the per-action line costs a fraction of json.dumps (docs/scaling.md)
             text = orjson.dumps(line, default=str).decode()
         except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an int over 64 bits
             text = json.dumps(line, separators=(",", ":"), default=str)
-        log.handle(logging.LogRecord(log.name, logging.INFO, _UNKNOWN_FILE, 0, text, None, None, "event"))
+        handlers = log.handlers
+        direct = _direct
+        if direct is not None and len(handlers) == 1 and handlers[0] is direct and direct.plain() and not log.filters:
+            direct.line(text)
+        else:
+            log.handle(logging.LogRecord(log.name, logging.INFO, _UNKNOWN_FILE, 0, text, None, None, "event"))
 
+
+_direct: LineHandler | None = None
+"""The handler :func:`configure` set, to which :func:`event` hands its lines directly."""
 
 _UNKNOWN_FILE = "(unknown file)"
 """What ``logging`` itself records as the file of a record whose caller it did not look for."""
@@ -47,12 +57,22 @@ class JsonLineFormatter(logging.Formatter):
     _second: int | None = None
     _second_text = ""
 
-    def format(self, record: logging.LogRecord) -> str:
-        second = int(record.created)
-        if second != self._second:  # the date and time formatted once a second, not per line
+    def stamp(self, created: float) -> str:
+        """The time of a record made at ``created`` (seconds since the epoch), to the millisecond
+        (``LogRecord.msecs``); the date and time are formatted once a second, not per line."""
+        second = int(created)
+        if second != self._second:
             self._second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
             self._second = second
-        stamp = f"{self._second_text}.{int(record.msecs):03d}Z"
+        return f"{self._second_text}.{int((created - second) * 1000):03d}Z"
+
+    def event_line(self, created: float, message: str) -> str:
+        """The line of an info record of the server's logger whose message is ``message``, an event's
+        JSON object: ``format`` of such a record, without the record."""
+        return f'{{"time":"{self.stamp(created)}","level":"info",{message[1:]}'
+
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = self.stamp(record.created)
         message = record.getMessage()
         if record.name == "kahuna.server" and message.startswith("{"):
             line = f'{{"time":"{stamp}","level":"{record.levelname.lower()}",{message[1:]}'
@@ -82,12 +102,27 @@ class LineHandler(logging.StreamHandler[TextIO]):
         super().__init__(stream)
         self.held: list[str] = []
 
+    def plain(self) -> bool:
+        """Whether an info line of an event may skip the record (:func:`event`): the server's
+        formatter, no filter, a level that lets info through."""
+        return type(self.formatter) is JsonLineFormatter and not self.filters and self.level <= logging.INFO
+
+    def line(self, message: str) -> None:
+        """An event's line (``message``, its JSON object) logged now, without a ``LogRecord``."""
+        assert isinstance(self.formatter, JsonLineFormatter)
+        line = self.formatter.event_line(time.time(), message) + self.terminator
+        with self.lock if self.lock is not None else contextlib.nullcontext():
+            self._hold(line)
+
     def emit(self, record: logging.LogRecord) -> None:  # under the handler's lock (Handler.handle)
         try:
             line = self.format(record) + self.terminator
         except Exception:
             self.handleError(record)
             return
+        self._hold(line)
+
+    def _hold(self, line: str) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -117,7 +152,8 @@ class LineHandler(logging.StreamHandler[TextIO]):
 def configure(level: int = logging.INFO) -> None:
     """Send the server's log lines to standard error (:class:`LineHandler`); silence uvicorn's own
     lines, which would print WebSocket query strings (seat tokens) and invite paths."""
-    handler = LineHandler(sys.stderr)
+    global _direct
+    handler = _direct = LineHandler(sys.stderr)
     handler.setFormatter(JsonLineFormatter())
     log.handlers[:] = [handler]
     log.setLevel(level)
