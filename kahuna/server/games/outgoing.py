@@ -56,7 +56,8 @@ def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, A
     The last two per kind of recipient are kept, each with the state it is of (a current state is
     never changed in place, only replaced), so that the view after an action is the next update's
     view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does. The
-    views of one state share what every recipient sees alike (``rules.public_json``), computed once."""
+    views of one state share what every recipient sees alike (``rules.public_json``), computed once,
+    and each is built from the one before it, taking over the parts an action left as they were."""
     kept = game.room.views.get(seat)
     if kept is None:
         kept = game.room.views[seat] = []
@@ -64,9 +65,9 @@ def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, A
         if held is state:
             return shown
     public = game.room.public
-    if public is None or public[0] is not state:
-        public = game.room.public = (state, public_json(state))
-    shown = rules_view_json(state, seat, history=False, public=public[1])
+    if public is None or public[0] is not state:  # built from the previous one where it still holds
+        public = game.room.public = (state, public_json(state, public))
+    shown = rules_view_json(state, seat, history=False, public=public[1], previous=kept[-1] if kept else None)
     if len(kept) > 1:
         del kept[0]
     kept.append((state, shown))
