@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any, TextIO
@@ -101,6 +102,7 @@ class LineHandler(logging.StreamHandler[TextIO]):
     def __init__(self, stream: TextIO) -> None:
         super().__init__(stream)
         self.held: list[str] = []
+        os.register_at_fork(after_in_child=self.held.clear)  # the parent writes what it held
 
     def plain(self) -> bool:
         """Whether an info line of an event may skip the record (:func:`event`): the server's
