@@ -18,7 +18,16 @@ from kahuna.rules.events import Event
 from kahuna.rules.reasons import Reason
 from kahuna.rules.record import GameRecord, ReplayError
 from kahuna.rules.state import NOBODY, GameState, Outcome, Phase, Termination, Variant
-from kahuna.rules.views import PlayerView, determinize, legal_actions_of, view_of
+from kahuna.rules.views import (
+    PlayerView,
+    determinize,
+    legal_actions_of,
+    public_json,
+    shown_history,
+    shown_token,
+    view_json,
+    view_of,
+)
 
 __all__ = [
     "ALL_ACTIONS",
@@ -44,5 +53,9 @@ __all__ = [
     "determinize",
     "legal_actions_of",
     "parse",
+    "public_json",
+    "shown_history",
+    "shown_token",
+    "view_json",
     "view_of",
 ]

@@ -8,6 +8,7 @@ precomputed tables instead of strings and dictionaries.
 from __future__ import annotations
 
 import json
+import operator
 from importlib import resources
 from typing import Any, Final
 
@@ -65,7 +66,7 @@ def island_index(letter: str) -> int:
 
 def cards_to_str(counts: list[int]) -> str:
     """A card multiset given as 12 counts, written as its sorted letters."""
-    return "".join(LETTERS[i] * n for i, n in enumerate(counts) if n)
+    return "".join(map(operator.mul, LETTERS, counts))
 
 
 def str_to_cards(text: str) -> list[int]:

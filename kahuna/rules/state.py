@@ -77,6 +77,7 @@ NOBODY = -1
 """Owner value of a free line or an island without a stone."""
 
 _ISLANDS = range(NUM_ISLANDS)
+_new_state = object.__new__
 # Module-level names for the kinds: cheaper than attribute look-ups on the enum in the hot paths.
 _BUILD, _REMOVE, _DISCARD, _END = Kind.BUILD, Kind.REMOVE, Kind.DISCARD, Kind.END
 _TAKE_DISPLAY, _TAKE_DECK, _PASS = Kind.TAKE_DISPLAY, Kind.TAKE_DECK, Kind.PASS
@@ -451,30 +452,40 @@ class GameState:
         )
 
     def copy(self) -> GameState:
-        """An independent copy (the RNG object is shared: search may draw from it)."""
-        return GameState(
-            variant=self.variant,
-            round=self.round,
-            phase=self.phase,
-            to_move=self.to_move,
-            bridges=self.bridges[:],
-            stones=self.stones[:],
-            hands=[self.hands[0][:], self.hands[1][:]],
-            display=self.display[:],
-            deck=self.deck[:],
-            discard_up=self.discard_up[:],
-            discard_down=[self.discard_down[0][:], self.discard_down[1][:]],
-            declined=self.declined,
-            final_turns=self.final_turns,
-            points=[self.points[0][:], self.points[1][:]],
-            outcome=self.outcome,
-            known=[self.known[0][:], self.known[1][:]],
-            history=self.history[:],
-            deal=self.deal,
-            reshuffles=self.reshuffles[:],
-            reshuffle_queue=self.reshuffle_queue[:],
-            rng=self.rng,
-        )
+        """An independent copy (the RNG object is shared: search may draw from it).
+
+        The one state not built by :meth:`__init__`: its derived bookkeeping is copied from this
+        state's, which :meth:`__init__` derived and every change since kept (the server copies the
+        state before each action, and deriving it again was most of the copy's cost);
+        ``tests/rules`` hold a copy equal, field for field, to the state rebuilt from its primary
+        fields."""
+        new = _new_state(GameState)
+        new.variant = self.variant
+        new.round = self.round
+        new.phase = self.phase
+        new.to_move = self.to_move
+        new.bridges = self.bridges[:]
+        new.stones = self.stones[:]
+        new.counts = [self.counts[0][:], self.counts[1][:]]
+        new.supply_bridges = self.supply_bridges[:]
+        new.supply_stones = self.supply_stones[:]
+        new.hands = [self.hands[0][:], self.hands[1][:]]
+        new.hand_size = self.hand_size[:]
+        new.display = self.display[:]
+        new.deck = self.deck[:]
+        new.discard_up = self.discard_up[:]
+        new.discard_down = [self.discard_down[0][:], self.discard_down[1][:]]
+        new.declined = self.declined
+        new.final_turns = self.final_turns
+        new.points = [self.points[0][:], self.points[1][:]]
+        new.outcome = self.outcome
+        new.known = [self.known[0][:], self.known[1][:]]
+        new.history = self.history[:]
+        new.deal = self.deal
+        new.reshuffles = self.reshuffles[:]
+        new.reshuffle_queue = self.reshuffle_queue[:]
+        new.rng = self.rng
+        return new
 
     @classmethod
     def from_json(cls, data: object) -> GameState:

@@ -96,8 +96,13 @@ def patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """What takes the view ``old`` to the view ``new`` (both of one recipient), but ``history``:
     each field that differs, an object by its keys that differ (the view's objects have fixed
     keys), a list of objects or lists by the indexes that differ (an object of index → patch), any
-    other value whole."""
-    return {key: _patch(old[key], value) for key, value in new.items() if key != "history" and old[key] != value}
+    other value whole. A value that is the same object in both (views of successive states share
+    the parts an action left alone) is not compared."""
+    return {
+        key: _patch(was, value)
+        for key, value in new.items()
+        if key != "history" and (was := old[key]) is not value and was != value
+    }
 
 
 def _patch(old: Any, new: Any) -> Any:

@@ -161,7 +161,7 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
     """What ``seat`` (0, 1, or ``None`` for a spectator) may know of ``state``."""
     if seat not in (0, 1, None):
         raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
-    history = tuple(action.token if actor == seat else action.public_token for actor, action in state.history)
+    history = tuple(shown_history(state, seat))
     return PlayerView(
         seat=seat,
         variant=state.variant,
@@ -186,6 +186,142 @@ def view_of(state: GameState, seat: int | None) -> PlayerView:
         outcome=state.outcome,
         history=history,
     )
+
+
+def shown_token(state: GameState, seat: int | None, index: int) -> str:
+    """The action at ``index`` of ``state``'s history as ``seat`` sees it: its own in full, the
+    other seat's as a spectator sees it (an opponent's face-down discard is ``-?``)."""
+    actor, action = state.history[index]
+    return action.token if actor == seat else action.public_token
+
+
+_OWNER_SHOWN = (0, 1, None)
+"""An owner as a view shows it, indexed by the owner: seat 0, seat 1, or ``None`` for ``NOBODY`` (-1)."""
+assert _OWNER_SHOWN[NOBODY] is None
+
+
+def shown_history(state: GameState, seat: int | None) -> list[str]:
+    """``state``'s history as ``seat`` sees it (each entry as :func:`shown_token` has it)."""
+    return [action.token if actor == seat else action.public_token for actor, action in state.history]
+
+
+Previous = tuple[GameState, dict[str, Any]]
+"""A state and the JSON built from it before (:func:`public_json`, :func:`view_json`): the parts
+of that JSON whose fields of the state are equal in the new state are taken over, not built again."""
+
+
+def public_json(state: GameState, previous: Previous | None = None) -> dict[str, Any]:
+    """The fields of :func:`view_json` that every viewer of ``state`` sees alike (everything but
+    ``seat``, ``hand``, ``own_face_down``, ``unseen`` and ``history``): computed once, they serve each
+    recipient's view of one state. ``previous``: another state and its ``public_json``, whose parts
+    are taken over where the fields they are built from are equal (an action changes few of them).
+    Never to be changed: the views built from it share its values."""
+    supply_bridges, supply_stones, outcome = state.supply_bridges, state.supply_stones, state.outcome
+    known, down = state.known, state.discard_down
+    was, old = (None, {}) if previous is None else previous
+    return {
+        "variant": old["variant"] if was is not None and was.variant == state.variant else state.variant.to_json(),
+        "round": state.round,
+        "phase": state.phase.value,
+        "to_move": None if state.phase is Phase.OVER else state.to_move,
+        "bridges": old["bridges"]
+        if was is not None and was.bridges == state.bridges
+        else dict(zip(LINE_NAMES, map(_OWNER_SHOWN.__getitem__, state.bridges), strict=True)),
+        "stones": old["stones"]
+        if was is not None and was.stones == state.stones
+        else dict(zip(LETTERS, map(_OWNER_SHOWN.__getitem__, state.stones), strict=True)),
+        "supply": old["supply"]
+        if was is not None and was.supply_bridges == supply_bridges and was.supply_stones == supply_stones
+        else [
+            {"bridges": supply_bridges[0], "stones": supply_stones[0]},
+            {"bridges": supply_bridges[1], "stones": supply_stones[1]},
+        ],
+        "hand_sizes": old["hand_sizes"]
+        if was is not None and was.hand_size == state.hand_size
+        else [state.hand_size[0], state.hand_size[1]],
+        "known": old["known"]
+        if was is not None and was.known == known
+        else [cards_to_str(known[0]), cards_to_str(known[1])],
+        "display": old["display"] if was is not None and was.display == state.display else cards_to_str(state.display),
+        "deck_size": len(state.deck),
+        "discard_face_up": old["discard_face_up"]
+        if was is not None and was.discard_up == state.discard_up
+        else cards_to_str(state.discard_up),
+        "face_down_counts": old["face_down_counts"]
+        if was is not None and was.discard_down == down
+        else [sum(down[0]), sum(down[1])],
+        "declined": state.declined,
+        "final_turns": state.final_turns,
+        "points": old["points"]
+        if was is not None and was.points == state.points
+        else [list(state.points[0]), list(state.points[1])],
+        "result": None if outcome is None else outcome.to_json(),
+    }
+
+
+def view_json(
+    state: GameState,
+    seat: int | None,
+    *,
+    history: bool = True,
+    public: dict[str, Any] | None = None,
+    previous: Previous | None = None,
+) -> dict[str, Any]:
+    """``view_of(state, seat).to_json()``, built straight from the state (the server renders a view
+    per recipient after every action: no :class:`PlayerView` in between); with ``history=False``
+    the same object without its ``history`` key, whose length grows with the game (an update of
+    protocol 2 or 3 never sends it). ``public``: :func:`public_json` of ``state``, if the caller has
+    it (the view then shares its values); ``previous``: another state and ``seat``'s view of it,
+    whose own parts (hand, face-down discards, the card tracker) are taken over where the fields
+    they are built from are equal. ``tests/rules/test_rules_views.py`` holds them all equal."""
+    if seat not in (0, 1, None):
+        raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+    shared = public_json(state) if public is None else public
+    hand = None if seat is None else state.hands[seat]
+    own_down = None if seat is None else state.discard_down[seat]
+    known, display, discard_up = state.known, state.display, state.discard_up
+    # what the viewer has seen of each island, as PlayerView.unseen counts it
+    places = (display, discard_up, *known) if seat is None else (display, discard_up, hand, own_down, known[1 - seat])
+    was, old = (None, {}) if previous is None else previous
+    if was is not None and old["seat"] == seat:
+        before = (
+            (was.display, was.discard_up, *was.known)
+            if seat is None
+            else (was.display, was.discard_up, was.hands[seat], was.discard_down[seat], was.known[1 - seat])
+        )
+        same_hand = seat is not None and was.hands[seat] == hand
+        same_down = seat is not None and was.discard_down[seat] == own_down
+        same_unseen = before == places
+    else:
+        same_hand = same_down = same_unseen = False
+    out = {
+        "seat": seat,
+        "variant": shared["variant"],
+        "round": shared["round"],
+        "phase": shared["phase"],
+        "to_move": shared["to_move"],
+        "bridges": shared["bridges"],
+        "stones": shared["stones"],
+        "supply": shared["supply"],
+        "hand": None if hand is None else old["hand"] if same_hand else cards_to_str(hand),
+        "hand_sizes": shared["hand_sizes"],
+        "known": shared["known"],
+        "display": shared["display"],
+        "deck_size": shared["deck_size"],
+        "discard_face_up": shared["discard_face_up"],
+        "face_down_counts": shared["face_down_counts"],
+        "own_face_down": None if own_down is None else old["own_face_down"] if same_down else cards_to_str(own_down),
+        "declined": shared["declined"],
+        "final_turns": shared["final_turns"],
+        "points": shared["points"],
+        "result": shared["result"],
+        "unseen": old["unseen"]
+        if same_unseen
+        else dict(zip(LETTERS, [CARDS_PER_ISLAND - n for n in map(sum, zip(*places, strict=True))], strict=True)),
+    }
+    if history:
+        out["history"] = shown_history(state, seat)
+    return out
 
 
 def hidden_slots(view: PlayerView) -> tuple[list[int], list[int], int]:

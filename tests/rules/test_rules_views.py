@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import random_game
 
-from kahuna.rules import GameState, PlayerView, Variant, determinize, view_of
+from kahuna.rules import GameState, PlayerView, Termination, Variant, determinize, public_json, view_json, view_of
 from kahuna.rules.board import LETTERS, NUM_ISLANDS
 from kahuna.rules.views import hidden_slots
 
@@ -85,6 +86,43 @@ def test_view_json_round_trip_and_redacted_history() -> None:
             assert t0 == t1 == action.token
     spectator = view_of(state, None).to_json()
     assert spectator["hand"] is None and spectator["own_face_down"] is None
+
+
+def test_view_json_from_the_state_is_the_view_to_json() -> None:
+    """``view_json`` (built straight from the state, the server's hot path) is
+    ``view_of(...).to_json()`` key for key and in the same order, with or without ``history`` or a
+    shared ``public_json``, built from the previous step's or not, at every step of random games of
+    every variant, ended on the board or off it."""
+    for seed in range(24):
+        rng = random.Random(seed)
+        state = GameState.new(rng, Variant(no_build_at_enemy_stone=seed % 2 == 1, replace_on_remove=seed % 4 >= 2))
+        earlier: dict[object, tuple[GameState, dict[str, Any]]] = {}
+        while True:
+            for viewer in (0, 1, None):
+                whole = view_of(state, viewer).to_json()
+                fast = view_json(state, viewer)
+                assert fast == whole and list(fast) == list(whole)
+                del whole["history"]
+                short = view_json(state, viewer, history=False)
+                assert short == whole and list(short) == list(whole)
+                shared = view_json(state, viewer, history=False, public=public_json(state))
+                assert shared == whole and list(shared) == list(whole)
+                if viewer in earlier:
+                    public = public_json(state, earlier["public"])
+                    assert public == public_json(state) and list(public) == list(public_json(state))
+                    follow = view_json(state, viewer, history=False, public=public, previous=earlier[viewer])
+                    assert follow == whole and list(follow) == list(whole)
+                    other = view_json(state, viewer, history=False, previous=earlier[1 if viewer == 0 else 0])
+                    assert other == whole  # another viewer's view before: nothing taken over from it
+                earlier[viewer] = (state, shared)
+            earlier["public"] = (state, public_json(state))
+            if state.is_over:
+                break
+            state = state.copy()  # as the server does: a state viewed is never changed again
+            if seed % 3 == 0 and rng.random() < 0.01:
+                state.terminate(Termination("resign", state.to_move))
+            else:
+                state.apply(rng.choice(state.legal_actions()))
 
 
 def test_view_json_never_holds_hidden_cards() -> None:

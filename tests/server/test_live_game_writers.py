@@ -29,6 +29,7 @@ ROOM_WRITERS: dict[str, set[str]] = {
     "syncs": {"games/outgoing.py"},
     "recent": {"games/outgoing.py"},
     "views": {"games/outgoing.py"},
+    "public": {"games/outgoing.py"},
     "replay": {"games/outgoing.py"},
 }
 """Beyond the room's own methods: its caches, filled by the messages it renders."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from kahuna.rules import Action, GameState, Variant, view_of
+from kahuna.rules import Action, GameState, Variant, view_json
 from kahuna.server.games import messages
 
 MAX_CATCH_UP = 64
@@ -54,14 +54,15 @@ def encode_updates(
     replay = GameState.from_deal(deal, variant, reshuffles)
     out = []
     prior: dict[str, Any] | None = None
-    """Protocols 2 and 3: the recipient's view before the action (its update carries what changed)."""
+    """Protocols 2 and 3: the recipient's view before the action (its update carries what changed;
+    neither sends the history, so their views are built without it)."""
     for index, (actor, action) in enumerate(history):
         if protocol > 1 and index == since:
-            prior = view_of(replay, recipient).to_json()
+            prior = view_json(replay, recipient, history=False)
         events = replay.apply(action)
         if index >= since:
             status = messages.status_of(replay, True)
-            shown = view_of(replay, recipient).to_json()
+            shown = view_json(replay, recipient, history=protocol == 1)
             update = messages.update(
                 replay,
                 actor,

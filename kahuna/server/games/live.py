@@ -103,7 +103,8 @@ class LiveGame:
 
     @property
     def status(self) -> str:
-        return messages.status_of(self.state, all(self.names[s] is not None for s in (0, 1)))
+        names = self.names
+        return messages.status_of(self.state, names[0] is not None and names[1] is not None)
 
     @property
     def version(self) -> int:

@@ -14,8 +14,8 @@ from typing import Any, Literal, overload
 
 import orjson
 
-from kahuna.rules import Event, GameState, parse, view_of, view_patch
-from kahuna.rules.board import LETTERS, NUM_ISLANDS
+from kahuna.rules import Event, GameState, shown_token, view_json, view_of, view_patch
+from kahuna.rules.actions import DISCARD, END, PASS, TAKE_DECK, TAKE_DISPLAY
 from kahuna.rules.foresight import close_islands, consequences
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.protocol import PONG as PONG  # the game socket's answer to ping, sent as it is
@@ -61,14 +61,14 @@ def why_not_for(state: GameState, recipient: int | None, status: str) -> dict[st
     hand go into them."""
     if status != PLAYING or recipient is None or recipient != state.to_move:
         return {}
-    shown = [f"d{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.display[c]]
-    held = [f"-{LETTERS[c]}" for c in range(NUM_ISLANDS) if state.hands[recipient][c]]
-    candidates = ["pass", "end", "d?", *shown, *held]
+    display, hand = state.display, state.hands[recipient]
+    shown = [take for take, n in zip(TAKE_DISPLAY, display, strict=True) if n]
+    held = [discard for discard, n in zip(DISCARD, hand, strict=True) if n]
     out: dict[str, dict[str, str | int]] = {}
-    for token in candidates:
-        reason = state.why_illegal(parse(token))
+    for action in (PASS, END, TAKE_DECK, *shown, *held):
+        reason = state.why_illegal(action)
         if reason is not None:
-            out[token] = reason.to_json()
+            out[action.token] = reason.to_json()
     return out
 
 
@@ -170,14 +170,15 @@ def update(
 ) -> Update | DeltaUpdate | PatchUpdate:
     """The update for the action just applied to ``state`` (its last history entry) in ``protocol``;
     ``version`` and ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state``
-    as JSON, if the caller has it already. Protocol 1 carries that whole view. Protocols 2 and 3
+    as JSON, if the caller has it already (for protocols 2 and 3 it may lack ``history``, which they
+    never send). Protocol 1 carries that whole view. Protocols 2 and 3
     need ``before``, the recipient's view before the action as JSON, so that an update costs what
     changed rather than the whole game so far (docs/protocol.md, *Protocol 2* and *Protocol 3*):
     2 carries the view's :func:`changes`, 3 only what the action's events do not say of them
     (:mod:`kahuna.rules.view_patch`), and no ``seat_acted`` when it is the seat that was to move."""
-    shown = view_of(state, recipient).to_json() if view is None else view
-    history = shown["history"]
-    number = len(history) if version is None else version
+    shown = view_json(state, recipient, history=protocol == 1) if view is None else view
+    action = shown_token(state, recipient, -1)
+    number = len(state.history) if version is None else version
     seen = [e.seen_by(recipient).to_json() for e in events]
     legal = legal_for(state, recipient, status)
     why_not = why_not_for(state, recipient, status)
@@ -188,7 +189,7 @@ def update(
             type="update",
             version=number,
             seat_acted=seat_acted,
-            action=history[-1],
+            action=action,
             events=seen,
             view=shown,
             legal=legal,
@@ -204,12 +205,12 @@ def update(
             type="update",
             version=number,
             seat_acted=seat_acted,
-            action=history[-1],
+            action=action,
             events=seen,
             changed=changes(before, shown),
         )
     else:
-        out = PatchUpdate(type="update", version=number, action=history[-1], events=seen)
+        out = PatchUpdate(type="update", version=number, action=action, events=seen)
         if seat_acted != before["to_move"]:
             out["seat_acted"] = seat_acted
         patch = view_patch.patch(view_patch.expected(before, seen), shown)

@@ -15,7 +15,8 @@ import asyncio
 import time
 from typing import Any
 
-from kahuna.rules import Event, GameState, view_of
+from kahuna.rules import Event, GameState, public_json, shown_history
+from kahuna.rules import view_json as rules_view_json
 from kahuna.server.common.protocol import Presence
 from kahuna.server.games import messages
 from kahuna.server.games.catch_up import MAX_CATCH_UP, RecentUpdates, encode_updates
@@ -50,18 +51,32 @@ def sync_text(game: LiveGame, seat: int | None) -> str:
 
 
 def view_json(game: LiveGame, state: GameState, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view of ``state`` as JSON (never to be changed: it is shared). The last two
-    per kind of recipient are kept, each with the state it is of (a current state is never
-    changed in place, only replaced), so that the view after an action is the next update's
-    view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does."""
-    kept = game.room.views.setdefault(seat, [])
+    """``seat``'s view of ``state`` as JSON without its ``history`` (never to be changed: it is
+    shared; protocols 2 and 3 never send the history, and protocol 1 adds it: :func:`whole_view`).
+    The last two per kind of recipient are kept, each with the state it is of (a current state is
+    never changed in place, only replaced), so that the view after an action is the next update's
+    view before it: a protocol-2 or -3 update computes one view, as a protocol-1 update does. The
+    views of one state share what every recipient sees alike (``rules.public_json``), computed once,
+    and each is built from the one before it, taking over the parts an action left as they were."""
+    kept = game.room.views.get(seat)
+    if kept is None:
+        kept = game.room.views[seat] = []
     for held, shown in kept:
         if held is state:
             return shown
-    shown = view_of(state, seat).to_json()
+    public = game.room.public
+    if public is None or public[0] is not state:  # built from the previous one where it still holds
+        public = game.room.public = (state, public_json(state, public))
+    shown = rules_view_json(state, seat, history=False, public=public[1], previous=kept[-1] if kept else None)
+    if len(kept) > 1:
+        del kept[0]
     kept.append((state, shown))
-    del kept[:-2]
     return shown
+
+
+def whole_view(game: LiveGame, state: GameState, seat: int | None) -> dict[str, Any]:
+    """``seat``'s whole view of ``state`` as JSON, ``history`` included (protocol 1's updates)."""
+    return {**view_json(game, state, seat), "history": shown_history(state, seat)}
 
 
 def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameState) -> None:
@@ -75,8 +90,10 @@ def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameSta
     def encoded(seat: int | None, protocol: int) -> str:
         text = texts.get((seat, protocol))
         if text is None:
-            prior = view_json(game, before, seat) if protocol > 1 else None
-            shown = view_json(game, state, seat)
+            if protocol > 1:
+                prior, shown = view_json(game, before, seat), view_json(game, state, seat)
+            else:
+                prior, shown = None, whole_view(game, state, seat)
             message = messages.update(
                 state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior, protocol=protocol
             )

@@ -51,7 +51,9 @@ class Room:
     recent: dict[tuple[int | None, int], RecentUpdates] = field(default_factory=dict)
     """The recent updates per kind of recipient and protocol, once a catch-up asked for them."""
     views: dict[int | None, list[tuple[GameState, dict[str, Any]]]] = field(default_factory=dict)
-    """The last two views computed per kind of recipient, with the state each is of."""
+    """The last two views computed per kind of recipient (without their history), with the state each is of."""
+    public: tuple[GameState, dict[str, Any]] | None = None
+    """What every recipient's view of the latest state viewed shows alike, with that state (the views share it)."""
     replay: bytes | None = None
     """A finished game's replay steps as JSON, once asked for."""
 
@@ -92,6 +94,7 @@ class Room:
         self.syncs.clear()
         self.recent.clear()
         self.views.clear()
+        self.public = None
         self.replay = None
 
     # ----------------------------------------------------------------- reading
