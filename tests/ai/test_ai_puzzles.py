@@ -209,8 +209,10 @@ def test_shipped_set_has_the_figures_of_its_games() -> None:
     found = stats(puzzles, games)
     print("shipped", found["count"], "puzzles from", found["games"], "games")
     assert found["count"] == len({p.puzzle_id for p in puzzles}) >= 1
-    for puzzle in puzzles:  # rated as the generator of this release rates (kahuna puzzles rate)
+    assert found["count"] >= 500  # the size
+    for puzzle in puzzles:  # rated as the generator of this release rates (kahuna puzzles rate), then sifted
         assert puzzle.tries == TRIES and puzzle.rating == starting_rating(puzzle.solves, puzzle.tries)
+        assert ladder(puzzle), puzzle.puzzle_id
 
 
 def test_cli_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
