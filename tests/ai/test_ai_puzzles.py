@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kahuna.ai.puzzles.generate import AgentCache, generate
+from kahuna.ai.puzzles.generate import generate
 from kahuna.ai.puzzles.prove import ProofConfig
 from kahuna.ai.puzzles.puzzle import Puzzle, check
 from kahuna.ai.puzzles.rate import (
@@ -16,6 +16,7 @@ from kahuna.ai.puzzles.rate import (
     RATING_LEVELS,
     STEP,
     TRIES,
+    AgentCache,
     rating_salt,
     solves,
     solves_of_all,

@@ -31,12 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kahuna.ai.base import Agent
 from kahuna.ai.puzzles.prove import ProofConfig, prove
 from kahuna.ai.puzzles.puzzle import Puzzle, puzzle_id_of
-from kahuna.ai.puzzles.rate import TRIES, rating_salt, solves, starting_rating
+from kahuna.ai.puzzles.rate import TRIES, AgentCache, rating_salt, solves, starting_rating
 from kahuna.ai.puzzles.themes import themes_of
-from kahuna.ai.registry import make_agent
 from kahuna.ai.review.screening import Judge, judge_network, root_stats
 from kahuna.rules import GameState, KahunaError, PlayerView, Variant, legal_actions_of, parse, view_of
 from kahuna.rules.record import GameRecord
@@ -82,19 +80,6 @@ class Candidate:
     step: int
     state: GameState
     score: float
-
-
-class AgentCache:
-    """Each level's agent built once per process (a network loads once)."""
-
-    def __init__(self, make: Callable[[str], Agent] = make_agent) -> None:
-        self._make = make
-        self._agents: dict[str, Agent] = {}
-
-    def __call__(self, name: str) -> Agent:
-        if name not in self._agents:
-            self._agents[name] = self._make(name)
-        return self._agents[name]
 
 
 def cut_score(view: PlayerView, played_index: int, cut: Cut, seed: int) -> float | None:

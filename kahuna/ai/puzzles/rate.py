@@ -39,6 +39,19 @@ TRIES = 20
 guesses it."""
 
 
+class AgentCache:
+    """Each level's agent built once per process (a network loads once)."""
+
+    def __init__(self, make: Callable[[str], Agent] = make_agent) -> None:
+        self._make = make
+        self._agents: dict[str, Agent] = {}
+
+    def __call__(self, name: str) -> Agent:
+        if name not in self._agents:
+            self._agents[name] = self._make(name)
+        return self._agents[name]
+
+
 def rating_salt(seed: int) -> str:
     """The salt of the tries that set the starting ratings (the generator's seed)."""
     return f"kahuna-puzzle-rate:{seed}"
@@ -88,8 +101,6 @@ _WORKER_AGENTS: Callable[[str], Agent] | None = None
 def _solves_in_worker(task: tuple[str, str, int]) -> tuple[str, dict[str, int]]:
     global _WORKER_AGENTS
     if _WORKER_AGENTS is None:
-        from kahuna.ai.puzzles.generate import AgentCache
-
         _WORKER_AGENTS = AgentCache()
     line, salt, tries = task
     puzzle = Puzzle.from_json(json.loads(line))

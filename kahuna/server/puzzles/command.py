@@ -211,7 +211,7 @@ def _bounds(args: argparse.Namespace) -> tuple[int, str] | str:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from kahuna.ai.puzzles.generate import AgentCache
+    from kahuna.ai.puzzles.rate import AgentCache
     from kahuna.ai.puzzles.rerate import rerate
     from kahuna.ai.puzzles.shipped import read_set
 
@@ -245,8 +245,7 @@ def run_sift(args: argparse.Namespace) -> int:
 
 
 def run_levels(args: argparse.Namespace) -> int:
-    from kahuna.ai.puzzles.generate import AgentCache
-    from kahuna.ai.puzzles.rate import RATING_LEVELS, check_salt, solves_of_all
+    from kahuna.ai.puzzles.rate import RATING_LEVELS, AgentCache, check_salt, solves_of_all
     from kahuna.ai.puzzles.shipped import level_table, read_set
 
     bounds = _bounds(args)
