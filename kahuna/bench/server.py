@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 import httpx
 import websockets
 
-from kahuna.bench import costs
+from kahuna.bench import costs, vs_floor
 from kahuna.bench.pages import Probes
 from kahuna.bot import follow
 from kahuna.progress import Progress
@@ -187,6 +187,14 @@ def add_options(p: argparse.ArgumentParser) -> None:
         "(frame in, one row committed, the same frames out) without the game (kahuna.bench.floor)",
     )
     p.add_argument(
+        "--vs-floor",
+        type=int,
+        metavar="ROUNDS",
+        help="play each game count ROUNDS times against the game server and against the floor in turn "
+        "(each a fresh server; the floor first in odd rounds), and end with each round's server / floor "
+        "ratios of CPU per action and p99, and their medians (kahuna.bench.vs_floor)",
+    )
+    p.add_argument(
         "--probe",
         action="append",
         default=[],
@@ -224,6 +232,12 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
     floor = getattr(args, "floor", False)
     if floor and (args.url or args.ai):
         raise SystemExit("kahuna bench server: --floor starts its own floor server, of hotseat games")
+    in_turn: int | None = getattr(args, "vs_floor", None)
+    if in_turn is not None and (in_turn < 1 or args.url or args.ai or floor or getattr(args, "probe", []) or beside):
+        raise SystemExit(
+            "kahuna bench server: --vs-floor takes a number of rounds of at least 1, starts its own server and"
+            " floor of hotseat games, and goes with neither --url, --ai, --floor, --probe nor clients beside"
+        )
     try:
         pids = costs.parse_pids(args.pid)
     except ValueError as exc:
@@ -235,8 +249,12 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
     if any(not path.startswith("/") for path in paths):
         raise SystemExit("kahuna bench server: --probe takes a path that starts with /")
     rounds: list[tuple[int, float, float]] = []
+    in_turns: list[vs_floor.Round] = []
     try:
         for games in args.games:
+            if in_turn is not None:
+                in_turns += [_in_turn(games, index, pace, args.seed, args.json) for index in range(in_turn)]
+                continue
             probes = Probes(paths)
             beside_all = [*beside, probes.client] if paths else list(beside)
             if args.url:
@@ -258,7 +276,9 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
             rounds.append((games, rate, p99))
     except (OSError, httpx.HTTPError, websockets.WebSocketException, RuntimeError) as exc:
         raise SystemExit(f"kahuna bench server: {exc}") from None
-    if len(rounds) > 1:
+    if in_turns:
+        vs_floor.report(in_turns, args.json)
+    elif len(rounds) > 1:
         kept = [r for r in rounds if r[2] <= P99_TARGET_MS]
         if kept:
             games, rate, p99 = max(kept, key=lambda r: r[1])
@@ -269,6 +289,23 @@ def run(args: argparse.Namespace, beside: Sequence[Beside] = ()) -> int:
         else:
             print(f"no round kept p99 <= {P99_TARGET_MS:g} ms")
     return 0
+
+
+def _in_turn(games: int, index: int, pace: Pace, seed: int, as_json: bool) -> vs_floor.Round:
+    """Round ``index`` of ``--vs-floor``: the server and the floor one after the other, each its own
+    fresh process and database, the same clients and seed."""
+    runs = {}
+    for side in vs_floor.order(index):
+        print(f"{games} games, round {index + 1}: the {side}")
+        module = FLOOR_MODULE if side == vs_floor.FLOOR else SERVER_MODULE
+        with own_server(*room_for(games), module=module) as (url, pid):
+            figures, seconds = _run_loop(_bench(url, games, pace, seed, pid))
+        rate, p99 = report(figures, seconds, games, as_json)
+        actions = len(figures.latencies)
+        cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
+        steady_p99 = round(_percentiles_ms(figures.steady_latencies)[1], 2)
+        runs[side] = vs_floor.Run(cpu_ms, round(p99, 2), steady_p99, round(rate, 1), figures.errors)
+    return vs_floor.Round(games, index, runs[vs_floor.SERVER], runs[vs_floor.FLOOR])
 
 
 def _run_loop(main: Coroutine[Any, Any, T]) -> T:
