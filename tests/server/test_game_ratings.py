@@ -29,7 +29,7 @@ def test_a_rated_game_shows_its_players_ratings_and_then_their_change(tmp_path: 
             "rated": True,
             "paired": True,
             "pool": "realtime",
-            "players": [{"rating": 1500, "before": None, "after": None}] * 2,
+            "players": [{"rating": 1500, "before": None, "after": None, "account": True}] * 2,
         }
 
         final = asyncio.run(play_then_resign(server.url, seats, 2, seed=2))  # both finished a turn: rated
@@ -41,8 +41,8 @@ def test_a_rated_game_shows_its_players_ratings_and_then_their_change(tmp_path: 
         assert won["rating"] == won["after"] and lost["rating"] == lost["after"]  # the profile's rating now
 
         by_link = server.create(opponent="ai")["game_id"]
-        none = {"rating": None, "before": None, "after": None}
-        unrated = {"rated": False, "paired": False, "pool": None, "players": [none] * 2}  # a guest's
+        none = {"rating": None, "before": None, "after": None, "account": False}
+        unrated = {"rated": False, "paired": False, "pool": None, "players": [none] * 2}  # a guest's, the AI's
         assert server.get(f"/api/games/{by_link}/ratings").json() == unrated
         missing = server.get("/api/games/nosuchgame/ratings")
         assert missing.status_code == 404 and missing.json()["error"] == "not_found"

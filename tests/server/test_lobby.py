@@ -1,5 +1,6 @@
 """The lobby through a real server: seeks accepted once, owners leaving, quick pairing, rated games
-moving ratings once, challenges to the AI levels' accounts, profiles and the leaderboard."""
+moving ratings once, challenges to the AI levels' accounts (and none to the site's own), profiles and
+the leaderboard."""
 
 from __future__ import annotations
 
@@ -356,6 +357,32 @@ def test_profiles_of_unknown_players_and_bad_pools_are_refused(server: Server) -
     assert server.get("/api/users/nobody-here").status_code == 404
     assert server.get("/api/leaderboard?pool=blitz").status_code == 422
     assert server.get("/api/leaderboard?pool=correspondence").json()["players"] == []
+
+
+def test_the_sites_own_account_cannot_be_challenged(server: Server) -> None:
+    """The site's own bot account (``kahuna``, the fair-play screening's reporter) answers nothing:
+    a challenge to it, from an account or a guest, by any spelling of its name, is refused
+    ``site_account``, and its profile says it takes none (the page's "Challenge" link follows it)."""
+
+    async def scenario() -> None:
+        headers = await new_account(server.url, "asks-site")
+        async with client(server.url, headers=headers) as http:
+            for opponent in ("kahuna", "KAHUNA"):
+                answer = await http.post("/api/challenges", json={"opponent": opponent, "clock": CLOCK})
+                assert answer.status_code == 422 and answer.json()["error"] == "site_account", answer.text
+            # Refused before any offer is stored: the account's three open offers are all still free
+            # (then cancelled, so that the module's other tests find the list as it was).
+            made = [(await http.post("/api/seeks", json={"clock": CLOCK})).json() for _ in range(3)]
+            for seek in made:
+                gone = await http.delete(f"/api/seeks/{seek['seek_id']}", headers={"X-Seek-Token": seek["token"]})
+                assert gone.status_code == 204, gone.text
+
+    asyncio.run(scenario())
+    guest = server.post("/api/challenges", {"opponent": "kahuna", "clock": CLOCK, "name": "Gus"})
+    assert guest.status_code == 422 and guest.json()["error"] == "site_account", guest.text
+    site = profile(server, "kahuna")
+    assert site["is_bot"] and not site["challengeable"]
+    assert profile(server, "ai-easy")["challengeable"] and profile(server, "asks-site")["challengeable"]
 
 
 @pytest.mark.parametrize("rated", [True, False])

@@ -1,6 +1,7 @@
 """Reports (issue 48) through a real server on SQLite: a report of a chat line stores the line and
 the lines around it, a report of a game or a profile; every refusal with its code, nothing stored
-by one; the reporter's list with the status; the budgets per account and per address."""
+by one (a guest opponent's name among them); the reporter's list with the status; the budgets per
+account and per address."""
 
 from __future__ import annotations
 
@@ -140,6 +141,26 @@ def test_bad_reports_are_refused_and_store_nothing(server: Server) -> None:
     listed = [(r["username"], r["reason"]) for r in cid.get("/api/me/reports").json()["reports"]]
     assert listed == [("eli", "offensive_name"), ("dee", "spam")]  # the newest first
     for browser in (cid, dee, eli):
+        browser.close()
+
+
+def test_a_guest_opponent_has_no_account_to_report(server: Server) -> None:
+    """A guest who took the invitation of a signed-in player's game is refused as a target (its
+    name is no account's, or the account of its name did not play the game), and the game's
+    ratings say its seat has no account: what the game page offers "Report opponent" from."""
+    fay, hal = signed_in(server, "fay"), signed_in(server, "hal")
+    for guest_name, status, code in (("gus", 404, "not_found"), ("hal", 422, "not_in_game")):
+        made = fay.post("/api/games", json={"opponent": "human", "seat": "first"}, headers=csrf(fay)).json()
+        invite = made["invite_url"].rsplit("/", 1)[1]
+        joined = server.post(f"/api/join/{invite}", {"name": guest_name})  # no session: a guest
+        assert joined.status_code == 200, joined.text
+        game_id = made["game_id"]
+        body = {"username": guest_name, "reason": "abuse", "game_id": game_id}
+        refused(fay.post("/api/reports", json=body, headers=csrf(fay)), status, code)
+        seats = server.get(f"/api/games/{game_id}/ratings").json()["players"]
+        assert [seat["account"] for seat in seats] == [True, False]
+    assert fay.get("/api/me/reports").json() == {"reports": []}
+    for browser in (fay, hal):
         browser.close()
 
 

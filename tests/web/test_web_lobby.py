@@ -1,5 +1,6 @@
 """The community lobby in Chromium: a seek posted in one browser and accepted in another takes
-both to the same game; the profile (rating graph) and leaderboard pages, on a phone too."""
+both to the same game; the profile (rating graph) and leaderboard pages, on a phone too; no challenge
+to the site's own account."""
 
 from __future__ import annotations
 
@@ -88,6 +89,27 @@ def test_a_player_challenged_from_a_profile_accepts_in_the_lobby_and_both_play_t
     challenger.wait_for_url("**/play/**")
     assert target.url.split("#")[0] == challenger.url.split("#")[0]
     expect(challenger.locator(".board")).to_be_visible()
+
+
+def test_the_sites_own_account_offers_no_challenge(server: str, new_context: Callable[..., BrowserContext]) -> None:
+    """The site's own account (``kahuna``, the fair-play screening's reporter) plays no games: its
+    profile offers no "Challenge" (an AI level's does), and a challenge sent from the lobby's link
+    anyway is refused in words (the refusal's 422 the one error in the console)."""
+    page = new_context().new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.goto(server + "/signup")
+    sign_up(page, "Hine_web")
+    page.goto(server + "/users/ai-easy")
+    expect(page.locator("#challenge-link")).to_be_visible()
+    page.goto(server + "/users/kahuna")
+    expect(page.get_by_test_id("profile-name")).to_contain_text("kahuna")  # the profile is drawn
+    expect(page.locator("#challenge-link")).to_have_count(0)
+    page.goto(server + "/lobby?challenge=kahuna")
+    page.locator("#challenge").click()
+    expect(page.get_by_test_id("seek-status")).to_have_text("This is the site's own account: it plays no games.")
+    assert errors == ["Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"]
 
 
 def test_guests_see_rated_seeks_as_needing_an_account_and_filter_the_seeks(

@@ -8,7 +8,9 @@ and the player is heard again; a report from a profile reaches the queue, seen o
 player and a guest opening /mod see "Page not found". An admin makes a player a moderator from
 /mod's "Moderators" tab (the new moderator's /mod opens at once, without that tab) and revokes it
 (logged; the player's /mod is "Page not found" again). A player reports the opponent from the
-game's "Report opponent" (no chat line): in My reports, and in the queue with the game's replay."""
+game's "Report opponent" (no chat line): in My reports, and in the queue with the game's replay.
+Neither "Report opponent" nor a line's "Report" is offered against a guest or the AI, and both are
+once a signed-in friend takes the invitation's seat while the page is open."""
 
 from __future__ import annotations
 
@@ -280,4 +282,49 @@ def test_a_player_reports_the_opponent_from_the_game(
     expect(history).to_contain_text("reports in all: 1")
     expect(history).to_contain_text("no sanctions")
     expect(history).to_contain_text("no finished games")  # the game is still being played
+    assert errors == []
+
+
+def test_reports_are_offered_against_an_account_not_a_guest_or_the_ai(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext]
+) -> None:
+    base, _ = site
+    errors: list[str] = []
+    ed, fa, gil = (watched(new_context(), errors) for _ in range(3))
+    for page, name in ((ed, "Ed_rep"), (fa, "Fa_rep")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    by_link = {"opponent": "human", "seat": "first"}
+
+    # A guest took the invitation and spoke: it has no account to report.
+    made = call(ed, "POST", "/api/games", by_link)["body"]
+    gil.goto(base + made["invite_url"])
+    gil.locator("#name").fill("Gil")
+    gil.locator("#join").click()
+    gil.wait_for_url("**/play/**")
+    say(gil, "hello from a guest")
+    ed.goto(base + made["seat_url"])
+    # Ed's account is known and the guest's line drawn: the page has decided by now.
+    expect(ed.get_by_test_id("account-link")).to_have_text("Ed_rep")
+    expect(ed.locator(".chat-line", has_text="hello from a guest")).to_be_visible()
+    expect(ed.get_by_test_id("report-opponent")).to_be_hidden()
+    expect(ed.get_by_test_id("chat-report")).to_have_count(0)
+
+    # A signed-in friend takes the seat while Ed's page waits for it: both are offered then.
+    made = call(ed, "POST", "/api/games", by_link)["body"]
+    ed.goto(base + made["seat_url"])
+    expect(ed.locator(".banner")).to_contain_text("Waiting for your opponent")
+    joined = call(fa, "POST", "/api/join/" + made["invite_url"].rsplit("/", 1)[1], {"name": "ignored"})["body"]
+    fa.goto(base + joined["seat_url"])
+    say(fa, "hello from an account")
+    expect(ed.get_by_test_id("report-opponent")).to_be_visible()
+    line = ed.locator(".chat-line", has_text="hello from an account")
+    expect(line.get_by_test_id("chat-report")).to_have_count(1)
+
+    # The AI: no chat, nothing to report.
+    made = call(ed, "POST", "/api/games", {"opponent": "ai", "seat": "first"})["body"]
+    ed.goto(base + made["seat_url"])
+    expect(ed.get_by_test_id("account-link")).to_have_text("Ed_rep")
+    expect(ed.locator(".player.seat1 .player-name")).to_contain_text("Kahuna AI")
+    expect(ed.get_by_test_id("report-opponent")).to_be_hidden()
     assert errors == []

@@ -2,8 +2,8 @@
 form and buttons in the site's style, the creator joined as it creates, the bye told to its player,
 a finished game's page in screen-reader mode that stays until its player follows the link, the
 podium and each player's games once it is over, the event's link to copy, no polling of a finished
-event nor into 401s after a sign-out, the focus kept when the page redraws, and the phone header's
-link to the tournaments."""
+event nor into 401s after a sign-out, the focus and the invite list's choice kept when the page
+redraws, and the phone header's link to the tournaments."""
 
 from __future__ import annotations
 
@@ -176,6 +176,25 @@ def test_the_event_page_keeps_the_keyboard_focus_when_it_redraws(open_page: Open
     expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")  # redrawn by the page's own poll
     expect(leave).to_be_focused()
     print("the event page redrawn with a new player: the focus still on", leave.inner_text())
+
+
+def test_the_invite_list_keeps_its_choice_when_the_page_redraws(open_page: OpenPage) -> None:
+    """The creator's pick in the "Invite the computer" list survives the page's redraws (a new
+    player in the standings) until it is sent; it was set back to the first level at every redraw."""
+    page = open_page("/signup")
+    sign_up(page, "Tui_cup")
+    event = new_swiss(page, "Choice Cup")
+    page.goto(page.url.replace("/account", event))
+    pick = page.locator("#tour-invite")
+    first = pick.locator("option").first.get_attribute("value")
+    pick.select_option("ai-hard")
+    assert first != "ai-hard"
+    assert api(page, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")  # redrawn by the page's own poll
+    expect(pick).to_have_value("ai-hard")
+    page.get_by_test_id("tour-invite").get_by_role("button", name="Invite").click()
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-hard")
+    expect(pick).to_have_value(first or "")  # sent: the list starts over
 
 
 def test_the_phone_header_links_to_the_tournaments(open_page: OpenPage, shot: Shot) -> None:

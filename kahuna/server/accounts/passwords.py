@@ -83,6 +83,9 @@ def check_username(name: str) -> str:
     return name
 
 
+SITE_ACCOUNT = "kahuna"
+"""The server's own account: a reserved name (:data:`RESERVED`), a bot account without a password
+that files the fair-play screening's reports (``fairplay/verdict.py``) and plays no game."""
 LEVEL_PREFIX = "ai-"
 """The AI levels' bot accounts are ``ai-<level>``: no person may sign up with a name that starts
 like it (compared by key, so ``AI_``, ``a1-`` and ``Al-`` are refused too), or a challenge meant for

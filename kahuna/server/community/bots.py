@@ -1,8 +1,10 @@
-"""The AI levels as rated bot accounts, and turning an account into a bot.
+"""The AI levels as rated bot accounts, the site's own account, and turning an account into a bot.
 
 Each AI level is a bot account named ``ai-<level>`` (``ai-easy`` … ``ai-expert``), created at
 start-up: a challenge to it is accepted at once and the server's AI plays its seat, so the levels
-get ratings on the same scale as people.
+get ratings on the same scale as people. The site's own bot account (``SITE_ACCOUNT``, ``kahuna``:
+the fair-play screening's reporter) plays nothing: nobody would ever answer a challenge to it, so
+none is made (:func:`refuse_unplayable`), and its profile offers none (:func:`plays_games`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 from sqlalchemy import Connection, exists, or_, select, update
 
 from kahuna.server.accounts import store as db
-from kahuna.server.accounts.passwords import LEVEL_PREFIX
+from kahuna.server.accounts.passwords import LEVEL_PREFIX, SITE_ACCOUNT, username_key
 from kahuna.server.accounts.store import Account
 from kahuna.server.common import logs
+from kahuna.server.common.errors import Rejected
 from kahuna.server.community import ratings
 from kahuna.server.db.migrations import hold_startup_lock
 from kahuna.server.db.schema import accounts, game_accounts
@@ -33,6 +36,17 @@ def level_named(username: str) -> str | None:
         return None
     level = username[len(BOT_PREFIX) :]
     return level if ai_seats.available(level) else None
+
+
+def plays_games(account: Account) -> bool:
+    """Whether a game may be offered to ``account``: to any account but the site's own."""
+    return not (account.is_bot and username_key(account.username) == username_key(SITE_ACCOUNT))
+
+
+def refuse_unplayable(account: Account) -> None:
+    """``Rejected`` (422 ``site_account``) for a challenge to the site's own account."""
+    if not plays_games(account):
+        raise Rejected("site_account", f"{account.username} is the site's own account: it plays no games", 422)
 
 
 def ensure_level_bots(conn: Connection, levels: list[str]) -> None:

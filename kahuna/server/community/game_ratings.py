@@ -10,8 +10,11 @@ Each seat: ``rating``, the account's rating in the game's pool now, as its profi
 level's account: its fixed anchor; an account never rated there: 1500); ``before`` and ``after``,
 the rating before and after this game once it was rated. A guest's seat, and every seat of a game
 not made in the lobby (no pool), have none. ``paired``: the game has its players' accounts (a
-lobby game, a signed-in player's game, their rematches), so the page marks it Rated or Casual. All
-of it is public (profiles show it).
+lobby game, a signed-in player's game, their rematches), so the page marks it Rated or Casual.
+``account``, each seat: whether an account plays it (``accounts.store.game_players``, what a report
+of the seat is checked against), so that the page offers "Report opponent" against an account and
+not against a guest, who has none to report (docs/moderation.md). All of it is public (profiles
+show it).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from kahuna.server.accounts.store import game_players
 from kahuna.server.community import glicko2
 from kahuna.server.community.ratings import anchor_of
 from kahuna.server.db.schema import game_accounts, games, rating_history, ratings
@@ -31,9 +35,11 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
     if conn.execute(select(games.c.id).where(games.c.id == game_id)).first() is None:
         return None
     row = conn.execute(select(game_accounts).where(game_accounts.c.game_id == game_id)).mappings().first()
+    seated = game_players(conn, game_id)
     none: dict[str, int | None] = {"rating": None, "before": None, "after": None}
     if row is None or row["pool"] is None:
-        return {"rated": False, "paired": row is not None, "pool": None, "players": [dict(none), dict(none)]}
+        unrated = [{**none, "account": seat in seated} for seat in (0, 1)]
+        return {"rated": False, "paired": row is not None, "pool": None, "players": unrated}
     pool = row["pool"]
     changes = {
         history.account_id: history
@@ -43,10 +49,10 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
             )
         )
     }
-    players: list[dict[str, int | None]] = []
-    for account in (row["account0"], row["account1"]):
+    players: list[dict[str, int | bool | None]] = []
+    for seat, account in enumerate((row["account0"], row["account1"])):
         if account is None:
-            players.append(dict(none))
+            players.append({**none, "account": seat in seated})
             continue
         anchor = anchor_of(conn, account)
         stored = conn.execute(
@@ -59,6 +65,7 @@ def game_ratings(conn: Connection, game_id: str) -> dict[str, Any] | None:
                 "rating": round(now),
                 "before": None if change is None else round(change.before),
                 "after": None if change is None else round(change.after),
+                "account": True,
             }
         )
     return {"rated": bool(row["rated"]), "paired": True, "pool": pool, "players": players}

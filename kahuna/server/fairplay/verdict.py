@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
+from kahuna.server.accounts.passwords import SITE_ACCOUNT
 from kahuna.server.accounts.store import ensure_bot_account
 from kahuna.server.db.migrations import hold_startup_lock
 from kahuna.server.db.schema import reports
@@ -30,9 +31,9 @@ from kahuna.server.fairplay.figures import Thresholds, player_figures
 OPEN = "open"
 """A report's status while it waits in the queue (``moderation/reports.py``'s, the room above this one
 that reads the same rows)."""
-REPORTER = "kahuna"
-"""The account that files the automatic reports: a reserved name (``accounts.passwords.RESERVED``),
-a bot account without a password, so nobody signs in as it."""
+REPORTER = SITE_ACCOUNT
+"""The account that files the automatic reports: the site's own (a reserved name, a bot account
+without a password, so nobody signs in as it; nobody challenges it either: ``community/bots.py``)."""
 
 
 def crosses(figures: dict[str, Any], thresholds: Thresholds) -> bool:

@@ -3,8 +3,9 @@
 A challenge to an AI level's bot account (``ai-easy`` … ``ai-expert``, ``community/bots.py``) is
 accepted at once and the server's AI plays its seat. A challenge to any other account (a person,
 or an online bot run by ``kahuna bot``) waits for it to accept or decline (``/ws/lobby`` tells it
-at once). ``GET /api/me/pair-limits`` lists the opponents against whom a rated game would start
-casual today (at most three rated games between the same two people in 24 hours).
+at once); one to the site's own account (``kahuna``), which nothing answers, is refused. ``GET
+/api/me/pair-limits`` lists the opponents against whom a rated game would start casual today (at
+most three rated games between the same two people in 24 hours).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from kahuna.server.accounts import store as db
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community import relations
-from kahuna.server.community.bots import level_of, make_bot
+from kahuna.server.community.bots import level_of, make_bot, refuse_unplayable
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.games import rated_pairs
 from kahuna.server.http.auth import require_session
@@ -36,12 +37,14 @@ def router(lobby: Lobby) -> APIRouter:
     @api.post("/challenges", status_code=201)
     async def challenge(body: NewChallenge, request: Request, account: MaybeAccount) -> dict[str, Any]:
         """Challenge an account. An AI level (``ai-easy`` …) accepts at once: the seat links. Anyone
-        else: ``{"seek_id", "token"}``, like a seek only the challenged account can accept."""
+        else: ``{"seek_id", "token"}``, like a seek only the challenged account can accept; but not
+        the site's own account (422 ``site_account``)."""
         opponent = await writer.read(lambda conn: db.account_by_name(conn, body.opponent))
         if opponent is None:
             raise Rejected("not_found", f"no account {body.opponent!r}", 404)
         if account is not None and opponent.id == account.id:
             raise Rejected("invalid", "you cannot challenge yourself", 422)
+        refuse_unplayable(opponent)
         level = level_of(opponent)
         offer = offer_of("challenge", body)
         await relations.refuse_blocked(writer, relations.Someone.of(account), opponent.id)

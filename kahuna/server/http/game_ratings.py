@@ -16,6 +16,7 @@ class SeatRating(BaseModel):
     rating: int | None = Field(description="the account's rating in the game's pool now; null: a guest or no pool")
     before: int | None = Field(description="its rating before this game, once the game was rated")
     after: int | None = Field(description="its rating after this game, once the game was rated")
+    account: bool = Field(description="an account plays the seat (a report may name it); false: a guest's seat")
 
 
 class GameRatings(BaseModel):

@@ -101,7 +101,10 @@ export class GamePage {
     this.message = "";
     this.proposed = null;
     this.lastMoves = new LastMoves();
-    this.ratings = new GameRatings(gameId, () => this.render());
+    this.ratings = new GameRatings(gameId, () => {
+      if (this.conns.length) this.offerReports(this.conns[0]); // the opponent's seat may be an account's now
+      this.render();
+    });
     this.sinceLeft = null;
     this.wantFocus = false;
     this.board = new BoardView(
@@ -300,13 +303,15 @@ export class GamePage {
 
   /**
    * "Report" on the opponent's chat lines and "Report opponent" for the game, for a signed-in
-   * player (not a bot account) seated against a person (not a guest: its seat has no account
-   * name): the dialog names the opponent, the game and the line if any (docs/moderation.md).
+   * player (not a bot account) seated against a person with an account (not the AI, not a guest,
+   * who has no account to report: the server's answer about the game's seats, `this.ratings`):
+   * the dialog names the opponent, the game and the line if any (docs/moderation.md).
    */
   offerReports(entry) {
     const seat = entry.seat;
     const seated = seat !== null && seat !== undefined && !this.hotseat && !this.tutorial;
-    const opponent = seated && entry.kinds?.[1 - seat] === "human" ? entry.players?.[1 - seat] : null;
+    const person = seated && entry.kinds?.[1 - seat] === "human" && this.ratings.isAccount(1 - seat);
+    const opponent = person ? entry.players?.[1 - seat] : null;
     if (!opponent) {
       this.chat.setReport(null);
       return;
@@ -973,7 +978,7 @@ export class GamePage {
       playersPanel(view, playerNames(entry.players, entry.kinds), seat, entry.online, curtain),
       casualNote(entry.casualReason),
     ]);
-    if (!this.offline) this.ratings.want(Boolean(view.result)); // a puzzle is no stored game: no ratings
+    if (!this.offline) this.ratings.want(Boolean(view.result), entry.players); // a puzzle is no stored game: no ratings
     this.ratings.decoratePlayers(this.playersBox);
     fill(this.trackerBox, curtain || view.result ? [] : trackerPanel(view));
     this.logBox.hidden = curtain;

@@ -2,7 +2,9 @@
 // a rated game (a "Casual" one for a game with its players' accounts that is not rated), and in the end summary each player's rating change (1500 → 1512, +12). The game's
 // messages carry no rating (the game room does not know of the community's ratings): the page asks
 // GET /api/games/<id>/ratings when it opens and once more when the game is over (the end hook has
-// written the change before the end is sent: docs/community.md).
+// written the change before the end is sent: docs/community.md), and again when its players change
+// (an invited friend took the seat). The same answer says which seats an account plays: the game
+// page offers "Report opponent" against those only (docs/moderation.md).
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -20,21 +22,30 @@ export class GameRatings {
     this.onChange = onChange;
     this.data = null;
     this.asked = new Set();
+    this.asking = 0; // the latest question: an older answer arriving after it is dropped
   }
 
-  /** Ask the server for the ratings, once while the game runs and once when it is over. */
-  want(over) {
-    const when = over ? "over" : "open";
+  /** Ask the server for the ratings, once while the game runs and once when it is over, each time
+   * with these `players` (the seats' names: a friend taking the invitation's seat changes them). */
+  want(over, players) {
+    const when = `${over ? "over" : "open"} ${JSON.stringify(players ?? [])}`;
     if (this.asked.has(when)) return;
     this.asked.add(when);
+    const asked = ++this.asking;
     fetch(`/api/games/${encodeURIComponent(this.gameId)}/ratings`)
       .then((answer) => (answer.ok ? answer.json() : null))
       .then((data) => {
-        if (!data) return;
+        if (!data || asked !== this.asking) return;
         this.data = data;
         this.onChange();
       })
-      .catch(() => {}); // no ratings shown: nothing else depends on them
+      .catch(() => {}); // no ratings shown, no "Report opponent": nothing else depends on them
+  }
+
+  /** Whether an account plays `seat` as the server answered (a guest's seat, the AI's of a game
+   * from the home page, and any seat before the answer: no). */
+  isAccount(seat) {
+    return Boolean(this.data?.players[seat]?.account);
   }
 
   /** Each rating beside its player's name in the players panel (the rating the game was played at,

@@ -217,7 +217,8 @@ export async function mountProfile(root, username) {
       () => mountProfile(root, username),
     );
   }
-  const challenge = other
+  // The server says whom a game may be offered to (not the site's own account, which answers none).
+  const challenge = other && profile.challengeable
     ? h("p", {}, [h("a", { href: `/lobby?challenge=${encodeURIComponent(profile.username)}`, id: "challenge-link", text: t("seeks.challenge", { name: profile.username }) })])
     : null;
   const level = profile.is_bot ? levelOfAccount(profile.username) : null; // an AI level: its name, as everywhere

@@ -70,6 +70,7 @@ function errorText(err) {
   if (err instanceof ApiError && err.code === "too_many_seeks") return t("seeks.too_many");
   if (err instanceof ApiError && err.code === "blocked") return refusalText(err);
   if (err instanceof ApiError && err.code === "rating_marked") return t("seeks.rating_marked");
+  if (err instanceof ApiError && err.code === "site_account") return t("seeks.site_account");
   if (err instanceof ApiError && err.status === 401) return t("seeks.sign_in_for_rated");
   return err instanceof ApiError && err.message ? err.message : t("lobby.offline");
 }

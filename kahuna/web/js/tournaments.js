@@ -242,7 +242,10 @@ export async function mountTournament(root, tid) {
     }
   };
 
-  let drawn = ""; // what the page shows: redrawn only when it changes (a level being picked stays)
+  let drawn = ""; // what the page shows: redrawn only when it changes
+  // The level picked in the invite list: the list is made anew at each redraw (a player joined, a
+  // game ended), and keeps this choice until it is sent or is no longer among the levels.
+  let invitee = null;
   const render = () => {
     if (!tour) return;
     const shown = JSON.stringify([{ ...tour, now: null }, mine, account?.username ?? null]); // the server's clock aside
@@ -257,9 +260,13 @@ export async function mountTournament(root, tid) {
     if (!account && tour.status !== "finished") buttons.push(h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") }));
     let invite = null;
     if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
-      const pick = h("select", { id: "tour-invite" }, levels.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) })));
+      const options = levels.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) }));
+      const pick = h("select", { id: "tour-invite", onchange: (e) => (invitee = e.target.value) }, options);
+      if (options.some((option) => option.value === invitee)) pick.value = invitee;
+      else invitee = null;
       const send = (event) => {
         event.preventDefault();
+        invitee = null; // sent: the list starts over
         act("invite", { username: pick.value });
       };
       invite = h("form", { class: "tour-actions", "data-testid": "tour-invite", onsubmit: send }, [

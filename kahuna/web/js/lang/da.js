@@ -955,6 +955,7 @@ export default {
   "account.closed": "En moderator har lukket denne konto.",
   "account.signups_blocked": "En moderator har spærret for nye konti fra denne browser eller adresse.",
   "seeks.rating_marked": "En moderator har markeret din konto: du spiller kun uratede partier.",
+  "seeks.site_account": "Det er sidens egen konto: den spiller ingen partier.",
   "tourney.error.rating_marked": "En moderator har markeret din konto: den kan ikke deltage i ratede turneringer.",
   "mod.kind_mark_cheating": "markeret for snyd",
   "mod.kind_mark_rating_manipulation": "markeret for ratingmanipulation",

@@ -956,6 +956,7 @@ export default {
   "account.closed": "Ein Moderator hat dieses Konto geschlossen.",
   "account.signups_blocked": "Ein Moderator hat neue Konten von diesem Browser oder dieser Adresse gesperrt.",
   "seeks.rating_marked": "Ein Moderator hat dein Konto markiert: du spielst nur ungewertete Partien.",
+  "seeks.site_account": "Das ist das Konto der Seite selbst: es spielt keine Partien.",
   "tourney.error.rating_marked": "Ein Moderator hat dein Konto markiert: es kann an gewerteten Turnieren nicht teilnehmen.",
   "mod.kind_mark_cheating": "wegen Betrugs markiert",
   "mod.kind_mark_rating_manipulation": "wegen Wertungsmanipulation markiert",

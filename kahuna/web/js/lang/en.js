@@ -955,6 +955,7 @@ export default {
   "account.closed": "A moderator closed this account.",
   "account.signups_blocked": "A moderator blocked new accounts from this browser or address.",
   "seeks.rating_marked": "A moderator marked your account: you play casual games only.",
+  "seeks.site_account": "This is the site's own account: it plays no games.",
   "tourney.error.rating_marked": "A moderator marked your account: it cannot join rated tournaments.",
   "mod.kind_mark_cheating": "marked for cheating",
   "mod.kind_mark_rating_manipulation": "marked for rating manipulation",

@@ -955,6 +955,7 @@ export default {
   "account.closed": "Un moderador ha cerrado esta cuenta.",
   "account.signups_blocked": "Un moderador ha bloqueado las cuentas nuevas desde este navegador o dirección.",
   "seeks.rating_marked": "Un moderador ha marcado tu cuenta: solo juegas partidas amistosas.",
+  "seeks.site_account": "Esta es la cuenta del propio sitio: no juega partidas.",
   "tourney.error.rating_marked": "Un moderador ha marcado tu cuenta: no puede unirse a torneos puntuables.",
   "mod.kind_mark_cheating": "marcado por trampas",
   "mod.kind_mark_rating_manipulation": "marcado por manipular la puntuación",

@@ -956,6 +956,7 @@ export default {
   "account.closed": "Een moderator heeft dit account gesloten.",
   "account.signups_blocked": "Een moderator heeft nieuwe accounts vanaf deze browser of dit adres geblokkeerd.",
   "seeks.rating_marked": "Een moderator heeft je account gemarkeerd: je speelt alleen vriendschappelijke partijen.",
+  "seeks.site_account": "Dit is het eigen account van de site: het speelt geen partijen.",
   "tourney.error.rating_marked": "Een moderator heeft je account gemarkeerd: het kan niet meedoen aan rated toernooien.",
   "mod.kind_mark_cheating": "gemarkeerd wegens valsspelen",
   "mod.kind_mark_rating_manipulation": "gemarkeerd wegens ratingmanipulatie",
