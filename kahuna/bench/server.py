@@ -672,7 +672,8 @@ async def _play_seat(
                     return
                 if message["legal"]:
                     if think:  # players are not in step: each think time is drawn around the mean
-                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                        pause = think * rng.uniform(0.5, 1.5)  # and none outlasts the round
+                        await asyncio.sleep(min(pause, max(deadline - time.perf_counter(), 0.0)))
                     if time.perf_counter() >= deadline:
                         return
                     action = message["legal"][rng.randrange(len(message["legal"]))]

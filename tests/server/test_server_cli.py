@@ -70,6 +70,16 @@ def test_bench_server_starts_its_own_server_and_reports_figures() -> None:
     assert refused.returncode != 0 and "--warm-up" in refused.stderr
 
 
+def test_bench_server_ends_at_its_deadline_whatever_the_think_time() -> None:
+    """A client thinking past the end of the round stops there: a ten-minute think time (a slow
+    pace's round) once kept a 3 s round open until every client had finished thinking."""
+    args = ("bench", "server", "--floor", "--games", "2", "--seconds", "3", "--warm-up", "1", "--think", "600000")
+    result = _kahuna(*args, "--json", timeout=90)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["games"] == 2 and figures["errors"] == 0 and figures["actions"] == 0  # nobody moved in 3 s
+
+
 def test_bench_server_probes_pages_while_the_games_are_played() -> None:
     """``--probe`` asks for each path in turn while the games run, and reports how many were
     answered and their latency; a path that is not found is counted as failed, and a path without
