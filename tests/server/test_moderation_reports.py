@@ -1,7 +1,7 @@
 """Reports (issue 48) through a real server on SQLite: a report of a chat line stores the line and
 the lines around it, a report of a game or a profile; every refusal with its code, nothing stored
-by one (a guest opponent's name among them); the reporter's list with the status; the budgets per
-account and per address."""
+by one (a guest opponent's name among them, and the accounts the server runs); the reporter's list
+with the status; the budgets per account and per address."""
 
 from __future__ import annotations
 
@@ -171,6 +171,38 @@ def test_a_bot_account_does_not_report(server: Server) -> None:
     refused(fox.post("/api/reports", json={"username": "gil", "reason": "spam"}, headers=csrf(fox)), 403, "bot_account")
     refused(fox.post("/api/reports", json={"username": "fox", "reason": "spam"}, headers=csrf(fox)), 403, "bot_account")
     fox.close()
+
+
+def test_the_accounts_the_server_runs_cannot_be_reported(server: Server) -> None:
+    """The site's own account (``kahuna``, by any spelling) and an AI level's (from its profile or
+    from a lobby game against it) are refused ``server_account``, nothing stored: nobody stands behind
+    them for a moderator to act on. Their profiles say so (the page's "Report this player" follows);
+    an online bot, a person's account turned into a program, is reported like anyone."""
+    ivy, kit = signed_in(server, "ivy"), signed_in(server, "kit")
+    challenge = {"opponent": "ai-easy", "clock": CLOCK, "rated": False}
+    game = ivy.post("/api/challenges", json=challenge, headers=csrf(ivy))
+    assert game.status_code == 201 and game.json()["status"] == "accepted", game.text
+    game_id = game.json()["game_id"]
+    assert [seat["account"] for seat in server.get(f"/api/games/{game_id}/ratings").json()["players"]] == [True] * 2
+    for body in (
+        {"username": "kahuna", "reason": "spam"},
+        {"username": "KAHUNA", "reason": "offensive_name"},
+        {"username": "ai-easy", "reason": "other"},
+        {"username": "ai-easy", "reason": "abuse", "game_id": game_id},
+    ):
+        refused(ivy.post("/api/reports", json=body, headers=csrf(ivy)), 422, "server_account")
+    assert ivy.get("/api/me/reports").json() == {"reports": []}
+    assert [server.get(f"/api/users/{name}").json()["reportable"] for name in ("kahuna", "ai-easy", "ivy")] == [
+        False,
+        False,
+        True,
+    ]
+    assert kit.post("/api/me/bot", headers=csrf(kit)).status_code == 200
+    assert server.get("/api/users/kit").json()["reportable"]
+    made = ivy.post("/api/reports", json={"username": "kit", "reason": "offensive_name"}, headers=csrf(ivy))
+    assert made.status_code == 201, made.text
+    for browser in (ivy, kit):
+        browser.close()
 
 
 def test_a_flood_of_reports_is_refused_per_account_and_per_address(tmp_path: Path) -> None:

@@ -349,6 +349,29 @@ def test_the_creator_invites_an_ai_level_whose_games_the_server_plays(server: Se
     assert {row["username"] for row in shown["standings"]} == {"ai-easy", "iv-p1", "iv-p2"}
 
 
+def test_an_ai_level_is_invited_once(server: Server) -> None:
+    """Inviting a level that already plays in the event is refused ``already_invited`` (it was the
+    creator's ``already_joined``, "you have already joined"), nothing changed; another level is
+    still invited, and the creator's own joining twice stays ``already_joined``."""
+
+    async def scenario() -> tuple[list[str], list[tuple[int, str]]]:
+        (organiser,) = await accounts(server.url, ["io-org"])
+        tid = await create(server.url, organiser, kind="swiss", name="Once", clock=CLOCK, rounds=2, join=True)
+        async with client(server.url, headers=organiser) as me:
+            answers = [
+                await me.post(f"/api/tournaments/{tid}/invite", json={"username": name})
+                for name in ("ai-easy", "ai-easy", "AI-EASY", "ai-medium")
+            ]
+            answers.append(await me.post(f"/api/tournaments/{tid}/join"))
+        shown = await tournament(server.url, tid)
+        codes = [(a.status_code, a.json()["error"] if a.content else "") for a in answers]
+        return [p["username"] for p in shown["players"] if p["active"]], codes
+
+    players, codes = asyncio.run(scenario())
+    assert codes == [(204, ""), (409, "already_invited"), (409, "already_invited"), (204, ""), (409, "already_joined")]
+    assert players == ["io-org", "ai-easy", "ai-medium"]
+
+
 def test_a_swiss_never_pairs_two_ai_levels(server: Server) -> None:
     """One bot and the invited ``ai-easy`` and ``ai-medium``: each round pairs the person with a
     level and gives the other level the bye; once the person has met both, no round can be paired

@@ -10,7 +10,9 @@ player and a guest opening /mod see "Page not found". An admin makes a player a 
 (logged; the player's /mod is "Page not found" again). A player reports the opponent from the
 game's "Report opponent" (no chat line): in My reports, and in the queue with the game's replay.
 Neither "Report opponent" nor a line's "Report" is offered against a guest or the AI, and both are
-once a signed-in friend takes the invitation's seat while the page is open."""
+once a signed-in friend takes the invitation's seat while the page is open. The profiles of the
+accounts the server runs (its own, an AI level's) offer no "Report this player", nor a lobby game
+against an AI level's account "Report opponent"."""
 
 from __future__ import annotations
 
@@ -327,4 +329,34 @@ def test_reports_are_offered_against_an_account_not_a_guest_or_the_ai(
     expect(ed.get_by_test_id("account-link")).to_have_text("Ed_rep")
     expect(ed.locator(".player.seat1 .player-name")).to_contain_text("Kahuna AI")
     expect(ed.get_by_test_id("report-opponent")).to_be_hidden()
+    assert errors == []
+
+
+def test_the_accounts_the_server_runs_are_offered_no_report(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext]
+) -> None:
+    """The site's own account and an AI level's profile offer no "Report this player" (a person's
+    does), and a lobby game against an AI level's account no "Report opponent": the server refuses
+    such reports (``server_account``), nobody being there to act on them."""
+    base, _ = site
+    errors: list[str] = []
+    hal, ivo = (watched(new_context(), errors) for _ in range(2))
+    for page, name in ((hal, "Hal_rep"), (ivo, "Ivo_rep")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    hal.goto(base + "/users/Ivo_rep")
+    expect(hal.locator("#report-player")).to_be_visible()
+    hal.goto(base + "/users/ai-easy")
+    expect(hal.locator("#challenge-link")).to_be_visible()  # the profile is drawn, without the report
+    expect(hal.locator("#report-player")).to_have_count(0)
+    hal.goto(base + "/users/kahuna")
+    expect(hal.get_by_test_id("profile-name")).to_contain_text("kahuna")
+    expect(hal.locator("#report-player")).to_have_count(0)
+
+    # A challenge to the level's account: the AI's seat has an account, and still nothing to report.
+    made = call(hal, "POST", "/api/challenges", {"opponent": "ai-easy", "clock": CLOCK, "rated": False})["body"]
+    hal.goto(base + made["seat_url"])
+    expect(hal.get_by_test_id("rating-1")).to_be_visible()  # the seats' accounts are known: decided
+    expect(hal.get_by_test_id("report-opponent")).to_be_hidden()
+    expect(hal.get_by_test_id("chat-report")).to_have_count(0)
     assert errors == []

@@ -3,7 +3,8 @@ form and buttons in the site's style, the creator joined as it creates, the bye 
 a finished game's page in screen-reader mode that stays until its player follows the link, the
 podium and each player's games once it is over, the event's link to copy, no polling of a finished
 event nor into 401s after a sign-out, the focus and the invite list's choice kept when the page
-redraws, and the phone header's link to the tournaments."""
+redraws, the invite list without the levels already in the event (and one invited meanwhile
+refused in words), and the phone header's link to the tournaments."""
 
 from __future__ import annotations
 
@@ -178,23 +179,67 @@ def test_the_event_page_keeps_the_keyboard_focus_when_it_redraws(open_page: Open
     print("the event page redrawn with a new player: the focus still on", leave.inner_text())
 
 
-def test_the_invite_list_keeps_its_choice_when_the_page_redraws(open_page: OpenPage) -> None:
+def test_the_invite_list_keeps_its_choice_and_offers_no_level_already_in(open_page: OpenPage) -> None:
     """The creator's pick in the "Invite the computer" list survives the page's redraws (a new
-    player in the standings) until it is sent; it was set back to the first level at every redraw."""
+    player in the standings) until it is sent; it was set back to the first level at every redraw.
+    A level playing in the event already is not offered (the server refuses it, ``already_invited``:
+    it was offered, and its refusal read "You have already joined."); with every level in, no list."""
     page = open_page("/signup")
     sign_up(page, "Tui_cup")
     event = new_swiss(page, "Choice Cup")
     page.goto(page.url.replace("/account", event))
     pick = page.locator("#tour-invite")
-    first = pick.locator("option").first.get_attribute("value")
+    offered = pick.locator("option")
+    expect(offered.first).to_have_attribute("value", "ai-easy")  # the list is drawn
+    levels: list[str] = offered.evaluate_all("(options) => options.map((o) => o.value)")
+    assert "ai-hard" in levels
     pick.select_option("ai-hard")
-    assert first != "ai-hard"
     assert api(page, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
     expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")  # redrawn by the page's own poll
     expect(pick).to_have_value("ai-hard")
+    expect(offered).to_have_count(len(levels) - 1)
+    expect(pick.locator("option[value='ai-easy']")).to_have_count(0)
     page.get_by_test_id("tour-invite").get_by_role("button", name="Invite").click()
     expect(page.get_by_test_id("standings")).to_contain_text("ai-hard")
-    expect(pick).to_have_value(first or "")  # sent: the list starts over
+    rest = [level for level in levels if level not in ("ai-easy", "ai-hard")]
+    expect(offered).to_have_count(len(rest))
+    assert offered.evaluate_all("(options) => options.map((o) => o.value)") == rest
+    expect(pick).to_have_value(rest[0])  # sent: the list starts over, at its first level left
+    for level in rest:
+        assert api(page, "POST", f"/api{event}/invite", {"username": level}) == 204
+    expect(page.get_by_test_id("standings")).to_contain_text(rest[-1])
+    expect(page.get_by_test_id("tour-invite")).to_have_count(0)  # every level in: nothing to offer
+    expect(page.get_by_test_id("tour-error")).to_be_empty()
+
+
+def test_a_level_invited_from_elsewhere_meanwhile_is_refused_in_words(
+    server: str, new_context: Callable[..., BrowserContext]
+) -> None:
+    """A level invited by another request between two of the page's polls is still in its list: its
+    invitation from the page is refused in words (``already_invited``, not "You have already
+    joined."), and the next poll takes it out of the list. The page's clock stands still between;
+    the refusal's 409 is the one error in the console."""
+    page = new_context().new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.goto(server + "/signup")
+    sign_up(page, "Kiri_cup")
+    event = new_swiss(page, "Twice Cup")
+    page.clock.install()
+    page.goto(page.url.replace("/account", event))
+    pick = page.locator("#tour-invite")
+    expect(pick.locator("option[value='ai-easy']")).to_have_count(1)
+    page.clock.pause_at(page.evaluate("Date.now()") + 100)  # no poll until run_for() below
+    assert api(page, "POST", f"/api{event}/invite", {"username": "ai-easy"}) == 204
+    pick.select_option("ai-easy")
+    page.get_by_test_id("tour-invite").get_by_role("button", name="Invite").click()
+    refused = "The computer at this level already plays in this tournament."
+    expect(page.get_by_test_id("tour-error")).to_have_text(refused)
+    page.clock.run_for(3_000)  # the next poll
+    expect(page.get_by_test_id("standings")).to_contain_text("ai-easy")
+    expect(pick.locator("option[value='ai-easy']")).to_have_count(0)
+    assert errors == ["Failed to load resource: the server responded with a status of 409 (Conflict)"]
 
 
 def test_the_phone_header_links_to_the_tournaments(open_page: OpenPage, shot: Shot) -> None:

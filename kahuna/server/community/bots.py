@@ -4,7 +4,9 @@ Each AI level is a bot account named ``ai-<level>`` (``ai-easy`` … ``ai-expert
 start-up: a challenge to it is accepted at once and the server's AI plays its seat, so the levels
 get ratings on the same scale as people. The site's own bot account (``SITE_ACCOUNT``, ``kahuna``:
 the fair-play screening's reporter) plays nothing: nobody would ever answer a challenge to it, so
-none is made (:func:`refuse_unplayable`), and its profile offers none (:func:`plays_games`).
+none is made (:func:`refuse_unplayable`), and its profile offers none (:func:`plays_games`). Neither
+it nor an AI level can be reported (:func:`run_by_server`): nobody stands behind them to warn, mute
+or close, so such a report would wait in the moderators' queue for good.
 """
 
 from __future__ import annotations
@@ -41,6 +43,14 @@ def level_named(username: str) -> str | None:
 def plays_games(account: Account) -> bool:
     """Whether a game may be offered to ``account``: to any account but the site's own."""
     return not (account.is_bot and username_key(account.username) == username_key(SITE_ACCOUNT))
+
+
+def run_by_server(account: Account) -> bool:
+    """Whether the server itself runs ``account``: the site's own or an AI level's (a level no longer
+    offered too: no person signs up as ``ai-``). Not an online bot (``kahuna bot``): that is a
+    person's account turned into a program, answerable like any other."""
+    own = username_key(account.username) == username_key(SITE_ACCOUNT)
+    return account.is_bot and (own or account.username.startswith(LEVEL_PREFIX))
 
 
 def refuse_unplayable(account: Account) -> None:

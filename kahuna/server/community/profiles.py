@@ -21,7 +21,7 @@ from sqlalchemy import Connection, select
 
 from kahuna.server.accounts import store as db
 from kahuna.server.community import player_games, rating_marks, ratings, relations
-from kahuna.server.community.bots import level_named, plays_games
+from kahuna.server.community.bots import level_named, plays_games, run_by_server
 from kahuna.server.db.schema import accounts, rating_history
 from kahuna.server.db.schema import ratings as rating_rows
 from kahuna.server.games.factory import POOLS
@@ -53,6 +53,7 @@ def profile(
         "username": account.username,
         "is_bot": account.is_bot,
         "challengeable": plays_games(account),  # the page offers "Challenge" by it
+        "reportable": not run_by_server(account),  # and "Report this player"
         "online": account.id in online,
         "created": info["created"],
         "ratings": ratings.ratings_of(conn, account.id),

@@ -199,12 +199,14 @@ class Tournaments:
         outcome = await self.writer.transact(write)
         if outcome == "full":
             raise Rejected("full", f"this tournament has its {MAX_PLAYERS} players", 409)
+        if outcome == "already" and ai_level is not None:  # the creator's invitation of it, sent again
+            raise Rejected("already_invited", f"{account.username} already plays in this tournament", 409)
         if outcome == "already":
             raise Rejected("already_joined", "you have already joined this tournament", 409)
 
     async def invite(self, tournament_id: str, account: Account, username: str) -> None:
         """The creator invites an AI level's bot account (``ai-easy`` …): it joins at once and the
-        server's AI plays its games."""
+        server's AI plays its games; once (409 ``already_invited`` while it plays in the event)."""
         event = await self._load(tournament_id)
         if event.creator != account.id:
             raise Rejected("forbidden", "only the tournament's creator can invite", 403)

@@ -240,8 +240,9 @@ def router(moderation: Moderation) -> APIRouter:
 
     @api.post("/reports", status_code=201, response_model=MadeReport)
     async def report(body: NewReport, account: TheAccount, request: Request) -> dict[str, Any]:
-        """Report a player. 404 ``not_found``, 422 ``own_account``, 403 ``bot_account`` (a bot
-        account does not report), 422 ``note_too_long``, 422 ``not_in_game`` (the player did not
+        """Report a player. 404 ``not_found``, 422 ``own_account``, 422 ``server_account`` (the site's
+        own account or an AI level's: the server runs them), 403 ``bot_account`` (a bot account does
+        not report), 422 ``note_too_long``, 422 ``not_in_game`` (the player did not
         play ``game_id``), 404 ``no_such_line``, 422 ``not_their_line``, 409 ``already_reported``
         (your report of the player is still open), 429 ``rate_limited``."""
         made = await moderation.report(

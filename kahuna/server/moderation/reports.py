@@ -18,6 +18,7 @@ from sqlalchemy.orm import aliased
 
 from kahuna.server.accounts.store import Account, account_by_name, game_players
 from kahuna.server.common.errors import Rejected
+from kahuna.server.community.bots import run_by_server
 from kahuna.server.db import store
 from kahuna.server.db.schema import accounts, reports
 from kahuna.server.moderation import log
@@ -88,6 +89,8 @@ def file_report(
         return Rejected("not_found", f"no player {username!r}", 404)
     if target.id == reporter.id:
         return Rejected("own_account", "you cannot report yourself", 422)
+    if run_by_server(target):
+        return Rejected("server_account", f"{target.username} is run by the server itself: nobody to report", 422)
     context = _context(conn, target, game_id, line_id)
     if isinstance(context, Rejected):
         return context

@@ -232,7 +232,8 @@ export async function mountProfile(root, username) {
       me && !other ? h("p", {}, [h("a", { href: "/following", id: "following-link", text: t("social.following_title") })]) : null,
       me && !other ? downloadAll(profile.username) : null,
       relations,
-      other && !me.is_bot
+      // Not of an account the server runs (its own, an AI level's): nobody there to act on a report.
+      other && !me.is_bot && profile.reportable
         ? h("p", {}, [
             h("button", {
               type: "button",

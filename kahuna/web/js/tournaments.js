@@ -259,8 +259,11 @@ export async function mountTournament(root, tid) {
     if (account && tour.status === "created" && account.username === tour.creator) buttons.push(h("button", { class: "btn primary", "data-testid": "tour-start", onclick: () => act("start"), text: t("tourney.start") }));
     if (!account && tour.status !== "finished") buttons.push(h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") }));
     let invite = null;
-    if (account && tour.status !== "finished" && account.username === tour.creator && levels.length) {
-      const options = levels.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) }));
+    // The levels not playing in the event already (the server refuses those: already_invited).
+    const playing = new Set(tour.players.filter((p) => p.active).map((p) => p.username));
+    const free = levels.filter((level) => !playing.has(`ai-${level}`));
+    if (account && tour.status !== "finished" && account.username === tour.creator && free.length) {
+      const options = free.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) }));
       const pick = h("select", { id: "tour-invite", onchange: (e) => (invitee = e.target.value) }, options);
       if (options.some((option) => option.value === invitee)) pick.value = invitee;
       else invitee = null;

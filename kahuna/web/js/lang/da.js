@@ -595,6 +595,7 @@ export default {
   "tourney.back": "Tilbage til turneringen",
   "tourney.error.unauthorized": "Log ind først: turneringer kræver en konto.",
   "tourney.error.already_joined": "Du er allerede med.",
+  "tourney.error.already_invited": "Computeren på dette niveau er allerede med i turneringen.",
   "tourney.error.finished": "Turneringen er slut.",
   "tourney.error.started": "Den er allerede startet.",
   "tourney.error.forbidden": "Kun opretteren må det (eller kun for dig selv).",

@@ -596,6 +596,7 @@ export default {
   "tourney.back": "Zurück zum Turnier",
   "tourney.error.unauthorized": "Bitte zuerst anmelden: Turniere brauchen ein Konto.",
   "tourney.error.already_joined": "Du bist schon dabei.",
+  "tourney.error.already_invited": "Der Computer auf dieser Stufe spielt schon in diesem Turnier.",
   "tourney.error.finished": "Dieses Turnier ist vorbei.",
   "tourney.error.started": "Es hat schon begonnen.",
   "tourney.error.forbidden": "Das darf nur der Ersteller (oder nur für dich selbst).",

@@ -595,6 +595,7 @@ export default {
   "tourney.back": "Back to the tournament",
   "tourney.error.unauthorized": "Sign in first: tournaments need an account.",
   "tourney.error.already_joined": "You have already joined.",
+  "tourney.error.already_invited": "The computer at this level already plays in this tournament.",
   "tourney.error.finished": "This tournament is over.",
   "tourney.error.started": "It has started already.",
   "tourney.error.forbidden": "Only its creator can do that (or only for yourself).",

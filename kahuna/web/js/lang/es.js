@@ -595,6 +595,7 @@ export default {
   "tourney.back": "Volver al torneo",
   "tourney.error.unauthorized": "Inicia sesión primero: los torneos necesitan una cuenta.",
   "tourney.error.already_joined": "Ya te has unido.",
+  "tourney.error.already_invited": "El ordenador de este nivel ya juega en este torneo.",
   "tourney.error.finished": "Este torneo ha terminado.",
   "tourney.error.started": "Ya ha empezado.",
   "tourney.error.forbidden": "Solo su creador puede hacerlo (o solo por ti mismo).",

@@ -596,6 +596,7 @@ export default {
   "tourney.back": "Terug naar het toernooi",
   "tourney.error.unauthorized": "Meld je eerst aan: toernooien vragen een account.",
   "tourney.error.already_joined": "Je doet al mee.",
+  "tourney.error.already_invited": "De computer op dit niveau speelt al mee in dit toernooi.",
   "tourney.error.finished": "Dit toernooi is voorbij.",
   "tourney.error.started": "Het is al begonnen.",
   "tourney.error.forbidden": "Alleen de maker mag dat (of alleen voor jezelf).",
