@@ -4,11 +4,16 @@ to the site's own account."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from playwright.sync_api import BrowserContext, Page, expect
+
+watched = cast(Callable[[BrowserContext, list[str]], Page], importlib.import_module("web_watched").watched)
+"""A page whose console errors and uncaught exceptions are collected (``web_watched.py``)."""
 
 OpenPage = Callable[..., Page]
 
@@ -95,10 +100,8 @@ def test_the_sites_own_account_offers_no_challenge(server: str, new_context: Cal
     """The site's own account (``kahuna``, the fair-play screening's reporter) plays no games: its
     profile offers no "Challenge" (an AI level's does), and a challenge sent from the lobby's link
     anyway is refused in words (the refusal's 422 the one error in the console)."""
-    page = new_context().new_page()
     errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page = watched(new_context(), errors)
     page.goto(server + "/signup")
     sign_up(page, "Hine_web")
     page.goto(server + "/users/ai-easy")

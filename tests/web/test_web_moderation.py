@@ -25,6 +25,9 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from kahuna.cli import main
 
+watched = cast(Callable[[BrowserContext, list[str]], Page], importlib.import_module("web_watched").watched)
+"""A page whose console errors and uncaught exceptions are collected (``web_watched.py``)."""
+
 sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
 
 CLOCK = {"initial": 300, "increment": 3}
@@ -50,14 +53,6 @@ def call(page: Page, method: str, path: str, body: dict[str, Any] | None = None,
     answer: dict[str, Any] = page.evaluate(CALL, [method, path, body, headers])
     assert answer["status"] < 400, answer
     return answer
-
-
-def watched(context: BrowserContext, errors: list[str]) -> Page:
-    """A page of ``context`` whose console errors and uncaught exceptions go to ``errors``."""
-    page = context.new_page()
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    return page
 
 
 def say(page: Page, text: str) -> None:

@@ -7,9 +7,11 @@ and on a phone (390×844), one page load per case, each saved as a screenshot.""
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pytest
@@ -19,6 +21,9 @@ from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import read_set
 from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
+
+watched = cast(Callable[[BrowserContext, list[str]], Page], importlib.import_module("web_watched").watched)
+"""A page whose console errors and uncaught exceptions are collected (``web_watched.py``)."""
 
 OpenPage = Callable[..., Page]
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -53,14 +58,6 @@ def hand_after(puzzle: Puzzle, actions: list[str]) -> str:
         state.apply(token)
     hand = view_of(state, puzzle.seat).hand or ()
     return "".join(LETTERS[c] * n for c, n in enumerate(hand))
-
-
-def watched(context: BrowserContext, errors: list[str]) -> Page:
-    """A page of ``context`` whose console errors and uncaught exceptions go to ``errors``."""
-    page = context.new_page()
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    return page
 
 
 def play(page: Page, token: str) -> None:

@@ -8,12 +8,16 @@ refused in words), and the phone header's link to the tournaments."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from playwright.sync_api import BrowserContext, Page, expect
+
+watched = cast(Callable[[BrowserContext, list[str]], Page], importlib.import_module("web_watched").watched)
+"""A page whose console errors and uncaught exceptions are collected (``web_watched.py``)."""
 
 OpenPage = Callable[..., Page]
 Shot = Callable[[Page, str], Path]
@@ -219,10 +223,8 @@ def test_a_level_invited_from_elsewhere_meanwhile_is_refused_in_words(
     invitation from the page is refused in words (``already_invited``, not "You have already
     joined."), and the next poll takes it out of the list. The page's clock stands still between;
     the refusal's 409 is the one error in the console."""
-    page = new_context().new_page()
     errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page = watched(new_context(), errors)
     page.goto(server + "/signup")
     sign_up(page, "Kiri_cup")
     event = new_swiss(page, "Twice Cup")
