@@ -366,7 +366,7 @@ def router(moderation: Moderation) -> APIRouter:
         headers = {"Content-Disposition": 'attachment; filename="kahuna-moderation-log.jsonl"'}
         return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
 
-    def admin(moderator: TheModerator) -> Moderator:
+    async def admin(moderator: TheModerator) -> Moderator:  # async: a plain function runs in a worker thread
         """An admin making the request; a moderator is refused 403 ``admin_only``, anyone else the
         404 of a path that does not exist."""
         if roles.ADMIN not in moderator.roles:

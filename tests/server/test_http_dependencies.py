@@ -1,0 +1,47 @@
+"""How the HTTP routes get what they depend on: nothing that makes every request pay again.
+
+With any entry in ``app.dependency_overrides`` FastAPI analyses every dependency's signature anew
+on every request, and a dependency or endpoint that is a plain function runs in a worker thread (a
+hop out of the event loop and back) on every request: together they were about two fifths of the
+event loop's time of a ``POST /api/games`` (docs/scaling.md, *The HTTP side of a request*).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from fastapi.dependencies.models import Dependant
+
+from kahuna.server.app import create_app
+from kahuna.server.common.config import Settings
+
+
+def _dependants(routes: list[Any]) -> Iterator[tuple[str, Dependant]]:
+    """Each route's dependant, the routers an app includes followed down."""
+    for route in routes:
+        dependant = getattr(route, "dependant", None)
+        if dependant is not None:
+            yield getattr(route, "path", "?"), dependant
+        for inner in (getattr(route, "routes", None), getattr(getattr(route, "original_router", None), "routes", None)):
+            if inner:
+                yield from _dependants(inner)
+
+
+def _plain_functions(path: str, dependant: Dependant) -> Iterator[str]:
+    call = dependant.call
+    if call is not None and not (inspect.iscoroutinefunction(call) or inspect.isasyncgenfunction(call)):
+        yield f"{path}: {getattr(call, '__qualname__', call)!r}"
+    for sub in dependant.dependencies:
+        yield from _plain_functions(path, sub)
+
+
+def test_no_route_pays_for_overrides_or_worker_threads(tmp_path: Path) -> None:
+    app = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'kahuna.db'}"))
+    assert app.dependency_overrides == {}
+    found = list(_dependants(app.routes))
+    assert len(found) > 100  # every router's routes were reached, not only the app's own
+    plain = sorted({name for path, dependant in found for name in _plain_functions(path, dependant)})
+    assert plain == []
