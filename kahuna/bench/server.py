@@ -104,6 +104,9 @@ class Figures:
     """Of which the connections of the games played to the end, from ``hello`` to the end."""
     server_cpu: float | None = None
     """CPU seconds the server process used while the games were played (own server on Linux only)."""
+    server_loop_cpu: float | None = None
+    """Of which its main thread's, the event loop's: the part that bounds how many actions one
+    process plays and how long they wait (the writer's thread and the rest run beside it)."""
     rss_mib: list[float] = field(default_factory=list)
     """The server's resident memory, sampled every second (own server on Linux only)."""
     attacks: dict[str, int] = field(default_factory=dict)
@@ -302,10 +305,15 @@ def _in_turn(games: int, index: int, pace: Pace, seed: int, as_json: bool) -> vs
             figures, seconds = _run_loop(_bench(url, games, pace, seed, pid))
         rate, p99 = report(figures, seconds, games, as_json)
         actions = len(figures.latencies)
-        cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
+        cpu_ms, loop_ms = _per_action(figures.server_cpu, actions), _per_action(figures.server_loop_cpu, actions)
         steady_p99 = round(_percentiles_ms(figures.steady_latencies)[1], 2)
-        runs[side] = vs_floor.Run(cpu_ms, round(p99, 2), steady_p99, round(rate, 1), figures.errors)
+        runs[side] = vs_floor.Run(cpu_ms, loop_ms, round(p99, 2), steady_p99, round(rate, 1), figures.errors)
     return vs_floor.Round(games, index, runs[vs_floor.SERVER], runs[vs_floor.FLOOR])
+
+
+def _per_action(seconds: float | None, actions: int) -> float | None:
+    """CPU milliseconds per action (``None`` without a CPU figure or an action)."""
+    return None if seconds is None or not actions else round(1000 * seconds / actions, 3)
 
 
 def _run_loop(main: Coroutine[Any, Any, T]) -> T:
@@ -359,9 +367,11 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
     if figures.connection_errors:
         lost = ", ".join(f"{kind} {count}" for kind, count in sorted(figures.connection_errors.items()))
         print(f"connections lost (counted, the round went on without them): {lost}")
-    cpu_ms = None if figures.server_cpu is None or not actions else round(1000 * figures.server_cpu / actions, 3)
+    cpu_ms = _per_action(figures.server_cpu, actions)
+    loop_ms = _per_action(figures.server_loop_cpu, actions)
     if cpu_ms is not None:
-        print(f"server CPU {cpu_ms:.2f} ms per action ({figures.server_cpu:.1f} s in all)")
+        of_which = "" if loop_ms is None else f"; of which its event loop's thread {loop_ms:.2f} ms"
+        print(f"server CPU {cpu_ms:.2f} ms per action ({figures.server_cpu:.1f} s in all){of_which}")
     if figures.attacks:
         print("attackers: " + ", ".join(f"{kind} {count:,}" for kind, count in sorted(figures.attacks.items())))
     if figures.rss_mib:
@@ -409,6 +419,7 @@ def report(figures: Figures, seconds: float, games: int, as_json: bool) -> tuple
         if figures.connection_errors:
             line["connection_errors"] = figures.connection_errors
         line["server_cpu_ms_per_action"] = cpu_ms
+        line["server_loop_cpu_ms_per_action"] = loop_ms
         if figures.attacks:
             line["attacks"] = figures.attacks
         if figures.rss_mib:
@@ -464,7 +475,7 @@ async def _play(
     bar: Progress,
 ) -> tuple[Figures, float]:
     """Every table plays until the round's deadline: the figures of a round."""
-    cpu_before = _cpu_seconds(server_pid)
+    cpu_before, loop_before = _cpu_seconds(server_pid), _loop_cpu_seconds(server_pid)
     start = time.perf_counter()
     deadline = start + pace.seconds
     figures.steady_from = start + pace.warm_up
@@ -479,9 +490,12 @@ async def _play(
         clients.append(_sample_rss(server_pid, deadline, figures.rss_mib))
     await asyncio.gather(*clients)
     seconds = min(time.perf_counter(), deadline) - start
+    loop_after = _loop_cpu_seconds(server_pid)  # the part read inside the whole's reads: never more than it
     cpu_after = _cpu_seconds(server_pid)
     if cpu_before is not None and cpu_after is not None:
         figures.server_cpu = cpu_after - cpu_before
+    if loop_before is not None and loop_after is not None:
+        figures.server_loop_cpu = loop_after - loop_before
     return figures, seconds
 
 
@@ -579,6 +593,11 @@ async def _sample_rss(pid: int, deadline: float, samples: list[float]) -> None:
 def _cpu_seconds(pid: int | None) -> float | None:
     """User + system CPU time of a process and its children, from /proc (``None`` elsewhere)."""
     return None if pid is None else costs.tree_cpu_seconds(pid)
+
+
+def _loop_cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process's main thread, its event loop's (``None`` elsewhere)."""
+    return None if pid is None else costs.cpu_seconds(pid, thread=pid)
 
 
 async def _seat(

@@ -7,7 +7,8 @@ its CPU per action from 0.52 to 0.63 ms at 200 (docs/scaling.md). A ratio means 
 between runs taken close together, so each round here plays the server and the floor one after the
 other, each a fresh process on a new database, the one that goes first alternating from round to
 round; it reports each round's server ÷ floor for the CPU per action and the p99 (over the whole
-round and after the warm-up), and their medians and ranges per game count. Taken by hand until now,
+round and after the warm-up; the CPU also of the event loop's thread alone, which bounds what one
+process plays), and their medians and ranges per game count. Taken by hand until now,
 that was several commands and a spreadsheet per figure.
 """
 
@@ -24,9 +25,11 @@ SERVER, FLOOR = "server", "floor"
 @dataclass(frozen=True)
 class Run:
     """One side's figures in one round: CPU per action (ms; ``None`` where the platform cannot
-    tell), p99 over the whole round and after the warm-up (ms), actions/s and errors."""
+    tell) of the whole process and of its event loop's thread, p99 over the whole round and after
+    the warm-up (ms), actions/s and errors."""
 
     cpu_ms: float | None
+    loop_cpu_ms: float | None
     p99_ms: float
     steady_p99_ms: float
     actions_per_s: float
@@ -56,6 +59,7 @@ class Round:
         """Server ÷ floor for each figure of the round."""
         return {
             "cpu": _ratio(self.server.cpu_ms, self.floor.cpu_ms),
+            "loop_cpu": _ratio(self.server.loop_cpu_ms, self.floor.loop_cpu_ms),
             "p99": _ratio(self.server.p99_ms, self.floor.p99_ms),
             "steady_p99": _ratio(self.server.steady_p99_ms, self.floor.steady_p99_ms),
         }
@@ -69,7 +73,7 @@ def summary(rounds: list[Round]) -> dict[str, Any]:
         mine = [r for r in rounds if r.games == games]
         each = [r.ratios() for r in mine]
         spread: dict[str, dict[str, float] | None] = {}
-        for key in ("cpu", "p99", "steady_p99"):
+        for key in FIGURES:
             values = [v for v in (e[key] for e in each) if v is not None]
             spread[key] = (
                 {"median": round(statistics.median(values), 3), "min": min(values), "max": max(values)}
@@ -87,6 +91,15 @@ def summary(rounds: list[Round]) -> dict[str, Any]:
     return out
 
 
+FIGURES = {
+    "cpu": "CPU per action",
+    "loop_cpu": "of the event loop's thread",
+    "p99": "p99",
+    "steady_p99": "p99 after the warm-up",
+}
+"""The ratios of a round, and how the report names them."""
+
+
 def _shown(ratio: float | None) -> str:
     return "n/a" if ratio is None else f"{ratio:.2f}"
 
@@ -97,13 +110,11 @@ def report(rounds: list[Round], as_json: bool) -> None:
     print("server ÷ floor, the two played in turn in each round:")
     for games, figures in shown.items():
         for r in figures["rounds"]:
-            print(
-                f"  {games} games, round {r['round']} ({r['first']} first): CPU per action {_shown(r['cpu'])}, "
-                f"p99 {_shown(r['p99'])}, p99 after the warm-up {_shown(r['steady_p99'])}"
-            )
+            each = ", ".join(f"{name} {_shown(r[key])}" for key, name in FIGURES.items())
+            print(f"  {games} games, round {r['round']} ({r['first']} first): {each}")
         parts = [
             f"{name} {s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f})"
-            for key, name in (("cpu", "CPU per action"), ("p99", "p99"), ("steady_p99", "p99 after the warm-up"))
+            for key, name in FIGURES.items()
             if (s := figures[key]) is not None
         ]
         print(f"  {games} games, median (least-greatest): " + ("; ".join(parts) or "n/a"))

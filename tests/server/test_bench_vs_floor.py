@@ -12,7 +12,8 @@ from kahuna.bench.vs_floor import FLOOR, SERVER, Round, Run, order, summary
 
 
 def _run(cpu: float | None, p99: float, steady: float) -> Run:
-    return Run(cpu_ms=cpu, p99_ms=p99, steady_p99_ms=steady, actions_per_s=100.0, errors=0)
+    loop = None if cpu is None else cpu * 0.5  # the event loop's thread: half the process here
+    return Run(cpu_ms=cpu, loop_cpu_ms=loop, p99_ms=p99, steady_p99_ms=steady, actions_per_s=100.0, errors=0)
 
 
 def test_the_side_that_goes_first_alternates_from_round_to_round() -> None:
@@ -35,6 +36,8 @@ def test_the_summary_gives_each_rounds_ratios_and_their_median_and_range_per_gam
         (3, FLOOR, None, 2.0),
     ]
     assert two["cpu"] == {"median": 1.45, "min": 1.4, "max": 1.5}  # the round without CPU is left out
+    assert [r["loop_cpu"] for r in two["rounds"]] == [1.5, 1.4, None]
+    assert two["loop_cpu"] == two["cpu"]
     assert two["p99"] == {"median": 2.0, "min": 0.5, "max": 3.0}
     assert two["steady_p99"] == {"median": 1.5, "min": 1.0, "max": 2.0}
     assert two["rounds"][0][SERVER]["cpu_ms"] == 0.9 and two["rounds"][0][FLOOR]["p99_ms"] == 10.0
@@ -54,7 +57,11 @@ def test_bench_server_vs_floor_plays_both_in_turn_and_ends_with_the_ratios() -> 
     assert only[SERVER]["errors"] == only[FLOOR]["errors"] == 0
     assert only[SERVER]["cpu_ms"] > 0 and only[FLOOR]["cpu_ms"] > 0  # both processes' CPU, read on Linux
     assert only["cpu"] == round(only[SERVER]["cpu_ms"] / only[FLOOR]["cpu_ms"], 3) == shown["cpu"]["median"]
+    for side in (SERVER, FLOOR):  # the event loop's thread is a part of the process
+        assert 0 < only[side]["loop_cpu_ms"] <= only[side]["cpu_ms"]
+    assert only["loop_cpu"] == round(only[SERVER]["loop_cpu_ms"] / only[FLOOR]["loop_cpu_ms"], 3)
     assert "median (least-greatest): CPU per action" in result.stdout
+    assert "of the event loop's thread" in result.stdout
 
 
 def test_bench_server_vs_floor_refuses_what_it_cannot_compare() -> None:
