@@ -148,7 +148,9 @@ def test_puzzles_over_http(server: Server) -> None:
     assert again["correct"] is True and again["rating"] is None
     history = server.get("/api/puzzles/history/solver").json()
     assert history["rating"] == miss["rating"]["after"]
-    assert [(a["puzzle_id"], a["correct"]) for a in history["answers"]] == [(mine.puzzle_id, False)]
+    assert [(a["puzzle_id"], a["correct"], a["retired"]) for a in history["answers"]] == [
+        (mine.puzzle_id, False, False)
+    ]
     # The next puzzle is one it has not answered.
     assert browser.get("/api/puzzles/next").json()["puzzle_id"] != mine.puzzle_id
     hard = server.get("/api/puzzles/next?above=1600").json()
@@ -195,7 +197,9 @@ def test_a_server_retires_the_puzzles_its_set_dropped(tmp_path: Path) -> None:
     """A database an older release filled, whose set held three puzzles more (one answered by an
     account): the server retires them at load, so that ``next`` never offers them and the daily
     puzzle is the terminal's (``kahuna puzzle --daily``, the shipped set), while the account's
-    history keeps its answer and an answer to one (opened before the upgrade) is still checked."""
+    history keeps its answer, marked retired from its first request on (before anyone asked for a
+    puzzle), beside one to a puzzle still shipped, and an answer to one (opened before the upgrade)
+    is still checked."""
     gone = [
         dataclasses.replace(p, puzzle_id=f"0000000000{i:02x}", rating=4000 + i)
         for i, p in enumerate(list(SHIPPED.values())[:3])
@@ -207,11 +211,17 @@ def test_a_server_retires_the_puzzles_its_set_dropped(tmp_path: Path) -> None:
         key = username_key("old-solver")
         person: dict[str, Any] = {"username": "old-solver", "username_key": key, "created": "", "is_bot": False}
         player = int(conn.execute(insert(accounts).values(**person).returning(accounts.c.id)).scalar_one())
+        kept = next(iter(SHIPPED))
+        store.record(conn, player, kept, False)
         store.record(conn, player, gone[0].puzzle_id, True)
+        # ``record`` stamps each answer with the clock; the history orders by it, so fix the order
+        conn.execute(update(puzzle_attempts).where(puzzle_attempts.c.puzzle_id == kept).values(at=1.0))
     engine.dispose()
     terminal = argparse.Namespace(id=None, daily=True, seed=None)
     server.start()
     try:
+        answers = server.get("/api/puzzles/history/old-solver").json()["answers"]  # the first puzzle request
+        assert [(a["puzzle_id"], a["retired"]) for a in answers] == [(gone[0].puzzle_id, True), (kept, False)]
         before = choose(read_set()[0], terminal)
         daily = server.get("/api/puzzles/daily").json()["puzzle_id"]
         after = choose(read_set()[0], terminal)  # the same unless the day turned in between
@@ -219,7 +229,7 @@ def test_a_server_retires_the_puzzles_its_set_dropped(tmp_path: Path) -> None:
         top = max(p.rating for p in SHIPPED.values())
         assert server.get(f"/api/puzzles/next?above={top}").status_code == 404  # the retired ones are above
         answers = server.get("/api/puzzles/history/old-solver").json()["answers"]
-        assert [a["puzzle_id"] for a in answers] == [gone[0].puzzle_id]
+        assert [(a["puzzle_id"], a["retired"]) for a in answers] == [(gone[0].puzzle_id, True), (kept, False)]
         answer = server.post(f"/api/puzzles/{gone[1].puzzle_id}/attempt", {"actions": list(gone[1].solutions[0])})
         assert answer.status_code == 200 and answer.json()["correct"] is True, answer.text
     finally:
@@ -274,7 +284,7 @@ def store_round(url: str) -> None:
         assert store.record(conn, player, first, False) == store.Counted(None, None)
         assert first not in store.nearest(conn, player, 1500, None)
         assert len(store.nearest(conn, None, 1500, None)) == 5
-        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
+        assert [(a["puzzle_id"], a["retired"]) for a in store.history(conn, player, 10)] == [(first, False)]
         assert store.player_rating(conn, player).rating == counted.after
         # A release that rates its set again: the unanswered puzzles take the new starting rating,
         # the answered one keeps the rating its answer moved.
@@ -300,7 +310,7 @@ def store_round(url: str) -> None:
         assert moved_days  # counting the retired ones would have chosen another puzzle on those days
         assert set(store.nearest(conn, None, 1500, None)) == set(ordered)
         assert not dropped & set(store.nearest(conn, None, 1500, 0))
-        assert [a["puzzle_id"] for a in store.history(conn, player, 10)] == [first]
+        assert [(a["puzzle_id"], a["retired"]) for a in store.history(conn, player, 10)] == [(first, True)]
         assert store.by_id(conn, first) == moved  # an answer to it, open before, is still checked
         assert store.load(conn, kept) == 0 and set(store.nearest(conn, None, 1500, None)) == set(ordered)
         # A later set holds one of them again: it is offered again, with the rating it kept.
@@ -308,6 +318,8 @@ def store_round(url: str) -> None:
         assert set(store.nearest(conn, None, 1500, None)) == set(ordered) | {rerated[1].puzzle_id}
         assert store.by_id(conn, rerated[1].puzzle_id) == store.Row(rerated[1], rerated[1].rating)
         assert first not in store.nearest(conn, None, 1500, None)
+        assert store.load(conn, rerated) == 0  # the answered one too: its history no longer marks it
+        assert [(a["puzzle_id"], a["retired"]) for a in store.history(conn, player, 10)] == [(first, False)]
     engine.dispose()
 
 

@@ -3,10 +3,13 @@ page's own board and hand, solved by typed notation (right so far after each act
 the themes, a guest's answer not rated, the solution on request, the hand after the turn), and
 failed (an illegal typed action refused with the referee's reason in words and counting nothing,
 then wrong, the position the miss reached, the solution and its position on request); at 1280×800
-and on a phone (390×844), one page load per case, each saved as a screenshot."""
+and on a phone (390×844), one page load per case, each saved as a screenshot. And a profile's
+puzzle answers on a server upgraded from a release whose set held a puzzle more: the answer to that
+retired puzzle says so, in each of the five languages, the other answer does not."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from collections.abc import Callable
@@ -16,12 +19,17 @@ from typing import cast
 import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
+from sqlalchemy import select, update
 
 from kahuna.ai.puzzles.puzzle import Puzzle
 from kahuna.ai.puzzles.shipped import read_set
 from kahuna.rules import ALL_ACTIONS, Kind, legal_actions_of, view_of
 from kahuna.rules.board import LETTERS
+from kahuna.server.db.schema import accounts, puzzle_attempts
+from kahuna.server.db.store import open_engine
+from kahuna.server.puzzles import store
 
+sign_up = cast(Callable[[Page, str], None], importlib.import_module("test_web_lobby").sign_up)
 watched = cast(Callable[[BrowserContext, list[str]], Page], importlib.import_module("web_watched").watched)
 """A page whose console errors and uncaught exceptions are collected (``web_watched.py``)."""
 
@@ -156,3 +164,60 @@ def test_a_puzzle_solved_and_one_failed(
     failed.get_by_test_id("board-toggle").click()
     failed.wait_for_function(HAND, arg=hand_after(puzzle, [wrong]))
     assert len(errors) == 1 and errors[0].startswith(UNPROCESSABLE), errors
+
+
+# The retired mark in the languages other than English: the words the page must show (lang/*.js).
+RETIRED = {
+    "de": "Ausgemustert: nicht mehr in der Rätselsammlung und wird nicht mehr angeboten.",
+    "nl": "Uit roulatie: niet meer in de puzzelverzameling en wordt niet meer aangeboden.",
+    "da": "Udgået: ikke længere i opgavesamlingen og tilbydes ikke mere.",
+    "es": "Retirado: ya no está en la colección de problemas y no se ofrece más.",
+}
+
+
+def test_a_profile_marks_the_answer_to_a_retired_puzzle(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext], shot: Callable[[Page, str], Path]
+) -> None:
+    """The database an older release filled (its set held one puzzle more, which this account
+    answered, and one still shipped): the profile's first request for the history loads this
+    release's set, which retires that puzzle, and its answer says so; the other's does not."""
+    base, db = site
+    shipped = read_set()[0]
+    gone = dataclasses.replace(shipped[0], puzzle_id="0000000000aa", rating=4000)
+    kept = shipped[0].puzzle_id
+    engine = open_engine(db)
+    with engine.begin() as conn:
+        assert store.load(conn, [*shipped, gone]) == len(shipped) + 1  # before this server loaded its set
+    errors: list[str] = []
+    page = watched(new_context(reduced_motion=True), errors)
+    page.goto(base + "/signup")
+    sign_up(page, "Old_solver")
+    with engine.begin() as conn:
+        player = conn.execute(select(accounts.c.id).where(accounts.c.username == "Old_solver")).scalar_one()
+        store.record(conn, player, kept, True)
+        store.record(conn, player, gone.puzzle_id, False)
+        # ``record`` stamps each answer with the clock; the history orders by it, so fix the order
+        conn.execute(update(puzzle_attempts).where(puzzle_attempts.c.puzzle_id == kept).values(at=1.0))
+    engine.dispose()
+
+    page.goto(base + "/users/Old_solver")
+    history = page.get_by_test_id("puzzle-history")
+    answers = history.locator("li")
+    expect(answers).to_have_count(2)
+    retired = answers.nth(0)  # the newest answer
+    expect(retired.get_by_test_id("puzzle-retired")).to_have_text(
+        "Retired: no longer in the puzzle set, and not offered any more."
+    )
+    expect(retired).to_have_attribute("data-puzzle", gone.puzzle_id)
+    expect(retired.get_by_role("link")).to_have_count(0)  # nothing to open: the words say why it will not come
+    expect(answers.nth(1)).to_have_attribute("data-puzzle", kept)
+    expect(answers.nth(1).get_by_test_id("puzzle-retired")).to_have_count(0)
+    print("history:", answers.all_inner_texts())
+    shot(page, "puzzle-history-retired")
+    for code, words in RETIRED.items():
+        page.evaluate("code => localStorage.setItem('kahuna.lang', code)", code)
+        page.reload()
+        expect(page.locator("html")).to_have_attribute("lang", code)
+        expect(history.get_by_test_id("puzzle-retired")).to_have_text(words)
+        expect(history.get_by_test_id("puzzle-retired")).to_have_count(1)
+    assert not errors, errors

@@ -77,6 +77,9 @@ class Answered(BaseModel):
     before: int
     after: int
     themes: list[str]
+    retired: bool = Field(
+        description="the shipped set no longer holds the puzzle: it is never offered again (its answer still counts)"
+    )
 
 
 class History(BaseModel):

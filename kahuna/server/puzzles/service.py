@@ -16,7 +16,8 @@ nor the accepted turns; its answer is checked here by the referee (:func:`kahuna
 Every answer is budgeted per client address (``Limits.puzzle_attempts_*``). The daily puzzle is
 a function of the date (UTC) and the shipped set alone (the stored puzzles not retired), the same on
 every instance and in the terminal. A retired puzzle (one a set before held) is never offered, but
-an answer to it (a page opened before the upgrade) is checked and counted as any other.
+an answer to it (a page opened before the upgrade) is checked and counted as any other, and the
+histories mark it (``retired``).
 """
 
 from __future__ import annotations
@@ -186,7 +187,11 @@ class Puzzles:
         }
 
     async def history(self, username: str) -> dict[str, Any]:
-        """An account's puzzle rating and its latest counted answers (a profile's)."""
+        """An account's puzzle rating and its latest counted answers (a profile's), each marked
+        ``retired`` when the shipped set no longer holds its puzzle. The set is loaded first, as for
+        any puzzle request: on a server just upgraded, the mark must not wait for someone to ask for
+        a puzzle."""
+        await self.load()
 
         def read(conn: Any) -> dict[str, Any] | None:
             account = account_by_name(conn, username)

@@ -173,9 +173,10 @@ def record(conn: Connection, account_id: int, puzzle_id: str, correct: bool) -> 
 
 
 def history(conn: Connection, account_id: int, limit: int) -> list[dict[str, object]]:
-    """The account's counted answers, the newest first."""
+    """The account's counted answers, the newest first; ``retired`` when the shipped set no longer
+    holds the puzzle (:func:`load`), so that a profile says why it is not offered any more."""
     rows = conn.execute(
-        select(puzzle_attempts, puzzles.c.themes)
+        select(puzzle_attempts, puzzles.c.themes, puzzles.c.retired)
         .join(puzzles, puzzles.c.id == puzzle_attempts.c.puzzle_id)
         .where(puzzle_attempts.c.account_id == account_id)
         .order_by(puzzle_attempts.c.at.desc(), puzzle_attempts.c.puzzle_id)
@@ -189,6 +190,7 @@ def history(conn: Connection, account_id: int, limit: int) -> list[dict[str, obj
             "before": round(r.before),
             "after": round(r.after),
             "themes": [t for t in r.themes.split(",") if t],
+            "retired": bool(r.retired),
         }
         for r in rows
     ]

@@ -250,7 +250,10 @@ export function dailyPuzzleCard() {
   return card;
 }
 
-/** A profile's puzzles: the rating and the latest answers. */
+/** A profile's puzzles: the rating and the latest answers, each saying whether the puzzle is
+ * retired (the site's puzzle set no longer holds it: never offered again, though the answer still
+ * counts). The answers are not links: a puzzle is played only as the next one, the daily one or a
+ * streak's, so a retired one is never opened from here, and the words say why it will not come. */
 export function puzzleHistory(username) {
   // Named by its heading once it has one: an empty box is hidden and names nothing.
   const box = h("section", { class: "puzzle-history", "data-testid": "puzzle-history", hidden: true });
@@ -266,9 +269,10 @@ export function puzzleHistory(username) {
           "ul",
           {},
           found.answers.map((a) =>
-            h("li", {
-              text: `${a.correct ? t("puzzle.right") : t("puzzle.wrong")} ${a.before} → ${a.after} (${a.themes.map((x) => t(`theme.${x}`)).join(", ")})`,
-            }),
+            h("li", { "data-puzzle": a.puzzle_id }, [
+              `${a.correct ? t("puzzle.right") : t("puzzle.wrong")} ${a.before} → ${a.after} (${a.themes.map((x) => t(`theme.${x}`)).join(", ")})`,
+              ...(a.retired ? [" ", h("span", { class: "hint", "data-testid": "puzzle-retired", text: t("puzzle.retired") })] : []),
+            ]),
           ),
         ),
       ]);

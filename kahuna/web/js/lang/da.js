@@ -1051,6 +1051,7 @@ export default {
   "puzzle.none": "Der er ingen opgaver tilbage her.",
   "puzzle.solve": "Løs den",
   "puzzle.history": "Opgaver (rating {rating})",
+  "puzzle.retired": "Udgået: ikke længere i opgavesamlingen og tilbydes ikke mere.",
   "theme.cascade": "kaskade",
   "theme.claim": "ø erobret",
   "theme.removal": "bro fjernet",

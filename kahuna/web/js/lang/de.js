@@ -1052,6 +1052,7 @@ export default {
   "puzzle.none": "Hier ist kein Rätsel mehr übrig.",
   "puzzle.solve": "Lösen",
   "puzzle.history": "Rätsel (Wertung {rating})",
+  "puzzle.retired": "Ausgemustert: nicht mehr in der Rätselsammlung und wird nicht mehr angeboten.",
   "theme.cascade": "Kaskade",
   "theme.claim": "Insel erobert",
   "theme.removal": "Brücke entfernt",

@@ -1051,6 +1051,7 @@ export default {
   "puzzle.none": "No puzzle is left here.",
   "puzzle.solve": "Solve it",
   "puzzle.history": "Puzzles (rating {rating})",
+  "puzzle.retired": "Retired: no longer in the puzzle set, and not offered any more.",
   "theme.cascade": "cascade",
   "theme.claim": "claim",
   "theme.removal": "removal",

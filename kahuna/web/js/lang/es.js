@@ -1051,6 +1051,7 @@ export default {
   "puzzle.none": "No quedan problemas aquí.",
   "puzzle.solve": "Resolver",
   "puzzle.history": "Problemas (puntuación {rating})",
+  "puzzle.retired": "Retirado: ya no está en la colección de problemas y no se ofrece más.",
   "theme.cascade": "cascada",
   "theme.claim": "isla conquistada",
   "theme.removal": "puente retirado",

@@ -1052,6 +1052,7 @@ export default {
   "puzzle.none": "Er is hier geen puzzel meer.",
   "puzzle.solve": "Oplossen",
   "puzzle.history": "Puzzels (rating {rating})",
+  "puzzle.retired": "Uit roulatie: niet meer in de puzzelverzameling en wordt niet meer aangeboden.",
   "theme.cascade": "cascade",
   "theme.claim": "eiland veroverd",
   "theme.removal": "brug verwijderd",
