@@ -1,7 +1,8 @@
 """Reports (issue 48) through a real server on SQLite: a report of a chat line stores the line and
 the lines around it, a report of a game or a profile; every refusal with its code, nothing stored
 by one (a guest opponent's name among them, and the accounts the server runs); the reporter's list
-with the status; the budgets per account and per address."""
+with the status; a player renamed by a moderator after its game reported from that game by its
+seat, as the game page does; the budgets per account and per address."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from server_harness import Server
 from test_accounts import csrf, signed_in
 
 from kahuna.bench.lobby import CLOCK
+from kahuna.cli import main
 
 
 def limited(tmp: Path, *limits: str) -> Server:
@@ -134,6 +136,19 @@ def test_bad_reports_are_refused_and_store_nothing(server: Server) -> None:
     refused(report(line_id=1), 422, "invalid")  # a line needs its game
     refused(report(game_id=game_id, line_id=0), 422, "not_their_line")  # cid's own line
     refused(report(game_id=game_id, line_id=7), 404, "no_such_line")
+    players = server.get(f"/api/games/{game_id}").json()["players"]
+    own, theirs = players.index("cid"), players.index("dee")
+
+    def by_seat(**body: Any) -> httpx.Response:
+        return cid.post("/api/reports", json={"reason": "abuse", "game_id": game_id, **body}, headers=h)
+
+    refused(by_seat(seat=own), 422, "own_account")
+    refused(by_seat(seat=theirs, line_id=0), 422, "not_their_line")
+    refused(by_seat(seat=theirs, game_id="nosuchgame"), 404, "not_found")  # no account plays it
+    refused(by_seat(seat=theirs, username="dee"), 422, "invalid")  # the player once, not twice
+    refused(by_seat(), 422, "invalid")  # nobody named
+    refused(by_seat(seat=theirs, game_id=None), 422, "invalid")  # a seat needs its game
+    refused(by_seat(seat=2), 422, "invalid")
     assert cid.get("/api/me/reports").json() == {"reports": []}
     assert report(note="x" * 500, reason="spam").status_code == 201  # 500 characters are allowed
     made = report(username="eli", reason="offensive_name")  # from a profile: no game
@@ -157,6 +172,8 @@ def test_a_guest_opponent_has_no_account_to_report(server: Server) -> None:
         game_id = made["game_id"]
         body = {"username": guest_name, "reason": "abuse", "game_id": game_id}
         refused(fay.post("/api/reports", json=body, headers=csrf(fay)), status, code)
+        by_seat = {"seat": 1, "reason": "abuse", "game_id": game_id}  # as the game page would send it
+        refused(fay.post("/api/reports", json=by_seat, headers=csrf(fay)), 404, "not_found")
         seats = server.get(f"/api/games/{game_id}/ratings").json()["players"]
         assert [seat["account"] for seat in seats] == [True, False]
     assert fay.get("/api/me/reports").json() == {"reports": []}
@@ -184,11 +201,13 @@ def test_the_accounts_the_server_runs_cannot_be_reported(server: Server) -> None
     assert game.status_code == 201 and game.json()["status"] == "accepted", game.text
     game_id = game.json()["game_id"]
     assert [seat["account"] for seat in server.get(f"/api/games/{game_id}/ratings").json()["players"]] == [True] * 2
+    ai_seat = server.get(f"/api/games/{game_id}").json()["players"].index("ai-easy")
     for body in (
         {"username": "kahuna", "reason": "spam"},
         {"username": "KAHUNA", "reason": "offensive_name"},
         {"username": "ai-easy", "reason": "other"},
         {"username": "ai-easy", "reason": "abuse", "game_id": game_id},
+        {"seat": ai_seat, "reason": "abuse", "game_id": game_id},
     ):
         refused(ivy.post("/api/reports", json=body, headers=csrf(ivy)), 422, "server_account")
     assert ivy.get("/api/me/reports").json() == {"reports": []}
@@ -202,6 +221,67 @@ def test_the_accounts_the_server_runs_cannot_be_reported(server: Server) -> None
     made = ivy.post("/api/reports", json={"username": "kit", "reason": "offensive_name"}, headers=csrf(ivy))
     assert made.status_code == 201, made.text
     for browser in (ivy, kit):
+        browser.close()
+
+
+def test_a_renamed_opponent_is_reported_from_the_game_by_its_seat(server: Server) -> None:
+    """A moderator renames a player once its game is over; its opponent, still on the game, reports
+    it as the game page does: by the seat (the page shows the name the game was played under, no
+    account's any more), the game and the line. The report is stored against the renamed account,
+    and again once the player has chosen its own name."""
+    amy, rude = signed_in(server, "amy"), signed_in(server, "Rotter")
+    mod = signed_in(server, "mod_rn")
+    assert main(["admin", "grant", "mod_rn", "moderator", "--db", server.db]) == 0
+    game_id, amy_token, rude_token = lobby_game(amy, rude)
+    seat = server.get(f"/api/games/{game_id}").json()["players"].index("Rotter")
+
+    async def play() -> int:
+        """Rotter insults Amy and resigns, Amy's page seeing the end; the line's id."""
+        url = f"{server.ws_url}/ws/{game_id}"
+        async with (
+            websockets.connect(url, additional_headers=cookie(amy)) as mine,
+            websockets.connect(url, additional_headers=cookie(rude)) as theirs,
+        ):
+            for ws, token in ((mine, amy_token), (theirs, rude_token)):
+                await ws.send(json.dumps({"type": "hello", "token": token}))
+                await until(ws, "sync")
+            line = await say(theirs, "you are a fool")
+            await theirs.send(json.dumps({"type": "resign", "id": "r"}))
+            while (await until(mine, "sync"))["status"] != "over":
+                pass
+            return int(line["line_id"])
+
+    line_id = asyncio.run(play())
+    renamed = mod.post(
+        "/api/mod/sanctions", json={"username": "Rotter", "kind": "rename", "reason": "offensive"}, headers=csrf(mod)
+    )
+    assert renamed.status_code == 201, renamed.text
+    neutral = f"renamed-{renamed.json()['sanction_id']}"
+    # What the page reads before it offers "Report opponent": an account plays the seat.
+    assert server.get(f"/api/games/{game_id}/ratings").json()["players"][seat]["account"] is True
+
+    def report(**body: Any) -> httpx.Response:
+        return amy.post("/api/reports", json={"seat": seat, "game_id": game_id, **body}, headers=csrf(amy))
+
+    made = report(reason="offensive_name")  # "Report opponent": the game, no line
+    assert made.status_code == 201, made.text
+    assert [(r["username"], r["reason"]) for r in amy.get("/api/me/reports").json()["reports"]] == [
+        (neutral, "offensive_name")
+    ]
+    [queued] = [r for r in mod.get("/api/mod/reports").json()["reports"] if r["reporter"] == "amy"]
+    assert (queued["username"], queued["context"]) == (neutral, {"game_id": game_id, "seats": [seat]})
+
+    assert rude.post("/api/me/name", json={"username": "Polite"}, headers=csrf(rude)).status_code == 204
+    refused(report(reason="abuse", line_id=line_id), 409, "already_reported")  # the same account
+    closing = mod.post(f"/api/mod/reports/{queued['report_id']}/close", json={"reason": "renamed"}, headers=csrf(mod))
+    assert closing.status_code == 204, closing.text
+    made = report(reason="abuse", line_id=line_id)  # a chat line's "Report"
+    assert made.status_code == 201, made.text
+    [queued] = [r for r in mod.get("/api/mod/reports").json()["reports"] if r["reporter"] == "amy"]
+    assert (queued["username"], queued["context"]["line_id"], queued["context"]["seats"]) == ("Polite", line_id, [seat])
+    [line] = [line for line in queued["context"]["lines"] if line["line_id"] == line_id]
+    assert (line["username"], line["text"]) == ("Polite", "you are a fool")
+    for browser in (amy, rude, mod):
         browser.close()
 
 

@@ -9,6 +9,8 @@ player and a guest opening /mod see "Page not found". An admin makes a player a 
 /mod's "Moderators" tab (the new moderator's /mod opens at once, without that tab) and revokes it
 (logged; the player's /mod is "Page not found" again). A player reports the opponent from the
 game's "Report opponent" (no chat line): in My reports, and in the queue with the game's replay.
+A player a moderator renamed once its game was over is reported from that game's page, still open
+and showing the name the game was played under: the report reaches the renamed account.
 Neither "Report opponent" nor a line's "Report" is offered against a guest or the AI, and both are
 once a signed-in friend takes the invitation's seat while the page is open. The profiles of the
 accounts the server runs (its own, an AI level's) offer no "Report this player", nor a lobby game
@@ -279,6 +281,48 @@ def test_a_player_reports_the_opponent_from_the_game(
     expect(history).to_contain_text("reports in all: 1")
     expect(history).to_contain_text("no sanctions")
     expect(history).to_contain_text("no finished games")  # the game is still being played
+    assert errors == []
+
+
+def test_a_player_renamed_after_the_game_is_reported_from_its_page(
+    site: tuple[str, str], new_context: Callable[..., BrowserContext]
+) -> None:
+    """The page names the opponent by its seat: the name it shows (the one the game was played
+    under) is no account's once a moderator renamed the player, and the report still reaches it."""
+    base, db = site
+    errors: list[str] = []
+    jo, ro, mo = (watched(new_context(), errors) for _ in range(3))
+    for page, name in ((jo, "Jo_ren"), (ro, "Ro_ren"), (mo, "Mo_ren")):
+        page.goto(base + "/signup")
+        sign_up(page, name)
+    assert main(["admin", "grant", "Mo_ren", "moderator", "--db", db]) == 0
+    seek = call(jo, "POST", "/api/seeks", {"clock": CLOCK})["body"]
+    taken = call(ro, "POST", f"/api/seeks/{seek['seek_id']}/accept", {})["body"]
+    own = call(jo, "GET", f"/api/seeks/{seek['seek_id']}", None, **{"X-Seek-Token": seek["token"]})["body"]
+    jo.goto(base + own["seat_url"])
+    ro.goto(base + taken["seat_url"])
+    say(ro, "you play like a fool")
+    line = jo.locator(".chat-line", has_text="you play like a fool")
+    expect(line).to_be_visible()
+    ro.get_by_test_id("resign").click()
+    ro.get_by_test_id("resign-confirm").click()
+    expect(jo.locator(".game")).to_have_attribute("data-turn", "over")
+
+    body = {"username": "Ro_ren", "kind": "rename", "reason": "offensive name"}
+    neutral = f"renamed-{call(mo, 'POST', '/api/mod/sanctions', body)['body']['sanction_id']}"
+    line.get_by_test_id("chat-report").click()  # Jo's page, open all along
+    dialog = jo.get_by_test_id("report-dialog")
+    dialog.get_by_label("Reason").select_option("abuse")
+    dialog.get_by_role("button", name="Send report").click()
+    expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")
+    dialog.get_by_role("button", name="Close").click()
+
+    jo.goto(base + "/account")
+    expect(jo.get_by_test_id("my-reports").locator("li")).to_contain_text(f"{neutral} · Abuse or insults · open")
+    mo.goto(base + "/mod")
+    group = mo.locator(f".mod-target[data-target='{neutral}']")
+    expect(group).to_contain_text("reported by Jo_ren")
+    expect(group.locator(".mod-lines li.reported")).to_have_text(f"{neutral}: you play like a fool")
     assert errors == []
 
 

@@ -42,7 +42,16 @@ RowId = Annotated[int, Path(ge=1, le=2**62)]
 class NewReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    username: str = Field(min_length=1, max_length=20)
+    username: str | None = Field(
+        default=None, min_length=1, max_length=20, description="the player reported (or its seat: one of the two)"
+    )
+    seat: int | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="the seat of game_id whose account is reported, whatever name the game shows for it "
+        "(a game's page sends it: the account may have been renamed since)",
+    )
     reason: reports.Reason
     note: str = Field(default="", max_length=4 * reports.MAX_NOTE, description="at most 500 characters")
     game_id: str | None = Field(default=None, min_length=1, max_length=32, description="the game it is about")
@@ -240,13 +249,23 @@ def router(moderation: Moderation) -> APIRouter:
 
     @api.post("/reports", status_code=201, response_model=MadeReport)
     async def report(body: NewReport, account: TheAccount, request: Request) -> dict[str, Any]:
-        """Report a player. 404 ``not_found``, 422 ``own_account``, 422 ``server_account`` (the site's
-        own account or an AI level's: the server runs them), 403 ``bot_account`` (a bot account does
-        not report), 422 ``note_too_long``, 422 ``not_in_game`` (the player did not
-        play ``game_id``), 404 ``no_such_line``, 422 ``not_their_line``, 409 ``already_reported``
-        (your report of the player is still open), 429 ``rate_limited``."""
+        """Report a player, by ``username`` or by its ``seat`` of ``game_id`` (the account playing it
+        now, renamed or not). 404 ``not_found`` (no such player, or no account plays the seat), 422
+        ``own_account``, 422 ``server_account`` (the site's own account or an AI level's: the server
+        runs them), 403 ``bot_account`` (a bot account does not report), 422 ``note_too_long``, 422
+        ``not_in_game`` (the player did not play ``game_id``), 404 ``no_such_line``, 422
+        ``not_their_line``, 409 ``already_reported`` (your report of the player is still open), 422
+        ``invalid`` (both ``username`` and ``seat``, or neither, or a seat without its game), 429
+        ``rate_limited``."""
         made = await moderation.report(
-            account, client_ip(request), body.username, body.reason, body.note, body.game_id, body.line_id
+            account,
+            client_ip(request),
+            body.username,
+            body.reason,
+            body.note,
+            body.game_id,
+            body.line_id,
+            body.seat,
         )
         return {"report_id": made}
 

@@ -2,7 +2,11 @@
 context stored with it, and the lists the reporter and the moderators read.
 
 A report names its target, a reason and a note, and may name a game the target played
-(``game_id``) or one of the target's chat lines in it (``line_id``). What a moderator needs to
+(``game_id``) or one of the target's chat lines in it (``line_id``). The target is named by its
+username (a profile's report) or, from a game, by its seat there (``seat`` with ``game_id``): the
+account that plays the seat now, whatever name the game showed the reporter, since a moderator may
+have renamed it since the game began (a finished game's page keeps the name it was played under).
+What a moderator needs to
 judge it is copied into the report when it is made (the line and the lines around it in the
 players' room, with the seats' names), since the game may be archived or, a guest's, deleted later.
 """
@@ -39,6 +43,20 @@ def _names(conn: Connection, ids: set[int]) -> dict[int, str]:
     return {row.id: row.username for row in rows}
 
 
+def _seated(conn: Connection, game_id: str, seat: int) -> Account | None:
+    """The active account that plays ``seat`` of ``game_id`` (``None``: a guest's seat, no such
+    game, or a deleted account): the seats a report of the game is checked against."""
+    account_id = game_players(conn, game_id).get(seat)
+    if account_id is None:
+        return None
+    row = conn.execute(
+        select(accounts.c.id, accounts.c.username, accounts.c.is_bot).where(
+            accounts.c.id == account_id, accounts.c.deleted.is_(None)
+        )
+    ).first()
+    return None if row is None else Account(id=row.id, username=row.username, is_bot=bool(row.is_bot))
+
+
 def _context(conn: Connection, target: Account, game_id: str | None, line_id: int | None) -> dict[str, Any] | Rejected:
     """What is stored with the report, or why the game or line does not fit the target."""
     if game_id is None:
@@ -73,20 +91,29 @@ def _context(conn: Connection, target: Account, game_id: str | None, line_id: in
 def file_report(
     conn: Connection,
     reporter: Account,
-    username: str,
+    username: str | None,
     reason: str,
     note: str,
     game_id: str | None = None,
     line_id: int | None = None,
+    seat: int | None = None,
 ) -> int | Rejected:
-    """Store ``reporter``'s report of ``username``: its id, or why it is refused (nothing stored)."""
+    """Store ``reporter``'s report of ``username``, or of the account playing ``seat`` of
+    ``game_id`` (one of the two): its id, or why it is refused (nothing stored)."""
     if reporter.is_bot:
         return Rejected("bot_account", "a bot account cannot report: its owner reports as a person", 403)
     if len(note) > MAX_NOTE:
         return Rejected("note_too_long", f"a note has at most {MAX_NOTE} characters", 422, limit=MAX_NOTE)
-    target = account_by_name(conn, username)
-    if target is None:
-        return Rejected("not_found", f"no player {username!r}", 404)
+    if username is not None and seat is None:
+        target = account_by_name(conn, username)
+        if target is None:
+            return Rejected("not_found", f"no player {username!r}", 404)
+    elif username is None and seat is not None and game_id is not None:
+        target = _seated(conn, game_id, seat)
+        if target is None:
+            return Rejected("not_found", f"no account plays seat {seat} of the game {game_id}", 404)
+    else:
+        return Rejected("invalid", "a report names its player by username, or by seat with its game_id", 422)
     if target.id == reporter.id:
         return Rejected("own_account", "you cannot report yourself", 422)
     if run_by_server(target):

@@ -60,24 +60,27 @@ class Moderation:
         self,
         reporter: Account,
         address: str,
-        username: str,
+        username: str | None,
         reason: str,
         note: str,
         game_id: str | None,
         line_id: int | None,
+        seat: int | None = None,
     ) -> int:
-        """File a report (``reports.file_report``); its id. A report beyond the reporter's or the
-        address's budget is ``429 rate_limited``, whatever it says."""
+        """File a report (``reports.file_report``: of ``username``, or of the account playing
+        ``seat`` of ``game_id``); its id. A report beyond the reporter's or the address's budget is
+        ``429 rate_limited``, whatever it says."""
         for limiter, key in ((self.budgets.account, f"account:{reporter.id}"), (self.budgets.address, address)):
             wait = await limiter.take(key)
             if wait:
                 raise Rejected("rate_limited", f"too many reports: try again in {wait:.0f} s", 429, retry_after=wait)
         try:
             made = await self.writer.transact(
-                lambda conn: reports.file_report(conn, reporter, username, reason, note, game_id, line_id)
+                lambda conn: reports.file_report(conn, reporter, username, reason, note, game_id, line_id, seat)
             )
         except Conflict:  # the same report made at the same moment through another instance
-            raise Rejected("already_reported", f"your report of {username} is still open", 409) from None
+            whom = username if username is not None else "this player"
+            raise Rejected("already_reported", f"your report of {whom} is still open", 409) from None
         if isinstance(made, Rejected):
             raise made
         return made

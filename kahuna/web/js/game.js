@@ -305,7 +305,10 @@ export class GamePage {
    * "Report" on the opponent's chat lines and "Report opponent" for the game, for a signed-in
    * player (not a bot account) seated against a person with an account (not the AI, not a guest,
    * who has no account to report: the server's answer about the game's seats, `this.ratings`):
-   * the dialog names the opponent, the game and the line if any (docs/moderation.md).
+   * the dialog names the opponent, the game and the line if any (docs/moderation.md). The report
+   * names the opponent by its seat, not by the name shown: a moderator may have renamed the
+   * account since (a finished game keeps the name it was played under), and the server reports
+   * whichever account plays the seat.
    */
   offerReports(entry) {
     const seat = entry.seat;
@@ -319,6 +322,7 @@ export class GamePage {
     const report = (line) =>
       openReportDialog({
         username: opponent,
+        seat: 1 - seat,
         gameId: this.gameId,
         lineId: line ? line.line_id : null,
         lineText: line ? line.text : null,

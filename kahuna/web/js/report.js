@@ -35,8 +35,11 @@ export function reportRefusal(err) {
  * opened it, else to `fallback` if that button is gone, as a chat line's is when the chat is
  * drawn again): the reason, a note of at most 500 characters with its counter, Send. `gameId`
  * and `lineId` name the game and the chat line reported, where there are; `lineText` is shown.
+ * From a game, `seat` names the player reported (the server reports the account that plays it
+ * now): `username` is then only the name the game shows, which a moderator may have changed
+ * since (docs/moderation.md).
  */
-export function openReportDialog({ username, gameId = null, lineId = null, lineText = null, fallback = null }) {
+export function openReportDialog({ username, seat = null, gameId = null, lineId = null, lineText = null, fallback = null }) {
   const opener = document.activeElement;
   const reason = h("select", { id: "report-reason", required: true }, [
     h("option", { value: "", text: t("report.choose") }),
@@ -58,7 +61,8 @@ export function openReportDialog({ username, gameId = null, lineId = null, lineT
         e.preventDefault();
         send.disabled = true;
         status.textContent = "";
-        const body = { username, reason: reason.value, note: note.value };
+        const body = gameId && seat !== null ? { seat } : { username };
+        Object.assign(body, { reason: reason.value, note: note.value });
         if (gameId) body.game_id = gameId;
         if (gameId && lineId !== null) body.line_id = lineId;
         try {
