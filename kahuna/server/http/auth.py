@@ -24,7 +24,7 @@ and per client address, taken before the check), in ``accounts.service.Accounts`
 **Wiring.** The :class:`Authenticator` is built once at assembly with the accounts' service. The
 routers that ask it something (a seat's account, the seats a request holds) are given it; the
 account dependencies below (:func:`optional_account` and the rest) reach it through the FastAPI
-dependency :func:`authenticator`, which the assembly binds to it (:func:`bind`, the app's state).
+dependency :func:`authenticator`, which the assembly binds to it (:func:`bind`).
 """
 
 from __future__ import annotations
@@ -120,23 +120,23 @@ def _bearer(connection: HTTPConnection) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
-async def authenticator(request: Request) -> Authenticator:
+async def authenticator() -> Authenticator:
     """FastAPI dependency: the app's :class:`Authenticator`, which the assembly binds with
-    :func:`bind` (an app that bound none answers every signed-in request 500).
-
-    It is read from the app's state rather than put in ``app.dependency_overrides``: with any
-    override set, FastAPI analyses every dependency's signature again on every request, and the
-    override's plain function ran in a worker thread; together about 40 % of a ``POST /api/games``
-    on the event loop (docs/scaling.md, *The HTTP side of a request*)."""
-    auth: Authenticator | None = getattr(request.app.state, "authenticator", None)
-    if auth is None:
-        raise RuntimeError("no Authenticator bound to this app (http.auth.bind)")
-    return auth
+    :func:`bind` (an app that bound none answers every signed-in request 500)."""
+    raise RuntimeError("no Authenticator bound to this app (http.auth.bind)")
 
 
 def bind(app: FastAPI, auth: Authenticator) -> None:
-    """Make ``auth`` the app's :func:`authenticator`."""
-    app.state.authenticator = auth
+    """Make ``auth`` the app's :func:`authenticator`.
+
+    The override is a coroutine function: FastAPI runs a plain function in a worker thread, a hop
+    out of the event loop and back on every request that asks who is signed in (it was a
+    ``lambda``: docs/scaling.md, *The HTTP side of a request*)."""
+
+    async def bound() -> Authenticator:
+        return auth
+
+    app.dependency_overrides[authenticator] = bound
 
 
 TheAuthenticator = Annotated[Authenticator, Depends(authenticator)]
