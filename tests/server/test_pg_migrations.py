@@ -1,5 +1,6 @@
 """The Alembic revisions on PostgreSQL: a fresh database migrated to the newest one has exactly the
-tables the code declares, and opening it again (a second instance starting) changes nothing."""
+tables the code declares, opening it again (a second instance starting) changes nothing, and 0028
+closes the open reports of the accounts the server runs (``test_migrations.py``'s check)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from scale_harness import pg_url
+from test_migrations import check_reports_of_server_accounts
 
 from kahuna.server.db import migrations, schema, store
 
@@ -26,3 +28,7 @@ def test_every_revision_runs_on_a_fresh_postgresql_database(pg_url: str) -> None
             assert migrations.current(conn) == migrations.heads()[0]
     finally:
         engine.dispose()
+
+
+def test_migration_0028_on_postgresql(pg_url: str) -> None:
+    check_reports_of_server_accounts(pg_url)
