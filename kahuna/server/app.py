@@ -70,7 +70,6 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None, dr
         redoc_url=None,
     )
     signing_in = auth.Authenticator(built.accounts)
-    auth.bind(app, signing_in)
     limits = settings.limits
 
     async def staying() -> None:  # a balancer that probes /readyz stops sending players to an instance going away
@@ -97,19 +96,19 @@ def create_app(settings: Settings, deal_provider: DealProvider | None = None, dr
     app.include_router(games.router(built.service, signing_in))
     app.include_router(game_ratings.router(built.game_ratings))
     app.include_router(accounts.router(signing_in, built.service, built.lobby.withdraw_all))
-    app.include_router(mail_api.router(built.mailer))
-    app.include_router(notifications.router(built.notification_settings))
-    app.include_router(push_api.router(built.push))
+    app.include_router(mail_api.router(built.mailer, signing_in))
+    app.include_router(notifications.router(built.notification_settings, signing_in))
+    app.include_router(push_api.router(built.push, signing_in))
     app.include_router(analysis.router(built.service, built.analyses, signing_in))
-    app.include_router(lobby.router(built.lobby))
-    app.include_router(challenges.router(built.lobby))
-    app.include_router(tournaments.router(built.events))
-    app.include_router(event_chat.router(built.event_chat))
+    app.include_router(lobby.router(built.lobby, signing_in))
+    app.include_router(challenges.router(built.lobby, signing_in))
+    app.include_router(tournaments.router(built.events, signing_in))
+    app.include_router(event_chat.router(built.event_chat, signing_in))
     app.include_router(profiles.router(built.players))
-    app.include_router(relations.router(built.social))
-    app.include_router(moderation.router(built.moderation))
-    app.include_router(puzzles_api.router(built.puzzles))
-    app.include_router(renames.router(built.moderation))
+    app.include_router(relations.router(built.social, signing_in))
+    app.include_router(moderation.router(built.moderation, signing_in))
+    app.include_router(puzzles_api.router(built.puzzles, signing_in))
+    app.include_router(renames.router(built.moderation, signing_in))
     app.include_router(
         hints.router(
             built.service, built.ai_pool, signing_in, limits.hints_per_minute, limits.hints_burst, built.limiters

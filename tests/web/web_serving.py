@@ -46,6 +46,9 @@ def serving(data: Path, *extra: str) -> Iterator[str]:
             *("--limit", "clock_min_seconds=1"),  # games lost on time within seconds (test_web_life.py)
             *("--limit", "signups_burst=50"),  # every browser test that needs an account makes one
             *("--limit", "left_claim_seconds=3"),  # an opponent gone this long may be claimed (test_web_leaving.py)
+            # every browser test creates its tournaments from 127.0.0.1, and which modules share a
+            # worker's server depends on pytest -n's distribution: the default 6 not yet started ran out
+            *("--limit", "upcoming_tournaments_per_address=200"),
             *("--test-seed", TEST_SEED),
             *extra,
         ],

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from kahuna.server.accounts import store as db
@@ -29,8 +29,6 @@ from kahuna.server.http.auth import (
     Authenticator,
     csrf_of,
     is_https,
-    require_account,
-    require_session,
 )
 from kahuna.server.http.browsers import browser_id
 from kahuna.server.http.common import Secret, client_ip
@@ -210,21 +208,21 @@ def router(
         _clear_session_cookies(response, request)
 
     @api.get("/sessions", response_model=list[SessionListing])
-    async def list_sessions(request: Request, account: Annotated[Account, Depends(require_session)]) -> Any:
+    async def list_sessions(request: Request, account: Account = auth.session_account) -> Any:
         """The account's signed-in sessions (browsers), newest first; ``current`` is this one."""
         return await accounts.sessions(account, request.cookies.get(SESSION_COOKIE, ""))
 
     @api.delete("/sessions/{session_id}", status_code=204)
     async def end_session(
         session_id: Annotated[str, Path(min_length=1, max_length=db.SESSION_HANDLE)],
-        account: Annotated[Account, Depends(require_session)],
+        account: Account = auth.session_account,
     ) -> None:
         """Sign one of the account's sessions out (404 if it has no such session)."""
         await accounts.end_session(account, session_id)
 
     @api.delete("/sessions", response_model=SignedOut)
     async def sign_out_everywhere(
-        request: Request, response: Response, account: Annotated[Account, Depends(require_session)]
+        request: Request, response: Response, account: Account = auth.session_account
     ) -> dict[str, int]:
         """Sign out everywhere: every session of the account ends, this one too (tokens stay:
         revoke them one by one, or change the password)."""
@@ -234,7 +232,7 @@ def router(
 
     @api.post("/me/password", response_model=PasswordChanged)
     async def change_password(
-        body: PasswordChange, request: Request, account: Annotated[Account, Depends(require_session)]
+        body: PasswordChange, request: Request, account: Account = auth.session_account
     ) -> dict[str, int]:
         """Change the password (the current one again: 401 if wrong, 429 when the throttle says so;
         422 with the reason if the new one may not be used). Every other session is signed out and
@@ -243,13 +241,13 @@ def router(
         return await accounts.change_password(account, body.password, body.new_password, client_ip(request), keep)
 
     @api.get("/me", response_model=Me)
-    async def me(account: Annotated[Account, Depends(require_account)]) -> dict[str, Any]:
+    async def me(account: Account = auth.account) -> dict[str, Any]:
         """The signed-in account and its ratings (401 for a guest)."""
         return await accounts.shown_to_itself(account)
 
     @api.delete("/me", status_code=204)
     async def delete_me(
-        body: PasswordOnly, request: Request, response: Response, account: Annotated[Account, Depends(require_session)]
+        body: PasswordOnly, request: Request, response: Response, account: Account = auth.session_account
     ) -> None:
         """Delete the account (its password again: 401 if wrong, 429 when the throttle says so):
         sessions and tokens are revoked, its games stay and show a deleted player, its username
@@ -262,7 +260,7 @@ def router(
         logs.event("account_deleted", account_id=account.id, seats=len(held))
 
     @api.get("/me/games", response_model=list[AccountGame])
-    async def my_account_games(account: Annotated[Account, Depends(require_account)]) -> list[dict[str, Any]]:
+    async def my_account_games(account: Account = auth.account) -> list[dict[str, Any]]:
         """The account's games on any browser, newest first (one entry per seat; no seat tokens:
         a seat of the account is played by saying ``hello`` with ``"seat"`` on a signed-in WebSocket)."""
         out = []
@@ -276,26 +274,24 @@ def router(
         return out
 
     @api.post("/me/games/adopt")
-    async def adopt_games(body: SeatTokens, account: Annotated[Account, Depends(require_account)]) -> dict[str, int]:
+    async def adopt_games(body: SeatTokens, account: Account = auth.account) -> dict[str, int]:
         """Make the seats of these seat tokens the account's (seats of another account stay theirs)."""
         return {"adopted": await accounts.adopt(account, body.tokens)}
 
     @api.post("/tokens", status_code=201, response_model=CreatedToken)
-    async def create_token(
-        body: NewToken, request: Request, account: Annotated[Account, Depends(require_session)]
-    ) -> dict[str, Any]:
+    async def create_token(body: NewToken, request: Request, account: Account = auth.session_account) -> dict[str, Any]:
         """A personal API token for programs (``Authorization: Bearer``) with the scopes asked for:
         shown once, stored hashed. Needs the password (401 if wrong) and a signed-in session."""
         return await accounts.create_token(account, body.password, client_ip(request), body.name, list(body.scopes))
 
     @api.get("/tokens", response_model=list[TokenListing])
-    async def list_tokens(account: Annotated[Account, Depends(require_session)]) -> list[dict[str, Any]]:
+    async def list_tokens(account: Account = auth.session_account) -> list[dict[str, Any]]:
         """The account's tokens without their secrets."""
         return await accounts.tokens(account)
 
     @api.delete("/tokens/{token_id}", status_code=204)
     async def revoke_token(
-        token_id: Annotated[int, Path(ge=1, le=2**62)], account: Annotated[Account, Depends(require_session)]
+        token_id: Annotated[int, Path(ge=1, le=2**62)], account: Account = auth.session_account
     ) -> None:
         """Revoke a token at once (404 if the account has no such token)."""
         await accounts.revoke_token(account, token_id)

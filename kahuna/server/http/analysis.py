@@ -9,12 +9,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.games.analysis import AnalysisJobs
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import Authenticator
-from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
+from kahuna.server.http.common import GameId, Secret, client_ip
 
 
 class AnalysisRequest(BaseModel):
@@ -39,7 +40,7 @@ def router(service: GameService, jobs: AnalysisJobs, auth: Authenticator) -> API
         game_id: GameId,
         body: AnalysisRequest,
         request: Request,
-        account: MaybeAccount,
+        account: Account | None = auth.maybe_account,
     ) -> dict[str, Any]:
         """Start the analysis of a finished game (a player's seat token, or an account's seat; 409
         before the end, 403 for no seat, 429 when the address's quota is spent) and return where it is."""

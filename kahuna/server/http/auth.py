@@ -21,10 +21,11 @@ accepts the cookie only from a page of this origin (``Origin`` equal to ``Host``
 **Throttling.** Every password check goes through ``accounts.throttle.LoginThrottle`` (per account
 and per client address, taken before the check), in ``accounts.service.Accounts``.
 
-**Wiring.** The :class:`Authenticator` is built once at assembly with the accounts' service. The
-routers that ask it something (a seat's account, the seats a request holds) are given it; the
-account dependencies below (:func:`optional_account` and the rest) reach it through the FastAPI
-dependency :func:`authenticator`, which the assembly binds to it (:func:`bind`).
+**Wiring.** The :class:`Authenticator` is built once at assembly with the accounts' service and
+given to every router that asks who is signed in. Its account dependencies are its own (a route
+declares ``account: Account = auth.account``), so that no dependency is bound to the app afterwards:
+FastAPI analyses every dependency of every route again on every request while the app holds any
+``dependency_overrides`` (docs/scaling.md, *The HTTP side of a request*).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ import base64
 import hashlib
 import hmac
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Any
 
-from fastapi import Depends, FastAPI, Request, WebSocket
+from fastapi import Depends, Request, WebSocket
 from starlette.requests import HTTPConnection
 
 from kahuna.server.accounts.service import Accounts
@@ -70,6 +71,14 @@ class Authenticator:
 
     def __init__(self, accounts: Accounts) -> None:
         self.accounts = accounts
+        self.maybe_account: Any = Depends(self.optional_account)
+        """A route's ``account: Account | None = auth.maybe_account``: the signed-in account, or
+        ``None`` for a guest."""
+        self.account: Any = Depends(self.require_account)
+        """A route's ``account: Account = auth.account``: the signed-in account (``401
+        unauthorized`` for a guest)."""
+        self.session_account: Any = Depends(self.require_session)
+        """A route's ``account: Account = auth.session_account``: a signed-in browser session's."""
 
     async def held_seats(self, game: LiveGame, tokens: Iterable[str], account: Account | None) -> set[int]:
         """The seats of ``game`` a request speaks for: those of the seat tokens it shows and, when it
@@ -101,6 +110,28 @@ class Authenticator:
         request.state.account = account
         return account
 
+    async def optional_account(self, request: Request) -> Account | None:
+        """FastAPI dependency (:attr:`maybe_account`): the signed-in account, or ``None`` for a
+        guest (401 for a bad Bearer token, 403 ``csrf`` for a cookie-authenticated change without
+        the CSRF header)."""
+        return await self.of_request(request)
+
+    async def require_account(self, request: Request) -> Account:
+        """FastAPI dependency (:attr:`account`): the signed-in account; ``401 unauthorized`` for a guest."""
+        account = await self.of_request(request)
+        if account is None:
+            raise Rejected("unauthorized", "sign in first (session cookie or Authorization: Bearer)", 401)
+        return account
+
+    async def require_session(self, request: Request) -> Account:
+        """FastAPI dependency (:attr:`session_account`): the account of a signed-in browser session
+        (the session cookie, CSRF checked for changes); ``403 session_required`` for a Bearer token,
+        ``401`` for a guest. Managing tokens, sessions and the account goes through it."""
+        account = await self.require_account(request)
+        if request.state.by_token:
+            raise Rejected("session_required", "this needs a signed-in session (the web page), not an API token", 403)
+        return account
+
     async def of_websocket(self, websocket: WebSocket) -> Account | None:
         """The account of a WebSocket handshake: Bearer (scope ``play``), or the session cookie from
         this origin only."""
@@ -118,49 +149,3 @@ def _bearer(connection: HTTPConnection) -> str | None:
     authentication) are not this server's business and leave the request a guest's or the cookie's."""
     scheme, _, token = connection.headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" else None
-
-
-async def authenticator() -> Authenticator:
-    """FastAPI dependency: the app's :class:`Authenticator`, which the assembly binds with
-    :func:`bind` (an app that bound none answers every signed-in request 500)."""
-    raise RuntimeError("no Authenticator bound to this app (http.auth.bind)")
-
-
-def bind(app: FastAPI, auth: Authenticator) -> None:
-    """Make ``auth`` the app's :func:`authenticator`.
-
-    The override is a coroutine function: FastAPI runs a plain function in a worker thread, a hop
-    out of the event loop and back on every request that asks who is signed in (it was a
-    ``lambda``: docs/scaling.md, *The HTTP side of a request*)."""
-
-    async def bound() -> Authenticator:
-        return auth
-
-    app.dependency_overrides[authenticator] = bound
-
-
-TheAuthenticator = Annotated[Authenticator, Depends(authenticator)]
-
-
-async def optional_account(request: Request, auth: TheAuthenticator) -> Account | None:
-    """FastAPI dependency: the signed-in account, or ``None`` for a guest (401 for a bad Bearer
-    token, 403 ``csrf`` for a cookie-authenticated change without the CSRF header)."""
-    return await auth.of_request(request)
-
-
-async def require_account(request: Request, auth: TheAuthenticator) -> Account:
-    """FastAPI dependency: the signed-in account; ``401 unauthorized`` for a guest."""
-    account = await auth.of_request(request)
-    if account is None:
-        raise Rejected("unauthorized", "sign in first (session cookie or Authorization: Bearer)", 401)
-    return account
-
-
-async def require_session(request: Request, auth: TheAuthenticator) -> Account:
-    """FastAPI dependency: the account of a signed-in browser session (the session cookie, CSRF
-    checked for changes); ``403 session_required`` for a Bearer token, ``401`` for a guest. Managing
-    tokens, sessions and the account goes through it."""
-    account = await require_account(request, auth)
-    if request.state.by_token:
-        raise Rejected("session_required", "this needs a signed-in session (the web page), not an API token", 403)
-    return account

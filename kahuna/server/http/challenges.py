@@ -10,9 +10,9 @@ most three rated games between the same two people in 24 hours).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import Field
 
 from kahuna.server.accounts import store as db
@@ -22,20 +22,22 @@ from kahuna.server.community import relations
 from kahuna.server.community.bots import level_of, make_bot, refuse_unplayable
 from kahuna.server.community.lobby import Lobby
 from kahuna.server.games import rated_pairs
-from kahuna.server.http.auth import require_session
-from kahuna.server.http.common import MaybeAccount, NewSeek, SeekId, SeekToken, TheAccount, client_ip, offer_of
+from kahuna.server.http.auth import Authenticator
+from kahuna.server.http.common import NewSeek, SeekId, SeekToken, client_ip, offer_of
 
 
 class NewChallenge(NewSeek):
     opponent: str = Field(min_length=2, max_length=20, description="the challenged account's username")
 
 
-def router(lobby: Lobby) -> APIRouter:
+def router(lobby: Lobby, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api")
     writer = lobby.writer
 
     @api.post("/challenges", status_code=201)
-    async def challenge(body: NewChallenge, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def challenge(
+        body: NewChallenge, request: Request, account: Account | None = auth.maybe_account
+    ) -> dict[str, Any]:
         """Challenge an account. An AI level (``ai-easy`` …) accepts at once: the seat links. Anyone
         else: ``{"seek_id", "token"}``, like a seek only the challenged account can accept; but not
         the site's own account (422 ``site_account``)."""
@@ -53,7 +55,7 @@ def router(lobby: Lobby) -> APIRouter:
         return {"status": "open", **await lobby.create(offer, account, client_ip(request), target=opponent)}
 
     @api.get("/challenges")
-    async def my_challenges(account: TheAccount) -> dict[str, Any]:
+    async def my_challenges(account: Account = auth.account) -> dict[str, Any]:
         """The open challenges to the signed-in account."""
         return {"challenges": await lobby.challenges(account)}
 
@@ -63,16 +65,16 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.status(seek_id, token)
 
     @api.post("/challenges/{seek_id}/accept")
-    async def accept(seek_id: SeekId, account: TheAccount) -> dict[str, Any]:
+    async def accept(seek_id: SeekId, account: Account = auth.account) -> dict[str, Any]:
         """The challenged account takes its seat: the seat links."""
         return await lobby.accept(seek_id, account, account.username)
 
     @api.post("/challenges/{seek_id}/decline", status_code=204)
-    async def decline(seek_id: SeekId, account: TheAccount) -> None:
+    async def decline(seek_id: SeekId, account: Account = auth.account) -> None:
         await lobby.decline(seek_id, account)
 
     @api.get("/me/pair-limits")
-    async def pair_limits(account: TheAccount) -> dict[str, Any]:
+    async def pair_limits(account: Account = auth.account) -> dict[str, Any]:
         """The opponents with whom the signed-in account has played its rated games of the last
         24 hours: a rated game against them starts casual (``games/rated_pairs.py``). The lobby page
         marks their rated seeks before anyone accepts them."""
@@ -84,7 +86,7 @@ def router(lobby: Lobby) -> APIRouter:
         }
 
     @api.post("/me/bot")
-    async def become_bot(account: Annotated[Account, Depends(require_session)]) -> dict[str, Any]:
+    async def become_bot(account: Account = auth.session_account) -> dict[str, Any]:
         """Make the signed-in account a bot account (before it has played any lobby game): it then
         plays through programs with personal API tokens (``kahuna bot``), as lichess's bot accounts do.
         Needs a signed-in session (403 ``session_required`` for a token)."""

@@ -1,4 +1,5 @@
-"""What the routers share: request field types, the account dependencies and the client's address.
+"""What the routers share: request field types and the client's address (the account dependencies
+are the :class:`~kahuna.server.http.auth.Authenticator`'s).
 
 A type that two routers accept is declared once here, so that the same field is checked the same
 way wherever it arrives (a name, a seat token, an offer's terms).
@@ -8,13 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import Header, Path, Request
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 
-from kahuna.server.accounts.store import Account
 from kahuna.server.common.names import MAX_CODE_POINTS, clean_name
 from kahuna.server.community.offers import Offer
-from kahuna.server.http.auth import optional_account, require_account
 
 Name = Annotated[str, StringConstraints(max_length=4 * MAX_CODE_POINTS), AfterValidator(clean_name)]
 """A player's name: shown to others (see ``kahuna.server.common.names``)."""
@@ -25,10 +24,6 @@ SeekToken = Annotated[str | None, Header(alias="X-Seek-Token", max_length=64)]
 """The owner's secret of an offer (its seat token to come), in a header: never in a URL."""
 Variants = list[Literal["no_build_at_enemy_stone", "replace_on_remove"]]
 ClockJson = dict[str, StrictInt] | None
-MaybeAccount = Annotated[Account | None, Depends(optional_account)]
-"""The signed-in account, or ``None`` for a guest."""
-TheAccount = Annotated[Account, Depends(require_account)]
-"""The signed-in account (``401 unauthorized`` for a guest)."""
 
 
 def client_ip(request: Request) -> str:

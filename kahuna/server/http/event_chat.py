@@ -8,9 +8,10 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.protocol import TournamentChatLine
 from kahuna.server.community.event_chat import EventChat
-from kahuna.server.http.common import MaybeAccount, TheAccount
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.tournaments import TournamentId
 
 
@@ -31,16 +32,18 @@ class NewEventLine(BaseModel):
     text: StrictStr = Field(max_length=2000, description="the game chat's rules (common/names.py, clean_chat)")
 
 
-def router(chat: EventChat) -> APIRouter:
+def router(chat: EventChat, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
     @api.get("/{tournament_id}/chat", response_model=EventLines)
-    async def lines(tournament_id: TournamentId, account: MaybeAccount) -> dict[str, Any]:
+    async def lines(tournament_id: TournamentId, account: Account | None = auth.maybe_account) -> dict[str, Any]:
         """The event's chat: its newest 100 lines (anyone who can see the event)."""
         return {"lines": await chat.lines(tournament_id, None if account is None else account.id)}
 
     @api.post("/{tournament_id}/chat", status_code=201, response_model=EventLine)
-    async def post(tournament_id: TournamentId, account: TheAccount, body: NewEventLine) -> TournamentChatLine:
+    async def post(
+        tournament_id: TournamentId, body: NewEventLine, account: Account = auth.account
+    ) -> TournamentChatLine:
         """A line from one of the event's players (``403 not_entrant``, ``403 muted``, ``409 finished``,
         ``422 invalid``, ``429 rate_limited``)."""
         return await chat.post(tournament_id, account.id, body.text)

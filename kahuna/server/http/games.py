@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, WithJsonSchema
 
 from kahuna.ai.levels import LEVELS
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.tokens import digest
 from kahuna.server.games import ai_pool as ai_seats
@@ -21,7 +22,7 @@ from kahuna.server.games.creating import NewGame
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import Authenticator
-from kahuna.server.http.common import GameId, MaybeAccount, Name, Secret, client_ip
+from kahuna.server.http.common import GameId, Name, Secret, client_ip
 
 AI_LEVELS = (*LEVELS, "random")
 """What ``level`` may name: the levels of ``kahuna.ai.levels`` and the uniformly random baseline."""
@@ -125,7 +126,9 @@ def router(service: GameService, auth: Authenticator) -> APIRouter:
         return game
 
     @api.post("/games", status_code=201, response_model=CreatedGame)
-    async def create_game(body: CreateGame, request: Request, account: MaybeAccount) -> dict[str, Any]:
+    async def create_game(
+        body: CreateGame, request: Request, account: Account | None = auth.maybe_account
+    ) -> dict[str, Any]:
         """Create a game against the AI, a friend (invite link) or hotseat; returns the creator's seat link.
 
         A signed-in creator's seats become its account's (its "my games" on any browser), and its
@@ -148,7 +151,7 @@ def router(service: GameService, auth: Authenticator) -> APIRouter:
         invite: Annotated[str, Path(max_length=64)],
         body: JoinGame,
         request: Request,
-        account: MaybeAccount,
+        account: Account | None = auth.maybe_account,
     ) -> dict[str, Any]:
         """Take the free seat of a human game (409 once taken); a signed-in player's seat becomes its
         account's and bears its name."""

@@ -18,13 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.ai.review.hints import hint
 from kahuna.rules import view_of
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.draws import random_seed
 from kahuna.server.common.errors import Rejected
 from kahuna.server.common.ratelimit import LimiterFactory, memory_limiter
 from kahuna.server.games.ai_pool import AiPool
 from kahuna.server.games.service import GameService
 from kahuna.server.http.auth import Authenticator
-from kahuna.server.http.common import GameId, MaybeAccount, Secret, client_ip
+from kahuna.server.http.common import GameId, Secret, client_ip
 
 
 class HintRequest(BaseModel):
@@ -51,7 +52,7 @@ def router(
         game_id: GameId,
         body: HintRequest,
         request: Request,
-        account: MaybeAccount,
+        account: Account | None = auth.maybe_account,
     ) -> dict[str, Any]:
         """The move the expert AI would play now for the seat to move, and one line on why (403 in a
         game against a person, 409 when it is not a held seat's turn, 429 over the quota)."""

@@ -9,10 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from kahuna.server.accounts.store import Account
 from kahuna.server.common import protocol
 from kahuna.server.community.lobby import Lobby
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.browsers import BROWSER_COOKIE, browser_id
-from kahuna.server.http.common import MaybeAccount, Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
+from kahuna.server.http.common import Name, NewSeek, SeekId, SeekToken, client_ip, offer_of
 
 
 class PublicSeek(BaseModel):
@@ -40,11 +42,13 @@ class AcceptSeek(BaseModel):
     name: Name = "Player"
 
 
-def router(lobby: Lobby) -> APIRouter:
+def router(lobby: Lobby, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api")
 
     @api.post("/seeks", status_code=201)
-    async def create_seek(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
+    async def create_seek(
+        body: NewSeek, request: Request, response: Response, account: Account | None = auth.maybe_account
+    ) -> dict[str, Any]:
         """Open a seek in the lobby: ``{"seek_id", "token"}``; keep the token, it is your seat.
 
         Guests may seek unrated games; rated ones need an account and a clock."""
@@ -64,7 +68,7 @@ def router(lobby: Lobby) -> APIRouter:
 
     @api.post("/seeks/{seek_id}/accept")
     async def accept_seek(
-        seek_id: SeekId, request: Request, account: MaybeAccount, body: AcceptSeek | None = None
+        seek_id: SeekId, request: Request, account: Account | None = auth.maybe_account, body: AcceptSeek | None = None
     ) -> dict[str, Any]:
         """Take the other seat (drawn at random): ``{"game_id", "seat", "token", "seat_url"}``; 409
         once taken, and ``own_seek`` for one's own offer (a guest's: from the browser that made it)."""
@@ -72,12 +76,16 @@ def router(lobby: Lobby) -> APIRouter:
         return await lobby.accept(seek_id, account, name, request.cookies.get(BROWSER_COOKIE))
 
     @api.delete("/seeks/{seek_id}", status_code=204)
-    async def cancel_seek(seek_id: SeekId, account: MaybeAccount, token: SeekToken = None) -> None:
+    async def cancel_seek(
+        seek_id: SeekId, account: Account | None = auth.maybe_account, token: SeekToken = None
+    ) -> None:
         """Withdraw an offer (its token, or the account that made it)."""
         await lobby.cancel(seek_id, token, account)
 
     @api.post("/pairing", status_code=201)
-    async def play_now(body: NewSeek, request: Request, response: Response, account: MaybeAccount) -> dict[str, Any]:
+    async def play_now(
+        body: NewSeek, request: Request, response: Response, account: Account | None = auth.maybe_account
+    ) -> dict[str, Any]:
         """Quick pairing: ``{"seek_id", "token"}`` plus the seat links if an opponent was waiting;
         else wait (``/ws/lobby`` or polling ``GET /api/seeks/<id>``) for the matcher."""
         browser = browser_id(request, response)

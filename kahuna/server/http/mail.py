@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from kahuna.server.accounts.passwords import Refused, check_password, hash_password, in_password_pool, refused
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.http.accounts import Password
-from kahuna.server.http.auth import require_session
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.http.common import client_ip
 from kahuna.server.mail import templates
 from kahuna.server.mail.addresses import MAX_ADDRESS, TokenRefused
@@ -76,18 +76,16 @@ def _dead_link(exc: TokenRefused) -> Rejected:
     return Rejected(exc.code, TOKEN_WORDS[exc.code], TOKEN_STATUS[exc.code])
 
 
-def router(mailer: Mailer) -> APIRouter:
+def router(mailer: Mailer, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api", tags=["mail"])
 
     @api.get("/me/email", response_model=AddressState)
-    async def my_address(account: Annotated[Account, Depends(require_session)]) -> Any:
+    async def my_address(account: Account = auth.session_account) -> Any:
         """The account's address, verified or pending, and whether e-mail is on."""
         return await mailer.address(account)
 
     @api.put("/me/email", status_code=202, response_model=AddressState)
-    async def set_address(
-        body: AddressRequest, request: Request, account: Annotated[Account, Depends(require_session)]
-    ) -> Any:
+    async def set_address(body: AddressRequest, request: Request, account: Account = auth.session_account) -> Any:
         """Ask for ``email`` as the account's address: a mail with a link (single-use, 24 hours)
         goes to it, and it counts once the link is opened (``422 invalid_email``, ``429``,
         ``404 mail_off``)."""
@@ -96,7 +94,7 @@ def router(mailer: Mailer) -> APIRouter:
         return await mailer.address(account)
 
     @api.delete("/me/email", status_code=204)
-    async def remove_address(account: Annotated[Account, Depends(require_session)]) -> None:
+    async def remove_address(account: Account = auth.session_account) -> None:
         """Forget the account's address (verified and pending); no mail goes to it any more."""
         await mailer.remove_address(account)
 

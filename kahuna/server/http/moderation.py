@@ -30,8 +30,8 @@ from starlette.exceptions import HTTPException
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.http.auth import TheAuthenticator
-from kahuna.server.http.common import TheAccount, client_ip
+from kahuna.server.http.auth import Authenticator
+from kahuna.server.http.common import client_ip
 from kahuna.server.moderation import appeals, reports, roles, sanctions
 from kahuna.server.moderation.service import Moderation
 
@@ -244,11 +244,11 @@ class Moderator:
     roles: frozenset[str]
 
 
-def router(moderation: Moderation) -> APIRouter:
+def router(moderation: Moderation, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api", tags=["moderation"])
 
     @api.post("/reports", status_code=201, response_model=MadeReport)
-    async def report(body: NewReport, account: TheAccount, request: Request) -> dict[str, Any]:
+    async def report(body: NewReport, request: Request, account: Account = auth.account) -> dict[str, Any]:
         """Report a player, by ``username`` or by its ``seat`` of ``game_id`` (the account playing it
         now, renamed or not). 404 ``not_found`` (no such player, or no account plays the seat), 422
         ``own_account``, 422 ``server_account`` (the site's own account or an AI level's: the server
@@ -270,28 +270,28 @@ def router(moderation: Moderation) -> APIRouter:
         return {"report_id": made}
 
     @api.get("/me/reports", response_model=MyReports)
-    async def my_reports(account: TheAccount) -> dict[str, Any]:
+    async def my_reports(account: Account = auth.account) -> dict[str, Any]:
         """The signed-in account's reports, the newest first (at most 200), with their status."""
         return {"reports": await moderation.reports_by(account)}
 
     @api.get("/me/sanctions", response_model=MySanctions)
-    async def my_sanctions(account: TheAccount) -> dict[str, Any]:
+    async def my_sanctions(account: Account = auth.account) -> dict[str, Any]:
         """The signed-in account's sanctions: what was done and why, whether undone, its notice
         seen, its appeal and the decision; never who sanctioned nor who reported."""
         return {"sanctions": await moderation.sanctions_of(account)}
 
     @api.post("/me/sanctions/{sanction_id}/seen", status_code=204)
-    async def seen(sanction_id: RowId, account: TheAccount) -> None:
+    async def seen(sanction_id: RowId, account: Account = auth.account) -> None:
         """Acknowledge a sanction's notice: the page shows it no more. 404 ``no_such_sanction``."""
         await moderation.seen(account, sanction_id)
 
     @api.post("/me/sanctions/{sanction_id}/appeal", status_code=201, response_model=MadeAppeal)
-    async def appeal(sanction_id: RowId, body: NewAppeal, account: TheAccount) -> dict[str, Any]:
+    async def appeal(sanction_id: RowId, body: NewAppeal, account: Account = auth.account) -> dict[str, Any]:
         """Appeal a sanction, once. 404 ``no_such_sanction`` (unknown, or not yours),
         409 ``already_undone``, 409 ``already_appealed``, 422 ``note_too_long``."""
         return {"appeal_id": await moderation.appeal(account, sanction_id, body.note)}
 
-    async def moderator(request: Request, auth: TheAuthenticator) -> Moderator:
+    async def moderator(request: Request) -> Moderator:
         """The moderator or admin making the request; for anyone else the 404 of a path that does
         not exist (a guest, a bad token or a missing CSRF header included)."""
         try:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from kahuna.server.accounts import notifications
 from kahuna.server.accounts.store import Account
-from kahuna.server.http.auth import require_account, require_session
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.mail import notification_settings, unsubscribe
 
 UnsubscribeToken = Annotated[str, Path(min_length=1, max_length=unsubscribe.MAX_TOKEN)]
@@ -48,16 +48,16 @@ class Unsubscribed(BaseModel):
     mail: bool = Field(description="whether mail of that kind is still on")
 
 
-def router(settings: notification_settings.NotificationSettings) -> APIRouter:
+def router(settings: notification_settings.NotificationSettings, auth: Authenticator) -> APIRouter:
     api = APIRouter(tags=["notifications"])
 
     @api.get("/api/me/notifications", response_model=NotificationSettings)
-    async def my_settings(account: Annotated[Account, Depends(require_account)]) -> Any:
+    async def my_settings(account: Account = auth.account) -> Any:
         """What the account is told of, by kind and channel (everything is on until turned off)."""
         return await settings.of(account)
 
     @api.put("/api/me/notifications", response_model=NotificationSettings)
-    async def change_settings(body: SettingsChange, account: Annotated[Account, Depends(require_session)]) -> Any:
+    async def change_settings(body: SettingsChange, account: Account = auth.session_account) -> Any:
         """Turn kinds of notification on or off by channel. ``422 unknown_kind`` or ``422
         unknown_channel`` (with the name) if one does not exist: then nothing is changed."""
         return await settings.change(account, body.kinds)

@@ -3,14 +3,14 @@ account's devices subscribing and unsubscribing. The work is ``push/``'s; this m
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
-from kahuna.server.http.auth import require_session
+from kahuna.server.http.auth import Authenticator
 from kahuna.server.push.service import WebPush
 from kahuna.server.push.subscriptions import MAX_ENDPOINT
 
@@ -54,7 +54,7 @@ class Devices(BaseModel):
     most: int = Field(description="how many may")
 
 
-def router(push: WebPush) -> APIRouter:
+def router(push: WebPush, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api", tags=["push"])
 
     @api.get("/push/key", response_model=PushKey)
@@ -63,12 +63,12 @@ def router(push: WebPush) -> APIRouter:
         return {"key": push.key.public_key}
 
     @api.get("/me/push", response_model=Devices)
-    async def devices(account: Annotated[Account, Depends(require_session)]) -> Any:
+    async def devices(account: Account = auth.session_account) -> Any:
         """How many devices of the account get notifications."""
         return {"devices": await push.devices(account.id), "most": push.devices_per_account}
 
     @api.post("/me/push", status_code=204)
-    async def subscribe(body: Subscribe, account: Annotated[Account, Depends(require_session)]) -> None:
+    async def subscribe(body: Subscribe, account: Account = auth.session_account) -> None:
         """This device gets the account's notifications: ``subscription`` is the browser's push
         subscription. ``422 invalid_endpoint`` (an ``https://`` URL on a public host name),
         ``422 invalid_keys``, ``422 too_many_devices`` (``--limit push_devices_per_account``)."""
@@ -76,7 +76,7 @@ def router(push: WebPush) -> APIRouter:
         await push.subscribe(account.id, sub.endpoint, sub.keys.p256dh, sub.keys.auth)
 
     @api.delete("/me/push", status_code=204)
-    async def unsubscribe(body: Unsubscribe, account: Annotated[Account, Depends(require_session)]) -> None:
+    async def unsubscribe(body: Unsubscribe, account: Account = auth.session_account) -> None:
         """This device gets no more notifications (``404 not_found`` if the account has no such device)."""
         if not await push.unsubscribe(account.id, body.endpoint):
             raise Rejected("not_found", "this device gets no notifications", 404)

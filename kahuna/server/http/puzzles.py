@@ -19,7 +19,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kahuna.server.http.common import MaybeAccount, client_ip
+from kahuna.server.accounts.store import Account
+from kahuna.server.http.auth import Authenticator
+from kahuna.server.http.common import client_ip
 from kahuna.server.puzzles.service import MAX_ACTIONS, Puzzles
 
 PuzzleId = Annotated[str, Path(min_length=1, max_length=16, pattern=r"^[0-9a-f]+$")]
@@ -88,7 +90,7 @@ class History(BaseModel):
     answers: list[Answered] = Field(description="its counted answers, the newest first, at most 50")
 
 
-def router(puzzles: Puzzles) -> APIRouter:
+def router(puzzles: Puzzles, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api/puzzles", tags=["puzzles"])
 
     @api.get("/daily", response_model=Shown)
@@ -98,7 +100,7 @@ def router(puzzles: Puzzles) -> APIRouter:
 
     @api.get("/next", response_model=Shown)
     async def next_puzzle(
-        account: MaybeAccount,
+        account: Account | None = auth.maybe_account,
         above: Annotated[float | None, Query(ge=0, le=5000, description="only puzzles rated above this")] = None,
     ) -> dict[str, Any]:
         """A puzzle near the player's puzzle rating that the account has not answered (guests:
@@ -106,7 +108,9 @@ def router(puzzles: Puzzles) -> APIRouter:
         return await puzzles.next(account, above)
 
     @api.post("/{puzzle_id}/attempt", response_model=Answer, response_model_exclude_unset=True)
-    async def attempt(puzzle_id: PuzzleId, body: Attempt, account: MaybeAccount, request: Request) -> dict[str, Any]:
+    async def attempt(
+        puzzle_id: PuzzleId, body: Attempt, request: Request, account: Account | None = auth.maybe_account
+    ) -> dict[str, Any]:
         """Check an answer with the referee. 404 ``not_found``, 422 ``illegal`` (with the referee's
         ``reason`` and the ``step`` refused: nothing counted), 429 ``rate_limited``."""
         return await puzzles.attempt(puzzle_id, list(body.actions), account, client_ip(request))

@@ -17,10 +17,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
+from kahuna.server.accounts.store import Account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.community import relations
 from kahuna.server.community.social import Social
-from kahuna.server.http.common import TheAccount
+from kahuna.server.http.auth import Authenticator
 
 Username = Annotated[str, Path(min_length=1, max_length=20)]
 ONLINE_NAMES = 50
@@ -66,42 +67,42 @@ class Blocks(BaseModel):
     limit: int
 
 
-def router(social: Social) -> APIRouter:
+def router(social: Social, auth: Authenticator) -> APIRouter:
     """``social``: the rows of follows and blocks, who is online, and the per-account bounds."""
     api = APIRouter(prefix="/api", tags=["relations"])
 
     @api.post("/users/{username}/follow", status_code=204)
-    async def follow(username: Username, account: TheAccount) -> None:
+    async def follow(username: Username, account: Account = auth.account) -> None:
         """Follow a player. 422 ``own_account``, 404 ``not_found``, 409 ``already_following``,
         403 ``blocked`` (the player blocks you), 409 ``blocking`` (you block the player),
         409 ``too_many_follows`` (beyond ``follows_per_account``, 500)."""
         await social.follow(account, username)
 
     @api.delete("/users/{username}/follow", status_code=204)
-    async def unfollow(username: Username, account: TheAccount) -> None:
+    async def unfollow(username: Username, account: Account = auth.account) -> None:
         """Stop following a player; 409 ``not_following`` if you do not."""
         await social.unfollow(account, username)
 
     @api.post("/users/{username}/block", status_code=204)
-    async def block(username: Username, account: TheAccount) -> None:
+    async def block(username: Username, account: Account = auth.account) -> None:
         """Block a player: no challenge or seek between you, none of their chat in your games, no
         follow of you (a follow either way ends). 422 ``own_account``, 409 ``already_blocked``,
         409 ``too_many_blocks`` (beyond ``blocks_per_account``, 1000)."""
         await social.block(account, username)
 
     @api.delete("/users/{username}/block", status_code=204)
-    async def unblock(username: Username, account: TheAccount) -> None:
+    async def unblock(username: Username, account: Account = auth.account) -> None:
         """Stop blocking a player; 409 ``not_blocked`` if you do not."""
         await social.unblock(account, username)
 
     @api.get("/me/following", response_model=Following)
-    async def following(account: TheAccount) -> dict[str, Any]:
+    async def following(account: Account = auth.account) -> dict[str, Any]:
         """The players the signed-in account follows: online or not, and the listed game each is
         playing (an unlisted or hot-seat game is not named)."""
         return {"users": await social.following(account), "limit": social.most_follows}
 
     @api.get("/me/blocks", response_model=Blocks)
-    async def my_blocks(account: TheAccount) -> dict[str, Any]:
+    async def my_blocks(account: Account = auth.account) -> dict[str, Any]:
         """The players the signed-in account blocks (only it sees them), the newest first."""
         return {"users": await social.blocks(account), "limit": social.most_blocks}
 

@@ -9,8 +9,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from kahuna.server.accounts.store import Account
 from kahuna.server.community.tournaments import NewEvent, Tournaments
-from kahuna.server.http.common import MaybeAccount, Name, TheAccount, client_ip
+from kahuna.server.http.auth import Authenticator
+from kahuna.server.http.common import Name, client_ip
 
 TournamentId = Annotated[str, Path(min_length=1, max_length=32)]
 
@@ -117,11 +119,11 @@ class TournamentBerserk(BaseModel):
     berserk: bool
 
 
-def router(tournaments: Tournaments) -> APIRouter:
+def router(tournaments: Tournaments, auth: Authenticator) -> APIRouter:
     api = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
     @api.post("", status_code=201, response_model=TournamentCreated)
-    async def create(body: NewTournament, account: TheAccount, request: Request) -> dict[str, Any]:
+    async def create(body: NewTournament, request: Request, account: Account = auth.account) -> dict[str, Any]:
         """Create a Swiss (``rounds``) or an Arena (``minutes``); it starts at ``starts_at`` or when
         its creator starts it."""
         starts_at = None if body.starts_at is None else _epoch(body.starts_at)
@@ -140,29 +142,31 @@ def router(tournaments: Tournaments) -> APIRouter:
         return await tournaments.get(tournament_id)
 
     @api.get("/{tournament_id}/me", response_model=MyTournamentGame)
-    async def me(tournament_id: TournamentId, account: TheAccount) -> dict[str, Any]:
+    async def me(tournament_id: TournamentId, account: Account = auth.account) -> dict[str, Any]:
         """The signed-in player's running game in the tournament."""
         return await tournaments.me(tournament_id, account)
 
     @api.post("/{tournament_id}/join", status_code=204)
-    async def join(tournament_id: TournamentId, account: MaybeAccount) -> None:
+    async def join(tournament_id: TournamentId, account: Account | None = auth.maybe_account) -> None:
         await tournaments.join(tournament_id, account)
 
     @api.post("/{tournament_id}/leave", status_code=204)
-    async def leave(tournament_id: TournamentId, account: TheAccount, body: TournamentLeave | None = None) -> None:
+    async def leave(
+        tournament_id: TournamentId, account: Account = auth.account, body: TournamentLeave | None = None
+    ) -> None:
         await tournaments.leave(tournament_id, account, None if body is None else body.username)
 
     @api.post("/{tournament_id}/invite", status_code=204)
-    async def invite(tournament_id: TournamentId, account: TheAccount, body: TournamentInvite) -> None:
+    async def invite(tournament_id: TournamentId, body: TournamentInvite, account: Account = auth.account) -> None:
         """The creator invites an AI level's bot account: it joins, and the server's AI plays its games."""
         await tournaments.invite(tournament_id, account, body.username)
 
     @api.post("/{tournament_id}/start", status_code=204)
-    async def start(tournament_id: TournamentId, account: TheAccount) -> None:
+    async def start(tournament_id: TournamentId, account: Account = auth.account) -> None:
         await tournaments.start_now(tournament_id, account)
 
     @api.post("/{tournament_id}/berserk", status_code=204)
-    async def berserk(tournament_id: TournamentId, account: TheAccount, body: TournamentBerserk) -> None:
+    async def berserk(tournament_id: TournamentId, body: TournamentBerserk, account: Account = auth.account) -> None:
         """An Arena player's choice: its next games start with half its clock, a win earns a point more."""
         await tournaments.berserk(tournament_id, account, body.berserk)
 
