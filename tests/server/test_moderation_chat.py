@@ -1,8 +1,8 @@
 """The chat sanctions (issue 48) through a real server on SQLite: a shadow mute (the player's lines
 accepted and shown to it only, the others' frames and ``sync`` without them, its undo), a hidden
 line (a ``chat_hidden`` frame to the connections, gone from ``sync``, shown again on its undo),
-a rename (a neutral name at once, the old one signs in, the player chooses once; the undo), and
-every refusal with nothing changed."""
+a rename (a neutral name at once, the old one signs in, the player chooses once; the undo; both
+names reaching a finished game still in memory), and every refusal with nothing changed."""
 
 from __future__ import annotations
 
@@ -282,4 +282,43 @@ def test_undoing_a_rename_gives_the_old_name_back_only_while_it_is_free(server: 
     assert (me["username"], me["must_rename"]) == (f"renamed-{second}", True)  # it still chooses
     assert two.post("/api/me/name", json={"username": "Better"}, headers=csrf(two)).status_code == 204
     for browser in (one, two, mod):
+        browser.close()
+
+
+def test_a_rename_reaches_a_finished_game_held_in_memory(server: Server) -> None:
+    """A player renamed once its game is over: the game, still in memory, names it anew in
+    ``GET /api/games/<id>`` and a fresh connection's ``sync``, and the opponent's connection, open
+    all along, gets a ``sync`` with the new name; so again once the player has chosen its own."""
+    rude, stayer = signed_in(server, "Sorehead"), signed_in(server, "stayer")
+    mod = moderator(server, "mod3")
+    game_id, black, white = lobby_game(rude, stayer)
+    url = f"{server.ws_url}/ws/{game_id}"
+    seat = server.get(f"/api/games/{game_id}").json()["players"].index("Sorehead")
+    theirs, mine = ((rude, black), (stayer, white)) if seat == 0 else ((rude, white), (stayer, black))
+
+    def named(name: str) -> list[str]:
+        return [name, "stayer"] if seat == 0 else ["stayer", name]
+
+    async def scenario() -> None:
+        r, s = await hello(url, *theirs), await hello(url, *mine)
+        for ws in (r, s):
+            await until(ws, "sync")
+        await r.send(json.dumps({"type": "resign", "id": "r"}))
+        while (await until(s, "sync"))["status"] != "over":
+            pass
+        await r.close()
+
+        async def shown(name: str) -> None:
+            assert (await asyncio.wait_for(until(s, "sync"), 10))["players"] == named(name)  # open all along
+            assert server.get(f"/api/games/{game_id}").json()["players"] == named(name)
+            async with await hello(url, None, None) as fresh:
+                assert (await until(fresh, "sync"))["players"] == named(name)
+
+        await shown(f"renamed-{made(sanction(mod, username='Sorehead', kind='rename'))}")
+        assert rude.post("/api/me/name", json={"username": "Mended"}, headers=csrf(rude)).status_code == 204
+        await shown("Mended")
+        await s.close()
+
+    asyncio.run(scenario())
+    for browser in (rude, stayer, mod):
         browser.close()

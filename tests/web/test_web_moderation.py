@@ -287,8 +287,9 @@ def test_a_player_reports_the_opponent_from_the_game(
 def test_a_player_renamed_after_the_game_is_reported_from_its_page(
     site: tuple[str, str], new_context: Callable[..., BrowserContext]
 ) -> None:
-    """The page names the opponent by its seat: the name it shows (the one the game was played
-    under) is no account's once a moderator renamed the player, and the report still reaches it."""
+    """The page, open all along on the finished game, learns the new name a moderator gave the
+    player (a ``sync``): its players and its report dialog's title say it, and the report, which
+    names the opponent by its seat, reaches the renamed account."""
     base, db = site
     errors: list[str] = []
     jo, ro, mo = (watched(new_context(), errors) for _ in range(3))
@@ -310,8 +311,10 @@ def test_a_player_renamed_after_the_game_is_reported_from_its_page(
 
     body = {"username": "Ro_ren", "kind": "rename", "reason": "offensive name"}
     neutral = f"renamed-{call(mo, 'POST', '/api/mod/sanctions', body)['body']['sanction_id']}"
-    line.get_by_test_id("chat-report").click()  # Jo's page, open all along
+    expect(jo.locator(".players-box .player-name", has_text=neutral)).to_have_count(1)  # Jo's page, open all along
+    line.get_by_test_id("chat-report").click()
     dialog = jo.get_by_test_id("report-dialog")
+    expect(dialog).to_have_accessible_name(f"Report {neutral}")
     dialog.get_by_label("Reason").select_option("abuse")
     dialog.get_by_role("button", name="Send report").click()
     expect(dialog.get_by_test_id("report-status")).to_have_text("Thank you: your report was sent to the moderators.")

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Row, func, or_, select, update
@@ -171,13 +172,11 @@ def disclosed(now: float) -> ColumnElement[bool]:
     return or_(sanctions.c.kind != "shadow_mute", sanctions.c.undone.is_not(None), sanctions.c.expires <= now)
 
 
-def playing(conn: Connection, account_id: int) -> list[str]:
-    """The lobby games the account plays now (``game_accounts``): they show its name."""
+def showing(conn: Connection, account_id: int, held: Collection[str]) -> list[str]:
+    """The lobby games (``game_accounts``) that show the account's name and reload on a rename:
+    those it plays now (on whichever instance holds them) and, among ``held`` (the ids of the games
+    this instance holds in memory), those over. A finished game that is not held is loaded from
+    the database, new name and all, when asked for."""
     seated = or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id)
-    query = select(games.c.id).join(game_accounts, game_accounts.c.game_id == games.c.id)
-    return list(conn.execute(query.where(seated, games.c.status != "over")).scalars())
-
-
-def games_of_sanction(conn: Connection, sanction_id: int) -> list[str]:
-    target = conn.execute(select(sanctions.c.target).where(sanctions.c.id == sanction_id)).scalar_one()
-    return playing(conn, int(target))
+    query = select(games.c.id, games.c.status).join(game_accounts, game_accounts.c.game_id == games.c.id)
+    return [row.id for row in conn.execute(query.where(seated)) if row.status != "over" or row.id in held]

@@ -5,8 +5,8 @@ A report names its target, a reason and a note, and may name a game the target p
 (``game_id``) or one of the target's chat lines in it (``line_id``). The target is named by its
 username (a profile's report) or, from a game, by its seat there (``seat`` with ``game_id``): the
 account that plays the seat now, whatever name the game showed the reporter, since a moderator may
-have renamed it since the game began (a finished game's page keeps the name it was played under).
-What a moderator needs to
+have renamed it since the game began (a page open on a finished game that only another instance
+holds still shows the old name: docs/moderation.md, *Not built yet*). What a moderator needs to
 judge it is copied into the report when it is made (the line and the lines around it in the
 players' room, with the seats' names), since the game may be archived or, a guest's, deleted later.
 """

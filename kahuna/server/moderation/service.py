@@ -4,6 +4,7 @@ every request that needs one, sanctions, the queue and the log, and whether an a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,6 +39,11 @@ class Games(Protocol):
 
     async def names_changed(self, game_ids: list[str]) -> None:
         """A player of these games was renamed: they show its new name."""
+        ...
+
+    @property
+    def games(self) -> Mapping[str, object]:
+        """The games this instance holds in memory, by id (a rename reloads the finished ones too)."""
         ...
 
 
@@ -184,10 +190,18 @@ class Moderation:
             await self._renamed(sanction_id)
 
     async def _renamed(self, sanction_id: int) -> None:
-        """The games being played by the sanction's target show its name as it is now."""
+        """The sanction's target was renamed, or given its name back by an undo."""
         if self.games is not None:
-            playing = await self.writer.read(lambda conn: chat_sanctions.games_of_sanction(conn, sanction_id))
-            await self.games.names_changed(playing)
+            await self._show_name(await self.writer.read(lambda conn: account_sanctions.target_of(conn, sanction_id)))
+
+    async def _show_name(self, account_id: int) -> None:
+        """The games that show the account's name (``chat_sanctions.showing``: finished ones in
+        memory here too) show it as it is now."""
+        if self.games is not None:
+            held = set(self.games.games)  # read here, on the event loop, not on the writer's thread
+            await self.games.names_changed(
+                await self.writer.read(lambda conn: chat_sanctions.showing(conn, account_id, held))
+            )
 
     async def chat_standing(self, account_id: int) -> tuple[float | None, int | None]:
         """Seconds the account is still muted in chat for, and its shadow mute (``chat_sanctions``)."""
@@ -200,10 +214,7 @@ class Moderation:
             raise Rejected("taken", "this username is taken", 409) from None
         if refusal is not None:
             raise refusal
-        if self.games is not None:
-            await self.games.names_changed(
-                await self.writer.read(lambda conn: chat_sanctions.playing(conn, account.id))
-            )
+        await self._show_name(account.id)
 
     async def sanctions_of(self, account: Account) -> list[dict[str, Any]]:
         return await self.writer.read(lambda conn: appeals.sanctions_of(conn, account.id))

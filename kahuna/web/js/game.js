@@ -307,7 +307,8 @@ export class GamePage {
    * who has no account to report: the server's answer about the game's seats, `this.ratings`):
    * the dialog names the opponent, the game and the line if any (docs/moderation.md). The report
    * names the opponent by its seat, not by the name shown: a moderator may have renamed the
-   * account since (a finished game keeps the name it was played under), and the server reports
+   * account since (the page learns the new name from a `sync`, but not where only another server
+   * instance holds the finished game: docs/moderation.md), and the server reports
    * whichever account plays the seat.
    */
   offerReports(entry) {
