@@ -5,7 +5,7 @@ notice of each acknowledged once, one appeal per sanction, and a moderator's dec
 The rules: a player sees and appeals only its own sanctions (another's is ``no_such_sanction``, as
 an unknown one); an undone sanction is not appealed; an appeal is decided once, by another
 moderator than the one who sanctioned, unless no other account moderates (the sanctioning moderator
-decides then); an overturned appeal undoes the sanction through ``sanctions.undo``. The appeal and
+decides then); an overturned appeal undoes the sanction through ``sanctions.lift``. The appeal and
 the decision are both in the log.
 """
 
@@ -163,9 +163,13 @@ def decide(
     decision: Decision,
     reason: str,
 ) -> Rejected | None:
-    """Uphold or overturn an appeal (logged; overturned: the sanction undone); why not if it cannot be."""
+    """Uphold or overturn an appeal (logged; overturned: the sanction undone); why not if it cannot be.
+
+    The decision is one conditional update, made before the undo: two moderators deciding at once
+    through two instances would both read the appeal undecided; the update of the second waits for
+    the first's row lock, then finds the appeal decided and changes nothing (its undo never runs)."""
     row = conn.execute(
-        select(appeals.c.decision, sanctions.c.id, sanctions.c.target, sanctions.c.moderator, sanctions.c.undone)
+        select(appeals.c.decision, sanctions.c.id, sanctions.c.target, sanctions.c.moderator)
         .join(sanctions, sanctions.c.id == appeals.c.sanction_id)
         .where(appeals.c.id == appeal_id)
     ).first()
@@ -179,15 +183,12 @@ def decide(
         return Rejected("own_sanction", "another moderator decides the appeal of your sanction", 403)
     if roles.ADMIN in roles.roles_of(conn, row.target) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", "only an admin may decide the appeal of an admin", 403)
-    if decision == "overturned" and row.undone is None:
-        refusal = sanctioning.undo(conn, moderator, moderator_roles, row.id, reason)
-        if refusal is not None:
-            return refusal
-    conn.execute(
-        update(appeals)
-        .where(appeals.c.id == appeal_id)
-        .values(decision=decision, decided=time.time(), decided_by=moderator.id, decision_reason=reason)
-    )
+    deciding = update(appeals).where(appeals.c.id == appeal_id, appeals.c.decision.is_(None))
+    values = {"decision": decision, "decided": time.time(), "decided_by": moderator.id, "decision_reason": reason}
+    if not conn.execute(deciding.values(**values)).rowcount:
+        return Rejected("appeal_decided", f"the appeal {appeal_id} was decided meanwhile", 409)
+    if decision == "overturned":
+        sanctioning.lift(conn, moderator.id, row.id, reason)  # undone meanwhile: it stays undone
     detail = {"appeal_id": appeal_id, "sanction_id": row.id, "decision": decision}
     log.append(conn, moderator.id, "decide_appeal", row.target, reason, **detail)
     return None

@@ -47,9 +47,8 @@ def alternates(conn: Connection, target: int) -> list[dict[str, Any]]:
             select(table.c.account_id).where(column.in_(mine), table.c.account_id != target).distinct()
         ):
             via.setdefault(other, set()).add(what)
-    names = dict(
-        conn.execute(select(accounts.c.id, accounts.c.username).where(accounts.c.id.in_(list(via)))).tuples().all()
-    )
+    rows = conn.execute(select(accounts.c.id, accounts.c.username).where(accounts.c.id.in_(list(via))))
+    names = {row.id: row.username for row in rows}
     found = [{"username": names[other], "via": sorted(how)} for other, how in via.items() if other in names]
     return sorted(found, key=lambda entry: entry["username"].lower())[:ALTERNATES]
 

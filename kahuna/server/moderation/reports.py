@@ -192,12 +192,17 @@ def open_reports(conn: Connection, limit: int = LISTED) -> list[dict[str, Any]]:
 
 
 def close_report(conn: Connection, moderator: int, report_id: int, reason: str) -> Rejected | None:
-    """Close an open report with no sanction (logged); why not if it is unknown or not open."""
-    row = conn.execute(select(reports.c.target, reports.c.status).where(reports.c.id == report_id)).first()
-    if row is None:
-        return Rejected("no_such_report", f"no report {report_id}", 404)
-    if row.status != OPEN:
-        return Rejected("report_not_open", f"the report {report_id} is {row.status} already", 409)
-    conn.execute(update(reports).where(reports.c.id == report_id).values(status=CLOSED))
-    log.append(conn, moderator, "close_report", row.target, reason, report_id=report_id)
+    """Close an open report with no sanction (logged); why not if it is unknown or not open.
+
+    One conditional update, not a read then a write: two moderators closing the report at once
+    through two instances (or one closing it while a sanction names it) would both read it open;
+    the update of the second waits for the first's row lock and then finds it open no more."""
+    closing = update(reports).where(reports.c.id == report_id, reports.c.status == OPEN).values(status=CLOSED)
+    closed = conn.execute(closing.returning(reports.c.target)).first()
+    if closed is None:
+        status = conn.execute(select(reports.c.status).where(reports.c.id == report_id)).scalar()
+        if status is None:
+            return Rejected("no_such_report", f"no report {report_id}", 404)
+        return Rejected("report_not_open", f"the report {report_id} is {status} already", 409)
+    log.append(conn, moderator, "close_report", closed.target, reason, report_id=report_id)
     return None

@@ -120,9 +120,22 @@ def undo(
         return Rejected("own_account", "you cannot undo a sanction of yours", 422)
     if roles.ADMIN in roles.roles_of(conn, row.target) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", "only an admin may undo a sanction of an admin", 403)
-    conn.execute(
-        update(sanctions).where(sanctions.c.id == sanction_id).values(undone=time.time(), undone_by=moderator.id)
-    )
-    renamed = chat_sanctions.undo_rename(conn, row) if row.kind == "rename" else {}
-    log.append(conn, moderator.id, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind, **renamed)
+    if not lift(conn, moderator.id, sanction_id, reason):
+        return Rejected("already_undone", f"the sanction {sanction_id} was undone meanwhile", 409)
     return None
+
+
+def lift(conn: Connection, moderator: int, sanction_id: int, reason: str) -> bool:
+    """Mark the sanction undone by ``moderator`` and give a rename's old name back (logged);
+    ``False`` if it was undone already (nothing changed). The checks of who may are the caller's.
+
+    One conditional update, not a read then a write: two moderators undoing the sanction at once
+    through two instances would both read it not undone; the update of the second waits for the
+    first's row lock and then finds it undone."""
+    lifting = update(sanctions).where(sanctions.c.id == sanction_id, sanctions.c.undone.is_(None))
+    row = conn.execute(lifting.values(undone=time.time(), undone_by=moderator).returning(sanctions)).first()
+    if row is None:
+        return False
+    renamed = chat_sanctions.undo_rename(conn, row) if row.kind == "rename" else {}
+    log.append(conn, moderator, "undo", row.target, reason, sanction_id=sanction_id, kind=row.kind, **renamed)
+    return True
