@@ -37,7 +37,9 @@ def api(page: Page, method: str, path: str, body: dict[str, Any] | None = None) 
 
 def new_swiss(page: Page, name: str) -> str:
     body = {"kind": "swiss", "name": name, "clock": {"initial": 300, "increment": 3}, "rounds": 1, "join": True}
-    return f"/tournaments/{api(page, 'POST', '/api/tournaments', body)['tournament_id']}"
+    made = api(page, "POST", "/api/tournaments", body)
+    assert isinstance(made, dict), f"POST /api/tournaments answered {made}"  # a status: refused
+    return f"/tournaments/{made['tournament_id']}"
 
 
 def say(page: Page, text: str) -> None:

@@ -50,6 +50,7 @@ def new_swiss(page: Page, name: str) -> str:
     clock = {"initial": 300, "increment": 3}
     body = {"kind": "swiss", "name": name, "clock": clock, "rounds": 1, "join": True}
     made = api(page, "POST", "/api/tournaments", body)
+    assert isinstance(made, dict), f"POST /api/tournaments answered {made}"  # a status: refused
     return f"/tournaments/{made['tournament_id']}"
 
 
