@@ -10,11 +10,15 @@ function apply(el, attrs, children) {
     else if (key === "dataset") Object.assign(el.dataset, value);
     else el.setAttribute(key, value === true ? "" : String(value));
   }
-  for (const child of [].concat(children || [])) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+  el.append(...nodes(children));
   return el;
+}
+
+/** The nodes of a list of children: null, undefined and false left out, anything else not a node as text. */
+function nodes(children) {
+  return [].concat(children || [])
+    .filter((child) => child !== null && child !== undefined && child !== false)
+    .map((child) => (child instanceof Node ? child : document.createTextNode(String(child))));
 }
 
 /** An HTML element: h("button", {class: "x", onclick: f}, ["label"]). */
@@ -43,24 +47,38 @@ export function fill(el, children) {
 }
 
 /**
- * Replace all children of el, the keyboard focus kept: if a control inside el had the focus, it
- * gets it back when it is among the new children, else the new control that is the same one (the
- * same tag, id, data-testid, link, name and label; a link's or button's words) does. A page that
- * redraws itself on a timer (a tournament's standings, the Watch page's boards) would otherwise
- * throw a keyboard or screen-reader user back to the top of the page at each redraw.
+ * Replace all children of el as a page's redraw does. A new child that is among el's children
+ * already stays where it is, never taken out of the page: a list its user has open stays open (a
+ * list taken out and put back closes), with its choice. And the keyboard focus is kept: if a control
+ * inside el had the focus, it gets it back when it is among the new children, else the new control
+ * that is the same one (the same tag, id, data-testid, link, name and label; a link's or button's
+ * words) does. A page that redraws itself on a timer (a tournament's standings, the Watch page's
+ * boards) would otherwise throw a keyboard or screen-reader user back to the top of the page at
+ * each redraw.
  */
 export function refill(el, children) {
   const focused = document.activeElement;
-  if (!focused || focused === el || !el.contains(focused)) return fill(el, children);
+  if (!focused || focused === el || !el.contains(focused)) return place(el, children);
   const key = focusKey(focused);
   const nth = [...el.querySelectorAll(focused.tagName)].filter((e) => focusKey(e) === key).indexOf(focused);
-  fill(el, children);
+  place(el, children);
   if (el.contains(focused)) {
     focused.focus({ preventScroll: true });
     return el;
   }
   const same = [...el.querySelectorAll(focused.tagName)].filter((e) => focusKey(e) === key);
   (same[nth] ?? same[0])?.focus({ preventScroll: true });
+  return el;
+}
+
+/** el's children made the given ones, those among them there already left in place (refill). */
+function place(el, children) {
+  const next = nodes(children);
+  const kept = new Set(next);
+  for (const child of [...el.childNodes]) if (!kept.has(child)) child.remove();
+  next.forEach((child, i) => {
+    if (el.childNodes[i] !== child) el.insertBefore(child, el.childNodes[i] ?? null); // a kept one moves only to change places
+  });
   return el;
 }
 

@@ -242,10 +242,28 @@ export async function mountTournament(root, tid) {
     }
   };
 
+  // The creator's invite list, one for the page's life: a redraw (a player joined, a game ended)
+  // leaves it in place (refill), so that a list open under the creator's pointer stays open and
+  // keeps its choice. Its options change only when the levels not in the event do: a level invited
+  // meanwhile is taken out, and the choice stays unless it was that level (or sent: it is in now).
+  const pick = h("select", { id: "tour-invite" });
+  const send = (event) => {
+    event.preventDefault();
+    act("invite", { username: pick.value });
+  };
+  const invite = h("form", { class: "tour-actions", "data-testid": "tour-invite", onsubmit: send }, [
+    h("label", { for: "tour-invite", text: t("tourney.invite") }), pick,
+    h("button", { type: "submit", class: "btn", text: t("tourney.invite_button") }),
+  ]);
+  const offer = (free) => {
+    const values = free.map((level) => `ai-${level}`);
+    if (values.join() === [...pick.options].map((option) => option.value).join()) return;
+    const chosen = pick.value;
+    pick.replaceChildren(...free.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) })));
+    if (values.includes(chosen)) pick.value = chosen;
+  };
+
   let drawn = ""; // what the page shows: redrawn only when it changes
-  // The level picked in the invite list: the list is made anew at each redraw (a player joined, a
-  // game ended), and keeps this choice until it is sent or is no longer among the levels.
-  let invitee = null;
   const render = () => {
     if (!tour) return;
     const shown = JSON.stringify([{ ...tour, now: null }, mine, account?.username ?? null]); // the server's clock aside
@@ -258,25 +276,11 @@ export async function mountTournament(root, tid) {
     if (account && tour.status !== "finished" && joined) buttons.push(h("button", { class: "btn", "data-testid": "tour-leave", onclick: () => act("leave"), text: t("tourney.leave") }));
     if (account && tour.status === "created" && account.username === tour.creator) buttons.push(h("button", { class: "btn primary", "data-testid": "tour-start", onclick: () => act("start"), text: t("tourney.start") }));
     if (!account && tour.status !== "finished") buttons.push(h("a", { class: "btn primary", href: "/signin", text: t("tourney.sign_in") }));
-    let invite = null;
     // The levels not playing in the event already (the server refuses those: already_invited).
     const playing = new Set(tour.players.filter((p) => p.active).map((p) => p.username));
     const free = levels.filter((level) => !playing.has(`ai-${level}`));
-    if (account && tour.status !== "finished" && account.username === tour.creator && free.length) {
-      const options = free.map((level) => h("option", { value: `ai-${level}`, text: levelName(level) }));
-      const pick = h("select", { id: "tour-invite", onchange: (e) => (invitee = e.target.value) }, options);
-      if (options.some((option) => option.value === invitee)) pick.value = invitee;
-      else invitee = null;
-      const send = (event) => {
-        event.preventDefault();
-        invitee = null; // sent: the list starts over
-        act("invite", { username: pick.value });
-      };
-      invite = h("form", { class: "tour-actions", "data-testid": "tour-invite", onsubmit: send }, [
-        h("label", { for: "tour-invite", text: t("tourney.invite") }), pick,
-        h("button", { type: "submit", class: "btn", text: t("tourney.invite_button") }),
-      ]);
-    }
+    const inviting = account && tour.status !== "finished" && account.username === tour.creator && free.length;
+    if (inviting) offer(free);
     let berserk = null;
     if (joined && tour.kind === "arena" && tour.status !== "finished") {
       const box = h("input", { type: "checkbox", id: "tour-berserk", checked: mine.berserk, onchange: (e) => act("berserk", { berserk: e.target.checked }) });
@@ -295,7 +299,7 @@ export async function mountTournament(root, tid) {
       when ? h("p", { class: "tour-countdown", "data-testid": "countdown", text: when }) : null,
       podium(tour),
       h("div", { class: "tour-actions" }, buttons),
-      invite,
+      inviting ? invite : null,
       berserk,
       current,
       h("h2", { text: t("tourney.standings") }),
