@@ -176,7 +176,20 @@ def showing(conn: Connection, account_id: int, held: Collection[str]) -> list[st
     """The lobby games (``game_accounts``) that show the account's name and reload on a rename:
     those it plays now (on whichever instance holds them) and, among ``held`` (the ids of the games
     this instance holds in memory), those over. A finished game that is not held is loaded from
-    the database, new name and all, when asked for."""
+    the database, new name and all, when asked for.
+
+    The finished ones are looked for among ``held``, a few hundred ids a query, rather than read
+    whole: a bot's account may have played a great many games, of which an instance holds few."""
     seated = or_(game_accounts.c.account0 == account_id, game_accounts.c.account1 == account_id)
-    query = select(games.c.id, games.c.status).join(game_accounts, game_accounts.c.game_id == games.c.id)
-    return [row.id for row in conn.execute(query.where(seated)) if row.status != "over" or row.id in held]
+    query = select(games.c.id).join(game_accounts, game_accounts.c.game_id == games.c.id).where(seated)
+    found = list(conn.execute(query.where(games.c.status != "over")).scalars())
+    ids = sorted(held)
+    for start in range(0, len(ids), HELD_PER_QUERY):
+        chunk = ids[start : start + HELD_PER_QUERY]
+        found += conn.execute(query.where(games.c.status == "over", games.c.id.in_(chunk))).scalars()
+    return found
+
+
+HELD_PER_QUERY = 500
+"""Held game ids per query of :func:`showing`: far below SQLite's and PostgreSQL's limits on a
+statement's parameters."""
