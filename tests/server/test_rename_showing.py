@@ -17,7 +17,7 @@ RENAMED, OTHER = 7, 8
 
 def _game(game_id: str, status: str, accounts: tuple[int, int]) -> tuple[dict[str, object], dict[str, object]]:
     stamp = "2026-01-02T00:00:00Z"
-    row = {
+    row: dict[str, object] = {
         "id": game_id,
         "created": stamp,
         "updated": stamp,
