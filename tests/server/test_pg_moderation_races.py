@@ -1,8 +1,10 @@
 """Two moderators deciding the same thing at the same moment through two instances, decided by
-PostgreSQL: closing one report, undoing one sanction, deciding one appeal, or closing a report
-while a sanction names it. The first decision holds; the second waits for the first's row lock,
-then is refused as if it had come later (``report_not_open``, ``already_undone``,
-``appeal_decided``), and the log holds the decision once.
+PostgreSQL: closing one report, undoing one sanction, deciding one appeal, closing a report while
+a sanction names it, closing or marking one account, hiding one chat line; and a renamed player
+choosing its name twice at once, or while its rename is undone. The first decision holds; the
+second waits for the first's row lock, then is refused as if it had come later
+(``report_not_open``, ``already_undone``, ``appeal_decided``, ``already_closed``,
+``already_marked``, ``already_hidden``, ``no_rename``), and the log holds the decision once.
 
 Each decision runs as an instance's writer runs it: the module's function in a transaction of its
 own connection (``Writer.transact``); the first's transaction is left open until the second waits.
@@ -10,6 +12,7 @@ own connection (``Writer.transact``); the first's transaction is left open until
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,15 +23,17 @@ import pytest
 from scale_harness import pg_url
 from server_harness import wait_for
 from sqlalchemy import Connection, Engine, select, text
+from stored_games import stored_game
 
-from kahuna.server.accounts.store import Account, insert_account
+from kahuna.server.accounts.store import Account, account_by_name, insert_account
 from kahuna.server.common.errors import Rejected
 from kahuna.server.db import store
+from kahuna.server.db.schema import accounts as accounts_table
 from kahuna.server.db.schema import appeals as appeals_table
 from kahuna.server.db.schema import moderation_log
 from kahuna.server.db.schema import reports as reports_table
 from kahuna.server.db.schema import sanctions as sanctions_table
-from kahuna.server.moderation import appeals, reports, roles, sanctions
+from kahuna.server.moderation import appeals, chat_sanctions, reports, roles, sanctions
 
 __all__ = ["pg_url"]
 
@@ -194,3 +199,103 @@ def test_two_moderators_deciding_one_appeal_decide_it_once(
     assert tuple(stored) == (decision, cast.ivy.id, undone_by)
     undos = {"undo": 1} if decision == "overturned" else {}
     assert _logged(database) == {"sanction": 1, "appeal": 1, "decide_appeal": 1, **undos}
+
+
+@pytest.mark.parametrize(
+    ("kind", "other", "code"),
+    [
+        ("close", "close", "already_closed"),
+        ("mark_cheating", "mark_cheating", "already_marked"),
+        ("mark_cheating", "mark_rating_manipulation", "already_marked"),
+    ],
+)
+def test_two_moderators_closing_or_marking_one_account_do_it_once(
+    database: Engine, kind: sanctions.Kind, other: sanctions.Kind, code: str
+) -> None:
+    cast = _cast(database)
+    first, second = _race(
+        database,
+        lambda conn: sanctions.sanction(conn, cast.ivy, MODERATES, "kit", kind, "first"),
+        lambda conn: sanctions.sanction(conn, cast.jay, MODERATES, "kit", other, "second"),
+    )
+    assert isinstance(first, int)
+    assert _code(second) == (code, 409)
+    assert _logged(database) == {"sanction": 1}
+
+
+def test_two_moderators_hiding_one_line_hide_it_once(database: Engine) -> None:
+    cast = _cast(database)
+    with database.begin() as conn:
+        store.insert_game(conn, stored_game("g1"))
+        store.insert_game_accounts(conn, "g1", (cast.kit.id, cast.pat.id), rated=False, pool=None)
+        store.insert_chat(conn, "g1", 0, {"room": "players", "seat": 0, "text": "spam", "at": store.now()})
+    first, second = _race(
+        database,
+        lambda conn: sanctions.sanction(conn, cast.ivy, MODERATES, "kit", "hide_line", "one", game_id="g1", line_id=0),
+        lambda conn: sanctions.sanction(conn, cast.jay, MODERATES, "kit", "hide_line", "two", game_id="g1", line_id=0),
+    )
+    assert isinstance(first, int)
+    assert _code(second) == ("already_hidden", 409)
+    assert _logged(database) == {"sanction": 1}
+
+
+def _renamed(engine: Engine, cast: Cast) -> tuple[int, Account]:
+    """``kit`` renamed by ``kim``: the rename's id, and the account under its neutral name."""
+    with engine.begin() as conn:
+        made = sanctions.sanction(conn, cast.kim, MODERATES, "kit", "rename", "bad name")
+        assert isinstance(made, int)
+        renamed = account_by_name(conn, f"{chat_sanctions.NEUTRAL}{made}")
+    assert renamed is not None
+    return made, renamed
+
+
+def _name(engine: Engine, account: Account) -> str:
+    with engine.connect() as conn:
+        return str(
+            conn.execute(select(accounts_table.c.username).where(accounts_table.c.id == account.id)).scalar_one()
+        )
+
+
+def test_a_player_choosing_its_name_twice_at_once_chooses_once(database: Engine) -> None:
+    cast = _cast(database)
+    _, kit = _renamed(database, cast)
+    first, second = _race(
+        database,
+        lambda conn: chat_sanctions.choose_name(conn, kit, "kitty"),
+        lambda conn: chat_sanctions.choose_name(conn, kit, "kat"),
+    )
+    assert first is None
+    assert _code(second) == ("no_rename", 409)
+    assert _name(database, kit) == "kitty"
+    assert _logged(database) == {"sanction": 1, "choose_name": 1}
+
+
+def test_a_choice_of_name_meeting_the_undo_of_its_rename_is_kept(database: Engine) -> None:
+    """The name chosen first stays: the undo, second, finds the neutral name gone and restores
+    nothing (``restored`` false in its log entry)."""
+    cast = _cast(database)
+    rename_id, kit = _renamed(database, cast)
+    chosen, undone = _race(
+        database,
+        lambda conn: chat_sanctions.choose_name(conn, kit, "kitty"),
+        lambda conn: sanctions.undo(conn, cast.ivy, MODERATES, rename_id),
+    )
+    assert (chosen, undone) == (None, None)
+    assert _name(database, kit) == "kitty"
+    with database.connect() as conn:
+        undo = conn.execute(select(moderation_log.c.detail).where(moderation_log.c.action == "undo")).scalar_one()
+    assert json.loads(undo)["restored"] is False
+
+
+def test_a_choice_of_name_meeting_an_undo_that_gave_the_old_name_back_is_refused(database: Engine) -> None:
+    cast = _cast(database)
+    rename_id, kit = _renamed(database, cast)
+    undone, chosen = _race(
+        database,
+        lambda conn: sanctions.undo(conn, cast.ivy, MODERATES, rename_id),
+        lambda conn: chat_sanctions.choose_name(conn, kit, "kitty"),
+    )
+    assert undone is None
+    assert _code(chosen) == ("no_rename", 409)
+    assert _name(database, kit) == "kit"
+    assert _logged(database) == {"sanction": 1, "undo": 1}

@@ -63,14 +63,23 @@ def check_line(conn: Connection, target: Account, game_id: str, line_id: int) ->
     return None
 
 
-def _set_name(conn: Connection, account_id: int, name: str) -> None:
-    """The account's name, and the names its games show for its seats."""
-    conn.execute(
-        update(accounts).where(accounts.c.id == account_id).values(username=name, username_key=username_key(name))
-    )
+def _set_name(conn: Connection, account_id: int, name: str, bearing: str | None = None) -> bool:
+    """The account's name, and the names its games show for its seats; with ``bearing``, only if
+    the account bears that name now. Whether it was set.
+
+    ``bearing`` makes it one conditional update, not a read then a write: a player's choice and
+    another choice, or the undo of its rename, through two instances at once would both read the
+    neutral name and both set theirs. The second's update waits for the first's row lock and then
+    finds the name changed."""
+    setting = update(accounts).where(accounts.c.id == account_id)
+    if bearing is not None:
+        setting = setting.where(accounts.c.username == bearing)
+    if conn.execute(setting.values(username=name, username_key=username_key(name))).rowcount == 0:
+        return False
     for seat in (0, 1):
         played = select(game_accounts.c.game_id).where(game_accounts.c["account" + str(seat)] == account_id)
         conn.execute(update(games).where(games.c.id.in_(played)).values({f"name{seat}": name}))
+    return True
 
 
 def rename(conn: Connection, target: Account, sanction_id: int) -> dict[str, Any]:
@@ -88,10 +97,7 @@ def rename(conn: Connection, target: Account, sanction_id: int) -> dict[str, Any
 def undo_rename(conn: Connection, row: Row[Any, Any]) -> dict[str, Any]:
     """Give the old name back if the account still bears the neutral one and the old is free;
     what the log says of it (``restored``)."""
-    current = conn.execute(select(accounts.c.username).where(accounts.c.id == row.target)).scalar()
-    restored = current == row.new_name and not username_taken(conn, row.old_name)
-    if restored:
-        _set_name(conn, row.target, row.old_name)
+    restored = not username_taken(conn, row.old_name) and _set_name(conn, row.target, row.old_name, row.new_name)
     return {"restored": restored, "old_name": row.old_name, "new_name": row.new_name}
 
 
@@ -124,7 +130,8 @@ def choose_name(conn: Connection, account: Account, name: str) -> Rejected | Non
         return Rejected("invalid", str(exc), 422, reason=exc.reason())
     if username_key(name).startswith(username_key(NEUTRAL)) or username_taken(conn, name):
         return Rejected("taken", "this username is taken (names are compared without regard to case)", 409)
-    _set_name(conn, account.id, name)
+    if not _set_name(conn, account.id, name, pending.new_name):
+        return Rejected("no_rename", "your name was changed meanwhile: nothing to choose", 409)
     log.append(conn, account.id, "choose_name", account.id, "", sanction_id=pending.id, new_name=name)
     return None
 

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, select, update
 
 from kahuna.server.accounts.store import Account, account_by_name
 from kahuna.server.common.errors import Rejected
-from kahuna.server.db.schema import reports, sanctions
+from kahuna.server.db.schema import accounts, reports, sanctions
 from kahuna.server.moderation import account_sanctions, chat_sanctions, log, roles
 from kahuna.server.moderation.reports import ACTED_ON
 
@@ -62,6 +62,7 @@ def sanction(
         return Rejected("own_account", "you cannot sanction yourself", 422)
     if roles.ADMIN in roles.roles_of(conn, target.id) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", f"{target.username} is an admin: only an admin may sanction one", 403)
+    _hold(conn, target.id)
     if kind in account_sanctions.KINDS:
         refused = account_sanctions.refusal(conn, kind, target.id, minutes)
         if refused is not None:
@@ -104,6 +105,17 @@ def sanction(
     detail |= account_sanctions.apply(conn, kind, sanction_id, target.id, minutes, now)
     log.append(conn, moderator.id, "sanction", target.id, reason, **detail)
     return sanction_id
+
+
+def _hold(conn: Connection, account_id: int) -> None:
+    """Lock the target's account row until the sanction commits (where the database can), before
+    the checks that read its standing sanctions (``already_marked``, ``already_closed``,
+    ``already_hidden``): two moderators closing or marking the same account, or hiding the same
+    line, at once through two instances would both read none and both insert and log one. The
+    second waits here for the first's commit and then reads it. ``FOR NO KEY UPDATE``: rows that
+    refer to the account (a session, a chat line) can still be written meanwhile. SQLite's one
+    writer runs the transactions one after another already."""
+    conn.execute(select(accounts.c.id).where(accounts.c.id == account_id).with_for_update(key_share=True))
 
 
 def undo(
