@@ -222,6 +222,11 @@ def show(site: Site, visit: Visit, code: str) -> None:
             expect(page.locator(f"#{panel}")).to_have_attribute("aria-busy", "false")
     elif how == "check":
         page.locator(what).check()
+        if what == "#reader-mode":
+            # The reader asks the server what the referee foresees, and its answer redraws the game
+            # page, the hand's cards anew: a Tab walk begun before it lost the focus to the redraw
+            # and ended early, the cards and Pass never reached (the clean-clone CI of 12e5a29).
+            page.locator("[data-testid=reader][data-foreseen=yes]").wait_for(state="attached")
 
 
 def check(page: Page, theme: Theme, size: tuple[int, int]) -> list[dict[str, Any]]:
