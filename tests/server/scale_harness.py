@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from server_harness import Server
+from sqlalchemy import Engine
+
+from kahuna.server.db import store
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
@@ -68,6 +71,15 @@ def pg_url() -> Iterator[str]:
         yield url
     finally:
         drop_database(url)
+
+
+@pytest.fixture
+def database(pg_url: str) -> Iterator[Engine]:
+    """An engine on :func:`pg_url`'s fresh database, for the tests that write its rows and race
+    its transactions directly (no server)."""
+    engine = store.open_engine(pg_url)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from scale_harness import pg_url
+from scale_harness import database, pg_url
 from sqlalchemy import Connection, Engine, select, text
 from stored_games import stored_game
 
@@ -32,7 +31,7 @@ from kahuna.server.games.ports import AiMoves, SingleInstance
 from kahuna.server.games.service import GameService
 from kahuna.server.wiring import end_hooks
 
-__all__ = ["pg_url"]
+__all__ = ["database", "pg_url"]
 
 pytestmark = [pytest.mark.pg, pytest.mark.long]  # two instances: make test-all (docs/testing.md, *Markers*)
 
@@ -98,13 +97,6 @@ def _store_game(engine: Engine, game_id: str, seed: int) -> LastMove:
 
 def _fields(row: ActionRow) -> tuple[Any, ...]:
     return row.seq, row.seat, row.token, row.new_reshuffles, row.status, row.result, row.at, row.clock
-
-
-@pytest.fixture
-def database(pg_url: str) -> Iterator[Engine]:
-    engine = store.open_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _instance(engine: Engine) -> GameService:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
 import pytest
-from scale_harness import pg_url
+from scale_harness import database, pg_url
 from server_harness import wait_for
 from sqlalchemy import Connection, Engine, select, text
 from stored_games import stored_game
@@ -35,7 +35,7 @@ from kahuna.server.db.schema import reports as reports_table
 from kahuna.server.db.schema import sanctions as sanctions_table
 from kahuna.server.moderation import appeals, chat_sanctions, reports, roles, sanctions
 
-__all__ = ["pg_url"]
+__all__ = ["database", "pg_url"]
 
 pytestmark = pytest.mark.pg
 
@@ -52,13 +52,6 @@ class Cast:
     kim: Account
     pat: Account
     kit: Account
-
-
-@pytest.fixture
-def database(pg_url: str) -> Iterator[Engine]:
-    engine = store.open_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _cast(engine: Engine) -> Cast:

@@ -5,30 +5,22 @@ rated."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
-from scale_harness import pg_url
+from scale_harness import database, pg_url
 from sqlalchemy import Engine, func, select
 from test_pg_end_race import _instance, _until_waiting
 
 from kahuna.clock import TimeControl
 from kahuna.server.accounts.store import insert_account
-from kahuna.server.db import schema, store
+from kahuna.server.db import schema
 from kahuna.server.games.factory import Player, Terms
 from kahuna.server.games.live import LiveGame
 from kahuna.server.games.service import GameService
 
-__all__ = ["pg_url"]
+__all__ = ["database", "pg_url"]
 
 pytestmark = pytest.mark.pg
-
-
-@pytest.fixture
-def database(pg_url: str) -> Iterator[Engine]:
-    engine = store.open_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _rated(alice: int, bob: int, n: int) -> Terms:
