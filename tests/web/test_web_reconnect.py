@@ -9,29 +9,22 @@ so the board stayed busy ("sending") and refused every click until the page was 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from playwright.sync_api import BrowserContext, Page, WebSocketRoute, expect
 
 OpenPage = Callable[..., Page]
 """The ``open_page`` fixture of conftest.py: path (and context options) to an open page."""
+pump_until = cast(Callable[..., None], importlib.import_module("web_watched").pump_until)
 
 MY_TURN = """() => {
   const g = document.querySelector('.game');
   return g && g.dataset.turn === 'mine' && g.dataset.busy === 'false';
 }"""
-
-
-def _until(page: Page, condition: Callable[[], bool], seconds: float = 10) -> None:
-    """Let the page run until ``condition()`` (checked every 50 ms), at most ``seconds``."""
-    for _ in range(int(seconds * 20)):
-        if condition():
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("timed out")
 
 
 def _build(page: Page) -> str:
@@ -91,7 +84,7 @@ def test_an_action_lost_with_a_going_away_socket_leaves_the_page_playable(
     page.wait_for_function(MY_TURN)
     _build(page)
     expect(page.locator(".game")).to_have_attribute("data-version", "0")
-    _until(page, lambda: len(sockets) >= 2)  # the page opens a new socket 0.5 s after the close
+    pump_until(page, lambda: len(sockets) >= 2, "the second socket")  # the page opens it 0.5 s after the close
     assert len(dropped) == 1
     expect(page.locator('[data-testid="message"]')).to_be_empty()  # no longer "reconnecting"
     page.wait_for_function(MY_TURN)  # caught up, and free to act again
@@ -126,6 +119,6 @@ def test_the_tournament_page_connects_its_lobby_socket_again_after_a_going_away_
     page.locator("#tour-name").press("Enter")
     page.wait_for_url(re.compile(r"/tournaments/[\w-]+$"))
     expect(page.locator("h1")).to_have_text("Across an upgrade")
-    _until(page, lambda: len(sockets) >= 1)
+    pump_until(page, lambda: len(sockets) >= 1, "the lobby socket")
     sockets[-1].close(code=1001, reason="going away")
-    _until(page, lambda: len(sockets) >= 2)  # 2 s later
+    pump_until(page, lambda: len(sockets) >= 2, "the lobby socket again")  # 2 s later
