@@ -9,7 +9,7 @@ a recipient give it byte-identical messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, overload
 
 import orjson
@@ -136,6 +136,7 @@ def update(
     view: dict[str, Any] | None = None,
     before: None = None,
     protocol: Literal[1] = 1,
+    prior: GameState | None = None,
 ) -> Update: ...
 
 
@@ -149,9 +150,10 @@ def update(
     version: int | None = None,
     takebacks: bool = False,
     *,
-    view: dict[str, Any] | None = None,
-    before: dict[str, Any] | None,
+    view: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+    before: dict[str, Any] | Callable[[], dict[str, Any]] | None,
     protocol: int,
+    prior: GameState | None = None,
 ) -> Update | DeltaUpdate | PatchUpdate: ...
 
 
@@ -164,9 +166,10 @@ def update(
     version: int | None = None,
     takebacks: bool = False,
     *,
-    view: dict[str, Any] | None = None,
-    before: dict[str, Any] | None = None,
+    view: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+    before: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
     protocol: int = 1,
+    prior: GameState | None = None,
 ) -> Update | DeltaUpdate | PatchUpdate:
     """The update for the action just applied to ``state`` (its last history entry) in ``protocol``;
     ``version`` and ``takebacks`` as for :func:`sync`. ``view``: the recipient's view of ``state``
@@ -175,8 +178,20 @@ def update(
     need ``before``, the recipient's view before the action as JSON, so that an update costs what
     changed rather than the whole game so far (docs/protocol.md, *Protocol 2* and *Protocol 3*):
     2 carries the view's :func:`changes`, 3 only what the action's events do not say of them
-    (:mod:`kahuna.rules.view_patch`), and no ``seat_acted`` when it is the seat that was to move."""
-    shown = view_json(state, recipient, history=protocol == 1) if view is None else view
+    (:mod:`kahuna.rules.view_patch`), and no ``seat_acted`` when it is the seat that was to move.
+    ``view`` and ``before`` may be given as functions that build them: protocol 3 given ``prior``,
+    the state before the action, calls them only when the states alone do not tell the patch
+    (:func:`view_patch.from_states`), so that most of its updates build no view at all."""
+
+    def shown() -> dict[str, Any]:
+        if view is None:
+            return view_json(state, recipient, history=protocol == 1)
+        return view() if callable(view) else view
+
+    def prior_view() -> dict[str, Any]:
+        assert before is not None
+        return before() if callable(before) else before
+
     action = shown_token(state, recipient, -1)
     number = len(state.history) if version is None else version
     seen = [e.seen_by(recipient).to_json() for e in events]
@@ -191,14 +206,13 @@ def update(
             seat_acted=seat_acted,
             action=action,
             events=seen,
-            view=shown,
+            view=shown(),
             legal=legal,
             why_not=why_not,
             status=status,
             result=result,
             can_take_back=may_take_back,
         )
-    assert before is not None
     out: DeltaUpdate | PatchUpdate
     if protocol == 2:
         out = DeltaUpdate(
@@ -207,13 +221,16 @@ def update(
             seat_acted=seat_acted,
             action=action,
             events=seen,
-            changed=changes(before, shown),
+            changed=changes(prior_view(), shown()),
         )
     else:
         out = PatchUpdate(type="update", version=number, action=action, events=seen)
-        if seat_acted != before["to_move"]:
+        was_to_move = prior_view()["to_move"] if prior is None else prior.to_move
+        if seat_acted != was_to_move:
             out["seat_acted"] = seat_acted
-        patch = view_patch.patch(view_patch.expected(before, seen), shown)
+        patch = None if prior is None else view_patch.from_states(prior, state, recipient, seen)
+        if patch is None:
+            patch = view_patch.patch(view_patch.expected(prior_view(), seen), shown())
         if patch:
             out["patch"] = patch
     if legal != DEFAULTS["legal"]:

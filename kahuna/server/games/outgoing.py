@@ -82,7 +82,8 @@ def whole_view(game: LiveGame, state: GameState, seat: int | None) -> dict[str, 
 def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameState) -> None:
     """The update of the action that took ``before`` to the current state, redacted and encoded
     once per kind of recipient and protocol: protocols 2 and 3 carry what changed in that
-    recipient's own view (``messages.update``), never anything computed from the whole state."""
+    recipient's own view (``messages.update``), never anything computed from the whole state.
+    Protocol 3 builds the views only for the few actions whose patch the two states do not tell."""
     texts: dict[tuple[int | None, int], str] = {}
     state, status, clock = game.state, game.status, game.clock_json()
     version, takebacks = game.version, game.allows_takebacks
@@ -90,13 +91,21 @@ def update(game: LiveGame, seat_acted: int, events: list[Event], before: GameSta
     def encoded(seat: int | None, protocol: int) -> str:
         text = texts.get((seat, protocol))
         if text is None:
-            if protocol > 1:
+            if protocol == 3:  # the views only if the two states do not tell the patch
+                message = messages.update(
+                    state, seat_acted, events, seat, status, version, takebacks,
+                    view=lambda: view_json(game, state, seat), before=lambda: view_json(game, before, seat),
+                    protocol=3, prior=before,
+                )  # fmt: skip
+            elif protocol == 2:
                 prior, shown = view_json(game, before, seat), view_json(game, state, seat)
+                message = messages.update(
+                    state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior, protocol=2
+                )
             else:
-                prior, shown = None, whole_view(game, state, seat)
-            message = messages.update(
-                state, seat_acted, events, seat, status, version, takebacks, view=shown, before=prior, protocol=protocol
-            )
+                message = messages.update(
+                    state, seat_acted, events, seat, status, version, takebacks, view=whole_view(game, state, seat)
+                )
             text = texts[seat, protocol] = messages.encode(message)
         return text
 
