@@ -6,10 +6,12 @@ change in the view (a bridge built, a supply one bridge smaller, a card in the d
 one card larger) follows from them. :func:`expected` does that bookkeeping on the view the client
 holds, and the update's ``patch`` (:func:`patch`) carries only what differs from it: the server
 computes the patch against the same :func:`expected`, so a bookkeeping rule that does not hold
-costs bytes, never a wrong view. Both sides live here (the server's messages and ``kahuna bot``)
-and in ``web/js/delta.js`` (the browser), which must agree with them (``tests/server/
-test_update_deltas.py`` runs it). Everything is computed from the recipient's own view and the
-events as redacted for it, so nothing reaches a recipient that its own view does not show.
+costs bytes, never a wrong view. For most actions the server does not build the views at all:
+:func:`from_states` tells the same patch from the states before and after. Both sides live here
+(the server's messages and ``kahuna bot``) and in ``web/js/delta.js`` (the browser), which must
+agree with them (``tests/server/test_update_deltas.py`` runs it). Everything is computed from what
+the recipient's own view shows and the events as redacted for it, so nothing reaches a recipient
+that its own view does not show.
 """
 
 from __future__ import annotations
