@@ -230,6 +230,7 @@ def test_a_renamed_player_chooses_a_new_name_once(server: Server) -> None:
     assert server.get(f"/api/users/{neutral}").status_code == 200
     assert sorted(server.get(f"/api/games/{game_id}").json()["players"]) == sorted([neutral, "taker"])  # its game too
     assert taker.get("/api/me").json()["must_rename"] is False
+    refused(sanction(mod, username=neutral, kind="rename"), 409, "already_renamed")  # it chooses first
 
     again = sign_in(server, "stinker")  # the next sign-in: the old name still opens the account
     assert again.status_code == 200 and again.json()["username"] == neutral

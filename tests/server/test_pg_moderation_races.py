@@ -1,10 +1,11 @@
 """Two moderators deciding the same thing at the same moment through two instances, decided by
 PostgreSQL: closing one report, undoing one sanction, deciding one appeal, closing a report while
-a sanction names it, closing or marking one account, hiding one chat line; and a renamed player
-choosing its name twice at once, or while its rename is undone. The first decision holds; the
-second waits for the first's row lock, then is refused as if it had come later
+a sanction names it, closing, marking or renaming one account, hiding one chat line; and a renamed
+player choosing its name twice at once, or while its rename is undone. The first decision holds;
+the second waits for the first's row lock, then is refused as if it had come later
 (``report_not_open``, ``already_undone``, ``appeal_decided``, ``already_closed``,
-``already_marked``, ``already_hidden``, ``no_rename``), and the log holds the decision once.
+``already_marked``, ``already_renamed``, ``already_hidden``, ``no_rename``), and the log holds the
+decision once.
 
 Each decision runs as an instance's writer runs it: the module's function in a transaction of its
 own connection (``Writer.transact``); the first's transaction is left open until the second waits.
@@ -200,9 +201,10 @@ def test_two_moderators_deciding_one_appeal_decide_it_once(
         ("close", "close", "already_closed"),
         ("mark_cheating", "mark_cheating", "already_marked"),
         ("mark_cheating", "mark_rating_manipulation", "already_marked"),
+        ("rename", "rename", "already_renamed"),
     ],
 )
-def test_two_moderators_closing_or_marking_one_account_do_it_once(
+def test_two_moderators_closing_marking_or_renaming_one_account_do_it_once(
     database: Engine, kind: sanctions.Kind, other: sanctions.Kind, code: str
 ) -> None:
     cast = _cast(database)

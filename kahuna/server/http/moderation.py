@@ -333,7 +333,7 @@ def router(moderation: Moderation, auth: Authenticator) -> APIRouter:
         ``target_is_admin``, 422 ``invalid`` (minutes or a line where the kind has none, or
         missing), 404 ``no_such_report``, 422 ``not_that_report`` (a report about someone else), 404
         ``no_such_line``, 422 ``not_their_line``, 409 ``already_hidden``, 409 ``already_marked``,
-        409 ``already_closed``, 422 ``ai_level``."""
+        409 ``already_closed``, 409 ``already_renamed``, 422 ``ai_level``."""
         made = await moderation.sanction(
             moderator.account,
             moderator.roles,

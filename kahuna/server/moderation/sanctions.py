@@ -63,6 +63,10 @@ def sanction(
     if roles.ADMIN in roles.roles_of(conn, target.id) and roles.ADMIN not in moderator_roles:
         return Rejected("target_is_admin", f"{target.username} is an admin: only an admin may sanction one", 403)
     _hold(conn, target.id)
+    if kind == "rename" and chat_sanctions.must_rename(conn, target.id):
+        return Rejected(
+            "already_renamed", f"{target.username} was renamed already and has not chosen a new name yet", 409
+        )
     if kind in account_sanctions.KINDS:
         refused = account_sanctions.refusal(conn, kind, target.id, minutes)
         if refused is not None:
@@ -110,7 +114,7 @@ def sanction(
 def _hold(conn: Connection, account_id: int) -> None:
     """Lock the target's account row until the sanction commits (where the database can), before
     the checks that read its standing sanctions (``already_marked``, ``already_closed``,
-    ``already_hidden``): two moderators closing or marking the same account, or hiding the same
+    ``already_hidden``, ``already_renamed``): two moderators closing or marking the same account, or hiding the same
     line, at once through two instances would both read none and both insert and log one. The
     second waits here for the first's commit and then reads it. ``FOR NO KEY UPDATE``: rows that
     refer to the account (a session, a chat line) can still be written meanwhile. SQLite's one

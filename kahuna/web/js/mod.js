@@ -32,6 +32,7 @@ const REFUSALS = [
   "not_held",
   "already_marked",
   "already_closed",
+  "already_renamed",
   "no_such_line",
   "not_their_line",
   "already_hidden",

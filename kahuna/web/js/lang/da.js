@@ -966,6 +966,7 @@ export default {
   "mod.apply": "Udfør",
   "mod.err_already_marked": "Den konto er allerede markeret.",
   "mod.err_already_closed": "Den konto er allerede lukket.",
+  "mod.err_already_renamed": "Den spiller er allerede omdøbt og har endnu ikke valgt et nyt navn.",
   "mod.rating_history": "seneste ratingændringer: {list}",
   "mod.no_rating_history": "ingen ratingændringer",
   "mod.refunded": "{change} (givet tilbage)",

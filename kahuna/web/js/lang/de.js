@@ -967,6 +967,7 @@ export default {
   "mod.apply": "Ausführen",
   "mod.err_already_marked": "Dieses Konto ist schon markiert.",
   "mod.err_already_closed": "Dieses Konto ist schon geschlossen.",
+  "mod.err_already_renamed": "Dieser Spieler wurde schon umbenannt und hat noch keinen neuen Namen gewählt.",
   "mod.rating_history": "letzte Wertungsänderungen: {list}",
   "mod.no_rating_history": "keine Wertungsänderungen",
   "mod.refunded": "{change} (zurückgegeben)",

@@ -966,6 +966,7 @@ export default {
   "mod.apply": "Apply",
   "mod.err_already_marked": "That account is marked already.",
   "mod.err_already_closed": "That account is closed already.",
+  "mod.err_already_renamed": "That player was renamed already and has not chosen a new name yet.",
   "mod.rating_history": "latest rating changes: {list}",
   "mod.no_rating_history": "no rating changes",
   "mod.refunded": "{change} (given back)",

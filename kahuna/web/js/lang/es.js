@@ -966,6 +966,7 @@ export default {
   "mod.apply": "Aplicar",
   "mod.err_already_marked": "Esa cuenta ya está marcada.",
   "mod.err_already_closed": "Esa cuenta ya está cerrada.",
+  "mod.err_already_renamed": "Ese jugador ya fue renombrado y aún no ha elegido un nombre nuevo.",
   "mod.rating_history": "últimos cambios de puntuación: {list}",
   "mod.no_rating_history": "sin cambios de puntuación",
   "mod.refunded": "{change} (devuelto)",

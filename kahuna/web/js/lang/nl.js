@@ -967,6 +967,7 @@ export default {
   "mod.apply": "Uitvoeren",
   "mod.err_already_marked": "Dat account is al gemarkeerd.",
   "mod.err_already_closed": "Dat account is al gesloten.",
+  "mod.err_already_renamed": "Die speler is al hernoemd en heeft nog geen nieuwe naam gekozen.",
   "mod.rating_history": "laatste ratingwijzigingen: {list}",
   "mod.no_rating_history": "geen ratingwijzigingen",
   "mod.refunded": "{change} (teruggegeven)",
