@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kahuna.rules.board import CARDS_PER_ISLAND, LETTERS, cards_to_str
+from kahuna.rules.views import seen_places
 
 if TYPE_CHECKING:
     from kahuna.rules.state import GameState
@@ -156,11 +157,7 @@ def _known_after(known: list[list[int]], events: list[dict[str, Any]]) -> list[l
 def _seen(state: GameState, seat: int | None) -> list[int]:
     """Per island, how many of its cards ``seat`` sees in a place it can locate them (the view's
     ``unseen`` is what is left of each island's cards)."""
-    if seat is None:
-        places = (state.display, state.discard_up, *state.known)
-    else:
-        places = (state.display, state.discard_up, state.hands[seat], state.discard_down[seat], state.known[1 - seat])
-    return [sum(counts) for counts in zip(*places, strict=True)]
+    return [sum(counts) for counts in zip(*seen_places(state, seat), strict=True)]
 
 
 def patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -279,19 +279,12 @@ def view_json(
     shared = public_json(state) if public is None else public
     hand = None if seat is None else state.hands[seat]
     own_down = None if seat is None else state.discard_down[seat]
-    known, display, discard_up = state.known, state.display, state.discard_up
-    # what the viewer has seen of each island, as PlayerView.unseen counts it
-    places = (display, discard_up, *known) if seat is None else (display, discard_up, hand, own_down, known[1 - seat])
+    places = seen_places(state, seat)
     was, old = (None, {}) if previous is None else previous
     if was is not None and old["seat"] == seat:
-        before = (
-            (was.display, was.discard_up, *was.known)
-            if seat is None
-            else (was.display, was.discard_up, was.hands[seat], was.discard_down[seat], was.known[1 - seat])
-        )
         same_hand = seat is not None and was.hands[seat] == hand
         same_down = seat is not None and was.discard_down[seat] == own_down
-        same_unseen = before == places
+        same_unseen = seen_places(was, seat) == places
     else:
         same_hand = same_down = same_unseen = False
     out = {
@@ -322,6 +315,14 @@ def view_json(
     if history:
         out["history"] = shown_history(state, seat)
     return out
+
+
+def seen_places(state: GameState, seat: int | None) -> tuple[list[int], ...]:
+    """The places where ``seat`` locates cards, as card counts: what the view's card tracker
+    (``unseen``, as :meth:`PlayerView.unseen` counts it) takes from each island's cards."""
+    if seat is None:
+        return (state.display, state.discard_up, *state.known)
+    return (state.display, state.discard_up, state.hands[seat], state.discard_down[seat], state.known[1 - seat])
 
 
 def hidden_slots(view: PlayerView) -> tuple[list[int], list[int], int]:

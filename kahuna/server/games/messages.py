@@ -136,7 +136,6 @@ def update(
     view: dict[str, Any] | None = None,
     before: None = None,
     protocol: Literal[1] = 1,
-    prior: GameState | None = None,
 ) -> Update: ...
 
 
